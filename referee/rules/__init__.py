@@ -1,0 +1,32 @@
+"""The pure Hearts engine: cards, rules and presets, hand and match state, legal moves, scoring.
+
+No I/O, no asyncio, no protobuf; it imports nothing else of this project.
+"""
+
+from .cards import DECK, QUEEN_OF_SPADES, TWO_OF_CLUBS, Card, CardSet, Suit, cards_of, mask_of, parse_cards
+from .options import OPTIONS, PASS_CYCLES, PASS_DIRECTIONS, POINT_SCHEMES, PRESETS, Option, Rules
+from .state import (
+    ChooseMoon,
+    Deal,
+    Event,
+    Hand,
+    HandResult,
+    IllegalPlayError,
+    Match,
+    MixRedeal,
+    MoonChoice,
+    Observation,
+    PassCards,
+    Phase,
+    Play,
+    SeededRandom,
+    Trick,
+    deal,
+)
+
+__all__ = [
+    "DECK", "QUEEN_OF_SPADES", "TWO_OF_CLUBS", "Card", "CardSet", "Suit", "cards_of", "mask_of", "parse_cards",
+    "OPTIONS", "PASS_CYCLES", "PASS_DIRECTIONS", "POINT_SCHEMES", "PRESETS", "Option", "Rules",
+    "ChooseMoon", "Deal", "Event", "Hand", "HandResult", "IllegalPlayError", "Match", "MixRedeal", "MoonChoice",
+    "Observation", "PassCards", "Phase", "Play", "SeededRandom", "Trick", "deal",
+]

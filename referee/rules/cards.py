@@ -1,0 +1,243 @@
+"""Cards, suits and card sets.
+
+A card is a small frozen value with a parse/str round trip (``QS``, ``10H``/``TH``, ``Q♠``).
+Internally every card is an index 0..51 (``suit * 13 + rank - 2``) so that a set of cards is
+one int bitmask: the engine's hot paths (legal moves, follow suit, scoring) are bit operations.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Iterator
+from typing import Final
+
+
+class Suit(enum.IntEnum):
+    """The four suits, in the order used for sorting and card indices."""
+
+    CLUBS = 0
+    DIAMONDS = 1
+    SPADES = 2
+    HEARTS = 3
+
+    @property
+    def letter(self) -> str:
+        return "CDSH"[self]
+
+    @property
+    def symbol(self) -> str:
+        return "♣♦♠♥"[self]
+
+    @classmethod
+    def parse(cls, text: str) -> Suit:
+        """``"H"``, ``"h"``, ``"♥"``, ``"♡"`` or ``"hearts"`` → ``Suit.HEARTS``."""
+        key = text.strip()
+        suit = _SUIT_NAMES.get(key) or _SUIT_NAMES.get(key.upper())
+        if suit is None:
+            raise ValueError(f"not a suit: {text!r} (expected one of C D S H or ♣ ♦ ♠ ♥)")
+        return suit
+
+
+_SUIT_NAMES: dict[str, Suit] = {}
+for _s in Suit:
+    for _k in (_s.letter, _s.symbol, _s.name, _s.name.lower(), _s.name[:-1]):
+        _SUIT_NAMES[_k] = _s
+_SUIT_NAMES.update({"♧": Suit.CLUBS, "♢": Suit.DIAMONDS, "♤": Suit.SPADES, "♡": Suit.HEARTS})
+
+RANK_LETTERS: Final = {11: "J", 12: "Q", 13: "K", 14: "A"}
+_RANK_NAMES: dict[str, int] = {str(r): r for r in range(2, 11)}
+_RANK_NAMES.update({"T": 10, "J": 11, "Q": 12, "K": 13, "A": 14})
+
+
+class Card:
+    """A playing card. Instances are interned: ``Card.parse("QS") is QUEEN_OF_SPADES``.
+
+    >>> Card.parse("10h"), str(Card.parse("TH")), Card.parse("Q♠").symbol
+    (Card.parse('10H'), '10H', 'Q♠')
+    """
+
+    __slots__ = ("index", "suit", "rank", "mask", "_text")
+    index: int
+    suit: Suit
+    rank: int
+    mask: int
+
+    def __new__(cls, suit: Suit | int, rank: int) -> Card:
+        if not 2 <= rank <= 14:
+            raise ValueError(f"not a rank: {rank!r} (expected 2..14, ace high)")
+        return _DECK[int(suit) * 13 + rank - 2]
+
+    @classmethod
+    def _make(cls, index: int) -> Card:
+        card = object.__new__(cls)
+        suit = Suit(index // 13)
+        rank = index % 13 + 2
+        object.__setattr__(card, "index", index)
+        object.__setattr__(card, "suit", suit)
+        object.__setattr__(card, "rank", rank)
+        object.__setattr__(card, "mask", 1 << index)
+        object.__setattr__(card, "_text", RANK_LETTERS.get(rank, str(rank)) + suit.letter)
+        return card
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Card is immutable")
+
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return (card_from_index, (self.index,))
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        """Parse ``QS``, ``10H``, ``TH``, ``2c``, ``Q♠``, ``10♥``. Raises ``ValueError`` naming the text."""
+        t = text.strip()
+        if len(t) < 2:
+            raise ValueError(f"not a card: {text!r} (expected rank then suit, like QS, 10H, TH or Q♠)")
+        rank = _RANK_NAMES.get(t[:-1].upper())
+        if rank is None:
+            raise ValueError(f"not a card: {text!r} (rank {t[:-1]!r} is not one of 2..10, T, J, Q, K, A)")
+        try:
+            suit = Suit.parse(t[-1])
+        except ValueError:
+            raise ValueError(f"not a card: {text!r} (suit {t[-1]!r} is not one of C D S H ♣ ♦ ♠ ♥)") from None
+        return _DECK[suit * 13 + rank - 2]
+
+    @property
+    def symbol(self) -> str:
+        """The card with its suit symbol: ``Q♠``."""
+        return self._text[:-1] + self.suit.symbol
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Card.parse({self._text!r})"
+
+    def __hash__(self) -> int:
+        return self.index
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __lt__(self, other: Card) -> bool:
+        return self.index < other.index
+
+    def __le__(self, other: Card) -> bool:
+        return self.index <= other.index
+
+    def __gt__(self, other: Card) -> bool:
+        return self.index > other.index
+
+    def __ge__(self, other: Card) -> bool:
+        return self.index >= other.index
+
+
+_DECK: tuple[Card, ...] = tuple(Card._make(i) for i in range(52))
+DECK: Final = _DECK
+"""All 52 cards, clubs 2..A, diamonds, spades, hearts."""
+FULL_MASK: Final = (1 << 52) - 1
+SUIT_MASKS: Final = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+HEARTS_MASK: Final = SUIT_MASKS[Suit.HEARTS]
+QUEEN_OF_SPADES: Final = Card(Suit.SPADES, 12)
+TWO_OF_CLUBS: Final = Card(Suit.CLUBS, 2)
+
+
+def card_from_index(index: int) -> Card:
+    return _DECK[index]
+
+
+# For each 13-bit pattern of one suit, the cards it holds (lowest first): iterating a
+# 52-bit mask is then four table look-ups instead of 52 bit tests.
+_SUIT_TABLES: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
+    tuple(tuple(_DECK[s * 13 + r] for r in range(13) if pattern >> r & 1) for pattern in range(1 << 13))
+    for s in range(4)
+)
+
+
+def cards_of(mask: int) -> tuple[Card, ...]:
+    """The cards of a bitmask, sorted by suit (♣ ♦ ♠ ♥) then rank."""
+    t = _SUIT_TABLES
+    return (
+        t[0][mask & 0x1FFF]
+        + t[1][mask >> 13 & 0x1FFF]
+        + t[2][mask >> 26 & 0x1FFF]
+        + t[3][mask >> 39 & 0x1FFF]
+    )
+
+
+def mask_of(cards: Iterable[Card]) -> int:
+    m = 0
+    for c in cards:
+        m |= c.mask
+    return m
+
+
+def parse_cards(text: str | Iterable[str | Card]) -> tuple[Card, ...]:
+    """Parse ``"QS 10H 2C"`` (spaces or commas) or an iterable of strings/cards."""
+    if isinstance(text, str):
+        parts: Iterable[str | Card] = text.replace(",", " ").split()
+    else:
+        parts = text
+    return tuple(p if isinstance(p, Card) else Card.parse(p) for p in parts)
+
+
+def lowest_bit(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+class CardSet:
+    """An immutable, sorted view of a set of cards (a hand, a legal set).
+
+    Cheap to build from a bitmask; supports ``in``, ``len``, iteration and equality with
+    other card sets. ``str`` gives ``"2C 7D QS"``.
+    """
+
+    __slots__ = ("mask", "_cards")
+
+    def __init__(self, cards: Iterable[Card] | int = 0) -> None:
+        m = cards if isinstance(cards, int) else mask_of(cards)
+        object.__setattr__(self, "mask", m)
+        object.__setattr__(self, "_cards", None)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("CardSet is immutable")
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        c = self._cards
+        if c is None:
+            c = cards_of(self.mask)
+            object.__setattr__(self, "_cards", c)
+        return c
+
+    def __iter__(self) -> Iterator[Card]:
+        return iter(self.cards)
+
+    def __len__(self) -> int:
+        return self.mask.bit_count()
+
+    def __bool__(self) -> bool:
+        return self.mask != 0
+
+    def __contains__(self, card: object) -> bool:
+        return isinstance(card, Card) and bool(self.mask & card.mask)
+
+    def __getitem__(self, i: int) -> Card:
+        return self.cards[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CardSet):
+            return self.mask == other.mask
+        if isinstance(other, (set, frozenset)):
+            return self.mask == mask_of(other) and len(other) == len(self)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.mask)
+
+    def of_suit(self, suit: Suit) -> CardSet:
+        return CardSet(self.mask & SUIT_MASKS[suit])
+
+    def __str__(self) -> str:
+        return " ".join(map(str, self.cards))
+
+    def __repr__(self) -> str:
+        return f"CardSet(parse_cards({str(self)!r}))"

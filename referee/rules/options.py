@@ -1,0 +1,418 @@
+"""Rule options, the table that documents them, and named presets.
+
+Every variant of the rule sources is an option of one frozen ``Rules`` value or a named preset:
+the engine reads options, it is never forked. The sources are the files in shared/rules/:
+
+- ``000`` 000_93466bf2ef5d25de.txt (equal lowest totals share the win)
+- ``001`` 001_7c47ddaca2398b03.txt (the default ruleset)
+- ``002`` 002_9f11e0823e382118.txt (a rulebook of variations)
+- ``004`` 004_f34b613fe02b4aea.txt (Omnibus, Spot, Black Maria, No Passing)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .cards import DECK, Card, Suit, parse_cards
+
+PASS_DIRECTIONS: Final = ("left", "right", "across", "left2", "right2", "scatter", "mix", "hold")
+"""``left2``/``right2``: the second player to the left/right (5 players, 002)."""
+
+PASS_CYCLES: Final[dict[str, tuple[str, ...]]] = {
+    "standard": ("left", "right", "across", "hold"),
+    "no-hold": ("left", "right", "across"),
+    "always-right": ("right",),
+    "always-left": ("left",),
+    "none": ("hold",),
+    "scatter": ("left", "right", "across", "scatter"),
+    "scatter-hold": ("left", "right", "across", "scatter", "hold"),
+    "mix": ("left", "right", "across", "mix"),
+    "left-right-hold": ("left", "right", "hold"),
+    "left-right": ("left", "right"),
+    "five-player": ("left", "right", "left2", "right2", "hold"),
+    "five-player-long": ("left", "right", "left2", "hold", "left", "right", "right2", "hold"),
+}
+"""Named passing cycles (002 "Passing" and "Other Numbers of Players")."""
+
+
+def _standard_points(card: Card) -> int:
+    if card.suit is Suit.HEARTS:
+        return 1
+    return 13 if card.suit is Suit.SPADES and card.rank == 12 else 0
+
+
+def _spot_points(card: Card) -> int:
+    if card.suit is Suit.HEARTS:
+        return card.rank  # pip value: J 11, Q 12, K 13, A 14
+    return 25 if card.suit is Suit.SPADES and card.rank == 12 else 0
+
+
+def _spot_flat_points(card: Card) -> int:
+    if card.suit is Suit.HEARTS:
+        return 15 if card.rank == 14 else min(card.rank, 10)
+    return 25 if card.suit is Suit.SPADES and card.rank == 12 else 0
+
+
+def _black_maria_points(card: Card) -> int:
+    if card.suit is Suit.SPADES:
+        return {12: 13, 13: 10, 14: 7}.get(card.rank, 0)
+    return 1 if card.suit is Suit.HEARTS else 0
+
+
+POINT_SCHEMES: Final = {
+    "standard": _standard_points,  # 001: hearts 1, Q♠ 13
+    "spot": _spot_points,  # 004/002 Spot Hearts: hearts at pip value, Q♠ 25
+    "spot-flat": _spot_flat_points,  # 002: 2–10 face value, pictures 10, A♥ 15, Q♠ 25
+    "black-maria": _black_maria_points,  # 004: hearts 1, Q♠ 13, K♠ 10, A♠ 7
+}
+
+MOON_SCORING: Final = ("add-to-others", "subtract-from-shooter", "shooter-chooses", "add-unless-win")
+FIRST_LEADS: Final = ("lowest-club", "left-of-dealer")
+KITTY_TAKERS: Final = ("none", "first-trick", "first-points")
+TIED_LOWEST: Final = ("play-on", "share")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One documented rule option: its name, default, allowed values and the sentence it comes from."""
+
+    name: str
+    default: object
+    values: str
+    source: str
+    help: str
+
+
+OPTIONS: Final[tuple[Option, ...]] = (
+    Option("players", 4, "3, 4 or 5", "002 Players and Cards",
+           "Seats at the table. 3 players remove 2♦ (17 cards each); 5 remove 2♣ and 2♦ (10 each, 3♣ leads)."),
+    Option("removed_cards", None, "cards, e.g. 2D or 2C,2D", "002 The Deal / Other Numbers of Players",
+           "Cards taken out of the pack; default none for 4 players, 2D for 3, 2C and 2D for 5, none with a kitty."),
+    Option("kitty", "none", " | ".join(KITTY_TAKERS), "002 Kitty / Other Numbers of Players",
+           "Undealt cards form a kitty taken with the first trick, or with the first penalty card."),
+    Option("hand_size", None, "cards per player", "002 Kitty",
+           "Default: as many as deal out evenly; with a kitty, e.g. 12 for 4 players leaves a 4-card kitty."),
+    Option("pass_cycle", PASS_CYCLES["standard"], "a named cycle or directions: " + " ".join(PASS_DIRECTIONS),
+           "001 Passing cards; 002 Passing",
+           "Pass direction by hand number, repeating. Named cycles: " + ", ".join(PASS_CYCLES)),
+    Option("pass_count", 3, "1 or more", "001 Passing cards; 002 Other Numbers of Players",
+           "Cards each player passes (scatter with 3 players needs 4: two to each)."),
+    Option("first_lead", "lowest-club", " | ".join(FIRST_LEADS), "001 Trick play; 002 Play of the Hand",
+           "Holder of 2♣ (lowest club in play) must lead it, or the player left of the dealer leads any card."),
+    Option("hearts_lead", "broken", "broken | any-time", "001 Trick play; 002 Play of the Hand",
+           "Hearts may be led only once broken (or when holding only hearts), or at any time."),
+    Option("queen_breaks_hearts", False, "true | false", "002 Play of the Hand",
+           "Playing Q♠ breaks hearts too. Default: only a heart breaks hearts (001)."),
+    Option("lead_hearts_with_queen", False, "true | false", "002 Play of the Hand",
+           "A leader holding only hearts and Q♠ may lead a heart while hearts are unbroken."),
+    Option("points_on_first_trick", False, "true | false", "001 First-trick safety rule; 002 Play of the Hand",
+           "Penalty cards may be played on the first trick."),
+    Option("queen_at_first_safe_chance", False, "true | false", "002 Play of the Hand",
+           "Q♠ must be played as soon as it is safe: when void in the suit led, or on a spade trick "
+           "that already holds A♠ or K♠."),
+    Option("points", "standard", " | ".join(POINT_SCHEMES), "001 Scoring; 002 Spot Hearts, Black Maria; 004",
+           "Penalty points of each card."),
+    Option("bonus_card", None, "JD | TD | none", "002 Scoring; 004 Omnibus Hearts",
+           "A bonus card scored by whoever captures it (Omnibus: J♦)."),
+    Option("bonus_points", -10, "an integer", "002 Scoring; 004 Omnibus Hearts", "The bonus card's value."),
+    Option("moon", "add-to-others", " | ".join(MOON_SCORING), "001 Shooting the moon; 002 Shooting the Moon",
+           "Capturing every penalty card: add the total to each other player, subtract it from the shooter, "
+           "the shooter's choice, or add unless that hands another player the win (then subtract)."),
+    Option("sun_points", 0, "0 (off) or points, e.g. 52", "002 Scoring",
+           "Shooting the sun (taking every trick) scores this many, handled like the moon."),
+    Option("no_tricks_bonus", 0, "an integer, e.g. -5", "001 Variants",
+           "Added to the score of a player who takes no trick in a hand."),
+    Option("exact_target_reset", None, "none | 50 | 0 | an integer", "002 Scoring",
+           "A total of exactly the target at the end of a hand is reset to this value."),
+    Option("target", 100, "an integer", "001 Winning the game; 004 Spot (500)",
+           "The match ends when a total reaches the target at the end of a hand."),
+    Option("tied_lowest", "play-on", " | ".join(TIED_LOWEST), "001 Winning the game; 000 End of game",
+           "A tie for the lowest total keeps dealing (001), or the tied players share the win (000)."),
+)
+OPTION_NAMES: Final = tuple(o.name for o in OPTIONS)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One complete ruleset. The defaults are the standard ruleset of 001.
+
+    Build with ``Rules()``, ``Rules.preset("omnibus")``, ``Rules.parse("spot,target=300")`` or
+    ``dataclasses.replace``. Invalid values and unplayable combinations raise ``ValueError``.
+    """
+
+    players: int = 4
+    removed_cards: tuple[Card, ...] | None = None
+    kitty: str = "none"
+    hand_size: int | None = None
+    pass_cycle: tuple[str, ...] = PASS_CYCLES["standard"]
+    pass_count: int = 3
+    first_lead: str = "lowest-club"
+    hearts_lead: str = "broken"
+    queen_breaks_hearts: bool = False
+    lead_hearts_with_queen: bool = False
+    points_on_first_trick: bool = False
+    queen_at_first_safe_chance: bool = False
+    points: str = "standard"
+    bonus_card: Card | None = None
+    bonus_points: int = -10
+    moon: str = "add-to-others"
+    sun_points: int = 0
+    no_tricks_bonus: int = 0
+    exact_target_reset: int | None = None
+    target: int = 100
+    tied_lowest: str = "play-on"
+    # Derived tables, computed once so the hot paths only index them.
+    deck_mask: int = field(init=False, repr=False, compare=False)
+    card_points: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    penalty_mask: int = field(init=False, repr=False, compare=False)
+    moon_total: int = field(init=False, repr=False, compare=False)
+    cards_per_player: int = field(init=False, repr=False, compare=False)
+    kitty_size: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        s = object.__setattr__
+        if isinstance(self.pass_cycle, str):
+            s(self, "pass_cycle", _parse_cycle(self.pass_cycle))
+        elif not isinstance(self.pass_cycle, tuple):
+            s(self, "pass_cycle", tuple(self.pass_cycle))
+        if isinstance(self.removed_cards, str):
+            s(self, "removed_cards", parse_cards(self.removed_cards))
+        elif self.removed_cards is not None and not isinstance(self.removed_cards, tuple):
+            s(self, "removed_cards", parse_cards(self.removed_cards))
+        if isinstance(self.bonus_card, str):
+            s(self, "bonus_card", None if self.bonus_card.lower() == "none" else Card.parse(self.bonus_card))
+        self._validate()
+        # Canonical form: an explicit value equal to the default is stored as the default (None),
+        # so rules that play the same compare equal however they were written.
+        if self.removed_cards is not None and self.removed_cards == self._default_removed():
+            s(self, "removed_cards", None)
+        removed = self.removed
+        deck_mask = 0
+        for c in DECK:
+            if c not in removed:
+                deck_mask |= c.mask
+        scheme = POINT_SCHEMES[self.points]
+        points = [scheme(c) if deck_mask & c.mask else 0 for c in DECK]
+        penalty = 0
+        for c in DECK:
+            if points[c.index] > 0:
+                penalty |= c.mask
+        if self.bonus_card is not None:
+            points[self.bonus_card.index] += self.bonus_points
+            penalty &= ~self.bonus_card.mask
+        n_cards = deck_mask.bit_count()
+        if self.hand_size == n_cards // self.players:
+            s(self, "hand_size", None)
+        per = self.hand_size if self.hand_size is not None else n_cards // self.players
+        s(self, "deck_mask", deck_mask)
+        s(self, "card_points", tuple(points))
+        s(self, "penalty_mask", penalty)
+        s(self, "moon_total", sum(points[c.index] for c in DECK if penalty & c.mask))
+        s(self, "cards_per_player", per)
+        s(self, "kitty_size", n_cards - per * self.players)
+        self._validate_deal()
+
+    @property
+    def removed(self) -> tuple[Card, ...]:
+        """The cards out of play: the option, or the default for the number of players."""
+        if self.removed_cards is not None:
+            return self.removed_cards
+        return self._default_removed()
+
+    def _default_removed(self) -> tuple[Card, ...]:
+        if self.kitty != "none":
+            return ()
+        # 002: three players remove 2♦ (17 each); five remove 2♣ "so that each player gets 10 cards",
+        # which 51 cards cannot do: the 2♦ goes too (or keep it with removed_cards=2C and a kitty).
+        return {3: (Card.parse("2D"),), 5: (Card.parse("2C"), Card.parse("2D"))}.get(self.players, ())
+
+    def _validate(self) -> None:
+        def bad(name: str, value: object, valid: str) -> ValueError:
+            return ValueError(f"rule option {name}={value!r} is not valid: expected {valid}")
+
+        if self.players not in (3, 4, 5):
+            raise bad("players", self.players, "3, 4 or 5")
+        for name, value, valid in (
+            ("kitty", self.kitty, KITTY_TAKERS),
+            ("first_lead", self.first_lead, FIRST_LEADS),
+            ("hearts_lead", self.hearts_lead, ("broken", "any-time")),
+            ("points", self.points, tuple(POINT_SCHEMES)),
+            ("moon", self.moon, MOON_SCORING),
+            ("tied_lowest", self.tied_lowest, TIED_LOWEST),
+        ):
+            if value not in valid:
+                raise bad(name, value, " | ".join(valid))
+        if not self.pass_cycle:
+            raise bad("pass_cycle", self.pass_cycle, "at least one direction")
+        for d in self.pass_cycle:
+            if d not in PASS_DIRECTIONS:
+                raise bad("pass_cycle", d, "a named cycle (" + ", ".join(PASS_CYCLES) + ") or directions "
+                          + " ".join(PASS_DIRECTIONS))
+            if d == "across" and self.players != 4:
+                raise ValueError(f"pass direction 'across' needs 4 players, not {self.players}: "
+                                 "use a cycle such as left-right-hold")
+            if d in ("left2", "right2") and self.players != 5:
+                raise ValueError(f"pass direction {d!r} (the second player over) needs 5 players, "
+                                 f"not {self.players}")
+            if d == "scatter" and self.pass_count % (self.players - 1):
+                raise ValueError(f"a scatter pass gives each other player the same number of cards: "
+                                 f"pass_count={self.pass_count} does not divide among {self.players - 1} players "
+                                 f"(use pass_count={self.players - 1} or a multiple)")
+        if self.pass_count < 1:
+            raise bad("pass_count", self.pass_count, "1 or more")
+        if self.target < 1:
+            raise bad("target", self.target, "a positive number of points")
+        if self.exact_target_reset is not None and not 0 <= self.exact_target_reset < self.target:
+            raise bad("exact_target_reset", self.exact_target_reset, f"none or 0..{self.target - 1}")
+        if self.sun_points < 0:
+            raise bad("sun_points", self.sun_points, "0 (off) or a positive number")
+
+    def _validate_deal(self) -> None:
+        removed = self.removed
+        if len(set(removed)) != len(removed):
+            raise ValueError(f"removed_cards lists a card twice: {' '.join(map(str, removed))}")
+        n_cards = self.deck_mask.bit_count()
+        if self.hand_size is not None and not 1 <= self.hand_size <= n_cards // self.players:
+            raise ValueError(f"hand_size={self.hand_size} does not fit: {n_cards} cards among "
+                             f"{self.players} players allow at most {n_cards // self.players}")
+        if self.kitty == "none" and self.kitty_size:
+            raise ValueError(
+                f"{n_cards} cards do not deal evenly to {self.players} players "
+                f"({self.kitty_size} left over): remove cards (removed_cards=...) or use a kitty "
+                f"(kitty=first-trick or kitty=first-points)")
+        if self.kitty != "none" and not self.kitty_size:
+            raise ValueError(f"kitty={self.kitty} needs undealt cards, but {n_cards} cards deal evenly to "
+                             f"{self.players} players: set hand_size smaller (e.g. {n_cards // self.players - 1})")
+        if self.pass_count >= self.cards_per_player:
+            raise ValueError(f"pass_count={self.pass_count} must be smaller than the hand "
+                             f"({self.cards_per_player} cards)")
+        if self.bonus_card is not None and not self.deck_mask & self.bonus_card.mask:
+            raise ValueError(f"bonus_card {self.bonus_card} has been removed from the pack")
+        if self.moon_total <= 0:
+            raise ValueError("no penalty card is left in the pack: nothing to score")
+
+    # -- construction -----------------------------------------------------------------------
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> Rules:
+        """A named preset, optionally with options changed: ``Rules.preset("spot", target=300)``."""
+        try:
+            base = PRESETS[name]
+        except KeyError:
+            raise ValueError(f"unknown preset {name!r}: expected one of {', '.join(PRESETS)}") from None
+        return base.replace(**overrides) if overrides else base
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some options changed (names checked, values parsed from text if needed)."""
+        return dataclasses.replace(self, **_coerce_options(changes))
+
+    @classmethod
+    def parse(cls, spec: str) -> Rules:
+        """Parse ``"PRESET"``, ``"PRESET,opt=value,..."`` or ``"opt=value,..."`` (on the standard preset)."""
+        parts = [p.strip() for p in spec.split(",") if p.strip()] if spec else []
+        name = "standard"
+        if parts and "=" not in parts[0]:
+            name = parts.pop(0)
+        opts: dict[str, str] = {}
+        for p in parts:
+            if "=" not in p:
+                raise ValueError(f"rules {spec!r}: {p!r} is not option=value; options: {', '.join(OPTION_NAMES)}")
+            k, v = p.split("=", 1)
+            opts[k.strip().replace("-", "_")] = v.strip()
+        return cls.preset(name, **opts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as plain JSON values (cards as text). ``Rules.from_dict`` inverts it."""
+        out: dict[str, Any] = {}
+        for o in OPTIONS:
+            v = getattr(self, o.name)
+            if isinstance(v, Card):
+                v = str(v)
+            elif isinstance(v, tuple):
+                v = [str(x) for x in v]
+            out[o.name] = v
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
+        return cls().replace(**dict(data))
+
+    def changes(self) -> dict[str, Any]:
+        """The options that differ from the standard ruleset."""
+        base = Rules().to_dict()
+        return {k: v for k, v in self.to_dict().items() if base[k] != v}
+
+    @property
+    def name(self) -> str:
+        """The preset this ruleset equals, or ``"custom"``."""
+        for name, preset in PRESETS.items():
+            if preset == self:
+                return name
+        return "custom"
+
+    def pass_direction(self, hand_number: int) -> str:
+        return self.pass_cycle[hand_number % len(self.pass_cycle)]
+
+    def points_of(self, card: Card) -> int:
+        return self.card_points[card.index]
+
+
+def _parse_cycle(text: str) -> tuple[str, ...]:
+    if text in PASS_CYCLES:
+        return PASS_CYCLES[text]
+    return tuple(p for p in text.replace("+", " ").replace("/", " ").split() if p)
+
+
+_BOOL = {"true": True, "yes": True, "1": True, "on": True, "false": False, "no": False, "0": False, "off": False}
+
+
+def _coerce_options(changes: Mapping[str, Any]) -> dict[str, Any]:
+    """Check option names and turn text values (from a CLI or JSON) into option values."""
+    out: dict[str, Any] = {}
+    for key, value in changes.items():
+        if key not in OPTION_NAMES:
+            raise ValueError(f"unknown rule option {key!r}: expected one of {', '.join(OPTION_NAMES)}")
+        default = Rules.__dataclass_fields__[key].default
+        if isinstance(value, str):
+            text = value.strip()
+            if key in ("removed_cards",):
+                value = None if text.lower() in ("", "default") else parse_cards(text)
+            elif key == "pass_cycle":
+                value = _parse_cycle(text)
+            elif key == "bonus_card":
+                value = None if text.lower() in ("", "none") else Card.parse(text)
+            elif isinstance(default, bool):
+                if text.lower() not in _BOOL:
+                    raise ValueError(f"rule option {key}={text!r} is not valid: expected true or false")
+                value = _BOOL[text.lower()]
+            elif isinstance(default, int) or key in ("hand_size", "exact_target_reset"):
+                if text.lower() in ("none", "") and default is None:
+                    value = None
+                else:
+                    try:
+                        value = int(text)
+                    except ValueError:
+                        raise ValueError(f"rule option {key}={text!r} is not valid: expected an integer") from None
+        elif isinstance(value, list):
+            value = tuple(value)
+            if key == "removed_cards":
+                value = parse_cards(value)
+        out[key] = value
+    return out
+
+
+PRESETS: Final[dict[str, Rules]] = {
+    # 001: the default, every edge case of it.
+    "standard": Rules(),
+    # 004 Omnibus: J♦ scores −10; moon still needs every heart and Q♠, the shooter keeps the −10.
+    "omnibus": Rules(bonus_card=Card.parse("JD"), bonus_points=-10),
+    # 004 Spot: hearts at pip value, Q♠ 25, 129 a hand, game to 500.
+    "spot": Rules(points="spot", target=500),
+    # 004 Black Maria: A♠ 7, K♠ 10, Q♠ 13 (43 a hand), always pass three to the right, game to 100.
+    "black-maria": Rules(points="black-maria", pass_cycle=("right",)),
+    # 004 No Passing mode: every hand played exactly as dealt.
+    "no-passing": Rules(pass_cycle=("hold",)),
+}

@@ -1,0 +1,677 @@
+"""Hand and match state: deal, pass, legal moves, tricks, scoring, the end of the match.
+
+A ``Match`` is the whole game among ``rules.players`` seats (numbered clockwise from 0). Chance
+is in the history: every deal (and every mix redeal) is drawn from the match seed and the hand
+number by a portable generator, and recorded, so that ``Match.replay`` rebuilds any state from
+the seed and the players' decisions alone, on every machine and Python version.
+
+Seat ``s + 1`` is to the left of seat ``s`` (play goes clockwise, to the left).
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from .cards import (
+    HEARTS_MASK,
+    QUEEN_OF_SPADES,
+    SUIT_MASKS,
+    Card,
+    CardSet,
+    Suit,
+    card_from_index,
+    cards_of,
+    lowest_bit,
+)
+from .options import Rules
+
+_QS = QUEEN_OF_SPADES.mask
+_SPADES = SUIT_MASKS[Suit.SPADES]
+_HIGH_SPADES = Card(Suit.SPADES, 13).mask | Card(Suit.SPADES, 14).mask
+_CLUBS = SUIT_MASKS[Suit.CLUBS]
+_MASK64 = (1 << 64) - 1
+
+
+class Phase(enum.Enum):
+    PASS = "pass"
+    PLAY = "play"
+    MOON = "moon"  # the shooter chooses how the moon scores (moon=shooter-chooses)
+    OVER = "over"  # the match has ended
+
+
+class MoonChoice(enum.Enum):
+    ADD_TO_OTHERS = "add-to-others"
+    SUBTRACT_FROM_SHOOTER = "subtract-from-shooter"
+
+
+class IllegalPlayError(ValueError):
+    """A decision the rules do not allow. Names the seat, what was tried and what was legal."""
+
+    def __init__(self, message: str, *, seat: int, tried: object = None, legal: object = None) -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.tried = tried
+        self.legal = legal
+
+
+# -- history -----------------------------------------------------------------------------------
+
+
+class Deal(NamedTuple):
+    """Chance: the cards dealt for one hand (drawn from the match seed and hand number)."""
+
+    hand_number: int
+    hands: tuple[CardSet, ...]
+    kitty: CardSet
+
+
+class PassCards(NamedTuple):
+    seat: int
+    cards: tuple[Card, ...]
+
+
+class MixRedeal(NamedTuple):
+    """Chance: in a mix pass, the cards each seat received from the shuffled pile."""
+
+    hand_number: int
+    received: tuple[CardSet, ...]
+    kitty: CardSet
+
+
+class Play(NamedTuple):
+    seat: int
+    card: Card
+
+
+class ChooseMoon(NamedTuple):
+    seat: int
+    choice: MoonChoice
+
+
+Event = Deal | PassCards | MixRedeal | Play | ChooseMoon
+
+
+class Trick(NamedTuple):
+    """A trick: who led, the cards in play order (the leader's first), and who won it."""
+
+    leader: int
+    cards: tuple[Card, ...]
+    winner: int | None = None
+
+    def seat_of(self, i: int, players: int) -> int:
+        return (self.leader + i) % players
+
+    def __str__(self) -> str:
+        return " ".join(c.symbol for c in self.cards)
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """The scoring of one hand."""
+
+    hand_number: int
+    pass_direction: str
+    points_taken: tuple[int, ...]  # points of the cards each seat captured (kitty included)
+    tricks_won: tuple[int, ...]
+    score: tuple[int, ...]  # what the hand added to each total (after moon, sun and bonuses)
+    totals: tuple[int, ...]  # match totals after the hand (after any exact-target reset)
+    moon: int | None = None  # the seat that shot the moon
+    sun: int | None = None  # the seat that shot the sun
+    moon_choice: MoonChoice | None = None
+
+
+# -- chance ------------------------------------------------------------------------------------
+
+
+class SeededRandom:
+    """splitmix64 seeded by SHA-256 of (seed, stream): the same numbers on every platform."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, seed: int, *stream: int | str) -> None:
+        key = ":".join(str(x) for x in (seed, *stream)).encode()
+        self._state = int.from_bytes(hashlib.sha256(key).digest()[:8], "little")
+
+    def next64(self) -> int:
+        self._state = s = (self._state + 0x9E3779B97F4A7C15) & _MASK64
+        z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """Uniform in 0..n-1 (rejection sampling: no modulo bias)."""
+        limit = (1 << 64) - (1 << 64) % n
+        while True:
+            x = self.next64()
+            if x < limit:
+                return x % n
+
+    def shuffle(self, items: list) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def choice(self, items: Sequence):  # type: ignore[no-untyped-def]
+        return items[self.below(len(items))]
+
+
+def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
+    """The deal of hand ``hand_number`` of the match seeded ``seed``."""
+    rng = SeededRandom(seed, "deal", hand_number)
+    cards = [i for i in range(52) if rules.deck_mask >> i & 1]
+    rng.shuffle(cards)
+    per = rules.cards_per_player
+    hands = []
+    for s in range(rules.players):
+        m = 0
+        for i in cards[s * per:(s + 1) * per]:
+            m |= 1 << i
+        hands.append(CardSet(m))
+    kitty = 0
+    for i in cards[rules.players * per:]:
+        kitty |= 1 << i
+    return Deal(hand_number, tuple(hands), CardSet(kitty))
+
+
+_OFFSETS = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
+
+
+# -- one hand ----------------------------------------------------------------------------------
+
+
+class Hand:
+    """The state of one hand: hands, passes, tricks, captured cards. Scoring is the match's."""
+
+    def __init__(self, rules: Rules, d: Deal, direction: str, dealer: int) -> None:
+        n = rules.players
+        self.rules = rules
+        self.number = d.hand_number
+        self.players = n
+        self.direction = direction
+        self.dealer = dealer
+        self.dealt: tuple[int, ...] = tuple(h.mask for h in d.hands)
+        self.hands: list[int] = list(self.dealt)
+        self.kitty: int = d.kitty.mask
+        self.passed: list[tuple[Card, ...] | None] = [None] * n
+        self.received: list[int] = [0] * n
+        self.captured: list[int] = [0] * n
+        self.tricks_won: list[int] = [0] * n
+        self.tricks: list[Trick] = []
+        self.trick_cards: list[Card] = []
+        self.trick_mask = 0
+        self.hearts_broken = False
+        self.kitty_taker: int | None = None
+        self.leader = 0
+        self.turn = 0
+        self.phase = Phase.PASS if direction != "hold" else Phase.PLAY
+        if self.phase is Phase.PLAY:
+            self._start_play()
+
+    # The opening: the holder of the lowest club in play leads it, or left of the dealer leads.
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        if self.rules.first_lead == "lowest-club":
+            clubs = self.rules.deck_mask & _CLUBS & ~self.kitty
+            self.opening = 1 << lowest_bit(clubs)
+            self.leader = next(s for s in range(self.players) if self.hands[s] & self.opening)
+        else:
+            self.opening = 0
+            self.leader = (self.dealer + 1) % self.players
+        self.turn = self.leader
+
+    @property
+    def first_trick(self) -> bool:
+        return not self.tricks
+
+    def legal_mask(self, seat: int) -> int:
+        """The legal cards for ``seat`` now, as a bitmask (0 when it is not that seat's turn)."""
+        if self.phase is not Phase.PLAY or seat != self.turn:
+            return 0
+        rules = self.rules
+        h = self.hands[seat]
+        first = not self.tricks
+        if not self.trick_cards:
+            if first and self.opening:
+                return self.opening  # 001: the holder of 2♣ must lead it
+            legal = h
+            if rules.hearts_lead == "broken" and not self.hearts_broken:
+                others = h & ~HEARTS_MASK
+                # 001: a hand of nothing but hearts may lead one; 002 option: hearts and Q♠ only.
+                if others and not (rules.lead_hearts_with_queen and others == _QS):
+                    legal = others
+        else:
+            follow = h & SUIT_MASKS[self.trick_cards[0].suit]
+            legal = follow or h
+        if first and not rules.points_on_first_trick:
+            safe = legal & ~rules.penalty_mask
+            if safe:  # 001: only a hand of nothing but penalty cards may throw one on trick one
+                legal = safe
+        if rules.queen_at_first_safe_chance and legal & _QS and self.trick_cards:
+            led = self.trick_cards[0].suit
+            if led is not Suit.SPADES or self.trick_mask & _HIGH_SPADES:
+                legal = _QS
+        return legal
+
+    def play(self, seat: int, card: Card) -> Trick | None:
+        """Play ``card`` for ``seat`` (checked). Returns the trick when this card completed it."""
+        if self.phase is not Phase.PLAY:
+            raise IllegalPlayError(f"seat {seat} cannot play {card}: the hand is in the {self.phase.value} phase",
+                                   seat=seat, tried=card)
+        if seat != self.turn:
+            raise IllegalPlayError(f"seat {seat} cannot play {card}: it is seat {self.turn}'s turn",
+                                   seat=seat, tried=card)
+        legal = self.legal_mask(seat)
+        if not legal & card.mask:
+            why = "does not hold it" if not self.hands[seat] & card.mask else "the rules forbid it now"
+            raise IllegalPlayError(
+                f"seat {seat} cannot play {card} ({why}); legal: {CardSet(legal)}",
+                seat=seat, tried=card, legal=CardSet(legal))
+        self.hands[seat] ^= card.mask
+        self.trick_cards.append(card)
+        self.trick_mask |= card.mask
+        if card.suit is Suit.HEARTS or (card is QUEEN_OF_SPADES and self.rules.queen_breaks_hearts):
+            self.hearts_broken = True
+        if len(self.trick_cards) < self.players:
+            self.turn = (seat + 1) % self.players
+            return None
+        return self._finish_trick()
+
+    def _finish_trick(self) -> Trick:
+        cards = self.trick_cards
+        led = SUIT_MASKS[cards[0].suit] & self.trick_mask
+        best = card_from_index(led.bit_length() - 1)
+        winner = (self.leader + cards.index(best)) % self.players
+        trick = Trick(self.leader, tuple(cards), winner)
+        self.tricks.append(trick)
+        self.captured[winner] |= self.trick_mask
+        self.tricks_won[winner] += 1
+        if self.kitty and self.kitty_taker is None:
+            kind = self.rules.kitty
+            if kind == "first-trick" or (kind == "first-points" and self.trick_mask & self.rules.penalty_mask):
+                self.kitty_taker = winner
+                self.captured[winner] |= self.kitty
+        self.trick_cards = []
+        self.trick_mask = 0
+        self.leader = self.turn = winner
+        if not self.hands[winner]:
+            self.phase = Phase.OVER  # the match decides what comes next (scoring or a moon choice)
+        return trick
+
+    def pass_cards(self, seat: int, cards: Sequence[Card]) -> None:
+        """Record ``seat``'s pass (checked); when every seat has passed, exchange the cards."""
+        rules = self.rules
+        if self.phase is not Phase.PASS:
+            raise IllegalPlayError(f"seat {seat} cannot pass: the hand is in the {self.phase.value} phase",
+                                   seat=seat, tried=tuple(cards))
+        if self.passed[seat] is not None:
+            raise IllegalPlayError(f"seat {seat} has already passed {' '.join(map(str, self.passed[seat]))}",
+                                   seat=seat, tried=tuple(cards))
+        cards = tuple(cards)
+        if len(cards) != rules.pass_count:
+            raise IllegalPlayError(
+                f"seat {seat} must pass exactly {rules.pass_count} cards, not {len(cards)} "
+                f"({' '.join(map(str, cards)) or 'none'})", seat=seat, tried=cards)
+        m = 0
+        for c in cards:
+            if m & c.mask:
+                raise IllegalPlayError(f"seat {seat} passed {c} twice", seat=seat, tried=cards)
+            m |= c.mask
+        if m & ~self.hands[seat]:
+            missing = CardSet(m & ~self.hands[seat])
+            raise IllegalPlayError(f"seat {seat} cannot pass {missing}: not in its hand {CardSet(self.hands[seat])}",
+                                   seat=seat, tried=cards, legal=CardSet(self.hands[seat]))
+        self.passed[seat] = cards
+
+    @property
+    def all_passed(self) -> bool:
+        return all(p is not None for p in self.passed)
+
+    def exchange(self, mix: MixRedeal | None = None) -> None:
+        """Move the passed cards (all seats have passed). A mix pass needs its chance redeal."""
+        n = self.players
+        passed = [p or () for p in self.passed]
+        for s in range(n):
+            for c in passed[s]:
+                self.hands[s] ^= c.mask
+        if self.direction == "mix":
+            assert mix is not None
+            self.received = [r.mask for r in mix.received]
+            self.kitty = mix.kitty.mask
+        elif self.direction == "scatter":
+            # The k-th card passed goes to the player k mod (n-1) + 1 seats to the left.
+            for s in range(n):
+                for k, c in enumerate(passed[s]):
+                    self.received[(s + 1 + k % (n - 1)) % n] |= c.mask
+        else:
+            off = _OFFSETS[self.direction]
+            for s in range(n):
+                for c in passed[s]:
+                    self.received[(s + off) % n] |= c.mask
+        for s in range(n):
+            self.hands[s] |= self.received[s]
+        self._start_play()
+
+
+# -- the match ---------------------------------------------------------------------------------
+
+
+def _places(totals: Sequence[int]) -> tuple[int, ...]:
+    """Competition ranking, lower total first: (1, 2, 2, 4)."""
+    return tuple(1 + sum(1 for u in totals if u < t) for t in totals)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one seat may know: its own cards and the public play, never another hand."""
+
+    seat: int
+    rules: Rules
+    hand_number: int
+    dealer: int
+    phase: Phase
+    scores: tuple[int, ...]  # match totals before this hand
+    pass_direction: str
+    hand: CardSet
+    passed: tuple[Card, ...]  # what this seat passed (empty before it passes, or on a hold hand)
+    received: CardSet  # what it received (empty until the exchange)
+    tricks: tuple[Trick, ...]  # the completed tricks of this hand
+    current_trick: Trick  # the trick in progress (winner None)
+    hearts_broken: bool
+    legal: CardSet  # the legal plays when this seat must play; else empty
+    to_move: tuple[int, ...]  # seats that owe a decision now
+    kitty_taker: int | None = None
+    kitty: CardSet = CardSet()  # the kitty's cards: shown to the seat that took it only
+    moon_points: int = 0  # in the moon phase: the points the shooter's choice concerns
+
+    @property
+    def trick_number(self) -> int:
+        return len(self.tricks)
+
+    @property
+    def is_leading(self) -> bool:
+        return not self.current_trick.cards
+
+    @property
+    def led_suit(self) -> Suit | None:
+        c = self.current_trick.cards
+        return c[0].suit if c else None
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+
+class Match:
+    """A match of Hearts among ``rules.players`` seats, from a seed.
+
+    >>> m = Match(Rules(), seed=7)
+    >>> m.phase
+    <Phase.PASS: 'pass'>
+    """
+
+    def __init__(self, rules: Rules | None = None, seed: int = 0) -> None:
+        self.rules = rules if rules is not None else Rules()
+        self.seed = seed
+        self.scores: list[int] = [0] * self.rules.players
+        self.results: list[HandResult] = []
+        self.history: list[Event] = []
+        self.winners: tuple[int, ...] = ()
+        self.over = False
+        self._moon_shooter: int | None = None
+        self._new_hand(0)
+
+    # -- the flow ---------------------------------------------------------------------------
+
+    def _new_hand(self, number: int) -> None:
+        d = deal(self.rules, self.seed, number)
+        self.history.append(d)
+        self.hand = Hand(self.rules, d, self.rules.pass_direction(number), number % self.rules.players)
+
+    @property
+    def hand_number(self) -> int:
+        return self.hand.number
+
+    @property
+    def phase(self) -> Phase:
+        if self.over:
+            return Phase.OVER
+        if self._moon_shooter is not None:
+            return Phase.MOON
+        return self.hand.phase
+
+    @property
+    def to_move(self) -> tuple[int, ...]:
+        """The seats that owe a decision now (all who have not passed, in the pass phase)."""
+        p = self.phase
+        if p is Phase.PASS:
+            return tuple(s for s in range(self.rules.players) if self.hand.passed[s] is None)
+        if p is Phase.PLAY:
+            return (self.hand.turn,)
+        if p is Phase.MOON:
+            return (self._moon_shooter,)  # type: ignore[return-value]
+        return ()
+
+    @property
+    def turn(self) -> int:
+        """The seat to play (or to choose the moon's scoring)."""
+        return self._moon_shooter if self._moon_shooter is not None else self.hand.turn
+
+    def legal_plays(self, seat: int | None = None) -> CardSet:
+        return CardSet(self.hand.legal_mask(self.hand.turn if seat is None else seat))
+
+    def pass_cards(self, seat: int, cards: Iterable[Card | str]) -> None:
+        """Record a pass (checked). The exchange happens when the last seat has passed."""
+        cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cards)
+        self._check_seat(seat)
+        self.hand.pass_cards(seat, cs)
+        self.history.append(PassCards(seat, cs))
+        if self.hand.all_passed:
+            mix = self._mix_redeal() if self.hand.direction == "mix" else None
+            if mix is not None:
+                self.history.append(mix)
+            self.hand.exchange(mix)
+
+    def _mix_redeal(self) -> MixRedeal:
+        # 002 mix: the passed cards (and the kitty) are shuffled and dealt back out.
+        hand = self.hand
+        pool = sorted(c.index for p in hand.passed for c in (p or ()))
+        pool += [c.index for c in cards_of(hand.kitty)]
+        rng = SeededRandom(self.seed, "mix", hand.number)
+        rng.shuffle(pool)
+        k = self.rules.pass_count
+        received = tuple(CardSet(sum(1 << i for i in pool[s * k:(s + 1) * k])) for s in range(self.rules.players))
+        kitty = CardSet(sum(1 << i for i in pool[self.rules.players * k:]))
+        return MixRedeal(hand.number, received, kitty)
+
+    def play(self, card: Card | str, seat: int | None = None) -> Trick | None:
+        """Play a card for the seat to move (checked). Returns the trick if the card completed one."""
+        c = card if isinstance(card, Card) else Card.parse(card)
+        hand = self.hand
+        s = hand.turn if seat is None else seat
+        if self.over:
+            raise IllegalPlayError(f"seat {s} cannot play {c}: the match is over", seat=s, tried=c)
+        if self._moon_shooter is not None:
+            raise IllegalPlayError(f"seat {s} cannot play {c}: seat {self._moon_shooter} must choose "
+                                   "how the moon scores", seat=s, tried=c)
+        trick = hand.play(s, c)
+        self.history.append(Play(s, c))
+        if hand.phase is Phase.OVER:
+            self._end_of_hand()
+        return trick
+
+    def choose_moon(self, seat: int, choice: MoonChoice | str) -> None:
+        ch = MoonChoice(choice)
+        if self._moon_shooter is None or seat != self._moon_shooter:
+            raise IllegalPlayError(f"seat {seat} has no moon choice to make", seat=seat, tried=ch)
+        self.history.append(ChooseMoon(seat, ch))
+        self._moon_shooter = None
+        self._score_hand(ch)
+
+    def apply(self, event: Event) -> None:
+        """Apply one decision from a history (chance events are checked against the seed)."""
+        if isinstance(event, PassCards):
+            self.pass_cards(event.seat, event.cards)
+        elif isinstance(event, Play):
+            self.play(event.card, event.seat)
+        elif isinstance(event, ChooseMoon):
+            self.choose_moon(event.seat, event.choice)
+        elif isinstance(event, (Deal, MixRedeal)):
+            if event not in self.history:
+                raise ValueError(f"chance event {event!r} does not follow from seed {self.seed}")
+        else:
+            raise TypeError(f"not a history event: {event!r}")
+
+    @classmethod
+    def replay(cls, rules: Rules, seed: int, history: Iterable[Event]) -> Match:
+        """Rebuild a match from its seed and history (decisions are re-checked)."""
+        m = cls(rules, seed)
+        for e in history:
+            m.apply(e)
+        return m
+
+    def clone(self) -> Match:
+        return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo: dict) -> Match:
+        # Cards, card sets, rules and history events are immutable: share them, copy the lists.
+        m = object.__new__(Match)
+        m.__dict__.update(self.__dict__)
+        m.scores = list(self.scores)
+        m.results = list(self.results)
+        m.history = list(self.history)
+        h = object.__new__(Hand)
+        h.__dict__.update(self.hand.__dict__)
+        for name in ("hands", "passed", "received", "captured", "tricks_won", "tricks", "trick_cards"):
+            setattr(h, name, list(getattr(self.hand, name)))
+        m.hand = h
+        return m
+
+    def _check_seat(self, seat: int) -> None:
+        if not 0 <= seat < self.rules.players:
+            raise IllegalPlayError(f"no seat {seat}: seats are 0..{self.rules.players - 1}", seat=seat)
+        if self.over:
+            raise IllegalPlayError(f"seat {seat} cannot act: the match is over", seat=seat)
+
+    # -- scoring ----------------------------------------------------------------------------
+
+    def _end_of_hand(self) -> None:
+        rules = self.rules
+        hand = self.hand
+        shooter = self._shooter(rules.penalty_mask)
+        if shooter is not None and rules.moon == "shooter-chooses":
+            self._moon_shooter = shooter  # 002: the shooter chooses; ask that seat
+            return
+        self._score_hand(None)
+
+    def _shooter(self, penalty: int) -> int | None:
+        for s, cap in enumerate(self.hand.captured):
+            if cap & penalty == penalty:
+                return s
+        return None
+
+    def _score_hand(self, choice: MoonChoice | None) -> None:
+        rules = self.rules
+        hand = self.hand
+        n = rules.players
+        pts = rules.card_points
+        taken = [sum(pts[c.index] for c in cards_of(cap)) for cap in hand.captured]
+        penalty = [sum(pts[c.index] for c in cards_of(cap & rules.penalty_mask)) for cap in hand.captured]
+        score = list(penalty)
+        sun = None
+        if rules.sun_points and hand.tricks_won.count(len(hand.tricks)) == 1:
+            sun = hand.tricks_won.index(len(hand.tricks))
+        moon = self._shooter(rules.penalty_mask) if sun is None else None
+        shooter = sun if sun is not None else moon
+        if shooter is not None:
+            total = rules.sun_points if sun is not None else rules.moon_total
+            if choice is None:
+                choice = MoonChoice.ADD_TO_OTHERS
+                if rules.moon == "subtract-from-shooter":
+                    choice = MoonChoice.SUBTRACT_FROM_SHOOTER
+                elif rules.moon == "add-unless-win":
+                    # 002: add to the others unless that would hand one of them the win.
+                    added = [self.scores[s] + (0 if s == shooter else total) for s in range(n)]
+                    ends, winners = self._ends(added)
+                    if ends and shooter not in winners:
+                        choice = MoonChoice.SUBTRACT_FROM_SHOOTER
+            if choice is MoonChoice.ADD_TO_OTHERS:
+                score = [0 if s == shooter else total for s in range(n)]
+            else:
+                score = [-total if s == shooter else 0 for s in range(n)]
+        else:
+            choice = None
+        if rules.bonus_card is not None:
+            bonus = rules.bonus_card.mask
+            for s in range(n):
+                if hand.captured[s] & bonus:
+                    score[s] += pts[rules.bonus_card.index]  # 004: the shooter keeps the −10 too
+        if rules.no_tricks_bonus:
+            for s in range(n):
+                if not hand.tricks_won[s]:
+                    score[s] += rules.no_tricks_bonus
+        totals = [self.scores[s] + score[s] for s in range(n)]
+        if rules.exact_target_reset is not None:
+            totals = [rules.exact_target_reset if t == rules.target else t for t in totals]
+        self.scores = totals
+        self.results.append(HandResult(
+            hand.number, hand.direction, tuple(taken), tuple(hand.tricks_won), tuple(score), tuple(totals),
+            moon=moon, sun=sun, moon_choice=choice))
+        ends, winners = self._ends(totals)
+        if ends:
+            self.over = True
+            self.winners = winners
+        else:
+            self._new_hand(hand.number + 1)
+
+    def _ends(self, totals: Sequence[int]) -> tuple[bool, tuple[int, ...]]:
+        """Whether these totals end the match (checked only between hands), and who wins."""
+        if max(totals) < self.rules.target:
+            return False, ()
+        low = min(totals)
+        winners = tuple(s for s, t in enumerate(totals) if t == low)
+        if len(winners) > 1 and self.rules.tied_lowest == "play-on":
+            return False, ()  # 001: a tie for lowest keeps dealing until one player is alone at the bottom
+        return True, winners
+
+    def places(self) -> tuple[int, ...]:
+        """Competition ranking by total, lower first: (1, 2, 2, 4)."""
+        return _places(self.scores)
+
+    # -- what a seat may know ---------------------------------------------------------------
+
+    def observation(self, seat: int) -> Observation:
+        hand = self.hand
+        phase = self.phase
+        passed = hand.passed[seat] or ()
+        exchanged = hand.direction != "hold" and hand.phase is not Phase.PASS
+        legal = CardSet(hand.legal_mask(seat)) if phase is Phase.PLAY else CardSet()
+        return Observation(
+            seat=seat,
+            rules=self.rules,
+            hand_number=hand.number,
+            dealer=hand.dealer,
+            phase=phase,
+            scores=tuple(self.scores),  # totals before this hand (final totals once over)
+            pass_direction=hand.direction,
+            hand=CardSet(hand.hands[seat]),
+            passed=passed,
+            received=CardSet(hand.received[seat] if exchanged else 0),
+            tricks=tuple(hand.tricks),
+            current_trick=Trick(hand.leader, tuple(hand.trick_cards)),
+            hearts_broken=hand.hearts_broken,
+            legal=legal,
+            to_move=self.to_move,
+            kitty_taker=hand.kitty_taker,
+            kitty=CardSet(hand.kitty if hand.kitty_taker == seat else 0),
+            moon_points=(self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
+            if phase is Phase.MOON else 0,
+        )
+
+    def _sun_pending(self) -> bool:
+        h = self.hand
+        return bool(self.rules.sun_points) and h.tricks_won.count(len(h.tricks)) == 1
