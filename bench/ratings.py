@@ -1,0 +1,111 @@
+"""Benchmark the ladder fit: 1e6 synthetic four-player matches among 500 bots.
+
+Run from the project root: `python bench/ratings.py` (readable table) or `--json` (one JSON object).
+Target: fit plus 95% intervals within 20 s. `--strict` exits 1 when the target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # project root
+
+from ladder.ratings import fit_arrays  # noqa: E402
+
+TARGET_SECONDS = 20.0
+
+
+def synthetic_matches(n_matches: int, n_bots: int, seats: int, seed: int, tie_prob: float = 0.04
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Plackett–Luce draws (Gumbel trick) with Hearts-like ties; returns places, players, θ."""
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0.0, 1.0, n_bots)
+    players = rng.integers(0, n_bots, size=(n_matches, seats))
+    while True:  # redraw the few rows that picked a bot twice
+        srt = np.sort(players, axis=1)
+        bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+        if bad.size == 0:
+            break
+        players[bad] = rng.integers(0, n_bots, size=(bad.size, seats))
+    key = theta[players] + rng.gumbel(size=players.shape)
+    order = np.argsort(-key, axis=1)  # finishing order, best first
+    tie = rng.random((n_matches, seats)) < tie_prob  # tie with the player just ahead
+    tie[:, 0] = False
+    pos = np.arange(seats)
+    sorted_place = np.maximum.accumulate(np.where(tie, 0, pos + 1), axis=1)  # competition ranks
+    places = np.empty_like(sorted_place)
+    np.put_along_axis(places, order, sorted_place, axis=1)
+    return places, players, theta
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    ap.add_argument("--matches", type=int, default=1_000_000)
+    ap.add_argument("--bots", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--strict", action="store_true", help="exit 1 if the target is missed")
+    args = ap.parse_args(argv)
+
+    t0 = time.perf_counter()
+    places, players, theta = synthetic_matches(args.matches, args.bots, 4, args.seed)
+    gen = time.perf_counter() - t0
+
+    t1 = time.perf_counter()
+    res = fit_arrays(places, players, args.bots)
+    total = time.perf_counter() - t1
+    fit_s = res.timings["prepare"] + res.timings["fit"]
+    int_s = res.timings["intervals"]
+
+    from scipy.stats import spearmanr
+
+    est = np.asarray(res.theta)
+    rho = float(spearmanr(est, theta).statistic)
+    truth = theta - theta.mean()
+    sd = np.array([b.ci95 for b in sorted(res.bots, key=lambda b: int(b.name))]) / 1.96
+    cover = float(np.mean(np.abs(est - truth) * 400 / np.log(10) <= 1.96 * sd))
+    ok = total <= TARGET_SECONDS
+    figures = {
+        "matches": args.matches,
+        "bots": args.bots,
+        "generate_seconds": round(gen, 3),
+        "fit_seconds": round(fit_s, 3),
+        "interval_seconds": round(int_s, 3),
+        "total_seconds": round(total, 3),
+        "target_seconds": TARGET_SECONDS,
+        "pass": ok,
+        "spearman": round(rho, 5),
+        "coverage95": round(cover, 4),
+        "median_ci95_elo": round(float(np.median(sd * 1.96)), 2),
+    }
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        rows = [
+            ("matches", f"{args.matches:,}"),
+            ("bots", f"{args.bots}"),
+            ("data generation (s, not timed)", f"{gen:.2f}"),
+            ("fit (s)", f"{fit_s:.2f}"),
+            ("intervals (s)", f"{int_s:.2f}"),
+            ("total (s)", f"{total:.2f}"),
+            ("target (s)", f"{TARGET_SECONDS:.0f}"),
+            ("result", "PASS" if ok else "FAIL"),
+            ("spearman vs truth", f"{rho:.4f}"),
+            ("95% coverage vs truth (Breslow ties)", f"{cover:.3f}"),
+            ("median ±95% (Elo)", f"{np.median(sd * 1.96):.1f}"),
+        ]
+        w = max(len(k) for k, _ in rows)
+        print("ratings benchmark: batch Plackett-Luce, 4-player matches")
+        for k, v in rows:
+            print(f"  {k:<{w}}  {v:>12}")
+    return 1 if (args.strict and not ok) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,356 @@
+"""Tests for ladder.ratings: batch Plackett–Luce ladder and live pairwise Elo."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime, check_grad
+from scipy.stats import spearmanr
+
+from ladder import ratings as R
+from ladder.ratings import MatchResult, fit, fit_arrays, live_elo_update, places_from_scores
+
+
+def synthetic(n_matches: int, n_bots: int, seed: int, tie_prob: float, seats: int = 4
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Plackett–Luce draws via the Gumbel trick; each finisher ties the one ahead with tie_prob.
+
+    Returns places (competition ranking), players and the hidden strengths θ.
+    """
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0.0, 1.0, n_bots)
+    players = rng.integers(0, n_bots, size=(n_matches, seats))
+    while True:  # redraw rows that picked a bot twice
+        srt = np.sort(players, axis=1)
+        bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+        if bad.size == 0:
+            break
+        players[bad] = rng.integers(0, n_bots, size=(bad.size, seats))
+    key = theta[players] + rng.gumbel(size=players.shape)
+    order = np.argsort(-key, axis=1)
+    tie = rng.random((n_matches, seats)) < tie_prob
+    tie[:, 0] = False
+    sorted_place = np.maximum.accumulate(np.where(tie, 0, np.arange(seats) + 1), axis=1)
+    places = np.empty_like(sorted_place)
+    np.put_along_axis(places, order, sorted_place, axis=1)
+    return places, players, theta
+
+
+def to_results(places: np.ndarray, players: np.ndarray, rng: np.random.Generator
+               ) -> list[MatchResult]:
+    """Hearts-like scores consistent with the places (lower is better)."""
+    out = []
+    for pl, pp in zip(places.tolist(), players.tolist()):
+        scores = tuple(float(8 * p + 1) for p in pl)
+        out.append(MatchResult(players=tuple(f"b{i:03d}" for i in pp), scores=scores))
+    rng.shuffle(out)  # type: ignore[arg-type]
+    return out
+
+
+@pytest.fixture(scope="module")
+def medium() -> tuple[list[MatchResult], np.ndarray]:
+    places, players, theta = synthetic(20_000, 40, seed=7, tie_prob=0.04)
+    return to_results(places, players, np.random.default_rng(1)), theta
+
+
+# ---------------------------------------------------------------- places
+
+
+def test_places_competition_ranking_lower_score_wins() -> None:
+    assert MatchResult(("a", "b", "c", "d"), (3, 10, 10, 26)).places() == (1, 2, 2, 4)
+    assert MatchResult(("a", "b", "c", "d"), (26, 0, 0, 0)).places() == (4, 1, 1, 1)
+
+
+def test_forfeit_places_last_and_several_forfeits_tie() -> None:
+    # a scored best but forfeited: below everyone who finished.
+    assert MatchResult(("a", "b", "c", "d"), (0, 5, 10, 26), forfeited=("a",)).places() == (4, 1, 2, 3)
+    assert MatchResult(("a", "b", "c", "d"), (0, 5, 10, 26),
+                       forfeited=("a", "b")).places() == (3, 3, 1, 2)
+    arr = places_from_scores(np.array([[0.0, 5, 10, 26]]), np.array([[True, False, False, True]]))
+    assert arr.tolist() == [[3, 1, 2, 3]]
+
+
+def test_match_result_validation() -> None:
+    with pytest.raises(ValueError):
+        MatchResult(("a", "a"), (1, 2))
+    with pytest.raises(ValueError):
+        MatchResult(("a", "b"), (1,))
+    with pytest.raises(ValueError):
+        MatchResult(("a", "b"), (1, 2), forfeited=("z",))
+
+
+# ---------------------------------------------------------------- model internals
+
+
+def test_gradient_and_hessian_match_finite_differences() -> None:
+    places, players, _ = synthetic(400, 9, seed=3, tie_prob=0.2)
+    blocks, _info = R._build_blocks(places, players)
+    act = np.zeros(9)
+    for b in blocks:
+        act += np.bincount(b.players.ravel(), weights=R._active_mask(b).ravel().astype(float),
+                           minlength=9)
+    th = np.random.default_rng(0).normal(size=9)
+    f = lambda t: R._nll_grad(t, blocks, act, 0.01)[0]  # noqa: E731
+    g = lambda t: R._nll_grad(t, blocks, act, 0.01)[1]  # noqa: E731
+    assert check_grad(f, g, th) < 1e-4 * np.abs(g(th)).max() + 1e-4
+    h = R._hessian(th, blocks, 0.01)
+    hn = np.array([approx_fprime(th, lambda t, i=i: g(t)[i], 1e-6) for i in range(9)])
+    assert np.abs(h - hn).max() < 1e-4 * np.abs(h).max()
+
+
+def test_loglik_matches_brute_force_breslow() -> None:
+    # Σ over non-bottom tie groups of Σθ_D − |D|·log Σ_remaining e^θ, written out by hand.
+    th = np.array([0.3, -0.2, 0.9, 0.0, -1.1])
+    players = np.array([[0, 1, 2, 3], [4, 2, 1, 0], [3, 4, 0, 1]])
+    places = np.array([[2, 1, 2, 4], [1, 1, 3, 4], [1, 2, 3, 3]])
+    blocks, _ = R._build_blocks(places, players)
+    act = np.zeros(5)
+    for b in blocks:
+        act += np.bincount(b.players.ravel(), weights=R._active_mask(b).ravel().astype(float),
+                           minlength=5)
+    lse = lambda ids: math.log(sum(math.exp(th[i]) for i in ids))  # noqa: E731
+    expected = (
+        (th[1] - lse([0, 1, 2, 3])) + (th[0] + th[2] - 2 * lse([0, 2, 3]))
+        + (th[4] + th[2] - 2 * lse([4, 2, 1, 0])) + (th[1] - lse([1, 0]))
+        + (th[3] - lse([3, 4, 0, 1])) + (th[4] - lse([4, 0, 1]))  # bottom pair 0,1: nothing
+    )
+    nll, _ = R._nll_grad(th, blocks, act, prior=0.0)
+    assert nll == pytest.approx(-expected, rel=1e-12)
+
+
+# ---------------------------------------------------------------- recovery and calibration
+
+
+def test_recovers_hidden_order_100k_matches() -> None:
+    places, players, theta = synthetic(100_000, 100, seed=11, tie_prob=0.04)
+    assert 0.08 < np.mean((places[:, :, None] == places[:, None, :]).sum(axis=(1, 2)) > 4) < 0.15
+    res = fit(to_results(places, players, np.random.default_rng(2)))
+    elo = res.elo
+    est = np.array([elo[f"b{i:03d}"] for i in range(100)])
+    rho = spearmanr(est, theta).statistic
+    assert rho >= 0.99, rho
+    # Best first, Elo scale: 1500 on average, spread ≈ 173.7·SD(θ).
+    assert [b.elo for b in res.bots] == sorted((b.elo for b in res.bots), reverse=True)
+    assert np.mean(est) == pytest.approx(1500.0, abs=1e-6)
+    assert all(0.0 <= b.los_next <= 1.0 for b in res.bots[:-1])  # type: ignore[operator]
+    assert res.bots[-1].los_next is None
+    assert res.warnings == [] and len(res.components) == 1
+    assert not any(b.provisional for b in res.bots)
+    assert 5.0 < np.median([b.ci95 for b in res.bots]) < 12.0  # note: ≈ ±8 Elo at 100k
+
+
+def test_intervals_are_calibrated() -> None:
+    # Coverage of the true (centred) strength by ±ci95, over 100 bots × 5 replicate data sets.
+    # Ties are kept light (~6% of matches): Breslow's tie approximation shrinks the scale slightly
+    # when ties are frequent and intervals are narrow, which then shows up as under-coverage.
+    hits = []
+    for seed in range(10, 15):
+        places, players, theta = synthetic(30_000, 100, seed=seed, tie_prob=0.02)
+        res = fit_arrays(places, players, 100)
+        elo = res.elo
+        est = np.array([elo[str(i)] for i in range(100)])
+        half = np.array([res[str(i)].ci95 for i in range(100)])
+        truth = 1500.0 + R.ELO_SCALE * (theta - theta.mean())
+        hits.append(np.abs(est - truth) <= half)
+    coverage = float(np.mean(hits))
+    assert 0.90 <= coverage <= 0.98, coverage
+
+
+def test_los_next_uses_covariance() -> None:
+    places, players, _ = synthetic(5_000, 30, seed=5, tie_prob=0.04)
+    res = fit_arrays(places, players, 30)
+    cov, th = res.covariance, res.theta
+    assert cov is not None and th is not None
+    a, b = res.bots[3], res.bots[4]
+    i, j = int(a.name), int(b.name)
+    se = math.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j])
+    expected = 0.5 * (1 + math.erf((th[i] - th[j]) / se / math.sqrt(2)))
+    assert a.los_next == pytest.approx(expected, rel=1e-9)
+    assert a.ci95 == pytest.approx(1.959964 * R.ELO_SCALE * math.sqrt(cov[i, i]), rel=1e-6)
+
+
+# ---------------------------------------------------------------- invariances and edge cases
+
+
+def test_shuffling_match_order_changes_nothing(medium: tuple[list[MatchResult], np.ndarray]) -> None:
+    results, _ = medium
+    a = fit(results)
+    shuffled = list(results)
+    random.Random(42).shuffle(shuffled)
+    b = fit(shuffled)
+    ea, eb = a.elo, b.elo
+    assert max(abs(ea[k] - eb[k]) for k in ea) < 1e-6
+    assert max(abs(x.ci95 - b[x.name].ci95) for x in a.bots) < 1e-6
+
+
+def test_all_tie_match_carries_no_information(medium: tuple[list[MatchResult], np.ndarray]) -> None:
+    results, _ = medium
+    base = fit(results)
+    ties = [MatchResult(("b000", "b001", "b002", "b003"), (50, 50, 50, 50))] * 200
+    ties += [MatchResult(("b010", "b020"), (7, 7))] * 50
+    more = fit(results + ties)
+    eb, em = base.elo, more.elo
+    assert max(abs(eb[k] - em[k]) for k in eb) < 1e-6
+    assert more["b000"].games == base["b000"].games + 200
+    assert more.informative_matches == base.informative_matches
+    # A pool with only all-tie matches: everyone at 1500, nobody has a usable interval.
+    only = fit([MatchResult(("x", "y", "z"), (3, 3, 3))])
+    assert all(b.elo == pytest.approx(1500.0) and b.provisional for b in only.bots)
+
+
+def test_bot_that_always_scores_zero_comes_out_on_top() -> None:
+    rng = np.random.default_rng(3)
+    others = [f"o{i}" for i in range(12)]
+    results = []
+    for _ in range(300):
+        opp = list(rng.choice(others, size=3, replace=False))
+        scores = [float(s) for s in rng.integers(1, 27, size=3)]
+        results.append(MatchResult(("ace", *opp), (0.0, *scores)))
+    for _ in range(300):
+        four = list(rng.choice(others, size=4, replace=False))
+        results.append(MatchResult(tuple(four), tuple(float(s) for s in rng.integers(0, 27, 4))))
+    res = fit(results)
+    top = res.bots[0]
+    assert top.name == "ace"
+    assert math.isfinite(top.elo) and top.elo < 5000  # the prior keeps a perfect record finite
+    assert top.provisional  # perfect record: no finite MLE, so flagged
+
+
+def test_forfeiting_bot_places_last() -> None:
+    rng = np.random.default_rng(4)
+    others = [f"o{i}" for i in range(10)]
+    results = []
+    for _ in range(400):
+        four = ["quitter", *rng.choice(others, size=3, replace=False)]
+        # The quitter would have won on score, but forfeits: it must place last.
+        scores = (0.0, *(float(s) for s in rng.integers(1, 27, 3)))
+        results.append(MatchResult(tuple(four), scores, forfeited=("quitter",)))
+    res = fit(results)
+    assert res.bots[-1].name == "quitter"
+    assert res.bots[-1].provisional  # all-last record
+
+
+def test_provisional_threshold_and_games() -> None:
+    results = [MatchResult(("a", "b", "c", "d"), (0, 1, 2, 3)),
+               MatchResult(("a", "b", "c", "d"), (3, 2, 1, 0))] * 10
+    results += [MatchResult(("a", "e"), (0, 1)), MatchResult(("a", "e"), (1, 0))]
+    res = fit(results)
+    assert res["a"].games == 22 and not res["a"].provisional
+    assert res["e"].games == 2 and res["e"].provisional
+    assert fit(results, provisional_games=2)["e"].provisional is False
+
+
+def test_split_pool_is_detected() -> None:
+    rng = np.random.default_rng(5)
+    g1, g2 = [f"a{i}" for i in range(5)], [f"z{i}" for i in range(6)]
+    results = []
+    for group in (g1, g2):
+        for _ in range(200):
+            four = tuple(rng.choice(group, size=4, replace=False))
+            results.append(MatchResult(four, tuple(float(s) for s in rng.integers(0, 27, 4))))
+    res = fit(results)
+    assert sorted(map(sorted, res.components)) == [sorted(g1), sorted(g2)]
+    assert res.components[0] == sorted(g2)  # largest first
+    assert any("never met" in w for w in res.warnings)
+    # Neighbours from different groups have no likelihood of superiority.
+    for x, y in zip(res.bots, res.bots[1:]):
+        if (x.name[0] == "a") != (y.name[0] == "a"):
+            assert x.los_next is None
+    # One bridging match joins the pool and the warning goes away.
+    joined = fit(results + [MatchResult(("a0", "z0"), (0, 10))])
+    assert len(joined.components) == 1 and joined.warnings == []
+
+
+def test_anchor_is_exactly_1500(medium: tuple[list[MatchResult], np.ndarray]) -> None:
+    results, _ = medium
+    free = fit(results)
+    anchored = fit(results, anchor="b017")
+    assert anchored["b017"].elo == 1500.0
+    assert anchored.anchor == "b017"
+    assert anchored["b017"].ci95 == pytest.approx(0.0, abs=1e-6)  # intervals are relative to it
+    shift = free["b017"].elo - 1500.0
+    assert max(abs(free[k].elo - shift - anchored[k].elo) for k in free.elo) < 1e-9
+    assert [b.name for b in anchored.bots] == [b.name for b in free.bots]
+    for x, y in zip(free.bots, anchored.bots):
+        if x.los_next is not None:
+            assert y.los_next == pytest.approx(x.los_next, abs=1e-9)
+    with pytest.raises(ValueError):
+        fit(results, anchor="nobody")
+
+
+def test_array_form_matches_object_form_and_pads_mixed_tables() -> None:
+    results = [MatchResult(("a", "b", "c", "d"), (0, 5, 5, 20)),
+               MatchResult(("c", "a", "e"), (1, 2, 3)),
+               MatchResult(("d", "e"), (4, 1)),
+               MatchResult(("b", "e", "d", "c"), (9, 9, 0, 3))] * 8
+    obj = fit(results)
+    names = ["a", "b", "c", "d", "e"]
+    idx = {n: i for i, n in enumerate(names)}
+    players = np.full((len(results), 4), -1)
+    places = np.zeros((len(results), 4), dtype=int)
+    for r, m in enumerate(results):
+        players[r, :len(m.players)] = [idx[p] for p in m.players]
+        places[r, :len(m.players)] = m.places()
+    arr = fit_arrays(places, players, 5, names=names)
+    assert max(abs(obj.elo[n] - arr.elo[n]) for n in names) < 1e-9
+    with pytest.raises(ValueError):
+        fit_arrays(np.array([[1, 2]]), np.array([[0, 0]]), 2)  # same bot twice
+
+
+def test_intervals_can_be_skipped() -> None:
+    places, players, _ = synthetic(2_000, 10, seed=1, tie_prob=0.04)
+    with_ci = fit_arrays(places, players, 10)
+    without = fit_arrays(places, players, 10, intervals=False)
+    assert all(math.isnan(b.ci95) and b.los_next is None for b in without.bots)
+    assert max(abs(with_ci.elo[k] - without.elo[k]) for k in with_ci.elo) < 1e-3
+
+
+# ---------------------------------------------------------------- live pairwise Elo
+
+
+def test_live_elo_equal_ratings_hand_computed() -> None:
+    # Equal ratings: E = ½ for every pair. K/(N−1) = 32/3.
+    # Winner: Σ(S−E) = 3·½ → +16; second: ½+½−½ → +16/3; third −16/3; last −16.
+    new = live_elo_update({p: 1500.0 for p in "abcd"}, ["a", "b", "c", "d"], [0, 5, 10, 26])
+    assert new["a"] == pytest.approx(1516.0)
+    assert new["b"] == pytest.approx(1500.0 + 16 / 3)
+    assert new["c"] == pytest.approx(1500.0 - 16 / 3)
+    assert new["d"] == pytest.approx(1484.0)
+
+
+def test_live_elo_unequal_with_tie_hand_computed() -> None:
+    ratings = {"a": 1600.0, "b": 1500.0, "c": 1500.0, "d": 1400.0, "bystander": 1234.5}
+    new = live_elo_update(ratings, ["a", "b", "c", "d"], [0, 10, 10, 26])
+    e100 = 1 / (1 + 10 ** (-100 / 400))  # 0.640065: favourite by 100
+    e200 = 1 / (1 + 10 ** (-200 / 400))  # 0.759747: favourite by 200
+    k = 32 / 3
+    exp_a = k * ((1 - e100) * 2 + (1 - e200))  # beats b, c, d
+    exp_b = k * ((0 - (1 - e100)) + (0.5 - 0.5) + (1 - e100))  # loses to a, ties c, beats d
+    exp_d = k * ((0 - (1 - e200)) + 2 * (0 - (1 - e100)))
+    assert new["a"] - 1600 == pytest.approx(exp_a, rel=1e-12)
+    assert new["a"] - 1600 == pytest.approx(10.2413, abs=1e-4)
+    assert new["b"] - 1500 == pytest.approx(exp_b, abs=1e-12) and exp_b == pytest.approx(0.0)
+    assert new["c"] == pytest.approx(new["b"])
+    assert new["d"] - 1400 == pytest.approx(exp_d, rel=1e-12)
+    assert new["d"] - 1400 == pytest.approx(-10.2413, abs=1e-4)
+    assert sum(new[p] - ratings[p] for p in "abcd") == pytest.approx(0.0, abs=1e-9)
+    assert new["bystander"] == 1234.5 and ratings["a"] == 1600.0  # input untouched
+
+
+def test_live_elo_zero_sum_random() -> None:
+    rng = np.random.default_rng(9)
+    for _ in range(200):
+        n = int(rng.integers(2, 7))
+        players = [f"p{i}" for i in range(n)]
+        ratings = {p: float(rng.normal(1500, 200)) for p in players}
+        scores = [float(s) for s in rng.integers(0, 5, n)]  # plenty of ties
+        k = float(rng.uniform(1, 64))
+        new = live_elo_update(ratings, players, scores, k=k)
+        delta = [new[p] - ratings[p] for p in players]
+        assert abs(sum(delta)) < 1e-9
+        assert max(abs(d) for d in delta) <= k + 1e-9  # K/(N−1) per pair, N−1 pairs
+    two = live_elo_update({}, ["x", "y"], [1, 0], k=32)
+    assert two == {"x": 1484.0, "y": 1516.0}  # unknown players start at 1500
