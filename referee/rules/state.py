@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import enum
 import hashlib
+import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -160,11 +161,24 @@ class SeededRandom:
         return items[self.below(len(items))]
 
 
+def shuffled(items: list, seed: int, *stream: int | str) -> list:
+    """Fisher–Yates shuffle driven by SHAKE-256 of (seed, stream): portable and fast.
+
+    Each draw is a 64-bit word reduced modulo i + 1; for at most 52 items the modulo bias is
+    below 2**-57, far beneath anything a tournament could measure.
+    """
+    key = ":".join(str(x) for x in (seed, *stream)).encode()
+    n = len(items)
+    words = struct.unpack(f"<{n}Q", hashlib.shake_256(key).digest(8 * n))
+    for i in range(n - 1, 0, -1):
+        j = words[i] % (i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
 def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
     """The deal of hand ``hand_number`` of the match seeded ``seed``."""
-    rng = SeededRandom(seed, "deal", hand_number)
-    cards = [i for i in range(52) if rules.deck_mask >> i & 1]
-    rng.shuffle(cards)
+    cards = shuffled([i for i in range(52) if rules.deck_mask >> i & 1], seed, "deal", hand_number)
     per = rules.cards_per_player
     hands = []
     for s in range(rules.players):
@@ -208,6 +222,9 @@ class Hand:
         self.kitty_taker: int | None = None
         self.leader = 0
         self.turn = 0
+        self.opening = 0
+        self._legal = -1  # the legal set of the seat to play, computed once per decision
+        self._breakers = HEARTS_MASK | (_QS if rules.queen_breaks_hearts else 0)
         self.phase = Phase.PASS if direction != "hold" else Phase.PLAY
         if self.phase is Phase.PLAY:
             self._start_play()
@@ -223,6 +240,7 @@ class Hand:
             self.opening = 0
             self.leader = (self.dealer + 1) % self.players
         self.turn = self.leader
+        self._legal = -1
 
     @property
     def first_trick(self) -> bool:
@@ -230,8 +248,14 @@ class Hand:
 
     def legal_mask(self, seat: int) -> int:
         """The legal cards for ``seat`` now, as a bitmask (0 when it is not that seat's turn)."""
-        if self.phase is not Phase.PLAY or seat != self.turn:
+        if seat != self.turn or self.phase is not Phase.PLAY:
             return 0
+        if self._legal >= 0:
+            return self._legal
+        self._legal = legal = self._compute_legal(seat)
+        return legal
+
+    def _compute_legal(self, seat: int) -> int:
         rules = self.rules
         h = self.hands[seat]
         first = not self.tricks
@@ -265,18 +289,23 @@ class Hand:
         if seat != self.turn:
             raise IllegalPlayError(f"seat {seat} cannot play {card}: it is seat {self.turn}'s turn",
                                    seat=seat, tried=card)
-        legal = self.legal_mask(seat)
-        if not legal & card.mask:
-            why = "does not hold it" if not self.hands[seat] & card.mask else "the rules forbid it now"
+        legal = self._legal
+        if legal < 0:
+            legal = self._compute_legal(seat)
+        m = card.mask
+        if not legal & m:
+            why = "does not hold it" if not self.hands[seat] & m else "the rules forbid it now"
             raise IllegalPlayError(
                 f"seat {seat} cannot play {card} ({why}); legal: {CardSet(legal)}",
                 seat=seat, tried=card, legal=CardSet(legal))
-        self.hands[seat] ^= card.mask
-        self.trick_cards.append(card)
-        self.trick_mask |= card.mask
-        if card.suit is Suit.HEARTS or (card is QUEEN_OF_SPADES and self.rules.queen_breaks_hearts):
-            self.hearts_broken = True
-        if len(self.trick_cards) < self.players:
+        self._legal = -1
+        self.hands[seat] ^= m
+        cards = self.trick_cards
+        cards.append(card)
+        self.trick_mask |= m
+        if m & self._breakers:
+            self.hearts_broken = True  # 001: only a heart breaks hearts (option: Q♠ too)
+        if len(cards) < self.players:
             self.turn = (seat + 1) % self.players
             return None
         return self._finish_trick()
@@ -297,6 +326,7 @@ class Hand:
                 self.captured[winner] |= self.kitty
         self.trick_cards = []
         self.trick_mask = 0
+        self._legal = -1
         self.leader = self.turn = winner
         if not self.hands[winner]:
             self.phase = Phase.OVER  # the match decides what comes next (scoring or a moon choice)
@@ -419,7 +449,8 @@ class Match:
         self.seed = seed
         self.scores: list[int] = [0] * self.rules.players
         self.results: list[HandResult] = []
-        self.history: list[Event] = []
+        # Plays are logged as plain (seat, card) tuples (the hot path); ``history`` builds Events.
+        self._log: list = []
         self.winners: tuple[int, ...] = ()
         self.over = False
         self._moon_shooter: int | None = None
@@ -429,7 +460,7 @@ class Match:
 
     def _new_hand(self, number: int) -> None:
         d = deal(self.rules, self.seed, number)
-        self.history.append(d)
+        self._log.append(d)
         self.hand = Hand(self.rules, d, self.rules.pass_direction(number), number % self.rules.players)
 
     @property
@@ -462,18 +493,22 @@ class Match:
         return self._moon_shooter if self._moon_shooter is not None else self.hand.turn
 
     def legal_plays(self, seat: int | None = None) -> CardSet:
-        return CardSet(self.hand.legal_mask(self.hand.turn if seat is None else seat))
+        """The cards the seat to play (or ``seat``) may play now; empty when it is not its turn."""
+        hand = self.hand
+        if (seat is None or seat == hand.turn) and hand._legal >= 0 and self._moon_shooter is None:
+            return CardSet(hand._legal)  # already computed for this decision
+        return CardSet(hand.legal_mask(hand.turn if seat is None else seat) if self._moon_shooter is None else 0)
 
     def pass_cards(self, seat: int, cards: Iterable[Card | str]) -> None:
         """Record a pass (checked). The exchange happens when the last seat has passed."""
         cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cards)
         self._check_seat(seat)
         self.hand.pass_cards(seat, cs)
-        self.history.append(PassCards(seat, cs))
+        self._log.append(PassCards(seat, cs))
         if self.hand.all_passed:
             mix = self._mix_redeal() if self.hand.direction == "mix" else None
             if mix is not None:
-                self.history.append(mix)
+                self._log.append(mix)
             self.hand.exchange(mix)
 
     def _mix_redeal(self) -> MixRedeal:
@@ -481,8 +516,7 @@ class Match:
         hand = self.hand
         pool = sorted(c.index for p in hand.passed for c in (p or ()))
         pool += [c.index for c in cards_of(hand.kitty)]
-        rng = SeededRandom(self.seed, "mix", hand.number)
-        rng.shuffle(pool)
+        shuffled(pool, self.seed, "mix", hand.number)
         k = self.rules.pass_count
         received = tuple(CardSet(sum(1 << i for i in pool[s * k:(s + 1) * k])) for s in range(self.rules.players))
         kitty = CardSet(sum(1 << i for i in pool[self.rules.players * k:]))
@@ -490,25 +524,28 @@ class Match:
 
     def play(self, card: Card | str, seat: int | None = None) -> Trick | None:
         """Play a card for the seat to move (checked). Returns the trick if the card completed one."""
-        c = card if isinstance(card, Card) else Card.parse(card)
+        c = card if type(card) is Card else Card.parse(card)  # type: ignore[arg-type]
         hand = self.hand
         s = hand.turn if seat is None else seat
-        if self.over:
-            raise IllegalPlayError(f"seat {s} cannot play {c}: the match is over", seat=s, tried=c)
-        if self._moon_shooter is not None:
-            raise IllegalPlayError(f"seat {s} cannot play {c}: seat {self._moon_shooter} must choose "
-                                   "how the moon scores", seat=s, tried=c)
+        if self.over or self._moon_shooter is not None:
+            why = "the match is over" if self.over else f"seat {self._moon_shooter} must choose how the moon scores"
+            raise IllegalPlayError(f"seat {s} cannot play {c}: {why}", seat=s, tried=c)
         trick = hand.play(s, c)
-        self.history.append(Play(s, c))
-        if hand.phase is Phase.OVER:
+        self._log.append((s, c))
+        if trick is not None and hand.phase is Phase.OVER:
             self._end_of_hand()
         return trick
+
+    @property
+    def history(self) -> list[Event]:
+        """Every event so far, chance included, in order: enough to replay the match."""
+        return [Play(*e) if type(e) is tuple else e for e in self._log]
 
     def choose_moon(self, seat: int, choice: MoonChoice | str) -> None:
         ch = MoonChoice(choice)
         if self._moon_shooter is None or seat != self._moon_shooter:
             raise IllegalPlayError(f"seat {seat} has no moon choice to make", seat=seat, tried=ch)
-        self.history.append(ChooseMoon(seat, ch))
+        self._log.append(ChooseMoon(seat, ch))
         self._moon_shooter = None
         self._score_hand(ch)
 
@@ -521,7 +558,7 @@ class Match:
         elif isinstance(event, ChooseMoon):
             self.choose_moon(event.seat, event.choice)
         elif isinstance(event, (Deal, MixRedeal)):
-            if event not in self.history:
+            if event not in self._log:
                 raise ValueError(f"chance event {event!r} does not follow from seed {self.seed}")
         else:
             raise TypeError(f"not a history event: {event!r}")
@@ -543,7 +580,7 @@ class Match:
         m.__dict__.update(self.__dict__)
         m.scores = list(self.scores)
         m.results = list(self.results)
-        m.history = list(self.history)
+        m._log = list(self._log)
         h = object.__new__(Hand)
         h.__dict__.update(self.hand.__dict__)
         for name in ("hands", "passed", "received", "captured", "tricks_won", "tricks", "trick_cards"):
