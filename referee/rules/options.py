@@ -96,8 +96,9 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("hand_size", None, "cards per player", "002 Kitty",
            "Default: as many as deal out evenly; with a kitty, e.g. 12 for 4 players leaves a 4-card kitty."),
     Option("pass_cycle", PASS_CYCLES["standard"], "a named cycle or directions: " + " ".join(PASS_DIRECTIONS),
-           "001 Passing cards; 002 Passing",
-           "Pass direction by hand number, repeating. Named cycles: " + ", ".join(PASS_CYCLES)),
+           "001 Passing cards; 002 Passing, Other Numbers of Players",
+           "Pass direction by hand number, repeating (default left right across hold; for 3 or 5 players "
+           "left right hold). Named cycles: " + ", ".join(PASS_CYCLES)),
     Option("pass_count", 3, "1 or more", "001 Passing cards; 002 Other Numbers of Players",
            "Cards each player passes (scatter with 3 players needs 4: two to each)."),
     Option("first_lead", "lowest-club", " | ".join(FIRST_LEADS), "001 Trick play; 002 Play of the Hand",
@@ -147,7 +148,7 @@ class Rules:
     removed_cards: tuple[Card, ...] | None = None
     kitty: str = "none"
     hand_size: int | None = None
-    pass_cycle: tuple[str, ...] = PASS_CYCLES["standard"]
+    pass_cycle: tuple[str, ...] | None = None  # None: the default cycle for the number of players
     pass_count: int = 3
     first_lead: str = "lowest-club"
     hearts_lead: str = "broken"
@@ -174,7 +175,9 @@ class Rules:
 
     def __post_init__(self) -> None:
         s = object.__setattr__
-        if isinstance(self.pass_cycle, str):
+        if self.pass_cycle is None:
+            s(self, "pass_cycle", default_pass_cycle(self.players))
+        elif isinstance(self.pass_cycle, str):
             s(self, "pass_cycle", _parse_cycle(self.pass_cycle))
         elif not isinstance(self.pass_cycle, tuple):
             s(self, "pass_cycle", tuple(self.pass_cycle))
@@ -306,8 +309,14 @@ class Rules:
         return base.replace(**overrides) if overrides else base
 
     def replace(self, **changes: Any) -> Rules:
-        """A copy with some options changed (names checked, values parsed from text if needed)."""
-        return dataclasses.replace(self, **_coerce_options(changes))
+        """A copy with some options changed (names checked, values parsed from text if needed).
+
+        A pass cycle left at its default follows a change of ``players`` to that count's default.
+        """
+        changes = _coerce_options(changes)
+        if "pass_cycle" not in changes and self.pass_cycle == default_pass_cycle(self.players):
+            changes["pass_cycle"] = None
+        return dataclasses.replace(self, **changes)
 
     @classmethod
     def parse(cls, spec: str) -> Rules:
@@ -358,6 +367,11 @@ class Rules:
 
     def points_of(self, card: Card) -> int:
         return self.card_points[card.index]
+
+
+def default_pass_cycle(players: int) -> tuple[str, ...]:
+    """001's left, right, across, hold for four; 002's "left, right, hold, repeat" for 3 and 5."""
+    return PASS_CYCLES["standard"] if players == 4 else PASS_CYCLES["left-right-hold"]
 
 
 def _parse_cycle(text: str) -> tuple[str, ...]:

@@ -632,7 +632,7 @@ class Match:
                     choice = MoonChoice.SUBTRACT_FROM_SHOOTER
                 elif rules.moon == "add-unless-win":
                     # 002: add to the others unless that would hand one of them the win.
-                    added = [self.scores[s] + (0 if s == shooter else total) for s in range(n)]
+                    added = self._totals_after([0 if s == shooter else total for s in range(n)])
                     ends, winners = self._ends(added)
                     if ends and shooter not in winners:
                         choice = MoonChoice.SUBTRACT_FROM_SHOOTER
@@ -651,9 +651,7 @@ class Match:
             for s in range(n):
                 if not hand.tricks_won[s]:
                     score[s] += rules.no_tricks_bonus
-        totals = [self.scores[s] + score[s] for s in range(n)]
-        if rules.exact_target_reset is not None:
-            totals = [rules.exact_target_reset if t == rules.target else t for t in totals]
+        totals = self._totals_after(score)
         self.scores = totals
         self.results.append(HandResult(
             hand.number, hand.direction, tuple(taken), tuple(hand.tricks_won), tuple(score), tuple(totals),
@@ -664,6 +662,14 @@ class Match:
             self.winners = winners
         else:
             self._new_hand(hand.number + 1)
+
+    def _totals_after(self, score: Sequence[int]) -> list[int]:
+        """The match totals once a hand's score is added (002: an exact target may reset)."""
+        totals = [t + d for t, d in zip(self.scores, score)]
+        reset = self.rules.exact_target_reset
+        if reset is not None:
+            totals = [reset if t == self.rules.target else t for t in totals]
+        return totals
 
     def _ends(self, totals: Sequence[int]) -> tuple[bool, tuple[int, ...]]:
         """Whether these totals end the match (checked only between hands), and who wins."""
