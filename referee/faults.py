@@ -1,0 +1,153 @@
+"""The fault policy: what counts as a fault, how answers are judged, what is played instead.
+
+A faulty decision is replaced by a substitute drawn from the match's own seeded generator
+(``SeededRandom(seed, "substitute", ...)``), so a match with faults replays exactly. The
+policy (how many faults before a forfeit) is applied by the match runner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import grpc
+
+from hearts.v1 import bot_pb2 as pb
+from referee.record import FaultKind
+from referee.rules import Card, CardSet, MoonChoice, Observation, SeededRandom
+from referee.rules.cards import DECK
+from referee.seats import UndecodableReply
+
+MAX_FAULTS = 3
+"""Faults after which a bot forfeits the match."""
+
+FORFEIT_AT_ONCE = frozenset({FaultKind.TRANSPORT})
+"""Kinds that end a bot's match at the first occurrence: an unreachable bot cannot come back."""
+
+
+class Fault(Exception):
+    """A judged fault: its kind, a one-line detail and what came back."""
+
+    def __init__(self, kind: FaultKind, detail: str, received: str) -> None:
+        super().__init__(f"{kind.value}: {detail}")
+        self.kind = kind
+        self.detail = detail
+        self.received = received
+
+
+def fault_from_error(error: BaseException) -> Fault:
+    """Classify an exception raised while asking a bot."""
+    if isinstance(error, grpc.aio.AioRpcError):
+        code = error.code()
+        details = error.details() or ""
+        received = f"status {code.name}: {details}"[:300]
+        if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+            return Fault(FaultKind.TIMEOUT, "no answer before the deadline", received)
+        if code is grpc.StatusCode.UNAVAILABLE:
+            return Fault(FaultKind.TRANSPORT, "bot unreachable (is it running?)", received)
+        if code is grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in details.lower():
+            return Fault(FaultKind.OVERSIZED, "reply larger than the referee's receive limit", received)
+        if code is grpc.StatusCode.INTERNAL and "deserializ" in details.lower():
+            return Fault(FaultKind.MALFORMED, "reply could not be decoded", received)
+        if code is grpc.StatusCode.CANCELLED and "locally" not in details.lower():
+            return Fault(FaultKind.TRANSPORT, "the call was cut off", received)
+        return Fault(FaultKind.ERROR_STATUS, f"bot answered with status {code.name}", received)
+    if isinstance(error, UndecodableReply):
+        return Fault(FaultKind.MALFORMED, "reply could not be decoded", str(error))
+    if isinstance(error, (asyncio.TimeoutError, TimeoutError)):
+        return Fault(FaultKind.TIMEOUT, "no answer before the deadline", "nothing")
+    return Fault(FaultKind.ERROR_STATUS, f"bot raised {type(error).__name__}", repr(error)[:300])
+
+
+def _card_text(value: int) -> str:
+    if 1 <= value <= 52:
+        return str(DECK[value - 1])
+    if value == 0:
+        return "CARD_UNSPECIFIED"
+    return f"unknown card {value}"
+
+
+def judge_play(answer: int, obs: Observation) -> Card:
+    """The card a PlayCard answer names, if the seat may play it; else a ``Fault``."""
+    if not 1 <= answer <= 52:
+        what = "no card (CARD_UNSPECIFIED or missing)" if answer == 0 else f"unknown card enum value {answer}"
+        raise Fault(FaultKind.MALFORMED, what, f"card={answer}")
+    card = DECK[answer - 1]
+    if card not in obs.hand:
+        raise Fault(FaultKind.CARD_NOT_HELD, f"played {card}, which it does not hold", f"card={card}")
+    if card not in obs.legal:
+        raise Fault(FaultKind.ILLEGAL_CARD, f"played {card}; legal: {obs.legal}", f"card={card}")
+    return card
+
+
+def judge_pass(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
+    """The cards a PassCards answer names, if they make a valid pass; else a ``Fault``."""
+    received = "cards=" + (" ".join(_card_text(v) for v in answer[:20]) or "none")
+    if len(answer) > 20:
+        received += f" ... ({len(answer)} in all)"
+    bad = [v for v in answer if not 1 <= v <= 52]
+    if bad:
+        what = "no card (CARD_UNSPECIFIED)" if bad[0] == 0 else f"unknown card enum value {bad[0]}"
+        raise Fault(FaultKind.MALFORMED, f"pass holds {what}", received)
+    cards = tuple(DECK[v - 1] for v in answer)
+    seen: set[Card] = set()
+    for c in cards:
+        if c in seen:
+            raise Fault(FaultKind.REPEATED_PASS_CARD, f"passed {c} twice", received)
+        seen.add(c)
+    need = obs.rules.pass_count
+    if len(cards) != need:
+        raise Fault(FaultKind.WRONG_PASS_COUNT, f"passed {len(cards)} cards, not {need}", received)
+    missing = [c for c in cards if c not in obs.hand]
+    if missing:
+        raise Fault(FaultKind.CARD_NOT_HELD, f"passed {' '.join(map(str, missing))}, not in its hand", received)
+    return cards
+
+
+def judge_moon(answer: int) -> MoonChoice:
+    if answer == pb.MOON_CHOICE_ADD_TO_OTHERS:
+        return MoonChoice.ADD_TO_OTHERS
+    if answer == pb.MOON_CHOICE_SUBTRACT_FROM_SHOOTER:
+        return MoonChoice.SUBTRACT_FROM_SHOOTER
+    what = "no choice (MOON_CHOICE_UNSPECIFIED)" if answer == 0 else f"unknown moon choice enum value {answer}"
+    raise Fault(FaultKind.MALFORMED, what, f"choice={answer}")
+
+
+# -- substitutes: deterministic, from the match seed -----------------------------------------------
+
+
+def substitute_play(seed: int, obs: Observation) -> Card:
+    rng = SeededRandom(seed, "substitute", "play", obs.hand_number, obs.trick_number, obs.seat)
+    return rng.choice(obs.legal.cards)
+
+
+def substitute_pass(seed: int, obs: Observation) -> tuple[Card, ...]:
+    rng = SeededRandom(seed, "substitute", "pass", obs.hand_number, obs.seat)
+    cards = list(obs.hand.cards)
+    rng.shuffle(cards)
+    return tuple(cards[:obs.rules.pass_count])
+
+
+def substitute_moon(seed: int, obs: Observation) -> MoonChoice:
+    rng = SeededRandom(seed, "substitute", "moon", obs.hand_number, obs.seat)
+    return rng.choice((MoonChoice.ADD_TO_OTHERS, MoonChoice.SUBTRACT_FROM_SHOOTER))
+
+
+# -- compact text of a request, for the fault record -----------------------------------------------
+
+
+def describe(kind: str, obs: Observation) -> str:
+    """What the bot was asked, in one line: enough to see why its answer was wrong."""
+    head = f"{kind} hand {obs.hand_number}"
+    if kind == "PlayCard":
+        trick = " ".join(map(str, obs.current_trick.cards)) or "(leading)"
+        return f"{head} trick {obs.trick_number}: hand {obs.hand}; trick {trick}; legal {obs.legal}"
+    if kind == "PassCards":
+        return f"{head} pass {obs.rules.pass_count} {obs.pass_direction}: hand {obs.hand}"
+    if kind == "ChooseMoon":
+        return f"{head}: moon points {obs.moon_points}"
+    return head
+
+
+def cards_text(cards: Sequence[Card] | CardSet) -> str:
+    return " ".join(map(str, cards))

@@ -1,0 +1,411 @@
+"""Play one match among seated bots: clocks, the fault policy, and the record.
+
+``play_match(seats, rules, seed)`` is the whole API. It asks each seat for its decisions (passes
+of all seats at once, plays in turn, a moon choice when the engine asks), judges every answer,
+plays a seeded substitute for any faulty one, and always completes the match. It returns a
+``MatchRecord``; it never touches a database (ladder → referee → rules).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TypeVar
+
+from hearts.v1 import bot_pb2 as pb
+from referee import wire
+from referee.faults import (
+    FORFEIT_AT_ONCE,
+    MAX_FAULTS,
+    Fault,
+    cards_text,
+    describe,
+    fault_from_error,
+    judge_moon,
+    judge_pass,
+    judge_play,
+    substitute_moon,
+    substitute_pass,
+    substitute_play,
+)
+from referee.record import (
+    FaultKind,
+    FaultRecord,
+    HandRecord,
+    MatchRecord,
+    MatchStatus,
+    PassRecord,
+    PlayRecord,
+    SeatRecord,
+)
+from referee.rules import Match, Observation, Phase, Rules, Trick, cards_of
+from referee.seats import REFEREE_NAME, Seat
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """Time control and fault policy of a match. Times in milliseconds."""
+
+    budget_ms: float = 1000.0  # what one decision may take without touching the bank
+    bank_ms: float = 10000.0  # per seat per match, drawn on when a decision runs over budget
+    grace_ms: float = 50.0  # network and scheduling slack on every decision, never charged
+    max_faults: int = MAX_FAULTS  # faults after which a bot forfeits
+    handshake_ms: float = 5000.0  # the deadline of the handshake at the start of a match
+    notify_ms: float = 500.0  # the deadline of a notification (a miss is never a fault)
+
+
+class Clock:
+    """One seat's clock in one match.
+
+    A decision may take ``budget + grace`` for free; beyond that the excess is drawn from the
+    bank; a decision that would overdraw the bank is a timeout (the RPC deadline is set to that
+    very point: budget + bank left + grace), and the bank is then empty.
+    """
+
+    __slots__ = ("budget", "bank", "grace")
+
+    def __init__(self, settings: MatchSettings) -> None:
+        self.budget = settings.budget_ms / 1000
+        self.bank = settings.bank_ms / 1000
+        self.grace = settings.grace_ms / 1000
+
+    def deadline(self) -> float:
+        """Seconds the next decision may take in all."""
+        return self.budget + self.bank + self.grace
+
+    def charge(self, elapsed: float) -> bool:
+        """Charge a decision that took ``elapsed`` seconds; False when it ran out of time."""
+        over = elapsed - self.budget - self.grace
+        if over <= 0:
+            return True
+        if over > self.bank:
+            self.bank = 0.0
+            return False
+        self.bank -= over
+        return True
+
+
+# -- bounding what is in flight ------------------------------------------------------------------
+
+MAX_IN_FLIGHT = 16
+"""Decisions in flight per referee process (per event loop). Beyond ~16 gRPC throughput is flat
+and only latency grows, and client-side queueing counts against the bots' deadlines."""
+
+_in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+
+
+def set_max_in_flight(n: int) -> None:
+    """Change the bound for event loops that have not asked anything yet (call before playing)."""
+    global MAX_IN_FLIGHT
+    MAX_IN_FLIGHT = n
+    _in_flight.clear()
+
+
+def _semaphore() -> asyncio.Semaphore:
+    loop = asyncio.get_running_loop()
+    sem = _in_flight.get(loop)
+    if sem is None:
+        sem = _in_flight[loop] = asyncio.Semaphore(MAX_IN_FLIGHT)
+    return sem
+
+
+# -- the referee ---------------------------------------------------------------------------------
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class _SeatState:
+    __slots__ = ("seat", "clock", "faults", "forfeit", "forfeit_reason", "wants_notify")
+
+    def __init__(self, seat: Seat, settings: MatchSettings) -> None:
+        self.seat = seat
+        self.clock = Clock(settings)
+        self.faults = 0
+        self.forfeit = False
+        self.forfeit_reason: str | None = None
+        self.wants_notify = False
+
+
+class _Referee:
+    def __init__(self, seats: Sequence[Seat], rules: Rules, seed: int, settings: MatchSettings,
+                 match_id: str, names: Sequence[str] | None, tournament_id: int | None) -> None:
+        if len(seats) != rules.players:
+            raise ValueError(f"the rules ({rules.name}) need {rules.players} seats, not {len(seats)}")
+        if names is not None and len(names) != len(seats):
+            raise ValueError(f"{len(names)} names for {len(seats)} seats")
+        self.rules = rules
+        self.seed = seed
+        self.settings = settings
+        self.match_id = match_id
+        self.names = list(names) if names is not None else [""] * len(seats)
+        self.states = [_SeatState(s, settings) for s in seats]
+        self.match = Match(rules, seed)
+        self.record = MatchRecord(match_id=match_id, seed=seed, rules=rules.to_dict(), seats=[],
+                                  tournament_id=tournament_id)
+        self.budget_ms = int(settings.budget_ms)
+
+    # -- asking ----------------------------------------------------------------------------------
+
+    async def _ask(self, s: int, call: Callable[[float], Awaitable[T]]) -> tuple[T | None, float | None, Fault | None]:
+        """Ask seat ``s`` one decision under its clock: (answer, latency ms, fault)."""
+        st = self.states[s]
+        if st.forfeit:
+            return None, None, None
+        async with _semaphore():
+            # The clock starts once the call can go out: the referee's own queue is not the bot's time.
+            t0 = time.perf_counter()
+            try:
+                answer = await call(st.clock.deadline())
+            except Exception as e:  # noqa: BLE001 - every failure of a bot is judged, none stops the match
+                elapsed = time.perf_counter() - t0
+                fault = fault_from_error(e)
+                if fault.kind is FaultKind.TIMEOUT:
+                    st.clock.bank = 0.0
+                return None, elapsed * 1000, fault
+        elapsed = time.perf_counter() - t0
+        allowed = st.clock.deadline()
+        if not st.clock.charge(elapsed):
+            return None, elapsed * 1000, Fault(
+                FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms; {allowed * 1000:.0f} ms allowed",
+                f"{answer!r} (too late)"[:300])
+        return answer, elapsed * 1000, None
+
+    def _view(self, obs: Observation) -> pb.GameView:
+        # The one place requests are built: from this seat's observation alone.
+        return wire.view_to_wire(obs, match_id=self.match_id, player_names=self.names,
+                                 budget_ms=self.budget_ms, time_bank_ms=int(self.states[obs.seat].clock.bank * 1000))
+
+    def _fault(self, s: int, fault: Fault, hand: int | None, trick: int | None, sent: str, action: str) -> None:
+        st = self.states[s]
+        st.faults += 1
+        if not st.forfeit and (fault.kind in FORFEIT_AT_ONCE or st.faults >= self.settings.max_faults):
+            st.forfeit = True
+            st.forfeit_reason = (f"unreachable ({fault.received})" if fault.kind in FORFEIT_AT_ONCE
+                                 else f"{st.faults} faults")
+            action += "; the bot forfeits: substitutes play the rest of its match"
+        self.record.faults.append(FaultRecord(hand=hand, trick=trick, seat=s, kind=fault.kind, detail=fault.detail,
+                                              sent=sent, received=fault.received, action=action))
+
+    # -- the flow --------------------------------------------------------------------------------
+
+    async def run(self) -> MatchRecord:
+        self.record.started_at = _now()
+        await self._handshakes()
+        m = self.match
+        self._open_hand()
+        while not m.over:
+            phase = m.phase
+            if phase is Phase.PASS:
+                await self._passes()
+            elif phase is Phase.PLAY:
+                await self._play()
+            elif phase is Phase.MOON:
+                await self._moon()
+            await self._close_hands()
+        self._finish()
+        await self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, match_over=pb.MatchOver(
+            totals=m.scores, places=[r.place for r in self.record.seats],
+            forfeited=[i for i, st in enumerate(self.states) if st.forfeit])))
+        self.record.finished_at = _now()
+        return self.record
+
+    async def _handshakes(self) -> None:
+        request = pb.HandshakeRequest(protocol_version=wire.PROTOCOL_VERSION, referee=REFEREE_NAME)
+        timeout = self.settings.handshake_ms / 1000
+
+        async def one(st: _SeatState) -> pb.HandshakeResponse | BaseException:
+            try:
+                return await st.seat.handshake(request, timeout)
+            except Exception as e:  # noqa: BLE001
+                return e
+
+        replies = await asyncio.gather(*(one(st) for st in self.states))
+        sent = f"Handshake protocol {wire.PROTOCOL_VERSION}"
+        for s, (st, reply) in enumerate(zip(self.states, replies)):
+            if isinstance(reply, BaseException):
+                self._fault(s, fault_from_error(reply), None, None, sent, "the match starts without the handshake")
+                name = ""
+            else:
+                st.wants_notify = reply.wants_notifications
+                name = reply.name
+                if reply.protocol_version not in (0, wire.PROTOCOL_VERSION):  # 0: left unset, taken as ours
+                    self._fault(s, Fault(FaultKind.MALFORMED, f"speaks protocol {reply.protocol_version}, "
+                                         f"the referee speaks {wire.PROTOCOL_VERSION}",
+                                         f"protocol_version={reply.protocol_version}"),
+                                None, None, sent, "plays on under protocol 1")
+            if not self.names[s]:
+                self.names[s] = st.seat.name or name or f"seat {s}"
+
+    def _open_hand(self) -> None:
+        hand = self.match.hand
+        self.record.hands.append(HandRecord(
+            hand=hand.number, pass_direction=hand.direction, dealer=hand.dealer,
+            deal=tuple(tuple(str(c) for c in cards_of(mask)) for mask in hand.dealt),
+            kitty=tuple(str(c) for c in cards_of(hand.kitty))))
+
+    async def _close_hands(self) -> None:
+        """Record each newly scored hand, tell the bots, and open the next hand's record."""
+        m = self.match
+        hands = self.record.hands
+        if len(m.results) < len(hands) or hands[-1].totals:
+            return
+        result = m.results[len(hands) - 1]
+        h = hands[-1]
+        h.points_taken, h.score, h.totals = result.points_taken, result.score, result.totals
+        h.moon, h.sun = result.moon, result.sun
+        h.moon_choice = result.moon_choice.value if result.moon_choice is not None else None
+        await self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s,
+                                                          hand_scored=wire.hand_scored_to_wire(result)))
+        if not m.over:
+            self._open_hand()
+
+    async def _passes(self) -> None:
+        m = self.match
+        seats = m.to_move
+        hand = m.hand_number
+        obs = [m.observation(s) for s in seats]
+
+        async def ask(o: Observation) -> tuple[list[int] | None, float | None, Fault | None]:
+            st = self.states[o.seat]
+            if st.forfeit:
+                return None, None, None
+            request = pb.PassCardsRequest(view=self._view(o))
+            return await self._ask(o.seat, lambda t: st.seat.pass_cards(request, o, t))
+
+        outcomes = await asyncio.gather(*(ask(o) for o in obs))
+        # Judged and applied in seat order, so the record does not depend on who answered first.
+        for o, (answer, latency, fault) in zip(obs, outcomes):
+            cards = None
+            if answer is not None:
+                try:
+                    cards = judge_pass(answer, o)
+                except Fault as f:
+                    fault = f
+            substituted = cards is None
+            if cards is None:
+                cards = substitute_pass(self.seed, o)
+            if fault is not None:
+                self._fault(o.seat, fault, hand, None, describe("PassCards", o),
+                            f"passed the seeded substitute {cards_text(cards)}")
+            m.pass_cards(o.seat, cards)
+            self.record.hands[-1].passes.append(PassRecord(hand=hand, seat=o.seat, cards=tuple(map(str, cards)),
+                                                           latency_ms=latency, substituted=substituted))
+
+    async def _play(self) -> None:
+        m = self.match
+        s = m.turn
+        o = m.observation(s)
+        st = self.states[s]
+        answer = latency = fault = None
+        if not st.forfeit:
+            request = pb.PlayCardRequest(view=self._view(o))
+            answer, latency, fault = await self._ask(s, lambda t: st.seat.play_card(request, o, t))
+        card = None
+        if answer is not None:
+            try:
+                card = judge_play(answer, o)
+            except Fault as f:
+                fault = f
+        substituted = card is None
+        if card is None:
+            card = substitute_play(self.seed, o)
+        if fault is not None:
+            self._fault(s, fault, o.hand_number, o.trick_number, describe("PlayCard", o),
+                        f"played the seeded substitute {card}")
+        trick = m.play(card, s)
+        self.record.plays.append(PlayRecord(hand=o.hand_number, trick=o.trick_number, seat=s, card=str(card),
+                                            latency_ms=latency, substituted=substituted))
+        if trick is not None:
+            await self._notify_trick(o.hand_number, trick)
+
+    async def _moon(self) -> None:
+        m = self.match
+        s = m.turn
+        o = m.observation(s)
+        st = self.states[s]
+        answer = latency = fault = None
+        if not st.forfeit:
+            request = pb.ChooseMoonRequest(view=self._view(o), moon_points=o.moon_points)
+            answer, latency, fault = await self._ask(s, lambda t: st.seat.choose_moon(request, o, t))
+        choice = None
+        if answer is not None:
+            try:
+                choice = judge_moon(answer)
+            except Fault as f:
+                fault = f
+        h = self.record.hands[-1]
+        h.moon_choice_substituted = choice is None
+        h.moon_choice_latency_ms = latency
+        if choice is None:
+            choice = substitute_moon(self.seed, o)
+        if fault is not None:
+            self._fault(s, fault, o.hand_number, None, describe("ChooseMoon", o),
+                        f"chose the seeded substitute {choice.value}")
+        m.choose_moon(s, choice)
+
+    # -- notifications: best effort, never faults ------------------------------------------------
+
+    async def _notify_trick(self, hand: int, trick: Trick) -> None:
+        if not any(st.wants_notify and not st.forfeit for st in self.states):
+            return
+        t = wire.trick_to_wire(trick)
+        await self._notify_all(lambda s: pb.NotifyRequest(
+            match_id=self.match_id, seat=s, trick_completed=pb.TrickCompleted(hand_number=hand, trick=t)))
+
+    async def _notify_all(self, build: Callable[[int], pb.NotifyRequest]) -> None:
+        timeout = self.settings.notify_ms / 1000
+
+        async def one(s: int, st: _SeatState) -> None:
+            try:
+                async with _semaphore():
+                    await st.seat.notify(build(s), timeout)
+            except Exception:  # noqa: BLE001, S110 - a notification is a courtesy: errors are not faults
+                pass
+
+        await asyncio.gather(*(one(s, st) for s, st in enumerate(self.states) if st.wants_notify and not st.forfeit))
+
+    # -- the result ------------------------------------------------------------------------------
+
+    def _finish(self) -> None:
+        m = self.match
+        scores = m.scores
+        live = [s for s, st in enumerate(self.states) if not st.forfeit]
+        if len(live) == len(self.states):
+            places = list(m.places())
+            winners = tuple(m.winners)
+        else:
+            # A forfeiter places last whatever its substitutes scored; the others rank among themselves.
+            places = [len(live) + 1] * len(self.states)
+            for s in live:
+                places[s] = 1 + sum(1 for t in live if scores[t] < scores[s])
+            winners = tuple(s for s in live if places[s] == 1)
+        self.record.status = MatchStatus.FINISHED
+        self.record.winners = winners
+        self.record.seats = [
+            SeatRecord(seat=s, bot=self.names[s], final_score=scores[s], place=places[s], faults=st.faults,
+                       forfeit=st.forfeit, forfeit_reason=st.forfeit_reason, address=st.seat.address,
+                       time_bank_left_ms=round(st.clock.bank * 1000, 1))
+            for s, st in enumerate(self.states)]
+
+
+async def play_match(seats: Sequence[Seat], rules: Rules, seed: int, *,
+                     settings: MatchSettings | None = None, match_id: str | None = None,
+                     names: Sequence[str] | None = None, tournament_id: int | None = None) -> MatchRecord:
+    """Play one complete match among ``seats`` (one per seat, in seat order) and return its record.
+
+    ``names`` are the bots' ladder names (default: each seat's name, else its handshake name).
+    Seats are not closed: a caller may reuse them (and their channels) for the next match.
+    Raises ``ValueError`` only for a wrong number of seats or names; a bot's failures are faults.
+    """
+    referee = _Referee(seats, rules, seed, settings or MatchSettings(), match_id or uuid.uuid4().hex,
+                       names, tournament_id)
+    return await referee.run()

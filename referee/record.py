@@ -1,0 +1,139 @@
+"""The record of one match: plain dataclasses, no I/O.
+
+The referee returns a ``MatchRecord``; ``ladder.store`` writes it to SQLite and reads it back.
+Cards are kept as text (``"QS"``, ``"10H"``) so that a record is readable as it stands, survives
+JSON and SQLite unchanged, and parses back with ``Card.parse``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class FaultKind(str, enum.Enum):
+    """What went wrong with one decision. The value is what the store and the docs show."""
+
+    TIMEOUT = "timeout"  # no answer within budget + bank + grace
+    TRANSPORT = "transport"  # the bot could not be reached (UNAVAILABLE, reset, dead process)
+    ERROR_STATUS = "error_status"  # the bot answered with an error status (it raised)
+    MALFORMED = "malformed"  # CARD_UNSPECIFIED, an unknown enum value, an undecodable reply
+    ILLEGAL_CARD = "illegal_card"  # a card the bot holds but the rules forbid now
+    CARD_NOT_HELD = "card_not_held"  # a card not in the seat's hand
+    WRONG_PASS_COUNT = "wrong_pass_count"  # not exactly pass_count cards
+    REPEATED_PASS_CARD = "repeated_pass_card"  # the same card twice in one pass
+    OVERSIZED = "oversized"  # a reply larger than the referee's receive limit
+
+
+class MatchStatus(str, enum.Enum):
+    FINISHED = "finished"  # played to the end (forfeits included: a match always completes)
+    ABORTED = "aborted"  # stopped by the operator or a referee crash; not produced by play_match
+
+
+@dataclass
+class SeatRecord:
+    """One seat of a match and how it ended."""
+
+    seat: int
+    bot: str  # the bot's name in the ladder (the ``bots`` table)
+    final_score: int = 0
+    place: int = 0  # 1 is best; ties share a place; a forfeiter places last
+    faults: int = 0
+    forfeit: bool = False
+    forfeit_reason: str | None = None
+    address: str | None = None  # where the bot was served (None for an in-process seat)
+    time_bank_left_ms: float | None = None
+
+
+@dataclass
+class PassRecord:
+    hand: int
+    seat: int
+    cards: tuple[str, ...]  # in the order given (it matters for a scatter pass)
+    latency_ms: float | None = None  # None when no bot was asked (a forfeited seat)
+    substituted: bool = False
+
+
+@dataclass
+class PlayRecord:
+    hand: int
+    trick: int  # from 0 within the hand
+    seat: int
+    card: str
+    latency_ms: float | None = None
+    substituted: bool = False
+
+
+@dataclass
+class HandRecord:
+    hand: int
+    pass_direction: str
+    dealer: int
+    deal: tuple[tuple[str, ...], ...]  # each seat's cards as dealt, before the pass
+    kitty: tuple[str, ...] = ()
+    passes: list[PassRecord] = field(default_factory=list)
+    points_taken: tuple[int, ...] = ()  # points of the cards each seat captured
+    score: tuple[int, ...] = ()  # what the hand added to each total
+    totals: tuple[int, ...] = ()  # the totals after the hand
+    moon: int | None = None  # the seat that shot the moon
+    sun: int | None = None  # the seat that shot the sun
+    moon_choice: str | None = None  # how the moon (or sun) scored, when one was shot
+    moon_choice_substituted: bool = False
+    moon_choice_latency_ms: float | None = None
+
+
+@dataclass
+class FaultRecord:
+    """One fault: where, who, what, and what the referee did instead."""
+
+    hand: int | None  # None for a fault at the handshake
+    trick: int | None  # None outside trick play (a pass, a moon choice, the handshake)
+    seat: int
+    kind: FaultKind
+    detail: str
+    sent: str  # a compact text form of the request
+    received: str  # what came back (the reply, or the status and its message)
+    action: str  # what the referee did instead
+
+
+@dataclass
+class MatchRecord:
+    match_id: str
+    seed: int
+    rules: dict[str, Any]  # Rules.to_dict(); Rules.from_dict rebuilds them
+    seats: list[SeatRecord]
+    status: MatchStatus = MatchStatus.FINISHED
+    started_at: str = ""  # ISO 8601, UTC
+    finished_at: str | None = None
+    winners: tuple[int, ...] = ()
+    hands: list[HandRecord] = field(default_factory=list)
+    plays: list[PlayRecord] = field(default_factory=list)
+    faults: list[FaultRecord] = field(default_factory=list)
+    tournament_id: int | None = None
+
+    @property
+    def bots(self) -> list[str]:
+        return [s.bot for s in self.seats]
+
+    @property
+    def scores(self) -> list[int]:
+        return [s.final_score for s in self.seats]
+
+    def decisions(self) -> dict[str, Any]:
+        """Everything the seed, the rules and the bots decide: the record without ids, clocks or
+        latencies. Two runs of the same seed, rules and deterministic bots give equal decisions."""
+        d = dataclasses.asdict(self)
+        for k in ("match_id", "started_at", "finished_at", "tournament_id"):
+            d.pop(k)
+        for s in d["seats"]:
+            s.pop("time_bank_left_ms")
+            s.pop("address")
+        for h in d["hands"]:
+            h.pop("moon_choice_latency_ms")
+            for p in h["passes"]:
+                p.pop("latency_ms")
+        for p in d["plays"]:
+            p.pop("latency_ms")
+        return d

@@ -1,0 +1,214 @@
+"""Seats: how the referee reaches the bot in each chair.
+
+A seat asks its bot for one decision and returns the raw answer (wire enum values); it never
+validates: judging an answer is the referee's job, so a gRPC bot and an in-process bot are judged
+by the same code. Errors come back as exceptions (``grpc.aio.AioRpcError`` from a gRPC seat,
+``asyncio.TimeoutError`` or whatever the bot raised from an in-process seat).
+
+Every call gets both the wire request (built by the referee from the seat's observation alone)
+and that observation: a gRPC seat sends the request, an in-process seat hands the observation to
+its Python object, which then sees no more than a remote bot would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import grpc
+
+from hearts.v1 import bot_pb2 as pb
+from hearts.v1 import bot_pb2_grpc
+from referee import wire
+from referee.rules import Card, MoonChoice, Observation
+
+T = TypeVar("T")
+
+REFEREE_NAME = "hearts-arena referee 0.1"
+MAX_RECEIVE_BYTES = 64 * 1024
+"""The referee's receive limit: a bigger reply is an ``oversized`` fault, not a memory spike."""
+
+CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+    # A channel made before its bot listens otherwise waits ~0.7 s after the bot comes up.
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 200),
+)
+
+
+class UndecodableReply(Exception):
+    """A reply that is not a message of the expected type (grpc.aio hands back None for it)."""
+
+
+def _decoded(reply: T | None, method: str) -> T:
+    if reply is None:
+        raise UndecodableReply(f"{method} reply could not be decoded")
+    return reply
+
+
+@runtime_checkable
+class Seat(Protocol):
+    """The referee's side of one bot. ``timeout`` is the whole deadline of the call, in seconds."""
+
+    name: str | None
+    address: str | None
+
+    async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse: ...
+
+    async def pass_cards(self, request: pb.PassCardsRequest, obs: Observation, timeout: float) -> list[int]: ...
+
+    async def play_card(self, request: pb.PlayCardRequest, obs: Observation, timeout: float) -> int: ...
+
+    async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int: ...
+
+    async def notify(self, request: pb.NotifyRequest, timeout: float) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class GrpcSeat:
+    """A bot served over gRPC at ``address`` (``host:port``).
+
+    One channel per bot, made lazily inside the running event loop (aio channels belong to one
+    loop) and reused by every match that seats this bot, concurrent ones included. The handshake
+    is asked once per channel and remembered.
+    """
+
+    def __init__(self, address: str, name: str | None = None, *,
+                 max_receive_bytes: int = MAX_RECEIVE_BYTES) -> None:
+        self.address = address
+        self.name = name
+        self._options = [o for o in CHANNEL_OPTIONS if o[0] != "grpc.max_receive_message_length"]
+        self._options.append(("grpc.max_receive_message_length", max_receive_bytes))
+        self._channel: grpc.aio.Channel | None = None
+        self._stub: bot_pb2_grpc.BotServiceStub | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._hello: pb.HandshakeResponse | None = None
+
+    def __repr__(self) -> str:
+        return f"GrpcSeat({self.address!r}, name={self.name!r})"
+
+    def stub(self) -> bot_pb2_grpc.BotServiceStub:
+        loop = asyncio.get_running_loop()
+        if self._stub is None or self._loop is not loop:
+            # A channel of another (finished) loop cannot be used here: start afresh.
+            self._channel = grpc.aio.insecure_channel(self.address, options=self._options)
+            self._stub = bot_pb2_grpc.BotServiceStub(self._channel)
+            self._loop = loop
+            self._hello = None
+        return self._stub
+
+    async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
+        stub = self.stub()
+        if self._hello is None:
+            self._hello = _decoded(await stub.Handshake(request, timeout=timeout), "Handshake")
+        return self._hello
+
+    async def pass_cards(self, request: pb.PassCardsRequest, obs: Observation, timeout: float) -> list[int]:
+        reply = _decoded(await self.stub().PassCards(request, timeout=timeout), "PassCards")
+        return list(reply.cards)
+
+    async def play_card(self, request: pb.PlayCardRequest, obs: Observation, timeout: float) -> int:
+        reply = _decoded(await self.stub().PlayCard(request, timeout=timeout), "PlayCard")
+        return reply.card
+
+    async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int:
+        reply = _decoded(await self.stub().ChooseMoon(request, timeout=timeout), "ChooseMoon")
+        return reply.choice
+
+    async def notify(self, request: pb.NotifyRequest, timeout: float) -> None:
+        await self.stub().Notify(request, timeout=timeout)
+
+    async def close(self) -> None:
+        channel, self._channel, self._stub, self._hello = self._channel, None, None, None
+        if channel is not None and self._loop is asyncio.get_running_loop():
+            await channel.close()
+
+
+class InProcessSeat:
+    """A Python object seated directly: fast local play and tests.
+
+    The object has ``pass_cards(obs)``, ``play_card(obs)`` and optionally ``choose_moon(obs)``
+    and ``notify(request)``; each may be a coroutine function (then the deadline applies) or a
+    plain one (then the referee can only measure it afterwards). Answers may be Cards, card text,
+    wire enum values or MoonChoices; anything else goes to the referee as a malformed answer.
+    """
+
+    address: str | None = None
+
+    def __init__(self, bot: Any, name: str | None = None) -> None:
+        self.bot = bot
+        self.name = name if name is not None else getattr(bot, "name", None) or type(bot).__name__
+
+    def __repr__(self) -> str:
+        return f"InProcessSeat({self.bot!r}, name={self.name!r})"
+
+    async def _call(self, method: str, arg: Any, timeout: float) -> Any:
+        result = getattr(self.bot, method)(arg)
+        if inspect.isawaitable(result):
+            result = await asyncio.wait_for(result, timeout)
+        return result
+
+    async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
+        return pb.HandshakeResponse(protocol_version=wire.PROTOCOL_VERSION, name=self.name or "",
+                                    language="python", wants_notifications=hasattr(self.bot, "notify"))
+
+    async def pass_cards(self, request: pb.PassCardsRequest, obs: Observation, timeout: float) -> list[int]:
+        answer = await self._call("pass_cards", obs, timeout)
+        if answer is None or isinstance(answer, (str, int, Card)):
+            return [_card_value(answer)]
+        return [_card_value(c) for c in answer]
+
+    async def play_card(self, request: pb.PlayCardRequest, obs: Observation, timeout: float) -> int:
+        return _card_value(await self._call("play_card", obs, timeout))
+
+    async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int:
+        if not hasattr(self.bot, "choose_moon"):
+            return pb.MOON_CHOICE_ADD_TO_OTHERS  # the usual scoring, for bots that never thought of it
+        answer = await self._call("choose_moon", obs, timeout)
+        if isinstance(answer, int):
+            return answer
+        try:
+            choice = MoonChoice(answer)
+        except ValueError:
+            return pb.MOON_CHOICE_UNSPECIFIED
+        return {MoonChoice.ADD_TO_OTHERS: pb.MOON_CHOICE_ADD_TO_OTHERS,
+                MoonChoice.SUBTRACT_FROM_SHOOTER: pb.MOON_CHOICE_SUBTRACT_FROM_SHOOTER}[choice]
+
+    async def notify(self, request: pb.NotifyRequest, timeout: float) -> None:
+        if hasattr(self.bot, "notify"):
+            await self._call("notify", request, timeout)
+
+    async def close(self) -> None:
+        return None
+
+
+def _card_value(answer: object) -> int:
+    """A bot's card answer as a wire enum value; 0 (CARD_UNSPECIFIED) when it is no card at all."""
+    if isinstance(answer, Card):
+        return answer.index + 1
+    if isinstance(answer, int) and not isinstance(answer, bool):
+        return answer
+    if isinstance(answer, str):
+        try:
+            return Card.parse(answer).index + 1
+        except ValueError:
+            return 0
+    return 0
+
+
+async def reach(seats: Sequence[Seat], timeout: float = 3.0) -> list[BaseException | None]:
+    """Handshake every seat once; for each, ``None`` or the error (for a friendly check up front)."""
+    request = pb.HandshakeRequest(protocol_version=wire.PROTOCOL_VERSION, referee=REFEREE_NAME)
+
+    async def one(seat: Seat) -> BaseException | None:
+        try:
+            await seat.handshake(request, timeout)
+        except Exception as e:  # noqa: BLE001 - the caller reports whatever it was
+            return e
+        return None
+
+    return list(await asyncio.gather(*(one(s) for s in seats)))

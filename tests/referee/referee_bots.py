@@ -1,0 +1,189 @@
+"""Small test bots written on the raw generated stubs, one per fault kind, and a sync server helper.
+
+Each faulty bot passes and plays well except for the one thing it gets wrong, so every fault in
+a match comes from that one kind.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent import futures
+from typing import Any
+
+import grpc
+
+from hearts.v1 import bot_pb2 as pb
+from hearts.v1 import bot_pb2_grpc
+
+SERVER_OPTIONS = [("grpc.so_reuseport", 0)]  # a clash on a port must fail loudly
+
+
+def start_server(*handlers: Any, workers: int = 8) -> tuple[grpc.Server, str]:
+    """A sync gRPC server on a free loopback port with a servicer or generic handlers."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers), options=SERVER_OPTIONS)
+    for h in handlers:
+        if isinstance(h, bot_pb2_grpc.BotServiceServicer):
+            bot_pb2_grpc.add_BotServiceServicer_to_server(h, server)
+        else:
+            server.add_generic_rpc_handlers((h,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    return server, f"127.0.0.1:{port}"
+
+
+class FirstLegal(bot_pb2_grpc.BotServiceServicer):
+    """A good bot: the first cards of its hand, the first legal card, the usual moon scoring."""
+
+    name = "first-legal"
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.notified = 0
+        self.lock = threading.Lock()
+
+    def Handshake(self, request: pb.HandshakeRequest, context: Any) -> pb.HandshakeResponse:
+        return pb.HandshakeResponse(protocol_version=1, name=self.name, version="1", language="python")
+
+    def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
+        with self.lock:
+            self.calls += 1
+        v = request.view
+        return pb.PassCardsResponse(cards=list(v.hand)[:v.rules.pass_count])
+
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        with self.lock:
+            self.calls += 1
+        return pb.PlayCardResponse(card=request.view.legal_cards[0])
+
+    def ChooseMoon(self, request: pb.ChooseMoonRequest, context: Any) -> pb.ChooseMoonResponse:
+        return pb.ChooseMoonResponse(choice=pb.MOON_CHOICE_ADD_TO_OTHERS)
+
+    def Notify(self, request: pb.NotifyRequest, context: Any) -> pb.NotifyResponse:
+        with self.lock:
+            self.notified += 1
+        return pb.NotifyResponse()
+
+
+class Listener(FirstLegal):
+    """A good bot that asks for notifications; a Notify that fails must never be a fault."""
+
+    name = "listener"
+
+    def Handshake(self, request: pb.HandshakeRequest, context: Any) -> pb.HandshakeResponse:
+        return pb.HandshakeResponse(protocol_version=1, name=self.name, wants_notifications=True)
+
+
+class BrokenListener(Listener):
+    name = "broken-listener"
+
+    def Notify(self, request: pb.NotifyRequest, context: Any) -> pb.NotifyResponse:
+        with self.lock:
+            self.notified += 1
+        raise RuntimeError("notifications crash this bot")
+
+
+class Sleeper(FirstLegal):
+    """Never answers a play: waits until the referee's deadline has passed."""
+
+    name = "sleeper"
+
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        while context.is_active():
+            time.sleep(0.005)
+        return pb.PlayCardResponse(card=request.view.legal_cards[0])
+
+
+class Raiser(FirstLegal):
+    name = "raiser"
+
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        raise RuntimeError("this bot has a bug")
+
+
+class Unspecified(FirstLegal):
+    """Answers CARD_UNSPECIFIED (an empty reply: the field is missing)."""
+
+    name = "unspecified"
+
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        return pb.PlayCardResponse()
+
+
+class UnknownEnum(FirstLegal):
+    name = "unknown-enum"
+
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        return pb.PlayCardResponse(card=99)  # proto3 enums are open: 99 goes on the wire as is
+
+
+class Illegal(FirstLegal):
+    """Plays a card it holds that the rules forbid, whenever there is one."""
+
+    name = "illegal"
+
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        v = request.view
+        forbidden = [c for c in v.hand if c not in set(v.legal_cards)]
+        return pb.PlayCardResponse(card=forbidden[0] if forbidden else v.legal_cards[0])
+
+
+class NotHeld(FirstLegal):
+    """Plays a card it does not hold."""
+
+    name = "not-held"
+
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        held = set(request.view.hand)
+        return pb.PlayCardResponse(card=next(c for c in range(1, 53) if c not in held))
+
+
+class ShortPass(FirstLegal):
+    name = "short-pass"
+
+    def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
+        v = request.view
+        return pb.PassCardsResponse(cards=list(v.hand)[:v.rules.pass_count - 1])
+
+
+class RepeatPass(FirstLegal):
+    name = "repeat-pass"
+
+    def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
+        v = request.view
+        cards = list(v.hand)[:v.rules.pass_count]
+        cards[-1] = cards[0]
+        return pb.PassCardsResponse(cards=cards)
+
+
+class OversizedPass(FirstLegal):
+    """Passes 70,000 cards: a reply over the referee's 64 KiB receive limit."""
+
+    name = "oversized-pass"
+
+    def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
+        return pb.PassCardsResponse(cards=[1] * 70_000)
+
+
+def raw_play_bot(reply: bytes) -> grpc.GenericRpcHandler:
+    """A whole bot on one generic handler whose PlayCard answers raw bytes (oversized or
+    undecodable); the other methods are FirstLegal's."""
+    good = FirstLegal()
+
+    def method(fn: Any, request_type: Any) -> grpc.RpcMethodHandler:
+        return grpc.unary_unary_rpc_method_handler(fn, request_deserializer=request_type.FromString,
+                                                   response_serializer=lambda m: m.SerializeToString())
+
+    return grpc.method_handlers_generic_handler("hearts.v1.BotService", {
+        "Handshake": method(good.Handshake, pb.HandshakeRequest),
+        "PassCards": method(good.PassCards, pb.PassCardsRequest),
+        "ChooseMoon": method(good.ChooseMoon, pb.ChooseMoonRequest),
+        "Notify": method(good.Notify, pb.NotifyRequest),
+        "PlayCard": grpc.unary_unary_rpc_method_handler(
+            lambda request, context: reply, request_deserializer=pb.PlayCardRequest.FromString,
+            response_serializer=lambda b: b),
+    })
+
+
+OVERSIZED_PLAY = b"\x08\x01" * 40_000  # 80 kB of valid PlayCardResponse (card=1, repeated)
+UNDECODABLE_PLAY = b"\xff\xff\xff"  # not a protobuf message

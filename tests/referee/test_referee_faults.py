@@ -1,0 +1,158 @@
+"""Every fault kind over real gRPC on loopback: the match completes, the fault is recorded with its
+kind and detail, the faulty bot forfeits after 3 faults and places last, the others' results stand."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from referee.match import MatchSettings, play_match
+from referee.record import FaultKind, MatchRecord
+from referee.rules import Rules
+from referee.seats import GrpcSeat, InProcessSeat, Seat
+from referee_bots import (
+    OVERSIZED_PLAY,
+    UNDECODABLE_PLAY,
+    BrokenListener,
+    FirstLegal,
+    Illegal,
+    Listener,
+    NotHeld,
+    OversizedPass,
+    Raiser,
+    RepeatPass,
+    ShortPass,
+    Sleeper,
+    Unspecified,
+    UnknownEnum,
+    raw_play_bot,
+)
+
+FAST = MatchSettings(budget_ms=150, bank_ms=200, grace_ms=50, handshake_ms=3000)
+RULES = Rules.parse("standard,pass_cycle=left,target=60")  # a pass every hand, and short
+FAULTY = 1  # the seat of the bot under test
+
+
+def run(seats: Sequence[Seat], seed: int = 11, rules: Rules = RULES, settings: MatchSettings = FAST) -> MatchRecord:
+    async def go() -> MatchRecord:
+        try:
+            return await play_match(seats, rules, seed, settings=settings)
+        finally:
+            for s in seats:
+                await s.close()
+
+    return asyncio.run(go())
+
+
+def table(good: str, bad: str) -> list[Seat]:
+    return [GrpcSeat(bad if s == FAULTY else good, f"bot{s}") for s in range(4)]
+
+
+def assert_forfeit_and_standing(rec: MatchRecord, kind: FaultKind, faults: int = 3) -> None:
+    rules = Rules.from_dict(rec.rules)
+    assert rec.status.value == "finished"
+    assert max(rec.hands[-1].totals) >= rules.target, "the match was played to its end"
+    bad = rec.seats[FAULTY]
+    assert (bad.faults, bad.forfeit) == (faults, True)
+    assert [f.kind for f in rec.faults] == [kind] * faults
+    for f in rec.faults:
+        assert f.seat == FAULTY and f.detail and f.sent and f.received and "substitute" in f.action
+    assert "forfeits" in rec.faults[-1].action
+    assert bad.place == 4
+    good = [s for s in rec.seats if s.seat != FAULTY]
+    for s in good:
+        assert (s.faults, s.forfeit) == (0, False)
+        assert s.place == 1 + sum(1 for t in good if t.final_score < s.final_score)
+    assert set(rec.winners) == {s.seat for s in good if s.place == 1}
+    # After the forfeit, the bot is asked nothing more: substitutes play, with no latency.
+    last = rec.faults[-1]
+    later = [p for p in rec.plays if p.seat == FAULTY and (p.hand, p.trick) > (last.hand, last.trick or 0)]
+    later += [p for h in rec.hands for p in h.passes if p.seat == FAULTY and p.hand > last.hand]
+    assert later and all(p.substituted and p.latency_ms is None for p in later)
+
+
+PLAY_FAULTS: list[tuple[Callable[[], Any], FaultKind, str]] = [
+    (Sleeper, FaultKind.TIMEOUT, "deadline"),
+    (Raiser, FaultKind.ERROR_STATUS, "UNKNOWN"),
+    (Unspecified, FaultKind.MALFORMED, "CARD_UNSPECIFIED"),
+    (UnknownEnum, FaultKind.MALFORMED, "99"),
+    (Illegal, FaultKind.ILLEGAL_CARD, "legal"),
+    (NotHeld, FaultKind.CARD_NOT_HELD, "does not hold"),
+    (ShortPass, FaultKind.WRONG_PASS_COUNT, "not 3"),
+    (RepeatPass, FaultKind.REPEATED_PASS_CARD, "twice"),
+    (OversizedPass, FaultKind.OVERSIZED, "receive limit"),
+    (lambda: raw_play_bot(OVERSIZED_PLAY), FaultKind.OVERSIZED, "receive limit"),
+    (lambda: raw_play_bot(UNDECODABLE_PLAY), FaultKind.MALFORMED, "decoded"),
+]
+
+
+@pytest.mark.parametrize("make_bot, kind, words", PLAY_FAULTS,
+                         ids=[f"{k.value}-{i}" for i, (_, k, _) in enumerate(PLAY_FAULTS)])
+def test_a_faulty_bot_forfeits_after_three_faults_and_the_match_completes(
+        serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], kind: FaultKind,
+        words: str) -> None:
+    rec = run(table(good_address, serve(make_bot())))
+    assert_forfeit_and_standing(rec, kind)
+    f = rec.faults[0]
+    assert words in f.detail + f.received
+    if kind in (FaultKind.WRONG_PASS_COUNT, FaultKind.REPEATED_PASS_CARD):
+        assert f.trick is None and f.sent.startswith("PassCards") and "hand" in f.sent
+    elif rec.faults[0].sent.startswith("PlayCard"):
+        assert f.trick is not None and "legal" in f.sent
+
+
+def test_a_timeout_empties_the_bank_and_the_deadline_shrinks(serve: Callable[..., str], good_address: str) -> None:
+    rec = run(table(good_address, serve(Sleeper())))
+    latencies = [p.latency_ms for p in rec.plays if p.seat == FAULTY and p.latency_ms is not None]
+    # budget 150 + bank 200 + grace 50 for the first, then the bank is gone: 150 + 50.
+    assert 380 <= latencies[0] <= 700
+    assert all(180 <= ms <= 450 for ms in latencies[1:3])
+    assert rec.seats[FAULTY].time_bank_left_ms == 0
+
+
+def test_a_bot_that_dies_mid_match_forfeits_at_once(exit_bot: Callable[[int], str], good_address: str) -> None:
+    rec = run(table(good_address, exit_bot(20)))
+    bad = rec.seats[FAULTY]
+    assert bad.forfeit and bad.place == 4 and bad.faults == 1
+    assert "unreachable" in (bad.forfeit_reason or "")
+    (f,) = rec.faults
+    assert f.kind is FaultKind.TRANSPORT and f.hand is not None and f.trick is not None
+    played = [p for p in rec.plays if p.seat == FAULTY and not p.substituted]
+    assert len(played) == 20  # it answered exactly 20 plays, then the process was gone
+    assert_forfeit_and_standing(rec, FaultKind.TRANSPORT, faults=1)
+
+
+def test_an_address_where_nothing_listens_forfeits_at_the_handshake(good_address: str) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"127.0.0.1:{s.getsockname()[1]}"
+    rec = run(table(good_address, dead))
+    (f,) = rec.faults
+    assert f.kind is FaultKind.TRANSPORT and f.hand is None and f.sent.startswith("Handshake")
+    assert all(p.substituted for p in rec.plays if p.seat == FAULTY)
+    assert rec.seats[FAULTY].place == 4
+
+
+def test_notifications_are_sent_to_bots_that_ask_and_their_errors_are_never_faults(
+        serve: Callable[..., str], good_address: str) -> None:
+    listener, broken = Listener(), BrokenListener()
+    seats: list[Seat] = [GrpcSeat(serve(listener), "listener"), GrpcSeat(serve(broken), "broken"),
+                         GrpcSeat(good_address, "a"), InProcessSeat(_First(), "b")]
+    rec = run(seats)
+    assert rec.faults == []
+    tricks = len(rec.plays) // 4
+    # One per trick, one per hand, one at the end.
+    assert listener.notified == tricks + len(rec.hands) + 1
+    assert broken.notified == listener.notified
+
+
+class _First:
+    def pass_cards(self, obs: Any) -> Any:
+        return obs.hand.cards[:obs.rules.pass_count]
+
+    def play_card(self, obs: Any) -> Any:
+        return obs.legal[0]
