@@ -1,0 +1,363 @@
+"""Start, watch and stop the bots of a tournament.
+
+A bot registered with a command is started here as a subprocess on a free port: ``{port}`` in the
+command is replaced by the port (``{host}`` and ``{name}`` too), a leading ``python`` or
+``python3`` means this interpreter. A command without ``{port}`` must print ``listening on
+HOST:PORT`` (as the SDK's ``serve`` does) and the address is read from that line. The launcher
+then waits for ``grpc.health.v1`` to report SERVING, restarts a bot that has died when it is
+next needed, and stops every bot at the end (SIGTERM, then SIGKILL after a grace period).
+
+A bot's stdout and stderr go to ``LOG_DIR/NAME.log`` (appended, with a header per start), and a
+bot that fails to start raises ``BotStartError`` naming the command, the log and its last lines.
+
+Processes are made with ``subprocess`` (fork + exec at once): a plain fork of a process that has
+used gRPC breaks the child's gRPC (shared/notes/grpc-python.md). Each bot gets its own session,
+so a Ctrl-C at the terminal reaches the tournament (which stops the bots in order) and not the
+bots mid-match. On Linux the bot also gets PR_SET_PDEATHSIG, so a tournament that is killed
+outright (SIGKILL) takes its bots with it instead of leaving them listening.
+
+A bot registered with an address is remote: it is health-checked, never started or stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Iterable, Sequence
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+__all__ = [
+    "DEFAULT_STARTUP_TIMEOUT",
+    "DEFAULT_STOP_GRACE",
+    "BotStartError",
+    "BotProcess",
+    "Launcher",
+    "free_port",
+    "expand_command",
+    "health_check",
+    "log_tail",
+]
+
+DEFAULT_STARTUP_TIMEOUT: float = 15.0  # cutechess pings with a 15 s limit (shared/notes/anchors.md)
+DEFAULT_STOP_GRACE: float = 5.0
+MAX_RESTARTS: int = 5  # after this many restarts a bot is left down: its seats forfeit quickly
+_BOT_SERVICE = "hearts.v1.BotService"
+_LISTENING = re.compile(r"listening on (\S+:\d+)")
+# Exec the command with PR_SET_PDEATHSIG set (it survives exec): the bot gets SIGTERM when the
+# tournament dies. Checks the parent is still there, in case it died before prctl ran.
+_PDEATHSIG_SHIM = (
+    "import ctypes, os, signal, sys\n"
+    "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)\n"
+    "os.getppid() == int(sys.argv[1]) or sys.exit(1)\n"
+    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+)
+
+
+class BotStartError(RuntimeError):
+    """A bot could not be started or did not become healthy. The message says what to look at."""
+
+    def __init__(self, name: str, reason: str, *, command: str | None = None, log_path: Path | None = None,
+                 tail: str = "") -> None:
+        self.name = name
+        self.reason = reason
+        self.command = command
+        self.log_path = log_path
+        self.tail = tail
+        lines = [f"bot {name!r} failed to start: {reason}"]
+        if command is not None:
+            lines.append(f"  command: {command}")
+        if log_path is not None:
+            lines.append(f"  log: {log_path}")
+        if tail.strip():
+            lines.append("  last lines of the log:")
+            lines.extend(f"    {ln}" for ln in tail.rstrip().splitlines())
+        super().__init__("\n".join(lines))
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port that is free now. Another process could take it before the bot binds; the SDK turns
+    SO_REUSEPORT off so such a clash fails loudly, and the launcher then retries on a new port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def expand_command(template: str, *, port: int | None, host: str = "127.0.0.1", name: str = "") -> list[str]:
+    """The argv for a command template: placeholders filled, a leading python made this interpreter.
+
+    Using this interpreter means a bots.toml written as ``python -m clients.bots.random`` runs in
+    the project's venv even when the venv is not activated.
+    """
+    argv = shlex.split(template)
+    if not argv:
+        raise ValueError("empty bot command")
+    values = {"port": "" if port is None else str(port), "host": host, "name": name}
+    out = [a.format(**values) if "{" in a else a for a in argv]
+    if out[0] in ("python", "python3"):
+        out[0] = sys.executable
+    return out
+
+
+def log_tail(path: Path, lines: int = 15, *, since: int = 0) -> str:
+    """The last ``lines`` lines of a log, from byte offset ``since`` on (one start's output)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(since)
+            data = f.read()
+    except OSError:
+        return ""
+    return "\n".join(data.decode("utf-8", "replace").splitlines()[-lines:])
+
+
+async def health_check(address: str, timeout: float = 1.0) -> bool:
+    """Whether the server at ``address`` reports SERVING (for the bot service, else the server).
+
+    Made inside the running loop: aio channels belong to one event loop.
+    """
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        for service in (_BOT_SERVICE, ""):
+            try:
+                reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
+            except grpc.aio.AioRpcError as e:
+                if e.code() == grpc.StatusCode.NOT_FOUND:
+                    continue  # this server registers only the whole-server status: ask that
+                return False
+            return reply.status == health_pb2.HealthCheckResponse.SERVING
+    return False
+
+
+@dataclass
+class BotProcess:
+    """One bot: its command or remote address, and the running process if it is local."""
+
+    name: str
+    command: str | None = None
+    address: str | None = None  # the remote address, or the local one once started
+    log_path: Path | None = None
+    host: str = "127.0.0.1"
+    cwd: Path | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    proc: subprocess.Popen[bytes] | None = None
+    starts: int = 0
+    failed: str | None = None  # why the bot was given up on (too many restarts)
+
+    @property
+    def remote(self) -> bool:
+        return self.command is None
+
+    @property
+    def alive(self) -> bool:
+        return self.remote or (self.proc is not None and self.proc.poll() is None)
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.proc is None else self.proc.pid
+
+
+class Launcher:
+    """The bots of one run: ``async with Launcher(log_dir) as l: addr = await l.start(name, command)``.
+
+    Not thread-safe; use it from one event loop (the tournament's). ``ensure(name)`` before each
+    match returns the bot's current address, restarting it first if it has died.
+    """
+
+    def __init__(self, log_dir: Path | str, *, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+                 stop_grace: float = DEFAULT_STOP_GRACE, cwd: Path | str | None = None,
+                 max_restarts: int = MAX_RESTARTS) -> None:
+        self.log_dir = Path(log_dir)
+        self.startup_timeout = startup_timeout
+        self.stop_grace = stop_grace
+        self.cwd = Path(cwd) if cwd is not None else None
+        self.max_restarts = max_restarts
+        self.bots: dict[str, BotProcess] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self.events: list[str] = []  # restarts and give-ups, for the tournament's report
+
+    async def __aenter__(self) -> Launcher:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.stop_all()
+
+    def log_path(self, name: str) -> Path:
+        # Bot names are free text; keep the file name portable.
+        safe = re.sub(r"[^A-Za-z0-9._-]", "_", name) or "bot"
+        return self.log_dir / f"{safe}.log"
+
+    async def start(self, name: str, command: str | None = None, *, address: str | None = None,
+                    env: dict[str, str] | None = None) -> str:
+        """Start a local bot (``command``) or check a remote one (``address``); return its address."""
+        if (command is None) == (address is None):
+            raise ValueError(f"bot {name!r}: give exactly one of a command or an address")
+        if name in self.bots:
+            raise ValueError(f"bot {name!r} is already started")
+        bp = BotProcess(name=name, command=command, address=address, env=dict(env or {}),
+                        log_path=None if command is None else self.log_path(name), cwd=self.cwd)
+        self.bots[name] = bp
+        self._locks[name] = asyncio.Lock()
+        if bp.remote:
+            assert address is not None
+            if not await _wait_healthy(address, None, self.startup_timeout):
+                raise BotStartError(name, f"the remote bot at {address} did not report SERVING on "
+                                          f"grpc.health.v1 within {self.startup_timeout:g} s")
+            return address
+        return await self._spawn(bp)
+
+    async def start_many(self, specs: Iterable[tuple[str, str | None, str | None]]) -> dict[str, str]:
+        """Start several bots at once (name, command, address); on any failure stop them all."""
+        specs = list(specs)
+        try:
+            addrs = await asyncio.gather(*(self.start(n, c, address=a) for n, c, a in specs))
+        except BaseException:
+            await self.stop_all()
+            raise
+        return {n: a for (n, _c, _a), a in zip(specs, addrs)}
+
+    async def ensure(self, name: str) -> str:
+        """The bot's address, restarting it first if its process has died."""
+        bp = self.bots[name]
+        if bp.alive or bp.failed:
+            assert bp.address is not None
+            return bp.address
+        async with self._locks[name]:
+            if bp.alive or bp.failed:  # another match restarted it (or gave up) while we waited
+                assert bp.address is not None
+                return bp.address
+            code = bp.proc.returncode if bp.proc is not None else None
+            if bp.starts > self.max_restarts:
+                bp.failed = f"died {bp.starts} times (last exit code {code})"
+                self.events.append(f"bot {name!r} given up: {bp.failed}; see {bp.log_path}")
+                assert bp.address is not None
+                return bp.address
+            self.events.append(f"bot {name!r} exited (code {code}); restarting it")
+            try:
+                return await self._spawn(bp)
+            except BotStartError as e:
+                bp.failed = e.reason
+                self.events.append(f"bot {name!r} could not be restarted: {e.reason}; see {bp.log_path}")
+                assert bp.address is not None
+                return bp.address
+
+    async def _spawn(self, bp: BotProcess, attempts: int = 3) -> str:
+        assert bp.command is not None and bp.log_path is not None
+        bp.log_path.parent.mkdir(parents=True, exist_ok=True)
+        for attempt in range(attempts):
+            wants_port = "{port}" in bp.command
+            port = free_port(bp.host) if wants_port else None
+            argv = expand_command(bp.command, port=port, host=bp.host, name=bp.name)
+            with open(bp.log_path, "ab") as log:
+                log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} start {bp.starts + 1} of {bp.name}: "
+                          f"{shlex.join(argv)}\n".encode())
+                offset = log.tell()
+                env = {**os.environ, **bp.env, "HEARTS_BOT_NAME": bp.name}
+                if port is not None:
+                    env["HEARTS_BOT_PORT"] = str(port)
+                try:
+                    bp.proc = subprocess.Popen(
+                        _wrap(argv), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                        cwd=bp.cwd, env=env, start_new_session=True)
+                except OSError as e:
+                    raise BotStartError(bp.name, f"cannot run the command: {e}", command=bp.command,
+                                        log_path=bp.log_path) from None
+            bp.starts += 1
+            bp.address = f"{bp.host}:{port}" if port is not None else None
+            try:
+                bp.address = await self._await_ready(bp, offset)
+                return bp.address
+            except BotStartError as e:
+                await _terminate(bp.proc, self.stop_grace)
+                clash = re.search(r"address already in use|failed to bind|cannot listen", e.tail, re.I)
+                if not (clash and wants_port and attempt + 1 < attempts):
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _await_ready(self, bp: BotProcess, offset: int) -> str:
+        """Wait for the listening line (if needed) and for SERVING, while the process lives."""
+        assert bp.proc is not None and bp.log_path is not None
+        deadline = time.monotonic() + self.startup_timeout
+        address = bp.address
+        while True:
+            if bp.proc.poll() is not None:
+                raise BotStartError(bp.name, f"the process exited with code {bp.proc.returncode} before "
+                                             f"serving", command=bp.command, log_path=bp.log_path,
+                                    tail=log_tail(bp.log_path, since=offset))
+            if address is None:
+                m = _LISTENING.search(log_tail(bp.log_path, 200, since=offset))
+                if m:
+                    address = m.group(1)
+            if address is not None and await health_check(address, timeout=0.5):
+                return address
+            if time.monotonic() > deadline:
+                what = ("did not report SERVING on grpc.health.v1" if address is not None
+                        else "did not print 'listening on HOST:PORT' (and its command has no {port})")
+                raise BotStartError(bp.name, f"{what} within {self.startup_timeout:g} s",
+                                    command=bp.command, log_path=bp.log_path,
+                                    tail=log_tail(bp.log_path, since=offset))
+            await asyncio.sleep(0.05)
+
+    async def stop(self, name: str) -> None:
+        bp = self.bots.get(name)
+        if bp is not None and bp.proc is not None:
+            await _terminate(bp.proc, self.stop_grace)
+
+    async def stop_all(self) -> None:
+        """SIGTERM every local bot at once, then SIGKILL whichever outlives the grace period."""
+        await asyncio.gather(*(_terminate(bp.proc, self.stop_grace) for bp in self.bots.values()
+                               if bp.proc is not None))
+
+
+def _wrap(argv: Sequence[str]) -> list[str]:
+    if sys.platform.startswith("linux"):
+        return [sys.executable, "-S", "-c", _PDEATHSIG_SHIM, str(os.getpid()), *argv]
+    return list(argv)
+
+
+async def _wait_healthy(address: str, proc: subprocess.Popen[bytes] | None, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            return False
+        if await health_check(address, timeout=0.5):
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+async def _terminate(proc: subprocess.Popen[bytes] | None, grace: float) -> None:
+    """SIGTERM the bot's process group, wait up to ``grace`` s, then SIGKILL it."""
+    if proc is None or proc.poll() is not None:
+        return
+    _signal_group(proc, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while proc.poll() is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    if proc.poll() is None:
+        _signal_group(proc, signal.SIGKILL)
+        while proc.poll() is None:
+            await asyncio.sleep(0.01)
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    # The bot leads its own session, so its group holds whatever it started (a shell, a node
+    # process...): signal them all. Fall back to the process if the group is already gone.
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        try:
+            proc.send_signal(sig)
+        except ProcessLookupError:
+            pass
