@@ -1,0 +1,278 @@
+"""The match runner: clocks, moon choices, determinism, and that no request leaks a hidden card."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from hearts.v1 import bot_pb2 as pb
+from hearts.v1 import bot_pb2_grpc
+from referee.match import Clock, MatchSettings, play_match
+from referee.record import FaultKind, MatchRecord
+from referee.rules import Match, Observation, Phase, Rules
+from referee.seats import GrpcSeat, InProcessSeat, Seat
+from referee_bots import FirstLegal, Unspecified
+
+
+def run(seats: Sequence[Seat], rules: Rules, seed: int, settings: MatchSettings | None = None) -> MatchRecord:
+    async def go() -> MatchRecord:
+        try:
+            return await play_match(seats, rules, seed, settings=settings)
+        finally:
+            for s in seats:
+                await s.close()
+
+    return asyncio.run(go())
+
+
+class First:
+    def pass_cards(self, obs: Observation) -> Any:
+        return obs.hand.cards[:obs.rules.pass_count]
+
+    def play_card(self, obs: Observation) -> Any:
+        return obs.legal[0]
+
+
+class High(First):
+    """Plays its highest legal card: with seed 8 it shoots the moon from seat 0 in hand 3."""
+
+    def __init__(self, moon: Any = "subtract-from-shooter") -> None:
+        self.moon = moon
+
+    def play_card(self, obs: Observation) -> Any:
+        return obs.legal[-1]
+
+    def choose_moon(self, obs: Observation) -> Any:
+        assert obs.phase is Phase.MOON and obs.moon_points == 26
+        return self.moon
+
+
+class Randomly:
+    """A deterministic random bot (its own seeded generator)."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def pass_cards(self, obs: Observation) -> Any:
+        return self.rng.sample(obs.hand.cards, obs.rules.pass_count)
+
+    def play_card(self, obs: Observation) -> Any:
+        return self.rng.choice(obs.legal.cards)
+
+    def choose_moon(self, obs: Observation) -> Any:
+        return self.rng.choice(["add-to-others", "subtract-from-shooter"])
+
+
+# -- clocks --------------------------------------------------------------------------------------
+
+
+def test_the_clock_draws_on_the_bank_only_beyond_budget_and_grace() -> None:
+    c = Clock(MatchSettings(budget_ms=100, bank_ms=1000, grace_ms=50))
+    assert c.deadline() == pytest.approx(1.15)
+    assert c.charge(0.149) and c.bank == pytest.approx(1.0)  # within budget + grace: free
+    assert c.charge(0.350) and c.bank == pytest.approx(0.8)  # 200 ms over: drawn from the bank
+    assert c.deadline() == pytest.approx(0.95)
+    assert not c.charge(0.951) and c.bank == 0  # beyond budget + bank + grace: a timeout
+    assert c.deadline() == pytest.approx(0.15)
+
+
+def test_an_in_process_bot_that_runs_long_is_timed_out_by_the_same_clock() -> None:
+    class Slow(First):
+        async def play_card(self, obs: Observation) -> Any:
+            await asyncio.sleep(1)
+
+    rec = run([InProcessSeat(Slow(), "slow")] + [InProcessSeat(First(), f"f{i}") for i in range(3)],
+              Rules.parse("standard,target=30"), 1, MatchSettings(budget_ms=20, bank_ms=30, grace_ms=10))
+    assert [f.kind for f in rec.faults] == [FaultKind.TIMEOUT] * 3
+    assert rec.seats[0].forfeit and rec.seats[0].place == 4
+
+
+def test_latency_is_recorded_for_every_decision_asked() -> None:
+    rec = run([InProcessSeat(First(), f"f{i}") for i in range(4)], Rules(), 3)
+    assert all(p.latency_ms is not None and p.latency_ms >= 0 and not p.substituted for p in rec.plays)
+    assert all(p.latency_ms is not None for h in rec.hands for p in h.passes)
+    assert rec.faults == [] and sorted(s.place for s in rec.seats) in ([1, 2, 3, 4], [1, 2, 2, 4], [1, 2, 3, 3])
+
+
+def test_the_wrong_number_of_seats_says_how_many_are_needed() -> None:
+    with pytest.raises(ValueError, match="need 3 seats, not 4"):
+        run([InProcessSeat(First(), f"f{i}") for i in range(4)], Rules.parse("standard,players=3"), 1)
+
+
+# -- moon choices --------------------------------------------------------------------------------
+
+
+MOON = Rules.parse("standard,moon=shooter-chooses")
+
+
+def test_the_shooter_is_asked_how_the_moon_scores() -> None:
+    rec = run([InProcessSeat(High(), "high")] + [InProcessSeat(First(), f"f{i}") for i in range(3)], MOON, 8)
+    hand = rec.hands[3]
+    assert (hand.moon, hand.moon_choice, hand.moon_choice_substituted) == (0, "subtract-from-shooter", False)
+    assert hand.score == (-26, 0, 0, 0) and hand.moon_choice_latency_ms is not None
+
+
+class GrpcHigh(FirstLegal):
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        return pb.PlayCardResponse(card=request.view.legal_cards[-1])
+
+    def ChooseMoon(self, request: pb.ChooseMoonRequest, context: Any) -> pb.ChooseMoonResponse:
+        assert request.moon_points == 26 and request.view.seat == 0
+        return pb.ChooseMoonResponse(choice=7)  # no such choice
+
+
+def test_a_malformed_moon_choice_is_a_fault_and_a_seeded_substitute_chooses(serve: Callable[..., str]) -> None:
+    seats: list[Seat] = [GrpcSeat(serve(GrpcHigh()), "high")] + [InProcessSeat(First(), f"f{i}") for i in range(3)]
+    rec = run(seats, MOON, 8)
+    f = rec.faults[0]
+    assert (f.kind, f.hand, f.trick, f.seat) == (FaultKind.MALFORMED, 3, None, 0)
+    assert "moon" in f.detail and f.sent.startswith("ChooseMoon") and "substitute" in f.action
+    assert rec.hands[3].moon_choice_substituted and rec.hands[3].moon_choice in ("add-to-others",
+                                                                                   "subtract-from-shooter")
+
+
+# -- determinism ---------------------------------------------------------------------------------
+
+
+def test_the_same_seed_rules_and_bots_give_the_same_record(serve: Callable[..., str], good_address: str) -> None:
+    bad = serve(Unspecified())
+    rules = Rules.parse("standard,target=60")
+
+    def once() -> MatchRecord:
+        return run([GrpcSeat(good_address, "a"), GrpcSeat(bad, "bad"), GrpcSeat(good_address, "c"),
+                    InProcessSeat(Randomly(5), "r")], rules, 42, MatchSettings(budget_ms=200, bank_ms=500))
+
+    a, b = once(), once()
+    assert a.faults and a.decisions() == b.decisions()
+    assert a.match_id != b.match_id
+    c = run([InProcessSeat(Randomly(5), f"r{i}") for i in range(4)], rules, 43)
+    assert c.hands[0].deal != a.hands[0].deal
+
+
+# -- no request holds another seat's unplayed card -----------------------------------------------
+
+
+class Recording:
+    """A seat that keeps every request it is sent, keyed by decision."""
+
+    def __init__(self, inner: InProcessSeat) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.address = None
+        self.views: dict[tuple[Any, ...], pb.GameView] = {}
+
+    async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
+        return await self.inner.handshake(request, timeout)
+
+    async def pass_cards(self, request: pb.PassCardsRequest, obs: Observation, timeout: float) -> list[int]:
+        self.views["pass", request.view.hand_number] = request.view
+        return await self.inner.pass_cards(request, obs, timeout)
+
+    async def play_card(self, request: pb.PlayCardRequest, obs: Observation, timeout: float) -> int:
+        v = request.view
+        self.views["play", v.hand_number, len(v.tricks)] = v
+        return await self.inner.play_card(request, obs, timeout)
+
+    async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int:
+        self.views["moon", request.view.hand_number] = request.view
+        return await self.inner.choose_moon(request, obs, timeout)
+
+    async def notify(self, request: pb.NotifyRequest, timeout: float) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+def _check_view(view: pb.GameView, m: Match, seat: int) -> int:
+    """The view must hold the seat's true hand, and no card still in another seat's hand (except
+    the cards this seat itself passed there). Returns the number of cards checked."""
+    mentioned = set(view.hand) | set(view.received_cards) | set(view.legal_cards) | set(view.kitty)
+    for t in list(view.tricks) + [view.current_trick]:
+        mentioned |= set(t.cards)
+    mentioned -= set(view.passed_cards)
+    others = {c.index + 1 for o in range(m.rules.players) if o != seat for c in _cards(m.hand.hands[o])}
+    assert not mentioned & others, f"seat {seat} was shown another seat's card: {mentioned & others}"
+    assert set(view.hand) == {c.index + 1 for c in _cards(m.hand.hands[seat])}
+    assert view.seat == seat
+    return len(mentioned)
+
+
+def _cards(mask: int) -> Any:
+    from referee.rules import cards_of
+    return cards_of(mask)
+
+
+RULESETS = ["standard", "omnibus", "spot,target=200", "black-maria", "standard,players=3", "standard,players=5",
+            "standard,pass_cycle=scatter", "standard,pass_cycle=mix", "standard,kitty=first-trick,hand_size=12",
+            "standard,moon=shooter-chooses,sun_points=52"]
+
+
+def test_no_request_of_200_matches_holds_another_seats_unplayed_card() -> None:
+    checked = 0
+    requests = 0
+
+    async def all_matches() -> list[tuple[MatchRecord, list[Recording]]]:
+        out = []
+        for i in range(200):
+            rules = Rules.parse(RULESETS[i % len(RULESETS)] + ("" if "target" in RULESETS[i % len(RULESETS)]
+                                                              else ",target=50"))
+            seats = [Recording(InProcessSeat(Randomly(i * 10 + s), f"r{s}")) for s in range(rules.players)]
+            out.append((await play_match(seats, rules, seed=i), seats))
+        return out
+
+    for rec, seats in asyncio.run(all_matches()):
+        rules = Rules.from_dict(rec.rules)
+        m = Match(rules, rec.seed)
+        plays = iter(rec.plays)
+        for h in rec.hands:
+            assert m.hand_number == h.hand
+            for p in h.passes:
+                checked += _check_view(seats[p.seat].views["pass", h.hand], m, p.seat)
+                requests += 1
+            for p in h.passes:
+                m.pass_cards(p.seat, p.cards)
+            while m.hand_number == h.hand and not m.over:
+                if m.phase is Phase.MOON:
+                    s = m.turn
+                    checked += _check_view(seats[s].views["moon", h.hand], m, s)
+                    requests += 1
+                    assert h.moon_choice is not None
+                    m.choose_moon(s, h.moon_choice)
+                    continue
+                p = next(plays)
+                assert (p.hand, p.seat) == (h.hand, m.turn)
+                checked += _check_view(seats[p.seat].views["play", p.hand, p.trick], m, p.seat)
+                requests += 1
+                m.play(p.card, p.seat)
+        assert m.over and list(m.scores) == rec.scores
+    assert requests > 50_000 and checked > requests
+
+
+def test_in_process_answers_of_every_shape_are_judged_not_trusted() -> None:
+    class Odd(First):
+        def __init__(self) -> None:
+            self.n = 0
+
+        def play_card(self, obs: Observation) -> Any:
+            self.n += 1
+            return [None, "ZZ", 0, str(obs.legal[0]), obs.legal[0].index + 1][self.n % 5]
+
+    rec = run([InProcessSeat(Odd(), "odd")] + [InProcessSeat(First(), f"f{i}") for i in range(3)],
+              Rules(), 2, MatchSettings(max_faults=10_000))
+    assert {f.kind for f in rec.faults} == {FaultKind.MALFORMED}
+    assert rec.seats[0].faults == len(rec.faults) and not rec.seats[0].forfeit
+
+
+def test_a_servicer_base_class_bot_that_implements_nothing_forfeits(serve: Callable[..., str],
+                                                                    good_address: str) -> None:
+    rec = run([GrpcSeat(serve(bot_pb2_grpc.BotServiceServicer()), "empty")]
+              + [GrpcSeat(good_address, f"g{i}") for i in range(3)],
+              Rules.parse("standard,target=50"), 4, MatchSettings(budget_ms=200, bank_ms=200))
+    assert rec.faults[0].kind is FaultKind.ERROR_STATUS and rec.faults[0].hand is None  # the handshake
+    assert "UNIMPLEMENTED" in rec.faults[0].received
+    assert rec.seats[0].forfeit and rec.seats[0].place == 4
