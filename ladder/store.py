@@ -1,0 +1,334 @@
+"""The arena's SQLite store: bots, matches and everything that happened in them.
+
+One module, SQLite through sqlite-utils. WAL mode (readers never block the writer), foreign keys
+on, and a schema built by ordered migrations recorded in ``PRAGMA user_version``.
+
+``Store.save_match(record)`` writes one whole match in ONE transaction: a crash or a failed insert
+never leaves half a match. ``load_match`` reads it back as the referee's ``MatchRecord``.
+
+To extend the schema (a tournaments table, say), append a function to ``MIGRATIONS``; never edit
+or reorder the ones that shipped: databases in the field have already run them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from referee.record import (
+    FaultKind,
+    FaultRecord,
+    HandRecord,
+    MatchRecord,
+    MatchStatus,
+    PassRecord,
+    PlayRecord,
+    SeatRecord,
+)
+
+# -- schema --------------------------------------------------------------------------------------
+
+
+def _m1_matches(db: sqlite_utils.Database) -> None:
+    """Bots, matches, seats, hands, passes, plays, faults."""
+    _executescript_in_transaction(db, """
+    CREATE TABLE bots (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE matches (
+        id TEXT PRIMARY KEY,
+        tournament_id INTEGER,            -- a tournaments table comes in a later migration
+        seed INTEGER NOT NULL,
+        rules TEXT NOT NULL,              -- JSON: Rules.to_dict()
+        players INTEGER NOT NULL,
+        status TEXT NOT NULL,             -- finished | aborted
+        started_at TEXT NOT NULL,         -- ISO 8601, UTC
+        finished_at TEXT,
+        winners TEXT NOT NULL             -- JSON list of seats
+    );
+    CREATE INDEX matches_tournament ON matches (tournament_id);
+    CREATE TABLE seats (
+        match_id TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        bot_id INTEGER NOT NULL REFERENCES bots (id),
+        final_score INTEGER NOT NULL,
+        place INTEGER NOT NULL,
+        faults INTEGER NOT NULL,
+        forfeit INTEGER NOT NULL,
+        forfeit_reason TEXT,
+        address TEXT,
+        time_bank_left_ms REAL,
+        PRIMARY KEY (match_id, seat)
+    );
+    CREATE INDEX seats_bot ON seats (bot_id);
+    CREATE TABLE hands (
+        match_id TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+        hand INTEGER NOT NULL,
+        pass_direction TEXT NOT NULL,
+        dealer INTEGER NOT NULL,
+        deal TEXT NOT NULL,               -- JSON: each seat's cards as dealt, e.g. [["2C", "QS", ...], ...]
+        kitty TEXT NOT NULL,              -- cards, space separated
+        points_taken TEXT NOT NULL,       -- JSON list by seat
+        score TEXT NOT NULL,              -- JSON list by seat: what the hand added
+        totals TEXT NOT NULL,             -- JSON list by seat: totals after the hand
+        moon INTEGER,
+        sun INTEGER,
+        moon_choice TEXT,
+        moon_choice_substituted INTEGER NOT NULL DEFAULT 0,
+        moon_choice_latency_ms REAL,
+        PRIMARY KEY (match_id, hand)
+    );
+    CREATE TABLE passes (
+        match_id TEXT NOT NULL,
+        hand INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        cards TEXT NOT NULL,              -- space separated, in the order given
+        latency_ms REAL,
+        substituted INTEGER NOT NULL,
+        PRIMARY KEY (match_id, hand, seat),
+        FOREIGN KEY (match_id, hand) REFERENCES hands (match_id, hand) ON DELETE CASCADE
+    );
+    CREATE TABLE plays (
+        match_id TEXT NOT NULL,
+        hand INTEGER NOT NULL,
+        trick INTEGER NOT NULL,
+        position INTEGER NOT NULL,        -- 0 for the leader's card
+        seat INTEGER NOT NULL,
+        card TEXT NOT NULL,
+        latency_ms REAL,
+        substituted INTEGER NOT NULL,
+        PRIMARY KEY (match_id, hand, trick, position),
+        FOREIGN KEY (match_id, hand) REFERENCES hands (match_id, hand) ON DELETE CASCADE
+    );
+    CREATE TABLE faults (
+        id INTEGER PRIMARY KEY,
+        match_id TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+        hand INTEGER,
+        trick INTEGER,
+        seat INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        sent TEXT NOT NULL,
+        received TEXT NOT NULL,
+        action TEXT NOT NULL
+    );
+    CREATE INDEX faults_match ON faults (match_id);
+    """)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
+    _m1_matches,
+    # Append new migrations here (each runs once, in its own transaction, in order).
+]
+
+
+def _executescript_in_transaction(db: sqlite_utils.Database, script: str) -> None:
+    # sqlite3's executescript() commits first; run statement by statement to stay in the migration's
+    # transaction so that a failing migration leaves the schema as it was.
+    for statement in _statements(script):
+        db.execute(statement)
+
+
+def _statements(script: str) -> Iterator[str]:
+    lines = [line.split("--", 1)[0] for line in script.splitlines()]
+    for part in "\n".join(lines).split(";"):
+        if part.strip():
+            yield part.strip()
+
+
+def migrate(db: sqlite_utils.Database) -> int:
+    """Bring the schema up to date; returns its version. Safe to call again (it does nothing)."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
+        with db.atomic():
+            step(db)
+            db.execute(f"PRAGMA user_version = {number}")  # in the same transaction as the step
+    return len(MIGRATIONS)
+
+
+# -- the store -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """One line of ``list_matches``."""
+
+    match_id: str
+    tournament_id: int | None
+    seed: int
+    rules: dict[str, Any]
+    status: str
+    started_at: str
+    finished_at: str | None
+    bots: tuple[str, ...]
+    scores: tuple[int, ...]
+    places: tuple[int, ...]
+    winners: tuple[int, ...]
+    faults: int
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class Store:
+    """An open arena database. ``Store(path)`` creates it if needed and migrates it."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self.db = sqlite_utils.Database(self.path)
+        self.db.execute("PRAGMA foreign_keys = ON")
+        if self.path != ":memory:":
+            self.db.enable_wal()
+        self.db.execute("PRAGMA busy_timeout = 5000")  # another process writing: wait, do not fail
+        self.version = migrate(self.db)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- bots --------------------------------------------------------------------------------------
+
+    def bot_id(self, name: str) -> int:
+        """The id of the bot called ``name``, registering it if it is new."""
+        row = self.db.execute("SELECT id FROM bots WHERE name = ?", [name]).fetchone()
+        if row is not None:
+            return int(row[0])
+        return int(self.db.execute("INSERT INTO bots (name, created_at) VALUES (?, ?)", [name, _now()]).lastrowid)
+
+    def bots(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT name FROM bots ORDER BY id")]
+
+    # -- matches -----------------------------------------------------------------------------------
+
+    def save_match(self, record: MatchRecord) -> str:
+        """Write one match and all it holds in one transaction; returns its id."""
+        mid = record.match_id
+        with self.db.atomic():
+            bot_ids = [self.bot_id(s.bot) for s in record.seats]
+            self.db["matches"].insert({
+                "id": mid, "tournament_id": record.tournament_id, "seed": record.seed,
+                "rules": _json(record.rules), "players": len(record.seats), "status": MatchStatus(record.status).value,
+                "started_at": record.started_at, "finished_at": record.finished_at,
+                "winners": _json(list(record.winners)),
+            })
+            self.db["seats"].insert_all({
+                "match_id": mid, "seat": s.seat, "bot_id": bot_ids[i], "final_score": s.final_score,
+                "place": s.place, "faults": s.faults, "forfeit": int(s.forfeit), "forfeit_reason": s.forfeit_reason,
+                "address": s.address, "time_bank_left_ms": s.time_bank_left_ms,
+            } for i, s in enumerate(record.seats))
+            self.db["hands"].insert_all({
+                "match_id": mid, "hand": h.hand, "pass_direction": h.pass_direction, "dealer": h.dealer,
+                "deal": _json([list(d) for d in h.deal]), "kitty": " ".join(h.kitty),
+                "points_taken": _json(list(h.points_taken)), "score": _json(list(h.score)),
+                "totals": _json(list(h.totals)), "moon": h.moon, "sun": h.sun, "moon_choice": h.moon_choice,
+                "moon_choice_substituted": int(h.moon_choice_substituted),
+                "moon_choice_latency_ms": h.moon_choice_latency_ms,
+            } for h in record.hands)
+            self.db["passes"].insert_all({
+                "match_id": mid, "hand": p.hand, "seat": p.seat, "cards": " ".join(p.cards),
+                "latency_ms": p.latency_ms, "substituted": int(p.substituted),
+            } for h in record.hands for p in h.passes)
+            self.db["plays"].insert_all(self._play_rows(record), batch_size=500)
+            self.db["faults"].insert_all({
+                "match_id": mid, "hand": f.hand, "trick": f.trick, "seat": f.seat,
+                "kind": FaultKind(f.kind).value, "detail": f.detail, "sent": f.sent, "received": f.received,
+                "action": f.action,
+            } for f in record.faults)
+        return mid
+
+    @staticmethod
+    def _play_rows(record: MatchRecord) -> Iterator[dict[str, Any]]:
+        position = 0
+        last: tuple[int, int] | None = None
+        for p in record.plays:
+            position = position + 1 if (p.hand, p.trick) == last else 0
+            last = (p.hand, p.trick)
+            yield {"match_id": record.match_id, "hand": p.hand, "trick": p.trick, "position": position,
+                   "seat": p.seat, "card": p.card, "latency_ms": p.latency_ms, "substituted": int(p.substituted)}
+
+    def has_match(self, match_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM matches WHERE id = ?", [match_id]).fetchone() is not None
+
+    def delete_match(self, match_id: str) -> None:
+        """Remove a match and everything it holds (foreign keys cascade)."""
+        with self.db.atomic():
+            self.db.execute("DELETE FROM matches WHERE id = ?", [match_id])
+
+    def load_match(self, match_id: str) -> MatchRecord:
+        """The record of one match; ``KeyError`` naming the id when there is none."""
+        q = self.db.execute
+        row = q("SELECT id, tournament_id, seed, rules, status, started_at, finished_at, winners "
+                "FROM matches WHERE id = ?", [match_id]).fetchone()
+        if row is None:
+            raise KeyError(f"no match {match_id!r} in {self.path}")
+        mid, tid, seed, rules, status, started, finished, winners = row
+        seats = [SeatRecord(seat=r[0], bot=r[1], final_score=r[2], place=r[3], faults=r[4], forfeit=bool(r[5]),
+                            forfeit_reason=r[6], address=r[7], time_bank_left_ms=r[8])
+                 for r in q("SELECT s.seat, b.name, s.final_score, s.place, s.faults, s.forfeit, s.forfeit_reason, "
+                            "s.address, s.time_bank_left_ms FROM seats s JOIN bots b ON b.id = s.bot_id "
+                            "WHERE s.match_id = ? ORDER BY s.seat", [mid])]
+        passes: dict[int, list[PassRecord]] = {}
+        for r in q("SELECT hand, seat, cards, latency_ms, substituted FROM passes WHERE match_id = ? "
+                   "ORDER BY hand, seat", [mid]):
+            passes.setdefault(r[0], []).append(PassRecord(hand=r[0], seat=r[1], cards=tuple(r[2].split()),
+                                                          latency_ms=r[3], substituted=bool(r[4])))
+        hands = [HandRecord(hand=r[0], pass_direction=r[1], dealer=r[2],
+                            deal=tuple(tuple(d) for d in json.loads(r[3])), kitty=tuple(r[4].split()),
+                            passes=passes.get(r[0], []), points_taken=tuple(json.loads(r[5])),
+                            score=tuple(json.loads(r[6])), totals=tuple(json.loads(r[7])), moon=r[8], sun=r[9],
+                            moon_choice=r[10], moon_choice_substituted=bool(r[11]), moon_choice_latency_ms=r[12])
+                 for r in q("SELECT hand, pass_direction, dealer, deal, kitty, points_taken, score, totals, moon, "
+                            "sun, moon_choice, moon_choice_substituted, moon_choice_latency_ms FROM hands "
+                            "WHERE match_id = ? ORDER BY hand", [mid])]
+        plays = [PlayRecord(hand=r[0], trick=r[1], seat=r[2], card=r[3], latency_ms=r[4], substituted=bool(r[5]))
+                 for r in q("SELECT hand, trick, seat, card, latency_ms, substituted FROM plays WHERE match_id = ? "
+                            "ORDER BY hand, trick, position", [mid])]
+        faults = [FaultRecord(hand=r[0], trick=r[1], seat=r[2], kind=FaultKind(r[3]), detail=r[4], sent=r[5],
+                              received=r[6], action=r[7])
+                  for r in q("SELECT hand, trick, seat, kind, detail, sent, received, action FROM faults "
+                             "WHERE match_id = ? ORDER BY id", [mid])]
+        return MatchRecord(match_id=mid, seed=seed, rules=json.loads(rules), seats=seats, status=MatchStatus(status),
+                           started_at=started, finished_at=finished, winners=tuple(json.loads(winners)),
+                           hands=hands, plays=plays, faults=faults, tournament_id=tid)
+
+    def list_matches(self, *, tournament_id: int | None = None, limit: int | None = None) -> list[MatchSummary]:
+        """Matches, newest first, optionally of one tournament."""
+        where, args = ("WHERE tournament_id = ?", [tournament_id]) if tournament_id is not None else ("", [])
+        limit_sql = f" LIMIT {int(limit)}" if limit is not None else ""
+        sql = (f"SELECT m.id, m.tournament_id, m.seed, m.rules, m.status, m.started_at, m.finished_at, m.winners, "
+               f"b.name, s.final_score, s.place, s.faults "
+               f"FROM (SELECT * FROM matches {where} ORDER BY started_at DESC, id{limit_sql}) m "
+               f"JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
+               f"ORDER BY m.started_at DESC, m.id, s.seat")
+        out: list[MatchSummary] = []
+        for _, group in itertools.groupby(self.db.execute(sql, args), key=lambda r: r[0]):
+            rows = list(group)
+            r = rows[0]
+            out.append(MatchSummary(match_id=r[0], tournament_id=r[1], seed=r[2], rules=json.loads(r[3]),
+                                    status=r[4], started_at=r[5], finished_at=r[6], winners=tuple(json.loads(r[7])),
+                                    bots=tuple(x[8] for x in rows), scores=tuple(x[9] for x in rows),
+                                    places=tuple(x[10] for x in rows), faults=sum(x[11] for x in rows)))
+        return out
+
+
+def open_store(path: str | Path) -> Store:
+    return Store(path)

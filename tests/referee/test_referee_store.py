@@ -1,0 +1,148 @@
+"""ladder.store: a record's round trip, one transaction per match, migrations, WAL and foreign keys."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ladder import store as store_module
+from ladder.store import MIGRATIONS, Store
+from referee.match import MatchSettings, play_match
+from referee.record import FaultKind, MatchRecord
+from referee.rules import Observation, Rules
+from referee.seats import InProcessSeat
+
+TABLES = ("bots", "matches", "seats", "hands", "passes", "plays", "faults")
+
+
+class First:
+    def pass_cards(self, obs: Observation) -> Any:
+        return obs.hand.cards[:obs.rules.pass_count]
+
+    def play_card(self, obs: Observation) -> Any:
+        return obs.legal[0]
+
+
+class Sloppy(First):
+    """Plays CARD_UNSPECIFIED on every fifth play: a few faults, then a forfeit."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def play_card(self, obs: Observation) -> Any:
+        self.n += 1
+        return 0 if self.n % 5 == 0 else obs.legal[0]
+
+
+def a_record(seed: int = 5, rules: str = "standard,moon=shooter-chooses", tournament_id: int | None = None
+             ) -> MatchRecord:
+    seats = [InProcessSeat(First(), "alpha"), InProcessSeat(Sloppy(), "sloppy"), InProcessSeat(First(), "gamma"),
+             InProcessSeat(First(), "delta")]
+    return asyncio.run(play_match(seats, Rules.parse(rules), seed, settings=MatchSettings(),
+                                  tournament_id=tournament_id))
+
+
+def counts(db: Store) -> dict[str, int]:
+    return {t: db.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
+
+
+def test_a_match_record_round_trips(tmp_path: Path) -> None:
+    rec = a_record()
+    assert rec.faults and rec.seats[1].forfeit
+    with Store(tmp_path / "arena.db") as db:
+        db.save_match(rec)
+        back = db.load_match(rec.match_id)
+    assert back == rec
+    assert back.faults[0].kind is FaultKind.MALFORMED
+
+
+def test_list_matches_gives_newest_first_with_bots_scores_and_places(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as db:
+        a, b = a_record(1), a_record(2, tournament_id=9)
+        db.save_match(a)
+        db.save_match(b)
+        listed = db.list_matches()
+        assert [m.match_id for m in listed] == [b.match_id, a.match_id]
+        m = listed[0]
+        assert m.bots == ("alpha", "sloppy", "gamma", "delta") and m.scores == tuple(b.scores)
+        assert m.places == tuple(s.place for s in b.seats) and m.faults == len(b.faults) and m.tournament_id == 9
+        assert [x.match_id for x in db.list_matches(tournament_id=9)] == [b.match_id]
+        assert len(db.list_matches(limit=1)) == 1
+        assert db.bots() == ["alpha", "sloppy", "gamma", "delta"]  # registered once, reused
+
+
+def test_a_failed_insert_mid_match_leaves_nothing_of_that_match(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as db:
+        db.save_match(a_record(1))
+        before = counts(db)
+        # The faults are written last: make their insert fail, after every other table got rows.
+        db.db.execute("CREATE TEMP TRIGGER boom BEFORE INSERT ON faults BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
+        rec = a_record(2)
+        rec.seats[0].bot = "a-new-bot"
+        with pytest.raises(sqlite3.IntegrityError, match="disk on fire"):
+            db.save_match(rec)
+        assert counts(db) == before
+        assert not db.has_match(rec.match_id) and "a-new-bot" not in db.bots()
+        db.db.execute("DROP TRIGGER boom")
+        db.save_match(rec)
+        assert db.load_match(rec.match_id) == rec
+
+
+def test_a_match_saved_twice_is_refused_whole(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as db:
+        rec = a_record(3)
+        db.save_match(rec)
+        before = counts(db)
+        with pytest.raises(sqlite3.IntegrityError):
+            db.save_match(rec)
+        assert counts(db) == before
+
+
+def test_migrations_are_idempotent_and_recorded_in_user_version(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    Store(path).close()
+    with Store(path) as db:  # a second open runs nothing again
+        assert db.version == len(MIGRATIONS)
+        assert db.db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        assert set(TABLES) <= set(db.db.table_names())
+        assert "tournament_id" in db.db["matches"].columns_dict
+    assert store_module.migrate(Store(path).db) == len(MIGRATIONS)
+
+
+def test_a_new_migration_runs_once_on_an_existing_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "arena.db"
+    with Store(path) as db:
+        db.save_match(a_record(4))
+    calls = []
+
+    def m2(db: Any) -> None:
+        calls.append(1)
+        db.execute("CREATE TABLE tournaments (id INTEGER PRIMARY KEY, name TEXT)")
+
+    monkeypatch.setattr(store_module, "MIGRATIONS", [*MIGRATIONS, m2])
+    Store(path).close()
+    with Store(path) as db:
+        assert calls == [1] and db.version == 2 and "tournaments" in db.db.table_names()
+        assert len(db.list_matches()) == 1
+
+
+def test_wal_mode_and_foreign_keys_are_on(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as db:
+        assert db.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        with pytest.raises(sqlite3.IntegrityError):
+            db.db.execute("INSERT INTO seats (match_id, seat, bot_id, final_score, place, faults, forfeit) "
+                          "VALUES ('no-such-match', 0, 1, 0, 1, 0, 0)")
+        rec = a_record(6)
+        db.save_match(rec)
+        db.delete_match(rec.match_id)  # cascades to every table of the match
+        assert {t: n for t, n in counts(db).items() if t != "bots"} == {t: 0 for t in TABLES if t != "bots"}
+
+
+def test_loading_an_unknown_match_names_it(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as db, pytest.raises(KeyError, match="no match 'nope'"):
+        db.load_match("nope")
