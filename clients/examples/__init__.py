@@ -1,0 +1,1 @@
+"""Small example bots; minimal.py is the one the README shows."""

@@ -1,0 +1,382 @@
+"""The Python bot SDK: write a class with ``pass_cards`` and ``play_card``, then ``serve(bot)``.
+
+A bot never touches protobuf or gRPC. Each request arrives as a ``View`` (clients/view.py: the
+engine's ``Observation`` of the bot's seat plus the match id, the players' names and the clock)
+and the bot answers with engine values (``Card``, ``MoonChoice``)::
+
+    class Lowest:
+        def pass_cards(self, view):
+            return sorted(view.hand, key=lambda c: c.rank)[-view.rules.pass_count:]
+
+        def play_card(self, view):
+            return min(view.legal, key=lambda c: c.rank)
+
+    serve(Lowest(), port=50051)
+
+The server is ``grpc.aio`` with the standard health service (SERVING) and server reflection.
+Bot methods may be plain functions or coroutines. Plain ones run on the event loop itself: they
+are fast for a heuristic, and running them inline costs nothing, but while one runs no other
+request is served. A bot that thinks for long should be ``async def`` (and ``await
+asyncio.to_thread(...)`` its search) so that concurrent games keep flowing.
+
+A bot method that raises becomes an error status carrying the exception's message: the referee
+records a fault and plays a substitute card (see docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import signal
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from clients.view import View, card_from_wire, card_to_wire, view_from_wire
+from hearts.v1 import bot_pb2 as pb
+from hearts.v1 import bot_pb2_grpc
+from referee.rules import Card, MoonChoice, Phase, Trick
+
+__all__ = [
+    "PROTOCOL_VERSION", "SERVICE_NAME", "Bot", "BotProtocol", "BotServer", "BotServicer", "Notification",
+    "ThreadedBotServer", "View", "serve", "start_in_thread",
+]
+
+PROTOCOL_VERSION = 1
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name  # "hearts.v1.BotService"
+
+# A second bot started on a taken port must fail loudly, not silently share the port's traffic
+# (SO_REUSEPORT is on by default in gRPC: shared/notes/grpc-python.md).
+SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (("grpc.so_reuseport", 0),)
+
+log = logging.getLogger("hearts.sdk")
+
+T = TypeVar("T")
+
+
+@runtime_checkable
+class BotProtocol(Protocol):
+    """What a bot must have. Everything else (``Bot``'s attributes, ``choose_moon``, ``notify``) is optional."""
+
+    def pass_cards(self, view: View) -> Sequence[Card] | Awaitable[Sequence[Card]]: ...
+
+    def play_card(self, view: View) -> Card | Awaitable[Card]: ...
+
+
+class Bot:
+    """An optional base class: the handshake attributes and ``choose_moon`` with their defaults.
+
+    Any object with ``pass_cards`` and ``play_card`` is a bot; subclassing only saves typing.
+    """
+
+    name: str = ""  # default: the class name
+    version: str = "0"
+    author: str = ""
+    presets: Sequence[str] = ()  # the presets supported; empty means every preset
+    options: Sequence[str] = ()  # the rule options supported away from their defaults; empty means all
+    max_concurrent_games: int = 0  # 0: no limit
+
+    def pass_cards(self, view: View) -> Sequence[Card]:
+        raise NotImplementedError
+
+    def play_card(self, view: View) -> Card:
+        raise NotImplementedError
+
+    def choose_moon(self, view: View) -> MoonChoice:
+        return MoonChoice.ADD_TO_OTHERS
+
+
+@dataclass(frozen=True)
+class Notification:
+    """A public event of a match, delivered to ``bot.notify`` (only bots that define it ask for them).
+
+    ``kind`` is "trick_completed" (``trick`` set), "hand_scored" (the per-seat tuples and the
+    shooters set) or "match_over" (``totals``, ``places`` and ``forfeited`` set).
+    """
+
+    match_id: str
+    seat: int
+    kind: str
+    hand_number: int | None = None
+    trick: Trick | None = None
+    points_taken: tuple[int, ...] = ()
+    hand_score: tuple[int, ...] = ()
+    totals: tuple[int, ...] = ()
+    moon_shooter: int | None = None
+    sun_shooter: int | None = None
+    places: tuple[int, ...] = ()
+    forfeited: tuple[int, ...] = ()
+
+
+def notification_from_wire(msg: pb.NotifyRequest) -> Notification:
+    kind = msg.WhichOneof("event") or ""
+    if kind == "trick_completed":
+        e = msg.trick_completed
+        t = e.trick
+        trick = Trick(t.leader, tuple(card_from_wire(v) for v in t.cards), t.winner if t.HasField("winner") else None)
+        return Notification(msg.match_id, msg.seat, kind, hand_number=e.hand_number, trick=trick)
+    if kind == "hand_scored":
+        h = msg.hand_scored
+        return Notification(
+            msg.match_id, msg.seat, kind, hand_number=h.hand_number, points_taken=tuple(h.points_taken),
+            hand_score=tuple(h.hand_score), totals=tuple(h.totals),
+            moon_shooter=h.moon_shooter if h.HasField("moon_shooter") else None,
+            sun_shooter=h.sun_shooter if h.HasField("sun_shooter") else None)
+    if kind == "match_over":
+        o = msg.match_over
+        return Notification(msg.match_id, msg.seat, kind, totals=tuple(o.totals), places=tuple(o.places),
+                            forfeited=tuple(o.forfeited))
+    return Notification(msg.match_id, msg.seat, kind)
+
+
+def _as_card(answer: object) -> Card:
+    # Accept "QS" as well as Card.parse("QS"): a convenience for quick bots and for other people's code.
+    if isinstance(answer, Card):
+        return answer
+    if isinstance(answer, str):
+        return Card.parse(answer)
+    raise TypeError(f"expected a Card, got {type(answer).__name__} {answer!r}")
+
+
+def _as_moon(answer: object) -> int:
+    choice = MoonChoice(answer)  # also accepts "add-to-others" / "subtract-from-shooter"
+    if choice is MoonChoice.ADD_TO_OTHERS:
+        return pb.MOON_CHOICE_ADD_TO_OTHERS
+    return pb.MOON_CHOICE_SUBTRACT_FROM_SHOOTER
+
+
+async def _maybe_await(value: T | Awaitable[T]) -> T:
+    if inspect.isawaitable(value):
+        return await value
+    return value  # type: ignore[return-value]
+
+
+class BotServicer(bot_pb2_grpc.BotServiceServicer):
+    """hearts.v1.BotService over one bot object: requests become Views, answers become messages."""
+
+    def __init__(self, bot: BotProtocol) -> None:
+        if not callable(getattr(bot, "pass_cards", None)) or not callable(getattr(bot, "play_card", None)):
+            raise TypeError(f"{type(bot).__name__} is not a bot: it needs pass_cards(view) and play_card(view)")
+        self.bot = bot
+        self._choose_moon: Callable[[View], Any] | None = getattr(bot, "choose_moon", None)
+        self._notify: Callable[[Notification], Any] | None = getattr(bot, "notify", None)
+
+    async def _answer(self, context: grpc.aio.ServicerContext, what: str, make: Callable[[], Awaitable[T]]) -> T:
+        # Any failure of the bot (an exception, a reply that cannot be encoded) becomes an error
+        # status with the message, so the referee records a fault naming it; abort() raises, so it
+        # stays outside the try.
+        try:
+            return await make()
+        except Exception as e:  # noqa: BLE001 - every bot failure must reach the referee as a status
+            log.exception("%s failed", what)
+            message = f"{what}: {type(e).__name__}: {e}"
+        # UNKNOWN, as gRPC itself reports an uncaught handler exception; INTERNAL would read as a
+        # transport-level decoding failure to the referee.
+        await context.abort(grpc.StatusCode.UNKNOWN, message)
+        raise AssertionError("unreachable: abort raises")
+
+    async def Handshake(self, request: pb.HandshakeRequest, context: grpc.aio.ServicerContext) -> pb.HandshakeResponse:
+        bot = self.bot
+        return pb.HandshakeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            name=str(getattr(bot, "name", "") or type(bot).__name__),
+            version=str(getattr(bot, "version", "") or "0"),
+            author=str(getattr(bot, "author", "") or ""),
+            language="python",
+            presets=list(getattr(bot, "presets", ()) or ()),
+            options=list(getattr(bot, "options", ()) or ()),
+            max_concurrent_games=int(getattr(bot, "max_concurrent_games", 0) or 0),
+            wants_notifications=self._notify is not None,
+        )
+
+    async def PassCards(self, request: pb.PassCardsRequest, context: grpc.aio.ServicerContext) -> pb.PassCardsResponse:
+        async def make() -> pb.PassCardsResponse:
+            view = view_from_wire(request.view, Phase.PASS)
+            cards = await _maybe_await(self.bot.pass_cards(view))
+            return pb.PassCardsResponse(cards=[card_to_wire(_as_card(c)) for c in cards])
+
+        return await self._answer(context, "pass_cards", make)
+
+    async def PlayCard(self, request: pb.PlayCardRequest, context: grpc.aio.ServicerContext) -> pb.PlayCardResponse:
+        async def make() -> pb.PlayCardResponse:
+            view = view_from_wire(request.view, Phase.PLAY)
+            card = await _maybe_await(self.bot.play_card(view))
+            return pb.PlayCardResponse(card=card_to_wire(_as_card(card)))
+
+        return await self._answer(context, "play_card", make)
+
+    async def ChooseMoon(self, request: pb.ChooseMoonRequest,
+                         context: grpc.aio.ServicerContext) -> pb.ChooseMoonResponse:
+        async def make() -> pb.ChooseMoonResponse:
+            if self._choose_moon is None:
+                return pb.ChooseMoonResponse(choice=pb.MOON_CHOICE_ADD_TO_OTHERS)
+            view = view_from_wire(request.view, Phase.MOON, request.moon_points)
+            choice = await _maybe_await(self._choose_moon(view))
+            return pb.ChooseMoonResponse(choice=_as_moon(choice))
+
+        return await self._answer(context, "choose_moon", make)
+
+    async def Notify(self, request: pb.NotifyRequest, context: grpc.aio.ServicerContext) -> pb.NotifyResponse:
+        if self._notify is not None:
+            async def make() -> pb.NotifyResponse:
+                await _maybe_await(self._notify(notification_from_wire(request)))  # type: ignore[misc]
+                return pb.NotifyResponse()
+
+            return await self._answer(context, "notify", make)
+        return pb.NotifyResponse()
+
+
+def _hostport(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+class BotServer:
+    """A bot served on ``grpc.aio`` with health and reflection, inside the running event loop.
+
+    ``async with BotServer(bot, port=0) as srv: srv.port`` (port 0 picks a free port). The server
+    belongs to the loop that started it (gRPC aio objects are loop-bound).
+    """
+
+    def __init__(self, bot: BotProtocol, port: int = 0, host: str = "127.0.0.1", *, grace: float = 1.0) -> None:
+        self.servicer = BotServicer(bot)
+        self.host = host
+        self.requested_port = port
+        self.grace = grace
+        self.port = 0
+        self._server: grpc.aio.Server | None = None
+        self._health: health.aio.HealthServicer | None = None
+
+    @property
+    def address(self) -> str:
+        """``HOST:PORT`` with the bound port, for a client's channel."""
+        return _hostport(self.host, self.port)
+
+    async def start(self) -> BotServer:
+        server = grpc.aio.server(options=list(SERVER_OPTIONS))
+        bot_pb2_grpc.add_BotServiceServicer_to_server(self.servicer, server)
+        self._health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+        try:
+            port = server.add_insecure_port(_hostport(self.host, self.requested_port))
+        except RuntimeError as e:  # grpcio raises on a failed bind; name the address in the error
+            raise OSError(f"cannot listen on {_hostport(self.host, self.requested_port)}: {e}") from None
+        if not port:  # older grpcio returned 0 instead of raising
+            raise OSError(f"cannot listen on {_hostport(self.host, self.requested_port)}")
+        self.port = port
+        await server.start()
+        for service in ("", SERVICE_NAME):  # "" is the whole server, what a plain health probe asks
+            await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
+        self._server = server
+        return self
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Report NOT_SERVING, then let requests in flight finish for up to ``grace`` seconds."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        if self._health is not None:
+            await self._health.enter_graceful_shutdown()
+        await server.stop(self.grace if grace is None else grace)
+
+    async def wait_for_termination(self) -> None:
+        if self._server is not None:
+            await self._server.wait_for_termination()
+
+    async def __aenter__(self) -> BotServer:
+        return await self.start()
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.stop()
+
+
+class ThreadedBotServer:
+    """A ``BotServer`` on its own event loop in a daemon thread: for pytest fixtures and sync code.
+
+    ``with start_in_thread(bot) as srv: grpc.insecure_channel(srv.address)``. ``start()``
+    returns once the port is bound (or raises what the bind raised); ``stop()`` joins the thread.
+    """
+
+    def __init__(self, bot: BotProtocol, port: int = 0, host: str = "127.0.0.1", *, grace: float = 0.5) -> None:
+        self._server = BotServer(bot, port, host, grace=grace)
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._run, name=f"bot-server-{host}:{port}", daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._server.port
+
+    @property
+    def address(self) -> str:
+        return self._server.address
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as e:  # noqa: BLE001 - handed to the starting thread
+            self._error = e
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        async with self._server:
+            self._ready.set()
+            await self._stop.wait()
+
+    def start(self, timeout: float = 10.0) -> ThreadedBotServer:
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise TimeoutError(f"the bot server did not start within {timeout} s")
+        if self._error is not None:
+            raise self._error
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._loop is not None and self._stop is not None and self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(timeout)
+
+    def __enter__(self) -> ThreadedBotServer:
+        return self if self._thread.is_alive() else self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+
+def start_in_thread(bot: BotProtocol, port: int = 0, host: str = "127.0.0.1") -> ThreadedBotServer:
+    """Serve ``bot`` in a background thread; returns once it listens (``.port``, ``.address``, ``.stop()``)."""
+    return ThreadedBotServer(bot, port, host).start()
+
+
+async def serve_async(bot: BotProtocol, port: int = 0, host: str = "127.0.0.1") -> None:
+    """Serve until SIGTERM or SIGINT, then stop gracefully. Prints ``listening on HOST:PORT`` once bound."""
+    async with BotServer(bot, port, host) as srv:
+        # The line a launcher waits for to learn the port (port 0 picks one): flush it at once.
+        print(f"listening on {srv.address}", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await stop.wait()
+        finally:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(sig)
+
+
+def serve(bot: BotProtocol, port: int = 0, host: str = "127.0.0.1") -> None:
+    """Serve ``bot`` on HOST:PORT until SIGTERM or SIGINT (blocks). See ``serve_async``."""
+    asyncio.run(serve_async(bot, port, host))
