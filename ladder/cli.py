@@ -99,5 +99,20 @@ def bot() -> None:
     """Serve sample bots, and register the bots of a ladder."""
 
 
+@bot.command("serve")
+@click.argument("name", type=click.Choice(["random", "lowest", "heuristic"]))
+@click.option("--port", type=int, default=0, show_default=True, help="Port to listen on (0: any free port).")
+@click.option("--seed", type=int, default=None, help="Seed of the bot's own RNG (the random bot).")
+def bot_serve(name: str, port: int, seed: int | None) -> None:
+    """Serve the sample bot NAME on 127.0.0.1 until SIGTERM or Ctrl-C.
+
+    Prints "listening on 127.0.0.1:PORT" once bound. Same as python -m clients.bots.NAME.
+    """
+    from clients.bots import make_bot  # imported here: the other commands need no gRPC server
+    from clients.sdk import serve
+
+    serve(make_bot(name, seed=seed), port=port)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
