@@ -1,0 +1,146 @@
+"""Every sample bot answers every kind of request legally, over real gRPC, under every ruleset.
+
+Real engine matches are driven to their end through the bots (bot_harness.play_match): every
+request comes from referee.wire and every answer goes through the engine's checked methods.
+"""
+
+from __future__ import annotations
+
+import pytest
+from bot_harness import SAMPLE_BOTS, Tally, play_match, request_view, step
+
+from clients.bots import make_bot
+from clients.view import view_from_wire
+from hearts.v1 import bot_pb2 as pb
+from referee.rules import PRESETS, Match, Phase, Rules, cards_of
+
+# Option mixes beyond the presets: other table sizes, scatter and mix passes, a kitty, the
+# shooter's moon choice, the sun, and the play options that change what is legal.
+MIXES: dict[str, Rules] = {
+    "3p-scatter": Rules(players=3, pass_cycle=("left", "right", "scatter"), pass_count=4),
+    "5p-cycle": Rules(players=5, pass_cycle="five-player"),
+    "5p-scatter-kitty": Rules(players=5, removed_cards=(), kitty="first-trick", pass_cycle=("scatter",), pass_count=4),
+    "4p-scatter-mix": Rules(pass_cycle=("scatter", "mix", "hold"), pass_count=3),
+    "kitty-first-points": Rules(kitty="first-points", hand_size=12, points_on_first_trick=True),
+    "shooter-chooses-sun": Rules(moon="shooter-chooses", sun_points=52, queen_breaks_hearts=True),
+    "free-play": Rules(first_lead="left-of-dealer", hearts_lead="any-time", queen_at_first_safe_chance=True,
+                       lead_hearts_with_queen=True, no_tricks_bonus=-5, exact_target_reset=50),
+    "omnibus-3p-black-maria": Rules.preset("black-maria", players=3, bonus_card="JD", pass_cycle="left-right"),
+}
+RULESETS: dict[str, Rules] = {**PRESETS, **MIXES}
+
+
+def test_the_rulesets_cover_every_pass_direction() -> None:
+    directions = {d for r in RULESETS.values() for d in r.pass_cycle}
+    assert directions == {"left", "right", "across", "left2", "right2", "scatter", "mix", "hold"}
+
+
+@pytest.mark.parametrize("ruleset", list(RULESETS))
+def test_a_table_of_sample_bots_plays_a_whole_match(ruleset: str, bot_stubs: dict) -> None:
+    """Each sample bot sits at the table (seats rotate by seed); the match is played to its end."""
+    rules = RULESETS[ruleset]
+    tally = Tally()
+    for seed in (1, 2):
+        names = [SAMPLE_BOTS[(seed + s) % len(SAMPLE_BOTS)] for s in range(rules.players)]
+        match = play_match(rules, seed, [bot_stubs[n] for n in names], tally)
+        assert match.over and match.winners
+    assert tally.requests["play"] > 100
+    if rules.pass_cycle != ("hold",):
+        assert tally.requests["pass"] > 0
+
+
+@pytest.mark.parametrize("bot", SAMPLE_BOTS)
+@pytest.mark.parametrize("direction", ["left", "right", "across", "left2", "right2", "scatter", "mix"])
+def test_each_bot_passes_in_each_direction_then_plays_the_hand(bot: str, direction: str, bot_stubs: dict) -> None:
+    """The bot holds every seat: it is asked every seat's pass, then every play of the hand."""
+    players = {"across": 4, "left2": 5, "right2": 5}.get(direction, 3 if bot in ("random", "heuristic") else 4)
+    count = players - 1 if direction == "scatter" else 2
+    rules = Rules(players=players, pass_cycle=(direction,), pass_count=count)
+    match = Match(rules, seed=len(bot) + len(direction))
+    tally = Tally()
+    stub = bot_stubs[bot]
+    while match.hand_number == 0 and not match.over:
+        step(match, lambda s: stub, tally)
+    assert tally.requests["pass"] == players
+    assert tally.requests["play"] == rules.cards_per_player * players
+
+
+def _rigged_moon(rules: Rules, max_seed: int = 400) -> Match:
+    """A match at a moon choice: seat 0 keeps high cards and always plays its highest, the others
+    duck and dump their penalty cards on it (found by seed, deterministically)."""
+    pts = rules.card_points
+    for seed in range(max_seed):
+        m = Match(rules, seed)
+        while m.hand_number < 3 and not m.over:
+            if m.phase is Phase.MOON:
+                return m
+            if m.phase is Phase.PASS:
+                for s in m.to_move:
+                    hand = sorted(cards_of(m.hand.hands[s]), key=lambda c: c.rank)
+                    k = rules.pass_count
+                    m.pass_cards(s, hand[:k] if s == 0 else hand[-k:])
+                continue
+            s = m.turn
+            legal = sorted(m.legal_plays(), key=lambda c: (c.rank, c.suit))
+            trick = m.hand.trick_cards
+            void = trick and all(c.suit is not trick[0].suit for c in legal)
+            m.play(legal[-1] if s == 0 else max(legal, key=lambda c: (pts[c.index] > 0, -c.rank)) if void
+                   else legal[0], s)
+    raise AssertionError("no moon found")
+
+
+@pytest.mark.parametrize("ruleset", ["standard", "3p", "5p", "sun", "spot"])
+def test_every_bot_chooses_how_the_moon_scores(ruleset: str, bot_stubs: dict) -> None:
+    rules = {
+        "standard": Rules(moon="shooter-chooses"),
+        "3p": Rules(players=3, moon="shooter-chooses", pass_cycle="left-right"),
+        "5p": Rules(players=5, moon="shooter-chooses", pass_cycle="five-player"),
+        "sun": Rules(moon="shooter-chooses", sun_points=52),
+        "spot": Rules.preset("spot", moon="shooter-chooses"),
+    }[ruleset]
+    base = _rigged_moon(rules)
+    for bot in SAMPLE_BOTS:
+        match = base.clone()
+        tally = Tally()
+        step(match, lambda s: bot_stubs[bot], tally)  # the moon choice, applied by the engine
+        assert tally.requests == {"moon": 1}
+        assert match.phase is not Phase.MOON and match.results[-1].moon_choice is not None
+
+
+def test_the_heuristic_bot_beats_the_baselines(bot_stubs: dict) -> None:
+    """Not a legality check: a guard that the heuristic is a real opponent (it wins most tables)."""
+    wins = 0
+    tally = Tally()
+    for seed in range(6):
+        names = ["heuristic", "random", "lowest", "random"]
+        rot = names[seed % 4:] + names[:seed % 4]
+        match = play_match(Rules(), seed, [bot_stubs[n] for n in rot], tally)
+        wins += any(rot[s] == "heuristic" for s in match.winners)
+    assert wins >= 4
+
+
+@pytest.mark.parametrize("bot", SAMPLE_BOTS)
+def test_handshake_introduces_the_bot(bot: str, bot_stubs: dict) -> None:
+    reply = bot_stubs[bot].Handshake(pb.HandshakeRequest(protocol_version=1, referee="test"), timeout=5)
+    assert reply.protocol_version == 1
+    assert reply.language == "python"
+    assert reply.name == {"minimal": "Lowest"}.get(bot, bot)
+    assert not reply.wants_notifications
+
+
+def test_random_bot_is_reproducible_from_its_seed() -> None:
+    match = Match(Rules(), seed=3)
+    view = view_from_wire(request_view(match, 0), Phase.PASS)
+    a, b, c = (make_bot("random", seed=s) for s in (5, 5, 6))
+    assert [a.pass_cards(view) for _ in range(5)] == [b.pass_cards(view) for _ in range(5)]
+    assert [a.pass_cards(view) for _ in range(5)] != [c.pass_cards(view) for _ in range(5)]
+
+
+def test_hearts_bot_serve_offers_every_sample_bot() -> None:
+    from click.testing import CliRunner
+
+    from clients.bots import BOTS
+    from ladder.cli import main
+
+    out = CliRunner().invoke(main, ["bot", "serve", "--help"]).output
+    assert all(name in out for name in BOTS)
