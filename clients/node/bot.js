@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// A hearts.v1 bot in Node.js, written from proto/hearts/v1/bot.proto alone: it plays its lowest
+// legal card and passes its highest cards. Run: node bot.js --port N (0 = any free port); it
+// prints "listening on 127.0.0.1:PORT" once bound, like the Python SDK, and stops on SIGTERM.
+'use strict';
+
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTO = path.join(__dirname, '..', '..', 'proto', 'hearts', 'v1', 'bot.proto');
+const PROTOCOL_VERSION = 1;
+const MOON_CHOICE_ADD_TO_OTHERS = 1;
+
+// keepCase: fields keep their .proto names (legal_cards, pass_count); enums stay numbers, which
+// is how cards are compared below; defaults: an empty repeated field arrives as [].
+const definition = protoLoader.loadSync(PROTO, {
+  keepCase: true,
+  enums: Number,
+  longs: Number,
+  defaults: true,
+  oneofs: true,
+});
+const hearts = grpc.loadPackageDefinition(definition).hearts.v1;
+
+// A Card enum value v: v - 1 = suit * 13 + rank - 2 (suits clubs 0, diamonds 1, spades 2, hearts 3).
+function rank(card) {
+  return ((card - 1) % 13) + 2;
+}
+function suit(card) {
+  return Math.floor((card - 1) / 13);
+}
+// Rank first, then suit: the same order as the Python "lowest" bot, so both break ties alike.
+function byRank(a, b) {
+  return rank(a) - rank(b) || suit(a) - suit(b);
+}
+
+function lowestLegal(view) {
+  if (!view || view.legal_cards.length === 0) {
+    throw new Error('no legal cards in the request');
+  }
+  return [...view.legal_cards].sort(byRank)[0];
+}
+
+function highestCards(view) {
+  const count = view.rules.pass_count;
+  if (view.hand.length < count) {
+    throw new Error(`cannot pass ${count} cards from a hand of ${view.hand.length}`);
+  }
+  return [...view.hand].sort(byRank).slice(view.hand.length - count);
+}
+
+// Each handler answers, or reports the error as a status: the referee records a fault.
+function unary(answer) {
+  return (call, callback) => {
+    try {
+      callback(null, answer(call.request));
+    } catch (err) {
+      callback({ code: grpc.status.UNKNOWN, details: `${err.name}: ${err.message}` });
+    }
+  };
+}
+
+const service = {
+  Handshake: unary(() => ({
+    protocol_version: PROTOCOL_VERSION,
+    name: 'node-lowest',
+    version: require('./package.json').version,
+    author: 'hearts-arena',
+    language: 'javascript',
+    presets: [],
+    options: [],
+    max_concurrent_games: 0,
+    wants_notifications: false,
+  })),
+  PassCards: unary((req) => ({ cards: highestCards(req.view) })),
+  PlayCard: unary((req) => ({ card: lowestLegal(req.view) })),
+  ChooseMoon: unary(() => ({ choice: MOON_CHOICE_ADD_TO_OTHERS })),
+  Notify: unary(() => ({})),
+};
+
+function parseArgs(argv) {
+  const args = { port: 0, host: '127.0.0.1' };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split('=', 2);
+    const value = inline !== undefined ? inline : argv[++i];
+    if (flag === '--port') args.port = Number(value);
+    else if (flag === '--host') args.host = value;
+    else throw new Error(`unknown argument ${argv[i]} (usage: node bot.js [--port N] [--host H])`);
+    if (flag === '--port' && !(Number.isInteger(args.port) && args.port >= 0 && args.port < 65536)) {
+      throw new Error(`--port must be 0..65535, not ${value}`);
+    }
+  }
+  return args;
+}
+
+function main() {
+  const { port, host } = parseArgs(process.argv.slice(2));
+  const server = new grpc.Server();
+  server.addService(hearts.BotService.service, service);
+  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+    if (err) {
+      console.error(`cannot listen on ${address}: ${err.message}`);
+      process.exit(1);
+    }
+    // The line a launcher reads to learn the port (port 0 picks one).
+    process.stdout.write(`listening on ${host.includes(':') ? `[${host}]` : host}:${bound}\n`);
+  });
+  const stop = () => {
+    // Let calls in flight finish, but never hang: force after a second.
+    const force = setTimeout(() => server.forceShutdown(), 1000);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      process.exit(0);
+    });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+if (require.main === module) {
+  try {
+    main();
+  } catch (err) {
+    console.error(err.message);
+    process.exit(2);
+  }
+}
+
+module.exports = { lowestLegal, highestCards, rank, suit };

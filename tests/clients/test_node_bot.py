@@ -1,0 +1,120 @@
+"""The Node.js bot (clients/node/bot.js) over real gRPC: handshake, passes, plays, moon, shutdown.
+
+It is started as the launcher would start it (`node clients/node/bot.js --port 0`, reading the
+port from its `listening on` line). Its answers are checked by the engine and compared with the
+Python "lowest" bot, which follows the same policy and tie-breaks: two languages, one protocol.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from bot_harness import Tally, request_view, step
+
+from clients.bots.lowest import LowestBot
+from clients.view import view_from_wire
+from hearts.v1 import bot_pb2 as pb
+from hearts.v1 import bot_pb2_grpc
+from referee.rules import Match, Phase, Rules
+from referee.wire import card_from_wire
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE_DIR = ROOT / "clients" / "node"
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
+    pytest.mark.skipif(not (NODE_DIR / "node_modules").is_dir(),
+                       reason="clients/node/node_modules is missing: run npm ci --prefix clients/node"),
+]
+
+
+def _start(port: int = 0) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(["node", str(NODE_DIR / "bot.js"), "--port", str(port)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith("listening on 127.0.0.1:"):
+        proc.kill()
+        raise AssertionError(f"node bot printed {line!r}; stderr: {proc.communicate()[1]}")
+    return proc, line.split()[-1]
+
+
+def _stop(proc: subprocess.Popen[str]) -> int:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            return proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise
+    return proc.returncode
+
+
+@pytest.fixture(scope="module")
+def node_bot() -> Iterator[tuple[subprocess.Popen[str], str]]:
+    proc, address = _start()
+    try:
+        yield proc, address
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def stub(node_bot: tuple[subprocess.Popen[str], str]) -> Iterator[bot_pb2_grpc.BotServiceStub]:
+    with grpc.insecure_channel(node_bot[1]) as channel:
+        yield bot_pb2_grpc.BotServiceStub(channel)
+
+
+def test_handshake(stub: bot_pb2_grpc.BotServiceStub) -> None:
+    reply = stub.Handshake(pb.HandshakeRequest(protocol_version=1, referee="test"), timeout=5)
+    assert (reply.protocol_version, reply.name, reply.language) == (1, "node-lowest", "javascript")
+    assert not reply.wants_notifications
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(players=3, pass_cycle=("scatter",), pass_count=4),
+                                   Rules(players=5, pass_cycle=("left2",), kitty="first-trick", removed_cards=())],
+                         ids=["standard", "3p-scatter", "5p-left2-kitty"])
+def test_passes_and_plays_are_legal_and_match_the_python_lowest_bot(
+        rules: Rules, stub: bot_pb2_grpc.BotServiceStub) -> None:
+    match = Match(rules, seed=4)
+    python = LowestBot()
+    for seat in range(rules.players):  # the pass, compared with the Python bot before the engine checks it
+        view = request_view(match, seat)
+        reply = stub.PassCards(pb.PassCardsRequest(view=view), timeout=5)
+        assert sorted(card_from_wire(v) for v in reply.cards) == sorted(
+            python.pass_cards(view_from_wire(view, Phase.PASS)))
+    tally = Tally()
+    while match.hand_number == 0:
+        if match.phase is Phase.PLAY:
+            view = request_view(match, match.turn)
+            reply = stub.PlayCard(pb.PlayCardRequest(view=view), timeout=5)
+            assert card_from_wire(reply.card) == python.play_card(view_from_wire(view, Phase.PLAY))
+        step(match, lambda s: stub, tally)  # asks again and applies the answer through the engine
+    assert tally.requests["pass"] == rules.players
+    assert tally.requests["play"] == rules.cards_per_player * rules.players
+
+
+def test_moon_choice_notify_and_an_error_status(stub: bot_pb2_grpc.BotServiceStub) -> None:
+    view = request_view(Match(Rules(moon="shooter-chooses"), seed=1), 0)
+    reply = stub.ChooseMoon(pb.ChooseMoonRequest(view=view, moon_points=26), timeout=5)
+    assert reply.choice == pb.MOON_CHOICE_ADD_TO_OTHERS
+    stub.Notify(pb.NotifyRequest(match_id="m", seat=0, match_over=pb.MatchOver(totals=[1, 2, 3, 4])), timeout=5)
+    with pytest.raises(grpc.RpcError) as e:  # a pass request without a view: the bot reports it
+        stub.PassCards(pb.PassCardsRequest(), timeout=5)
+    assert e.value.code() is grpc.StatusCode.UNKNOWN
+
+
+def test_a_taken_port_fails_loudly_and_sigterm_stops_it(node_bot: tuple[subprocess.Popen[str], str]) -> None:
+    port = int(node_bot[1].rsplit(":", 1)[1])
+    clash = subprocess.run(["node", str(NODE_DIR / "bot.js"), "--port", str(port)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=10)
+    assert clash.returncode != 0 and "EADDRINUSE" in clash.stderr
+    proc, _ = _start()
+    assert _stop(proc) == 0
