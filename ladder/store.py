@@ -268,6 +268,18 @@ class Store:
     def has_match(self, match_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM matches WHERE id = ?", [match_id]).fetchone() is not None
 
+    def resolve_match_id(self, prefix: str) -> str:
+        """The id of the one match whose id is or starts with ``prefix``; ``KeyError`` saying why not."""
+        if self.has_match(prefix):
+            return prefix
+        rows = self.db.execute("SELECT id FROM matches WHERE id LIKE ? ESCAPE '\\' LIMIT 3",
+                               [prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"]).fetchall()
+        if len(rows) == 1:
+            return str(rows[0][0])
+        if not rows:
+            raise KeyError(f"no match {prefix!r} in {self.path} (hearts-arena lists them in the matches table)")
+        raise KeyError(f"{prefix!r} names more than one match in {self.path}: {', '.join(r[0] for r in rows)}, ...")
+
     def delete_match(self, match_id: str) -> None:
         """Remove a match and everything it holds (foreign keys cascade)."""
         with self.db.atomic():

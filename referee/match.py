@@ -44,7 +44,7 @@ from referee.record import (
     SeatRecord,
 )
 from referee.rules import Match, Observation, Phase, Rules, Trick, cards_of
-from referee.seats import REFEREE_NAME, Seat
+from referee.seats import REFEREE_NAME, GrpcSeat, Seat, SeatUnreachable, reach, unreachable_message
 
 T = TypeVar("T")
 
@@ -409,3 +409,32 @@ async def play_match(seats: Sequence[Seat], rules: Rules, seed: int, *,
     referee = _Referee(seats, rules, seed, settings or MatchSettings(), match_id or uuid.uuid4().hex,
                        names, tournament_id)
     return await referee.run()
+
+
+async def play_remote(seats: Sequence[tuple[str, str]], rules: Rules, seed: int, *,
+                      settings: MatchSettings | None = None, match_id: str | None = None,
+                      reach_timeout: float = 3.0) -> MatchRecord:
+    """Play one match among bots served over gRPC: ``seats`` are (name, address) in seat order.
+
+    Checks every bot answers a handshake first and raises ``SeatUnreachable`` (saying what to
+    check) if one does not; a bot seated twice shares one channel. Closes its channels.
+    """
+    if len(seats) != rules.players:
+        raise ValueError(f"the rules ({rules.name}) need {rules.players} seats, not {len(seats)}")
+    channels: dict[str, GrpcSeat] = {}
+    for name, address in seats:
+        channels.setdefault(address, GrpcSeat(address, name))
+    try:
+        errors = await reach(list(channels.values()), reach_timeout)
+        problems = []
+        for (address, seat), error in zip(channels.items(), errors):
+            message = unreachable_message(seat.name or address, address, error) if error is not None else None
+            if message is not None:
+                problems.append(message)
+        if problems:
+            raise SeatUnreachable("\n".join(problems))
+        return await play_match([channels[a] for _, a in seats], rules, seed, settings=settings,
+                                match_id=match_id, names=[n for n, _ in seats])
+    finally:
+        for seat in channels.values():
+            await seat.close()

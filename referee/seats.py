@@ -200,6 +200,36 @@ def _card_value(answer: object) -> int:
     return 0
 
 
+class SeatUnreachable(Exception):
+    """A bot that cannot be reached before a match; the message says what to check."""
+
+
+def parse_seat(spec: str) -> tuple[str, str]:
+    """``"NAME=HOST:PORT"`` → ``(name, "host:port")``; ``ValueError`` saying what was expected."""
+    name, sep, address = spec.partition("=")
+    host, colon, port = address.rpartition(":")
+    if not sep or not name.strip() or not colon or not host or not port.isdigit():
+        raise ValueError(f"seat {spec!r} is not NAME=HOST:PORT (e.g. random=localhost:50051)")
+    return name.strip(), address.strip()
+
+
+def unreachable_message(name: str, address: str, error: BaseException) -> str | None:
+    """A message a person can act on when ``error`` means the bot is not there; else None."""
+    if isinstance(error, grpc.aio.AioRpcError):
+        code = error.code()
+        if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            return None
+        why = f"{code.name}: {error.details()}"
+    elif isinstance(error, (asyncio.TimeoutError, TimeoutError, OSError)):
+        why = repr(error)
+    else:
+        return None
+    port = address.rpartition(":")[2]
+    return (f"cannot reach bot {name!r} at {address} ({why}).\n"
+            f"  Is the bot running? Is it listening on port {port} of that host?\n"
+            f"  To try with a sample bot: hearts bot serve random --port {port}")
+
+
 async def reach(seats: Sequence[Seat], timeout: float = 3.0) -> list[BaseException | None]:
     """Handshake every seat once; for each, ``None`` or the error (for a friendly check up front)."""
     request = pb.HandshakeRequest(protocol_version=wire.PROTOCOL_VERSION, referee=REFEREE_NAME)

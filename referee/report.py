@@ -1,0 +1,153 @@
+"""Readable views of a match record (rich renderables): the summary after a match, and a replay.
+
+The replay re-plays the record through the engine, so what it prints is checked: a record whose
+plays break the rules raises ``IllegalPlayError`` instead of printing a story that never happened.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from referee.record import MatchRecord
+from referee.rules import Card, Match, MoonChoice, Phase, Rules, Trick
+
+
+def _sym(card: str) -> str:
+    return Card.parse(card).symbol
+
+
+def _cards(cards: Sequence[str]) -> str:
+    return " ".join(_sym(c) for c in cards)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100); NaN for no values."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def latencies(record: MatchRecord, seat: int) -> list[float]:
+    """Every decision latency of one seat, in ms (passes, plays and moon choices)."""
+    out = [p.latency_ms for p in record.plays if p.seat == seat and p.latency_ms is not None]
+    for h in record.hands:
+        out += [p.latency_ms for p in h.passes if p.seat == seat and p.latency_ms is not None]
+        if h.moon == seat and h.moon_choice_latency_ms is not None:
+            out.append(h.moon_choice_latency_ms)
+    return out
+
+
+def summary(record: MatchRecord) -> RenderableType:
+    """Scores by hand, the final standing with latencies, and the faults."""
+    rules = Rules.from_dict(record.rules)
+    names = [s.bot for s in record.seats]
+    title = (f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
+             f"winner {', '.join(names[w] for w in record.winners) or 'none'}")
+    by_hand = Table(title="Scores by hand", title_justify="left")
+    by_hand.add_column("hand", justify="right")
+    by_hand.add_column("pass")
+    for n in names:
+        by_hand.add_column(n, justify="right")
+    by_hand.add_column("")
+    for h in record.hands:
+        note = ""
+        if h.moon is not None:
+            note = f"{names[h.moon]} shot the moon" + (f" ({h.moon_choice})" if h.moon_choice else "")
+        if h.sun is not None:
+            note = f"{names[h.sun]} shot the sun"
+        by_hand.add_row(str(h.hand), h.pass_direction,
+                        *(f"{sc:+d} → {t}" for sc, t in zip(h.score, h.totals)), note)
+
+    standing = Table(title="Result (latency of each bot's decisions, ms)", title_justify="left")
+    for col, just in (("seat", "right"), ("bot", "left"), ("score", "right"), ("place", "right"),
+                      ("faults", "right"), ("forfeit", "left"), ("asked", "right"), ("p50", "right"),
+                      ("p95", "right"), ("max", "right")):
+        standing.add_column(col, justify=just)  # type: ignore[arg-type]
+    for s in record.seats:
+        lat = latencies(record, s.seat)
+        standing.add_row(str(s.seat), s.bot, str(s.final_score), str(s.place), str(s.faults),
+                         s.forfeit_reason or "" if s.forfeit else "", str(len(lat)),
+                         *(f"{percentile(lat, q):.1f}" if lat else "-" for q in (50, 95, 100)))
+    parts: list[RenderableType] = [Text(title, style="bold"), by_hand, standing]
+    if record.faults:
+        faults = Table(title=f"Faults ({len(record.faults)})", title_justify="left")
+        for col in ("hand", "trick", "seat", "kind", "detail", "instead"):
+            faults.add_column(col)
+        for f in record.faults:
+            faults.add_row("-" if f.hand is None else str(f.hand), "-" if f.trick is None else str(f.trick),
+                           names[f.seat], f.kind.value, f.detail, f.action)
+        parts.append(faults)
+    return Group(*parts)
+
+
+def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick]]]:
+    """Re-play the record through the engine; yield each hand's tricks (with leader and winner)."""
+    rules = Rules.from_dict(record.rules)
+    m = Match(rules, record.seed)
+    plays = iter(record.plays)
+    for h in record.hands:
+        for p in h.passes:
+            m.pass_cards(p.seat, [Card.parse(c) for c in p.cards])
+        tricks: list[Trick] = []
+        while not m.over and m.hand_number == h.hand:
+            if m.phase is Phase.MOON:
+                m.choose_moon(m.turn, MoonChoice(h.moon_choice))
+                continue
+            p = next(plays)
+            trick = m.play(Card.parse(p.card), p.seat)
+            if trick is not None:
+                tricks.append(trick)
+        yield h.hand, tricks
+
+
+def replay(record: MatchRecord) -> RenderableType:
+    """The match hand by hand, trick by trick: the deal, the passes, every trick's leader, cards,
+    winner and points, and each hand's score."""
+    rules = Rules.from_dict(record.rules)
+    names = [s.bot for s in record.seats]
+    n = len(names)
+    substituted = {(p.hand, p.trick, p.seat) for p in record.plays if p.substituted}
+    parts: list[RenderableType] = [Text(
+        f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
+        f"seats: {', '.join(f'{i} {b}' for i, b in enumerate(names))}", style="bold")]
+    for (number, tricks), h in zip(_tricks_by_hand(record), record.hands):
+        parts.append(Text(f"\nHand {number}: pass {h.pass_direction}, dealer {names[h.dealer]}", style="bold"))
+        deal = Table(show_header=True, box=None, padding=(0, 1))
+        deal.add_column("seat")
+        deal.add_column("dealt")
+        deal.add_column("passed")
+        passes = {p.seat: p for p in h.passes}
+        for s in range(n):
+            p = passes.get(s)
+            passed = (_cards(p.cards) + (" (substitute)" if p.substituted else "")) if p else ""
+            deal.add_row(names[s], _cards(h.deal[s]), passed)
+        parts.append(deal)
+        table = Table(box=None, padding=(0, 1))
+        table.add_column("trick", justify="right")
+        table.add_column("leader")
+        for name in names:
+            table.add_column(name)
+        table.add_column("winner")
+        table.add_column("points", justify="right")
+        for t_no, trick in enumerate(tricks):
+            cells = [""] * n
+            for i, card in enumerate(trick.cards):
+                seat = trick.seat_of(i, n)
+                text = card.symbol + ("*" if (number, t_no, seat) in substituted else "")
+                cells[seat] = f"[bold green]{text}[/]" if seat == trick.winner else text
+            points = sum(rules.points_of(c) for c in trick.cards)
+            table.add_row(str(t_no), names[trick.leader], *cells, names[trick.winner or 0],
+                          str(points) if points else "")
+        parts.append(table)
+        score = "  ".join(f"{names[s]} {h.points_taken[s]} pts → {h.score[s]:+d} = {h.totals[s]}" for s in range(n))
+        if h.moon is not None:
+            score += f"  ({names[h.moon]} shot the moon: {h.moon_choice})"
+        parts.append(Text(score))
+    parts.append(Text("\n* a substitute played for a faulty or forfeited bot; green: the trick's winner"))
+    return Group(*parts)
