@@ -114,5 +114,79 @@ def bot_serve(name: str, port: int, seed: int | None) -> None:
     serve(make_bot(name, seed=seed), port=port)
 
 
+# -- match and replay ----------------------------------------------------------------------------
+
+
+@main.command("match")
+@click.option("--seat", "seat_specs", multiple=True, required=True, metavar="NAME=HOST:PORT",
+              help="A bot served over gRPC, one per seat in seat order (as many as the rules' players).")
+@click.option("--rules", "ruleset", default="standard", show_default=True,
+              help="PRESET[,option=value...]; see hearts rules.")
+@click.option("--seed", type=int, default=None, help="The match seed (deals, substitutes). Default: random.")
+@click.option("--db", type=click.Path(dir_okay=False), default="arena.db", show_default=True,
+              help="SQLite file to record the match in.")
+@click.option("--budget-ms", type=float, default=1000, show_default=True, help="Time for one decision.")
+@click.option("--bank-ms", type=float, default=10000, show_default=True,
+              help="Time bank per bot per match, drawn on when a decision runs over budget.")
+@click.option("--grace-ms", type=float, default=50, show_default=True, help="Network slack on every decision.")
+@click.option("--max-faults", type=int, default=3, show_default=True, help="Faults before a bot forfeits.")
+def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, db: str, budget_ms: float,
+                  bank_ms: float, grace_ms: float, max_faults: int) -> None:
+    """Play one match among bots served over gRPC, record it in --db and print a summary.
+
+    \b
+    Example:
+      hearts match --seat a=localhost:50051 --seat b=localhost:50052 \\
+                   --seat c=localhost:50053 --seat d=localhost:50054 --rules standard --seed 7
+    """
+    import asyncio
+    import secrets
+
+    from ladder.store import Store
+    from referee.match import MatchSettings, play_remote
+    from referee.report import summary
+    from referee.seats import SeatUnreachable, parse_seat
+
+    try:
+        r = Rules.parse(ruleset)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--rules") from None
+    try:
+        seats = [parse_seat(s) for s in seat_specs]
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--seat") from None
+    if len(seats) != r.players:
+        raise click.UsageError(f"the rules {ruleset!r} need {r.players} seats: give --seat NAME=HOST:PORT "
+                               f"{r.players} times (got {len(seats)})")
+    settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults)
+    seed = seed if seed is not None else secrets.randbelow(2**31)
+    try:
+        record = asyncio.run(play_remote(seats, r, seed, settings=settings))
+    except SeatUnreachable as e:
+        raise click.ClickException(str(e)) from None
+    with Store(db) as store:
+        store.save_match(record)
+    console.print(summary(record))
+    console.print(f"recorded in {db}; replay with: hearts replay {record.match_id} --db {db}")
+
+
+@main.command("replay")
+@click.argument("match_id")
+@click.option("--db", type=click.Path(dir_okay=False, exists=True), default="arena.db", show_default=True,
+              help="SQLite file the match is recorded in.")
+def replay_command(match_id: str, db: str) -> None:
+    """Print a recorded match hand by hand, trick by trick (MATCH_ID may be a unique prefix)."""
+    from ladder.store import Store
+    from referee.report import replay, summary
+
+    with Store(db) as store:
+        try:
+            record = store.load_match(store.resolve_match_id(match_id))
+        except KeyError as e:
+            raise click.ClickException(e.args[0]) from None
+    console.print(replay(record))
+    console.print(summary(record))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
