@@ -1,0 +1,258 @@
+"""Referee throughput against a bare gRPC echo of the same message sizes, in the same run.
+
+Four trivial bots (first legal card) and four echo servers run as separate processes, so the
+referee's own CPU is what this process spends. We measure:
+
+- decisions per second of whole matches played one at a time, and of 16 matches at once;
+- calls per second of a bare echo (a request the size of a typical PlayCardRequest, a reply the
+  size of a PlayCardResponse) at the same concurrency (1, then 16 in flight), round robin over
+  four servers like the four seats;
+
+and print the ratio (target >= 0.8: the referee should cost little beyond gRPC itself).
+Absolute figures drift ±25% between runs on shared machines; the ratio is what to compare.
+
+    python bench/harness.py [--single N] [--concurrent N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import grpc
+
+from hearts.v1 import bot_pb2 as pb
+from hearts.v1 import bot_pb2_grpc
+
+SERVER_OPTIONS = [("grpc.so_reuseport", 0)]
+ECHO_METHOD = "/bench.Echo/Echo"
+REPLY_BYTES = len(pb.PlayCardResponse(card=pb.CARD_QUEEN_OF_SPADES).SerializeToString())
+
+# -- the servers (run in subprocesses) -----------------------------------------------------------
+
+
+class TrivialBot(bot_pb2_grpc.BotServiceServicer):
+    async def Handshake(self, request: pb.HandshakeRequest, context: Any) -> pb.HandshakeResponse:
+        return pb.HandshakeResponse(protocol_version=1, name="first-legal", language="python")
+
+    async def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
+        v = request.view
+        return pb.PassCardsResponse(cards=v.hand[:v.rules.pass_count])
+
+    async def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        return pb.PlayCardResponse(card=request.view.legal_cards[0])
+
+    async def ChooseMoon(self, request: pb.ChooseMoonRequest, context: Any) -> pb.ChooseMoonResponse:
+        return pb.ChooseMoonResponse(choice=pb.MOON_CHOICE_ADD_TO_OTHERS)
+
+
+async def _serve(kind: str) -> None:
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    if kind == "bot":
+        bot_pb2_grpc.add_BotServiceServicer_to_server(TrivialBot(), server)
+    else:
+        reply = b"\x08\x25"[:REPLY_BYTES].ljust(REPLY_BYTES, b"\x00")
+
+        async def echo(request: bytes, context: Any) -> bytes:
+            return reply
+
+        handler = grpc.unary_unary_rpc_method_handler(echo, request_deserializer=None, response_serializer=None)
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Echo", {"Echo": handler}),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(port, flush=True)
+    await server.wait_for_termination()
+
+
+def start_servers(kind: str, n: int) -> tuple[list[subprocess.Popen[str]], list[str]]:
+    # Separate processes started with subprocess (never a fork of a process that used gRPC).
+    procs = [subprocess.Popen([sys.executable, __file__, "--serve", kind], stdout=subprocess.PIPE, text=True)
+             for _ in range(n)]
+    addresses = []
+    for p in procs:
+        assert p.stdout is not None
+        addresses.append(f"127.0.0.1:{int(p.stdout.readline())}")
+    return procs, addresses
+
+
+# -- the measurements ----------------------------------------------------------------------------
+
+
+@dataclass
+class Figure:
+    """One measurement: a number of calls or decisions in a time, with the CPU this process spent."""
+
+    count: int
+    seconds: float
+    cpu_seconds: float
+
+    @property
+    def per_second(self) -> float:
+        return self.count / self.seconds
+
+    @property
+    def cpu_us_each(self) -> float:
+        return self.cpu_seconds / self.count * 1e6
+
+
+async def _timed(work: Callable[[], Awaitable[int]]) -> Figure:
+    c0, t0 = time.process_time(), time.perf_counter()
+    count = await work()
+    return Figure(count, time.perf_counter() - t0, time.process_time() - c0)
+
+
+def typical_request_bytes() -> int:
+    """The size of a PlayCardRequest in the middle of a hand (trick 6 of hand 0, standard rules)."""
+    from referee import wire
+    from referee.rules import Match, Rules
+
+    m = Match(Rules(), seed=1)
+    for s in range(4):
+        m.pass_cards(s, m.observation(s).hand.cards[:3])
+    while len(m.hand.tricks) < 6 or len(m.hand.trick_cards) < 2:
+        m.play(m.legal_plays()[0])
+    obs = m.observation(m.turn)
+    view = wire.view_to_wire(obs, match_id="0" * 32, player_names=["first-legal"] * 4, budget_ms=1000,
+                             time_bank_ms=10000)
+    return len(pb.PlayCardRequest(view=view).SerializeToString())
+
+
+async def echo(addresses: list[str], calls: int, in_flight: int, request_bytes: int) -> Figure:
+    from referee.seats import CHANNEL_OPTIONS
+
+    channels = [grpc.aio.insecure_channel(a, options=list(CHANNEL_OPTIONS)) for a in addresses]
+    stubs = [c.unary_unary(ECHO_METHOD) for c in channels]
+    payload = os.urandom(request_bytes)
+    for stub in stubs:  # connect first: the referee's seats are warm too (their handshake)
+        await stub(payload, timeout=5)
+    left = calls
+
+    async def worker(w: int) -> int:
+        nonlocal left
+        done = 0
+        i = w
+        while left > 0:
+            left -= 1
+            await stubs[i % len(stubs)](payload, timeout=5)
+            i += 1
+            done += 1
+        return done
+
+    async def run() -> int:
+        return sum(await asyncio.gather(*(worker(w) for w in range(in_flight))))
+
+    try:
+        return await _timed(run)
+    finally:
+        for c in channels:
+            await c.close()
+
+
+async def referee(addresses: list[str], matches: int, at_once: int) -> Figure:
+    from referee.match import MatchSettings, play_match
+    from referee.record import MatchRecord
+    from referee.rules import Rules
+    from referee.seats import GrpcSeat
+
+    seats = [GrpcSeat(a, f"bot{i}") for i, a in enumerate(addresses)]
+    rules = Rules()
+    settings = MatchSettings(budget_ms=2000, bank_ms=20000)  # generous: a slow machine must not fault
+
+    def asked(rec: MatchRecord) -> int:
+        assert not rec.faults, rec.faults[:3]
+        return (sum(p.latency_ms is not None for p in rec.plays)
+                + sum(p.latency_ms is not None for h in rec.hands for p in h.passes)
+                + sum(h.moon_choice_latency_ms is not None for h in rec.hands))
+
+    await play_match(seats, rules, seed=0, settings=settings)  # warm up: channels, handshakes
+    queue = list(range(1, matches + 1))
+
+    async def lane() -> int:
+        n = 0
+        while queue:
+            n += asked(await play_match(seats, rules, seed=queue.pop(), settings=settings))
+        return n
+
+    async def run() -> int:
+        return sum(await asyncio.gather(*(lane() for _ in range(at_once))))
+
+    try:
+        return await _timed(run)
+    finally:
+        for s in seats:
+            await s.close()
+
+
+async def measure(single: int, concurrent: int) -> dict[str, Any]:
+    bots, bot_addresses = start_servers("bot", 4)
+    echoes, echo_addresses = start_servers("echo", 4)
+    try:
+        size = typical_request_bytes()
+        one = await referee(bot_addresses, single, 1)
+        echo_one = await echo(echo_addresses, one.count, 1, size)
+        many = await referee(bot_addresses, concurrent, 16)
+        echo_many = await echo(echo_addresses, many.count, 16, size)
+    finally:
+        for p in bots + echoes:
+            p.terminate()
+        for p in bots + echoes:
+            p.wait(timeout=10)
+
+    def row(ref: Figure, bare: Figure, matches: int) -> dict[str, Any]:
+        return {"matches": matches, "decisions": ref.count, "seconds": round(ref.seconds, 3),
+                "decisions_per_s": round(ref.per_second), "referee_cpu_us_per_decision": round(ref.cpu_us_each, 1),
+                "echo_calls": bare.count, "echo_calls_per_s": round(bare.per_second),
+                "echo_cpu_us_per_call": round(bare.cpu_us_each, 1),
+                "ratio": round(ref.per_second / bare.per_second, 3)}
+
+    return {"request_bytes": size, "reply_bytes": REPLY_BYTES, "cpus": os.cpu_count(),
+            "one_match_at_a_time": row(one, echo_one, single), "16_matches_at_once": row(many, echo_many, concurrent),
+            "grpc": grpc.__version__}
+
+
+def print_table(r: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"Referee vs bare gRPC echo (request {r['request_bytes']} B, reply {r['reply_bytes']} B, "
+                    f"{r['cpus']} CPUs, grpc {r['grpc']})", title_justify="left")
+    for col in ("", "matches", "decisions/s", "echo calls/s", "ratio", "referee CPU µs/decision",
+                "echo CPU µs/call"):
+        t.add_column(col, justify="right" if col else "left")
+    for name, key in (("one match at a time", "one_match_at_a_time"), ("16 matches at once", "16_matches_at_once")):
+        x = r[key]
+        ok = "green" if x["ratio"] >= 0.8 else "red"
+        t.add_row(name, str(x["matches"]), f"{x['decisions_per_s']:,}", f"{x['echo_calls_per_s']:,}",
+                  f"[{ok}]{x['ratio']:.2f}[/]", f"{x['referee_cpu_us_per_decision']:.0f}",
+                  f"{x['echo_cpu_us_per_call']:.0f}")
+    Console().print(t)
+    print("target: ratio >= 0.8 (the referee adds at most 20% to a bare gRPC round trip of the same sizes)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--single", type=int, default=6, help="matches played one at a time")
+    ap.add_argument("--concurrent", type=int, default=32, help="matches played 16 at a time")
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    ap.add_argument("--serve", choices=["bot", "echo"], help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.serve:
+        asyncio.run(_serve(args.serve))
+        return
+    result = asyncio.run(measure(args.single, args.concurrent))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_table(result)
+
+
+if __name__ == "__main__":
+    main()
