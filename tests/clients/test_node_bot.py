@@ -1,4 +1,4 @@
-"""The Node.js bot (clients/node/bot.js) over real gRPC: handshake, passes, plays, moon, shutdown.
+"""The Node.js bot (clients/node/bot.js) over real gRPC: handshake, health, passes, plays, moon, shutdown.
 
 It is started as the launcher would start it (`node clients/node/bot.js --port 0`, reading the
 port from its `listening on` line). Its answers are checked by the engine and compared with the
@@ -16,6 +16,7 @@ from pathlib import Path
 import grpc
 import pytest
 from bot_harness import Tally, request_view, step
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.bots.lowest import LowestBot
 from clients.view import view_from_wire
@@ -72,10 +73,18 @@ def stub(node_bot: tuple[subprocess.Popen[str], str]) -> Iterator[bot_pb2_grpc.B
         yield bot_pb2_grpc.BotServiceStub(channel)
 
 
-def test_handshake(stub: bot_pb2_grpc.BotServiceStub) -> None:
+def test_handshake_and_health(stub: bot_pb2_grpc.BotServiceStub, node_bot: tuple[subprocess.Popen[str], str]) -> None:
     reply = stub.Handshake(pb.HandshakeRequest(protocol_version=1, referee="test"), timeout=5)
     assert (reply.protocol_version, reply.name, reply.language) == (1, "node-lowest", "javascript")
     assert not reply.wants_notifications
+    with grpc.insecure_channel(node_bot[1]) as channel:  # what the tournament launcher waits for
+        health = health_pb2_grpc.HealthStub(channel)
+        for service in ("", "hearts.v1.BotService"):
+            status = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5).status
+            assert status == health_pb2.HealthCheckResponse.SERVING
+        with pytest.raises(grpc.RpcError) as e:
+            health.Check(health_pb2.HealthCheckRequest(service="no.such.Service"), timeout=5)
+        assert e.value.code() is grpc.StatusCode.NOT_FOUND
 
 
 @pytest.mark.parametrize("rules", [Rules(), Rules(players=3, pass_cycle=("scatter",), pass_count=4),
