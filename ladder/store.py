@@ -125,8 +125,56 @@ def _m1_matches(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m2_tournaments(db: sqlite_utils.Database) -> None:
+    """Registered bots (command or address), tournaments with their schedules, live pairwise Elo."""
+    _executescript_in_transaction(db, """
+    ALTER TABLE bots ADD COLUMN command TEXT;         -- started by the launcher, {port} filled in
+    ALTER TABLE bots ADD COLUMN address TEXT;         -- or a remote bot's host:port
+    ALTER TABLE bots ADD COLUMN description TEXT;
+    ALTER TABLE bots ADD COLUMN registered_at TEXT;   -- NULL: only seen in matches, or removed
+    CREATE TABLE tournaments (
+        id INTEGER PRIMARY KEY,
+        format TEXT NOT NULL,             -- round-robin | gauntlet
+        rules TEXT NOT NULL,              -- the ruleset spec, e.g. "standard"
+        seed INTEGER NOT NULL,
+        rounds INTEGER NOT NULL,
+        deals INTEGER NOT NULL,
+        gauntlet TEXT,
+        bots TEXT NOT NULL,               -- JSON: [{name, command, address}] as registered at creation
+        settings TEXT NOT NULL,           -- JSON: time control and options
+        status TEXT NOT NULL,             -- pending | running | finished
+        created_at TEXT NOT NULL,
+        finished_at TEXT
+    );
+    CREATE TABLE tournament_matches (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        table_no INTEGER NOT NULL,
+        deal INTEGER NOT NULL,
+        rotation INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        seats TEXT NOT NULL,              -- JSON list of bot names by seat
+        rules TEXT NOT NULL,
+        match_id TEXT UNIQUE REFERENCES matches (id) ON DELETE SET NULL,  -- set with the record
+        status TEXT GENERATED ALWAYS AS (CASE WHEN match_id IS NULL THEN 'pending' ELSE 'done' END) VIRTUAL,
+        PRIMARY KEY (tournament_id, idx)
+    );
+    CREATE TABLE live_elo (               -- live pairwise Elo, K/(N-1) per pair: an indicator only,
+        match_id TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,  -- the ladder is the batch fit
+        bot_id INTEGER NOT NULL REFERENCES bots (id),
+        k REAL NOT NULL,
+        elo_before REAL NOT NULL,
+        elo_change REAL NOT NULL,
+        PRIMARY KEY (match_id, bot_id)
+    );
+    CREATE INDEX live_elo_bot ON live_elo (bot_id);
+    """)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
+    _m2_tournaments,
     # Append new migrations here (each runs once, in its own transaction, in order).
 ]
 

@@ -1,0 +1,169 @@
+"""The bots of a ladder: registered by name with a command that starts them, or a remote address.
+
+Registrations live in the store's ``bots`` table (columns ``command``, ``address``,
+``description``, ``registered_at``), so ``hearts bot add/list/remove`` and a tournament see the
+same list. A bots file (TOML, read with tomllib) registers several at once::
+
+    [bots.random]
+    command = "python -m clients.bots.random --port {port} --seed 1"
+
+    [bots.far-away]
+    address = "10.0.0.7:50051"
+
+Removing a bot that has played keeps its row (its matches refer to it) and clears the
+registration; a bot that never played is deleted.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from ladder.store import Store
+
+__all__ = ["BotEntry", "RegistryError", "parse_bots", "load_bots_file", "add_bot", "add_bots", "get_bot",
+           "list_bots", "remove_bot"]
+
+_ADDRESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
+_KEYS = {"command", "address", "description"}
+
+
+class RegistryError(ValueError):
+    """A bot entry or bots file that cannot be used, with what is wrong and where."""
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """A registered bot: exactly one of ``command`` (a template with ``{port}``) and ``address``."""
+
+    name: str
+    command: str | None = None
+    address: str | None = None
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name or self.name != self.name.strip():
+            raise RegistryError(f"bot name {self.name!r}: must be non-empty, without surrounding spaces")
+        if (self.command is None) == (self.address is None):
+            raise RegistryError(f"bot {self.name!r}: give exactly one of command or address")
+        if self.command is not None and not self.command.strip():
+            raise RegistryError(f"bot {self.name!r}: the command is empty")
+        if self.address is not None and not _ADDRESS.match(self.address):
+            raise RegistryError(f"bot {self.name!r}: address {self.address!r} is not HOST:PORT")
+
+    @property
+    def kind(self) -> str:
+        return "command" if self.command is not None else "address"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "command": self.command, "address": self.address,
+                "description": self.description}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> BotEntry:
+        return cls(name=d["name"], command=d.get("command"), address=d.get("address"),
+                   description=d.get("description") or "")
+
+
+def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry]:
+    """The entries of a parsed bots file: a ``bots`` table of ``NAME = {command|address, ...}``."""
+    unknown_top = set(data) - {"bots"}
+    if unknown_top:
+        raise RegistryError(f"{source}: unknown top-level key(s) {', '.join(sorted(unknown_top))}; "
+                            f"bots go in [bots.NAME] tables")
+    bots = data.get("bots")
+    if not isinstance(bots, dict) or not bots:
+        raise RegistryError(f"{source}: no [bots.NAME] tables (each with command = \"...\" or address = \"...\")")
+    out = []
+    for name, spec in bots.items():
+        if not isinstance(spec, dict):
+            raise RegistryError(f"{source}: bots.{name} must be a table with command or address")
+        unknown = set(spec) - _KEYS
+        if unknown:
+            raise RegistryError(f"{source}: bots.{name}: unknown key(s) {', '.join(sorted(unknown))} "
+                                f"(expected {', '.join(sorted(_KEYS))})")
+        for key in _KEYS & set(spec):
+            if not isinstance(spec[key], str):
+                raise RegistryError(f"{source}: bots.{name}.{key} must be a string")
+        try:
+            out.append(BotEntry(name=name, command=spec.get("command"), address=spec.get("address"),
+                                description=spec.get("description", "")))
+        except RegistryError as e:
+            raise RegistryError(f"{source}: {e}") from None
+    return out
+
+
+def load_bots_file(path: Path | str) -> list[BotEntry]:
+    """Read a bots TOML file."""
+    p = Path(path)
+    try:
+        with open(p, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise RegistryError(f"bots file {p} does not exist") from None
+    except tomllib.TOMLDecodeError as e:
+        raise RegistryError(f"bots file {p} is not valid TOML: {e}") from None
+    return parse_bots(data, str(p))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
+    """Register (or update) a bot; returns True if it was new. ``replace=False`` refuses a change."""
+    with store.db.atomic():
+        current = get_bot(store, entry.name)
+        if current is not None and current != entry and not replace:
+            raise RegistryError(f"bot {entry.name!r} is already registered ({current.kind}: "
+                                f"{current.command or current.address}); remove it first")
+        store.bot_id(entry.name)  # the store's own insert keeps its created_at and id rules
+        store.db.execute(
+            "UPDATE bots SET command = ?, address = ?, description = ?, registered_at = COALESCE(?, registered_at) "
+            "WHERE name = ?",
+            [entry.command, entry.address, entry.description or None,
+             _now() if current != entry else None, entry.name])
+    return current is None
+
+
+def add_bots(store: Store, entries: Iterable[BotEntry]) -> list[BotEntry]:
+    """Register several bots in one transaction (a bots file); returns them."""
+    entries = list(entries)
+    with store.db.atomic():
+        for e in entries:
+            add_bot(store, e)
+    return entries
+
+
+def get_bot(store: Store, name: str) -> BotEntry | None:
+    row = store.db.execute("SELECT name, command, address, description FROM bots WHERE name = ? "
+                           "AND (command IS NOT NULL OR address IS NOT NULL)", [name]).fetchone()
+    if row is None:
+        return None
+    return BotEntry(name=row[0], command=row[1], address=row[2], description=row[3] or "")
+
+
+def list_bots(store: Store) -> list[BotEntry]:
+    """Registered bots, by name."""
+    return [BotEntry(name=r[0], command=r[1], address=r[2], description=r[3] or "")
+            for r in store.db.execute("SELECT name, command, address, description FROM bots "
+                                      "WHERE command IS NOT NULL OR address IS NOT NULL ORDER BY name")]
+
+
+def remove_bot(store: Store, name: str) -> bool:
+    """Unregister a bot; False if it was not registered. Its matches (and ratings) stay."""
+    with store.db.atomic():
+        if get_bot(store, name) is None:
+            return False
+        played = store.db.execute("SELECT 1 FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = ? "
+                                  "LIMIT 1", [name]).fetchone()
+        if played:
+            store.db.execute("UPDATE bots SET command = NULL, address = NULL, registered_at = NULL "
+                             "WHERE name = ?", [name])
+        else:
+            store.db.execute("DELETE FROM bots WHERE name = ?", [name])
+    return True

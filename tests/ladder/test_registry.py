@@ -1,0 +1,89 @@
+"""The bot registry: TOML files and the store's bots table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ladder.registry import (
+    BotEntry,
+    RegistryError,
+    add_bot,
+    add_bots,
+    get_bot,
+    list_bots,
+    load_bots_file,
+    remove_bot,
+)
+from ladder.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_sample_bots_file_parses() -> None:
+    bots = load_bots_file(ROOT / "bots.toml")
+    names = [b.name for b in bots]
+    assert {"random", "random-2", "lowest", "heuristic"} <= set(names)
+    assert all(b.command and "{port}" in b.command for b in bots)
+
+
+def test_a_bots_file_with_commands_and_addresses(tmp_path: Path) -> None:
+    f = tmp_path / "bots.toml"
+    f.write_text('[bots.a]\ncommand = "python -m x --port {port}"\ndescription = "first"\n'
+                 '[bots."far.away"]\naddress = "10.0.0.7:50051"\n')
+    assert load_bots_file(f) == [BotEntry("a", command="python -m x --port {port}", description="first"),
+                                 BotEntry("far.away", address="10.0.0.7:50051")]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("", "no \\[bots.NAME\\] tables"),
+    ("[bots.a]\n", "exactly one of command or address"),
+    ('[bots.a]\ncommand = "x"\naddress = "h:1"\n', "exactly one of command or address"),
+    ('[bots.a]\naddress = "nohost"\n', "is not HOST:PORT"),
+    ('[bots.a]\ncommand = "x"\nport = 3\n', "unknown key\\(s\\) port"),
+    ('[bot.a]\ncommand = "x"\n', "unknown top-level key"),
+    ('[bots.a]\ncommand = 3\n', "must be a string"),
+    ("[bots.a\n", "not valid TOML"),
+])
+def test_bad_bots_files_say_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
+    f = tmp_path / "bots.toml"
+    f.write_text(text)
+    with pytest.raises(RegistryError, match=message):
+        load_bots_file(f)
+
+
+def test_missing_file() -> None:
+    with pytest.raises(RegistryError, match="does not exist"):
+        load_bots_file("/nonexistent/bots.toml")
+
+
+def test_add_list_remove_in_the_store(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as store:
+        assert add_bot(store, BotEntry("b", command="run b {port}"))
+        assert not add_bot(store, BotEntry("b", command="run b2 {port}"))  # update
+        with pytest.raises(RegistryError, match="already registered"):
+            add_bot(store, BotEntry("b", address="h:1"), replace=False)
+        add_bots(store, [BotEntry("a", address="h:1"), BotEntry("c", command="c {port}")])
+        assert [e.name for e in list_bots(store)] == ["a", "b", "c"]
+        assert get_bot(store, "b") == BotEntry("b", command="run b2 {port}")
+        assert remove_bot(store, "c") and not remove_bot(store, "c") and get_bot(store, "c") is None
+        # A bot seen in matches but never registered is not listed.
+        store.bot_id("ghost")
+        assert [e.name for e in list_bots(store)] == ["a", "b"]
+    with Store(tmp_path / "arena.db") as store:  # it persists
+        assert [e.name for e in list_bots(store)] == ["a", "b"]
+
+
+def test_removing_a_bot_that_played_keeps_its_matches(tmp_path: Path) -> None:
+    from referee.record import MatchRecord, SeatRecord
+
+    with Store(tmp_path / "arena.db") as store:
+        add_bots(store, [BotEntry(n, command=f"{n} {{port}}") for n in "wxyz"])
+        store.save_match(MatchRecord(match_id="m", seed=1, rules={}, started_at="t",
+                                     seats=[SeatRecord(seat=i, bot=n, place=i + 1) for i, n in enumerate("wxyz")]))
+        assert remove_bot(store, "w")
+        assert "w" not in [e.name for e in list_bots(store)]
+        assert store.load_match("m").bots == list("wxyz")
+        add_bot(store, BotEntry("w", command="w2 {port}"))  # and it can come back under its name
+        assert get_bot(store, "w") == BotEntry("w", command="w2 {port}")
