@@ -7,6 +7,7 @@ Python "lowest" bot, which follows the same policy and tie-breaks: two languages
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import signal
 import subprocess
@@ -127,3 +128,31 @@ def test_a_taken_port_fails_loudly_and_sigterm_stops_it(node_bot: tuple[subproce
     assert clash.returncode != 0 and "EADDRINUSE" in clash.stderr
     proc, _ = _start()
     assert _stop(proc) == 0
+
+
+def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_fault(
+        node_bot: tuple[subprocess.Popen[str], str]) -> None:
+    """End to end through the real referee (clocks, judging, records) rather than the test harness."""
+    from clients.bots import make_bot
+    from clients.sdk import BotServer
+    from referee.match import play_match
+    from referee.seats import GrpcSeat
+
+    async def main() -> list:
+        servers = [BotServer(make_bot(n, seed=1)) for n in ("random", "lowest", "heuristic")]
+        for srv in servers:
+            await srv.start()
+        seats = [GrpcSeat(node_bot[1], "node")] + [GrpcSeat(srv.address, n) for srv, n in
+                                                   zip(servers, ("random", "lowest", "heuristic"))]
+        try:
+            return [await play_match(seats, rules, seed=3) for rules in
+                    (Rules(), Rules(pass_cycle=("scatter", "mix"), moon="shooter-chooses"))]
+        finally:
+            for seat in seats:
+                await seat.close()
+            for srv in servers:
+                await srv.stop()
+
+    for record in asyncio.run(main()):
+        assert record.faults == [], record.faults
+        assert sorted(s.place for s in record.seats)[0] == 1
