@@ -39,14 +39,14 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from clients.view import View, card_from_wire, card_to_wire, view_from_wire
+from clients.view import View, card_to_wire, trick_from_wire, view_from_wire
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 from referee.rules import Card, MoonChoice, Phase, Trick
 
 __all__ = [
     "PROTOCOL_VERSION", "SERVICE_NAME", "Bot", "BotProtocol", "BotServer", "BotServicer", "Notification",
-    "ThreadedBotServer", "View", "serve", "start_in_thread",
+    "ThreadedBotServer", "View", "serve", "serve_async", "start_in_thread",
 ]
 
 PROTOCOL_VERSION = 1
@@ -119,9 +119,7 @@ def notification_from_wire(msg: pb.NotifyRequest) -> Notification:
     kind = msg.WhichOneof("event") or ""
     if kind == "trick_completed":
         e = msg.trick_completed
-        t = e.trick
-        trick = Trick(t.leader, tuple(card_from_wire(v) for v in t.cards), t.winner if t.HasField("winner") else None)
-        return Notification(msg.match_id, msg.seat, kind, hand_number=e.hand_number, trick=trick)
+        return Notification(msg.match_id, msg.seat, kind, hand_number=e.hand_number, trick=trick_from_wire(e.trick))
     if kind == "hand_scored":
         h = msg.hand_scored
         return Notification(

@@ -85,8 +85,11 @@ def rules_from_wire(msg: pb.Rules) -> Rules:
     return rules
 
 
-def _trick(t: pb.Trick) -> Trick:
+def trick_from_wire(t: pb.Trick) -> Trick:
     return Trick(t.leader, tuple(DECK[v - 1] for v in t.cards), t.winner if t.HasField("winner") else None)
+
+
+_trick = trick_from_wire
 
 
 def view_from_wire(v: pb.GameView, phase: Phase, moon_points: int = 0) -> View:

@@ -7,9 +7,12 @@ methods: an illegal answer raises ``IllegalPlayError`` and fails the test.
 
 from __future__ import annotations
 
+import signal
+import subprocess
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from clients.bots import BOTS
 from hearts.v1 import bot_pb2 as pb
@@ -71,3 +74,30 @@ def play_match(rules: Rules, seed: int, stubs: Sequence[bot_pb2_grpc.BotServiceS
     while not match.over and (max_hands is None or match.hand_number < max_hands):
         step(match, lambda s: stubs[s], tally, match_id=f"m{seed}")
     return match
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def launch(args: Sequence[str]) -> tuple[subprocess.Popen[str], str]:
+    """Start a bot process as the launcher does; return it and the address of its ``listening on`` line."""
+    proc = subprocess.Popen(list(args), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith("listening on 127.0.0.1:"):
+        proc.kill()
+        raise AssertionError(f"{' '.join(args)} printed {line!r}; stderr: {proc.communicate()[1]}")
+    return proc, line.split()[-1]
+
+
+def terminate(proc: subprocess.Popen[str], timeout: float = 10.0) -> int:
+    """SIGTERM, then the exit code (killed if it does not stop in time, and the test fails)."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise
+    return proc.returncode

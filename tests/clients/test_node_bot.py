@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import signal
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
 import grpc
 import pytest
-from bot_harness import Tally, request_view, step
+from bot_harness import ROOT, Tally, launch, request_view, step, terminate
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.bots.lowest import LowestBot
@@ -26,8 +24,9 @@ from hearts.v1 import bot_pb2_grpc
 from referee.rules import Match, Phase, Rules
 from referee.wire import card_from_wire
 
-ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / "clients" / "node"
+
+NODE_BOT = ("node", str(NODE_DIR / "bot.js"), "--port", "0")
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
@@ -36,36 +35,13 @@ pytestmark = [
 ]
 
 
-def _start(port: int = 0) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(["node", str(NODE_DIR / "bot.js"), "--port", str(port)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("listening on 127.0.0.1:"):
-        proc.kill()
-        raise AssertionError(f"node bot printed {line!r}; stderr: {proc.communicate()[1]}")
-    return proc, line.split()[-1]
-
-
-def _stop(proc: subprocess.Popen[str]) -> int:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            return proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            raise
-    return proc.returncode
-
-
 @pytest.fixture(scope="module")
 def node_bot() -> Iterator[tuple[subprocess.Popen[str], str]]:
-    proc, address = _start()
+    proc, address = launch(NODE_BOT)
     try:
         yield proc, address
     finally:
-        _stop(proc)
+        terminate(proc)
 
 
 @pytest.fixture(scope="module")
@@ -126,8 +102,8 @@ def test_a_taken_port_fails_loudly_and_sigterm_stops_it(node_bot: tuple[subproce
     clash = subprocess.run(["node", str(NODE_DIR / "bot.js"), "--port", str(port)], cwd=ROOT,
                            capture_output=True, text=True, timeout=10)
     assert clash.returncode != 0 and "EADDRINUSE" in clash.stderr
-    proc, _ = _start()
-    assert _stop(proc) == 0
+    proc, _ = launch(NODE_BOT)
+    assert terminate(proc) == 0
 
 
 def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_fault(

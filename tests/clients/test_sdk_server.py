@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import signal
-import subprocess
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import grpc
 import pytest
-from bot_harness import request_view
+from bot_harness import launch, request_view, terminate
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
@@ -23,9 +19,6 @@ from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 from referee.rules import QUEEN_OF_SPADES, Card, Match, MoonChoice, Phase, Rules
 from referee.wire import card_from_wire
-
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _play_positions(n: int) -> list[tuple[pb.GameView, frozenset[Card]]]:
     """``n`` distinct play requests from real matches (various rules and points of a hand), with their legal sets."""
@@ -196,24 +189,12 @@ def test_a_non_bot_is_refused() -> None:
         start_in_thread(object())  # type: ignore[arg-type]
 
 
-def _launch(args: list[str]) -> tuple[subprocess.Popen[str], str]:
-    """Start a bot process; return it and the address from its ``listening on`` line."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("listening on 127.0.0.1:"):
-        proc.kill()
-        raise AssertionError(f"{args}: printed {line!r}; stderr: {proc.communicate()[1]}")
-    return proc, line.split()[-1]
-
-
 @pytest.mark.parametrize("command", [
     [sys.executable, "-m", "clients.bots.random", "--port", "0", "--seed", "3"],
     [sys.executable, "-m", "ladder.cli", "bot", "serve", "heuristic", "--port", "0"],
 ], ids=["python -m clients.bots.random", "hearts bot serve heuristic"])
 def test_a_bot_process_prints_its_port_answers_and_stops_on_sigterm(command: list[str]) -> None:
-    proc, address = _launch(command)
+    proc, address = launch(command)
     try:
         with grpc.insecure_channel(address) as channel:
             stub = bot_pb2_grpc.BotServiceStub(channel)
@@ -222,9 +203,6 @@ def test_a_bot_process_prints_its_port_answers_and_stops_on_sigterm(command: lis
             match = Match(Rules(), 2)
             reply = stub.PassCards(pb.PassCardsRequest(view=request_view(match, 0)), timeout=5)
             match.pass_cards(0, [card_from_wire(v) for v in reply.cards])
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=10) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        code = terminate(proc)
+    assert code == 0
