@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .cards import DECK, Card, Suit, parse_cards
+from .cards import DECK, SUIT_MASKS, Card, Suit, parse_cards
 
 PASS_DIRECTIONS: Final = ("left", "right", "across", "left2", "right2", "scatter", "mix", "hold")
 """``left2``/``right2``: the second player to the left/right (5 players, 002)."""
@@ -116,7 +116,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
            "that already holds A♠ or K♠."),
     Option("points", "standard", " | ".join(POINT_SCHEMES), "001 Scoring; 002 Spot Hearts, Black Maria; 004",
            "Penalty points of each card."),
-    Option("bonus_card", None, "JD | TD | none", "002 Scoring; 004 Omnibus Hearts",
+    Option("bonus_card", None, "JD | TD | none (any card that is not a penalty card)", "002 Scoring; 004 Omnibus Hearts",
            "A bonus card scored by whoever captures it (Omnibus: J♦)."),
     Option("bonus_points", -10, "an integer", "002 Scoring; 004 Omnibus Hearts", "The bonus card's value."),
     Option("moon", "add-to-others", " | ".join(MOON_SCORING), "001 Shooting the moon; 002 Shooting the Moon",
@@ -294,6 +294,19 @@ class Rules:
                              f"({self.cards_per_player} cards)")
         if self.bonus_card is not None and not self.deck_mask & self.bonus_card.mask:
             raise ValueError(f"bonus_card {self.bonus_card} has been removed from the pack")
+        if self.bonus_card is not None and POINT_SCHEMES[self.points](self.bonus_card):
+            raise ValueError(f"bonus_card {self.bonus_card} is a penalty card under points={self.points}: "
+                             "choose a card that scores nothing, such as JD or TD")
+        clubs = (self.deck_mask & SUIT_MASKS[Suit.CLUBS]).bit_count()
+        if self.first_lead == "lowest-club" and clubs <= self.kitty_size:
+            raise ValueError(f"first_lead=lowest-club needs a club outside the kitty, but only {clubs} clubs are "
+                             f"in play and the kitty holds {self.kitty_size} cards: use first_lead=left-of-dealer "
+                             "or a smaller kitty")
+        penalty_cards = self.penalty_mask.bit_count()
+        if self.kitty == "first-points" and penalty_cards <= self.kitty_size:
+            raise ValueError(f"kitty=first-points needs a penalty card outside the kitty, but the kitty holds "
+                             f"{self.kitty_size} cards and only {penalty_cards} penalty cards are in play: "
+                             "use kitty=first-trick or a smaller kitty")
         if self.moon_total <= 0:
             raise ValueError("no penalty card is left in the pack: nothing to score")
 

@@ -618,7 +618,17 @@ class Match:
         pts = rules.card_points
         taken = [sum(pts[c.index] for c in cards_of(cap)) for cap in hand.captured]
         penalty = [sum(pts[c.index] for c in cards_of(cap & rules.penalty_mask)) for cap in hand.captured]
-        score = list(penalty)
+        # Bonuses stand apart from the moon: 004 "a shooter who also captures the jack keeps the minus 10".
+        extra = [0] * n
+        if rules.bonus_card is not None:
+            for s in range(n):
+                if hand.captured[s] & rules.bonus_card.mask:
+                    extra[s] += pts[rules.bonus_card.index]
+        if rules.no_tricks_bonus:
+            for s in range(n):
+                if not hand.tricks_won[s]:
+                    extra[s] += rules.no_tricks_bonus
+        score = [p + e for p, e in zip(penalty, extra)]
         sun = None
         if rules.sun_points and hand.tricks_won.count(len(hand.tricks)) == 1:
             sun = hand.tricks_won.index(len(hand.tricks))
@@ -626,31 +636,22 @@ class Match:
         shooter = sun if sun is not None else moon
         if shooter is not None:
             total = rules.sun_points if sun is not None else rules.moon_total
+            added = [(0 if s == shooter else total) + extra[s] for s in range(n)]
             if choice is None:
                 choice = MoonChoice.ADD_TO_OTHERS
                 if rules.moon == "subtract-from-shooter":
                     choice = MoonChoice.SUBTRACT_FROM_SHOOTER
                 elif rules.moon == "add-unless-win":
                     # 002: add to the others unless that would hand one of them the win.
-                    added = self._totals_after([0 if s == shooter else total for s in range(n)])
-                    ends, winners = self._ends(added)
+                    ends, winners = self._ends(self._totals_after(added))
                     if ends and shooter not in winners:
                         choice = MoonChoice.SUBTRACT_FROM_SHOOTER
             if choice is MoonChoice.ADD_TO_OTHERS:
-                score = [0 if s == shooter else total for s in range(n)]
+                score = added
             else:
-                score = [-total if s == shooter else 0 for s in range(n)]
+                score = [(-total if s == shooter else 0) + extra[s] for s in range(n)]
         else:
             choice = None
-        if rules.bonus_card is not None:
-            bonus = rules.bonus_card.mask
-            for s in range(n):
-                if hand.captured[s] & bonus:
-                    score[s] += pts[rules.bonus_card.index]  # 004: the shooter keeps the −10 too
-        if rules.no_tricks_bonus:
-            for s in range(n):
-                if not hand.tricks_won[s]:
-                    score[s] += rules.no_tricks_bonus
         totals = self._totals_after(score)
         self.scores = totals
         self.results.append(HandResult(

@@ -58,6 +58,7 @@ def position(
     scores: Iterable[int] | None = None,
     kitty: str = "",
     hand_number: int | None = None,
+    won_first: int | None = None,
 ) -> Match:
     """A match in the play phase at an exact position.
 
@@ -66,6 +67,8 @@ def position(
     tricks won and hearts broken (a heart, or Q♠ with queen_breaks_hearts) follow from them.
     ``current``: the cards of the trick in progress, in play order, led by ``leader`` (default:
     the winner of the last completed trick, or the opening leader of the first trick).
+    ``won_first``: put before ``tricks`` an opening club trick (2♣ led) won by this seat, made of
+    clubs no hand holds, so that the seat leads the next trick.
     ``hearts_broken`` overrides the computed flag. ``scores`` sets the match totals.
     """
     rules = rules if rules is not None else Rules()
@@ -77,6 +80,8 @@ def position(
         hand.dealer = hand_number % n
     hands = dict(hands or {})
     assert set(hands) == set(range(n)), f"give the hands of all {n} seats"
+    if won_first is not None:
+        tricks = [opening_trick(won_first, hands, n), *tricks]
     hand.hands = [m_(hands[s]) for s in range(n)]
     hand.kitty = m_(kitty)
     hand.passed = [None] * n
@@ -88,7 +93,11 @@ def position(
     hand.trick_mask = 0
     hand.kitty_taker = None
     hand.hearts_broken = False
-    hand._start_play()  # sets phase, the opening card and the opening leader from the hands
+    try:
+        hand._start_play()  # sets phase, the opening card and the opening leader from the hands
+    except StopIteration:  # a later position: nobody holds the opening card any more
+        hand.phase = Phase.PLAY
+        hand.leader = hand.turn = 0
     broken = False
     for lead, text in tricks:
         cards = parse_cards(text)
@@ -102,6 +111,8 @@ def position(
                 broken = True
     if hand.tricks:
         hand.leader = hand.tricks[-1].winner
+        assert leader is None or leader == hand.leader, (
+            f"seat {hand.tricks[-1].winner} won the last trick and must lead, not seat {leader}")
     if leader is not None:
         hand.leader = leader
     cur = parse_cards(current)
@@ -115,20 +126,51 @@ def position(
     if scores is not None:
         match.scores = list(scores)
     check_cards_once(match, allow_missing=True)
+    invalidate(match)
     return match
 
 
-def check_cards_once(match: Match, allow_missing: bool = False) -> None:
-    """No card is in two places (hands, kitty, captured, the trick in progress)."""
+def invalidate(match: Match) -> None:
+    """Drop the engine's per-decision caches after the tests rewrote the hand state."""
     hand = match.hand
-    places = list(hand.hands) + [hand.kitty, hand.trick_mask] + list(hand.captured)
+    if hasattr(hand, "_legal"):
+        hand._legal = -1
+
+
+def opening_trick(winner: int, hands: Mapping[int, str], players: int = 4) -> tuple[int, str]:
+    """A first trick of clubs (2♣ led) won by ``winner``, using clubs that no hand in ``hands`` holds.
+
+    For ``position(tricks=[opening_trick(2, hands)])``: seat 2 then leads the second trick.
+    """
+    held = 0
+    for text in hands.values():
+        held |= m_(text)
+    free = [c for c in cards_of(m_("3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC")) if not held & c.mask]
+    assert not held & m_("2C") and len(free) >= players - 1
+    leader = (winner + 1) % players if winner != (winner + 1) % players else winner
+    # the leader plays 2♣; the winner plays the highest free club; the others the lowest ones
+    order = [(leader + i) % players for i in range(players)]
+    low = iter(free[: players - 2])
+    cards = []
+    for seat in order:
+        if seat == leader and seat != winner:
+            cards.append("2C")
+        elif seat == winner:
+            cards.append(str(free[-1]))
+        else:
+            cards.append(str(next(low)))
+    return leader, " ".join(cards)
+
+
+def check_cards_once(match: Match, allow_missing: bool = False) -> None:
+    """No card is in two places (hands, the untaken kitty, captured cards, the trick in progress)."""
+    hand = match.hand
+    places = list(hand.hands) + [hand.trick_mask] + list(hand.captured)
+    if hand.kitty_taker is None:
+        places.append(hand.kitty)  # once taken, the kitty is inside its taker's captured cards
     seen = 0
     for p in places:
-        if hand.kitty_taker is not None and p is hand.kitty:
-            continue
-        # the kitty is inside its taker's captured cards once taken
-        assert not (seen & p) or (hand.kitty_taker is not None and p & ~hand.kitty & seen == 0), \
-            f"a card is in two places: {CardSet(seen & p)}"
+        assert not seen & p, f"a card is in two places: {CardSet(seen & p)}"
         seen |= p
     if not allow_missing:
         assert seen == match.rules.deck_mask, f"cards missing: {CardSet(match.rules.deck_mask & ~seen)}"
@@ -139,58 +181,64 @@ def end_of_hand(
     captured: Mapping[int, str] | None = None,
     *,
     last_trick: Mapping[int, str] | None = None,
+    filler: int | None = None,
     tricks_won: Mapping[int, int] | None = None,
     scores: Iterable[int] | None = None,
     hand_number: int = 0,
     seed: int = 0,
 ) -> Match:
-    """A hand whose 12 first tricks are done: seat -> captured cards; the last trick is to play.
+    """A hand at its last trick (12 done): ``captured`` gives seat -> cards it has taken so far.
 
-    ``last_trick``: seat -> the one card it holds (default: the rest of the pack, which must be
-    one non-penalty card each with the winner chosen by the highest rank of the led suit).
-    Call ``play_last_trick`` to score. Tricks won default to an even spread of the captured cards.
+    ``last_trick``: seat -> the one card it still holds (default: the lowest cards of the pack
+    that score nothing, lowest to seat 0, so the highest seat wins the last trick with them).
+    Every other card of the pack goes to the captured cards of ``filler`` (default: the seat that
+    will win the last trick). The last trick is led by the seat with the highest card, so that seat
+    wins it. ``tricks_won`` (seat -> tricks before the last) defaults to a plausible spread.
+    Call ``play_last_trick`` to play it and score the hand.
     """
     rules = rules if rules is not None else Rules()
     n = rules.players
-    captured = {s: captured.get(s, "") for s in range(n)} if captured else {s: "" for s in range(n)}
-    cap_masks = [m_(captured[s]) for s in range(n)]
+    spec = {s: parse_cards((captured or {}).get(s, "")) for s in range(n)}
     used = 0
-    for m in cap_masks:
-        assert not used & m
+    for cards in spec.values():
+        m = mask_of(cards)
+        assert not used & m, "a card is captured twice"
         used |= m
     if last_trick is None:
-        rest = cards_of(rules.deck_mask & ~used)
-        assert len(rest) == n, f"{len(rest)} cards left for the last trick: {' '.join(map(str, rest))}"
-        last_trick = {s: str(rest[s]) for s in range(n)}
-    match = position(rules, {s: last_trick[s] for s in range(n)}, seed=seed, hearts_broken=True,
-                     scores=scores, hand_number=hand_number)
+        free = [c for c in cards_of(rules.deck_mask & ~used) if rules.card_points[c.index] == 0]
+        last = {s: free[s] for s in range(n)}
+    else:
+        last = {s: Card.parse(last_trick[s]) for s in range(n)}
+    used_last = mask_of(last.values())
+    assert not used & used_last
+    lead = max(range(n), key=lambda s: last[s].rank)
+    winner = lead  # the others' cards are lower in the led suit or of other suits
+    assert all(last[s].suit is last[lead].suit and last[s].rank < last[lead].rank or last[s].suit
+               is not last[lead].suit for s in range(n) if s != lead)
+    cap = [mask_of(spec[s]) for s in range(n)]
+    rest = rules.deck_mask & ~used & ~used_last
+    cap[winner if filler is None else filler] |= rest
+    match = position(rules, {s: str(last[s]) for s in range(n)}, seed=seed, hearts_broken=True,
+                     scores=scores, hand_number=hand_number, leader=lead)
     hand = match.hand
-    hand.captured = cap_masks
+    hand.captured = cap
     if tricks_won is None:
-        tw = [len(cards_of(m)) // n for m in cap_masks]
-        # make the count add up to 12 completed tricks
-        k = 0
-        while sum(tw) < 12:
-            if cap_masks[k % n]:
-                tw[k % n] += 1
-            k += 1
-            if k > 100:
-                tw[0] += 12 - sum(tw)
+        tw = [-(-len(cards_of(m)) // n) for m in cap]
         while sum(tw) > 12:
-            i = max(range(n), key=lambda s: tw[s])
-            tw[i] -= 1
+            tw[max(range(n), key=lambda s: tw[s])] -= 1
+        while sum(tw) < 12:
+            tw[max(range(n), key=lambda s: tw[s])] += 1
     else:
         tw = [tricks_won.get(s, 0) for s in range(n)]
+    assert sum(tw) == 12
     hand.tricks_won = tw
     hand.tricks = [Trick(0, (), 0) for _ in range(12)]
-    # the last trick is led by the seat holding the highest card of the suit led
-    cards = {s: Card.parse(last_trick[s]) for s in range(n)}
-    lead = max(range(n), key=lambda s: cards[s].rank)
-    hand.leader = hand.turn = lead
+    invalidate(match)
     return match
 
 
 def play_last_trick(match: Match) -> None:
+    """Play the last trick of an ``end_of_hand`` position (one card each)."""
     hand = match.hand
     for _ in range(match.rules.players):
         seat = hand.turn
@@ -250,3 +298,35 @@ def seat_holding(match: Match, card: str | Card) -> int:
 
 
 ALL_CARDS = " ".join(str(c) for c in DECK)
+
+
+def moon_step(match: Match, rng: random.Random) -> None:
+    """One decision of a table that helps seat 0 shoot the moon (to reach moon and sun scoring often).
+
+    Seat 0 passes its lowest cards and plays its highest legal card; the others pass their highest
+    cards, follow with their lowest and throw their costliest penalty card when void.
+    """
+    phase = match.phase
+    if phase is Phase.PLAY:
+        legal = match.legal_plays().cards
+        rules = match.rules
+        if match.turn == 0:
+            card = max(legal, key=lambda c: (c.rank, rng.random()))
+        else:
+            cur = match.hand.trick_cards
+            if cur and any(c.suit is cur[0].suit for c in legal):
+                card = min(legal, key=lambda c: (c.rank, rng.random()))
+            else:
+                card = max(legal, key=lambda c: (rules.points_of(c) > 0, rules.points_of(c),
+                                                 c.rank if cur else -c.rank, rng.random()))
+        match.play(card)
+    elif phase is Phase.PASS:
+        seat = match.to_move[0]
+        hand = cards_of(match.hand.hands[seat])
+        key = (lambda c: c.rank) if seat == 0 else (lambda c: -c.rank)
+        match.pass_cards(seat, sorted(hand, key=key)[: match.rules.pass_count])
+    else:
+        random_step(match, rng)
+
+
+STEPS = {"random": random_step, "moon": moon_step}

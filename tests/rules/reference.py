@@ -1,0 +1,253 @@
+"""An independent, slow reference of the rules, written from the rule sentences, for cross-checks.
+
+It works on plain sets of cards and a match's public history (plus the deal), never on the engine's
+internal tables: legal plays from an observation, and the whole scoring of every hand (tricks,
+kitty, moon, sun, bonus card, no-tricks bonus, exact-target reset, the end of the match).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from referee.rules import (
+    Card,
+    ChooseMoon,
+    Deal,
+    MixRedeal,
+    MoonChoice,
+    Observation,
+    PassCards,
+    Play,
+    Rules,
+    Suit,
+    cards_of,
+)
+
+QS, KS, AS = Card.parse("QS"), Card.parse("KS"), Card.parse("AS")
+H = Suit.HEARTS
+
+
+def ref_points(rules: Rules, card: Card) -> int:
+    """001 Scoring; 004 Spot / Black Maria / Omnibus; 002 spot-flat, bonus card."""
+    if not rules.deck_mask & card.mask:
+        return 0
+    p = 0
+    if rules.points == "standard":
+        p = 1 if card.suit is H else 13 if card is QS else 0
+    elif rules.points == "spot":
+        p = card.rank if card.suit is H else 25 if card is QS else 0
+    elif rules.points == "spot-flat":
+        p = (15 if card.rank == 14 else min(card.rank, 10)) if card.suit is H else 25 if card is QS else 0
+    elif rules.points == "black-maria":
+        p = 1 if card.suit is H else {QS: 13, KS: 10, AS: 7}.get(card, 0)
+    else:
+        raise AssertionError(rules.points)
+    if card is rules.bonus_card:
+        p += rules.bonus_points
+    return p
+
+
+def penalty_cards(rules: Rules) -> set[Card]:
+    deck = set(cards_of(rules.deck_mask))
+    return {c for c in deck if c is not rules.bonus_card and ref_points(rules, c) > 0}
+
+
+def deck_clubs_order(rules: Rules, kitty: set[Card]) -> list[Card]:
+    return [c for c in cards_of(rules.deck_mask) if c.suit is Suit.CLUBS and c not in kitty]
+
+
+def ref_legal(rules: Rules, obs: Observation, kitty: set[Card]) -> set[Card]:
+    """The legal plays of the seat to move, from its observation (and the kitty, for the opening)."""
+    hand = set(obs.hand)
+    played = [c for t in obs.tricks for c in t.cards] + list(obs.current_trick.cards)
+    breakers = {c for c in played if c.suit is H or (rules.queen_breaks_hearts and c is QS)}
+    broken = bool(breakers)
+    assert obs.hearts_broken == broken, "hearts broken flag disagrees with the cards played"
+    first = not obs.tricks
+    trick = list(obs.current_trick.cards)
+    pen = penalty_cards(rules)
+    if not trick:
+        if first and rules.first_lead == "lowest-club":
+            opening = deck_clubs_order(rules, kitty)[0]
+            return {opening} if opening in hand else set()
+        legal = set(hand)
+        if rules.hearts_lead == "broken" and not broken:
+            others = {c for c in hand if c.suit is not H}
+            if others and not (rules.lead_hearts_with_queen and others == {QS}):
+                legal = others
+    else:
+        follow = {c for c in hand if c.suit is trick[0].suit}
+        legal = follow or set(hand)
+    if first and not rules.points_on_first_trick:
+        safe = legal - pen
+        if safe:
+            legal = safe
+    if rules.queen_at_first_safe_chance and QS in legal and trick:
+        if trick[0].suit is not Suit.SPADES or AS in trick or KS in trick:
+            legal = {QS}
+    return legal
+
+
+@dataclass
+class RefHand:
+    number: int
+    hands: list[set[Card]]
+    kitty: set[Card]
+    passed: dict[int, tuple[Card, ...]] = field(default_factory=dict)
+    captured: list[set[Card]] = field(default_factory=list)
+    tricks_won: list[int] = field(default_factory=list)
+    trick: list[tuple[int, Card]] = field(default_factory=list)
+    n_tricks: int = 0
+    leader: int | None = None
+    kitty_taker: int | None = None
+
+
+@dataclass
+class RefResult:
+    points_taken: tuple[int, ...]
+    tricks_won: tuple[int, ...]
+    score: tuple[int, ...]
+    totals: tuple[int, ...]
+    moon: int | None
+    sun: int | None
+
+
+def _ends(rules: Rules, totals: list[int]) -> tuple[bool, tuple[int, ...]]:
+    if max(totals) < rules.target:
+        return False, ()
+    low = min(totals)
+    w = tuple(s for s, t in enumerate(totals) if t == low)
+    if len(w) > 1 and rules.tied_lowest == "play-on":
+        return False, ()
+    return True, w
+
+
+OFFSETS = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
+
+
+def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int, ...]]:
+    """Replay a history by the reference rules: (results of completed hands, over, winners)."""
+    n = rules.players
+    totals = [0] * n
+    results: list[RefResult] = []
+    over, winners = False, ()
+    h: RefHand | None = None
+    pending_moon: tuple | None = None
+    pen = penalty_cards(rules)
+
+    def start_play(hd: RefHand) -> None:
+        if rules.first_lead == "lowest-club":
+            opening = deck_clubs_order(rules, hd.kitty)[0]
+            hd.leader = next(s for s in range(n) if opening in hd.hands[s])
+        else:
+            hd.leader = (hd.number % n + 1) % n
+
+    def score(hd: RefHand, choice: MoonChoice | None) -> None:
+        nonlocal totals, over, winners
+        taken = [sum(ref_points(rules, c) for c in cap) for cap in hd.captured]
+        base = [sum(ref_points(rules, c) for c in cap if c in pen) for cap in hd.captured]
+        sun = None
+        if rules.sun_points:
+            alls = [s for s in range(n) if hd.tricks_won[s] == hd.n_tricks]
+            sun = alls[0] if alls else None
+        moon = None
+        if sun is None:
+            shooters = [s for s in range(n) if pen <= hd.captured[s]]
+            moon = shooters[0] if shooters else None
+        shooter = sun if sun is not None else moon
+        extras = [0] * n
+        for s in range(n):
+            if rules.bonus_card is not None and rules.bonus_card in hd.captured[s]:
+                extras[s] += rules.bonus_points
+            if rules.no_tricks_bonus and hd.tricks_won[s] == 0:
+                extras[s] += rules.no_tricks_bonus
+
+        def after(sc: list[int]) -> list[int]:
+            t = [a + b + e for a, b, e in zip(totals, sc, extras)]
+            if rules.exact_target_reset is not None:
+                t = [rules.exact_target_reset if x == rules.target else x for x in t]
+            return t
+
+        if shooter is None:
+            sc = base
+        else:
+            total = rules.sun_points if sun is not None else sum(ref_points(rules, c) for c in pen)
+            add = [0 if s == shooter else total for s in range(n)]
+            sub = [-total if s == shooter else 0 for s in range(n)]
+            if rules.moon == "add-to-others":
+                sc = add
+            elif rules.moon == "subtract-from-shooter":
+                sc = sub
+            elif rules.moon == "shooter-chooses":
+                assert choice is not None
+                sc = add if choice is MoonChoice.ADD_TO_OTHERS else sub
+            else:  # add-unless-win: add unless that hands one of the others the win
+                ends, w = _ends(rules, after(add))
+                sc = sub if ends and shooter not in w else add
+        new = after(sc)
+        results.append(RefResult(tuple(taken), tuple(hd.tricks_won), tuple(a + e for a, e in zip(sc, extras)),
+                                 tuple(new), moon, sun))
+        totals = new
+        over, winners = _ends(rules, totals)
+
+    for e in history:
+        if isinstance(e, Deal):
+            assert not over
+            h = RefHand(e.hand_number, [set(x) for x in e.hands], set(e.kitty),
+                        captured=[set() for _ in range(n)], tricks_won=[0] * n)
+            if rules.pass_direction(e.hand_number) == "hold":
+                start_play(h)
+        elif isinstance(e, PassCards):
+            assert h is not None and e.seat not in h.passed
+            assert len(e.cards) == rules.pass_count and set(e.cards) <= h.hands[e.seat]
+            h.passed[e.seat] = e.cards
+            d = rules.pass_direction(h.number)
+            if len(h.passed) == n and d not in ("mix",):
+                for s in range(n):
+                    h.hands[s] -= set(h.passed[s])
+                for s in range(n):
+                    for k, c in enumerate(h.passed[s]):
+                        to = (s + 1 + k % (n - 1)) % n if d == "scatter" else (s + OFFSETS[d]) % n
+                        h.hands[to].add(c)
+                start_play(h)
+        elif isinstance(e, MixRedeal):
+            assert h is not None and len(h.passed) == n
+            pool = {c for s in range(n) for c in h.passed[s]} | h.kitty
+            got = [set(x) for x in e.received]
+            assert all(len(g) == rules.pass_count for g in got)
+            assert set().union(*got) | set(e.kitty) == pool and sum(len(g) for g in got) + len(e.kitty) == len(pool)
+            for s in range(n):
+                h.hands[s] = (h.hands[s] - set(h.passed[s])) | got[s]
+            h.kitty = set(e.kitty)
+            start_play(h)
+        elif isinstance(e, Play):
+            assert h is not None and h.leader is not None
+            expected = (h.leader + len(h.trick)) % n
+            assert e.seat == expected, f"seat {e.seat} played out of turn (expected {expected})"
+            assert e.card in h.hands[e.seat]
+            h.hands[e.seat].discard(e.card)
+            h.trick.append((e.seat, e.card))
+            if len(h.trick) == n:
+                led = h.trick[0][1].suit
+                w, _ = max(((s, c) for s, c in h.trick if c.suit is led), key=lambda x: x[1].rank)
+                cards = {c for _, c in h.trick}
+                h.captured[w] |= cards
+                h.tricks_won[w] += 1
+                h.n_tricks += 1
+                if h.kitty and h.kitty_taker is None:
+                    if rules.kitty == "first-trick" or (rules.kitty == "first-points" and cards & pen):
+                        h.kitty_taker = w
+                        h.captured[w] |= h.kitty
+                h.trick = []
+                h.leader = w
+                if not any(h.hands):
+                    shooters = [s for s in range(n) if pen <= h.captured[s]]
+                    if shooters and rules.moon == "shooter-chooses":
+                        pending_moon = (h, shooters[0])
+                    else:
+                        score(h, None)
+        elif isinstance(e, ChooseMoon):
+            assert pending_moon is not None and pending_moon[1] == e.seat
+            score(pending_moon[0], e.choice)
+            pending_moon = None
+    return results, over, winners

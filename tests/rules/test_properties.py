@@ -1,0 +1,370 @@
+"""Properties of the engine over random seeds, every preset and some option mixes (hypothesis).
+
+Sources: 001 ('There are 13 tricks in every hand', 'There are always exactly 26 penalty points in a
+hand', 'A finished game of Hearts therefore always has exactly one winner'), 002 (the variants) and
+004 (the presets). Random legal play drives real matches; each property keeps max_examples modest.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from positions import STEPS, random_step
+from reference import penalty_cards, ref_legal, ref_points, ref_results
+from referee.rules import (
+    PRESETS,
+    Deal,
+    IllegalPlayError,
+    Match,
+    MixRedeal,
+    MoonChoice,
+    Phase,
+    Play,
+    Rules,
+    cards_of,
+)
+
+MIXES = {
+    "three": dict(players=3),
+    "five": dict(players=5),
+    "five-kitty": dict(players=5, kitty="first-trick", pass_cycle="five-player"),
+    "kitty-12": dict(kitty="first-trick", hand_size=12),
+    "three-kitty-points": dict(players=3, kitty="first-points"),
+    "mix-kitty": dict(pass_cycle="mix", kitty="first-points", hand_size=12),
+    "scatter": dict(pass_cycle="scatter-hold"),
+    "three-scatter": dict(players=3, pass_count=4, pass_cycle="left right scatter"),
+    "moon-choice-sun": dict(moon="shooter-chooses", sun_points=52),
+    "add-unless-win-reset": dict(moon="add-unless-win", exact_target_reset=50),
+    "omnibus-extras": dict(bonus_card="JD", no_tricks_bonus=-5, queen_at_first_safe_chance=True),
+    "left-of-dealer": dict(first_lead="left-of-dealer", hearts_lead="any-time"),
+    "left-of-dealer-broken": dict(first_lead="left-of-dealer", points_on_first_trick=True),
+    "loose": dict(queen_breaks_hearts=True, lead_hearts_with_queen=True, points_on_first_trick=True),
+    "spot-flat-subtract-share": dict(points="spot-flat", moon="subtract-from-shooter", tied_lowest="share"),
+    "black-maria-three": dict(players=3, points="black-maria", pass_cycle="always-right"),
+    "left-of-dealer-safe": dict(first_lead="left-of-dealer"),
+    "queen-forced-open": dict(queen_at_first_safe_chance=True, points_on_first_trick=True, points="black-maria"),
+    "five-long-points-kitty": dict(players=5, pass_cycle="five-player-long", kitty="first-points"),
+    "spot-choice-sun": dict(points="spot", target=500, moon="shooter-chooses", sun_points=200),
+    "three-no-2c": dict(players=3, removed_cards="2C", pass_cycle="left-right"),
+    "ten-of-diamonds-share": dict(bonus_card="TD", tied_lowest="share", exact_target_reset=0),
+}
+
+RULESETS = {**{f"preset:{k}": v for k, v in PRESETS.items()}, **{k: Rules(**v) for k, v in MIXES.items()}}
+NAMES = sorted(RULESETS)
+
+rulesets = st.sampled_from(NAMES)
+seeds = st.integers(min_value=0, max_value=2**31)
+styles = st.sampled_from(sorted(STEPS))
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def drive(rules: Rules, seed: int, rng_seed: int, hands: int,
+          before: Callable[[Match], None] | None = None, style: str = "random") -> Match:
+    """Legal play (random, or a table helping seat 0 to shoot the moon) from the start until the match
+    ends or hand ``hands`` begins."""
+    m = Match(rules, seed)
+    rng = random.Random(rng_seed)
+    step = STEPS[style]
+    steps = 0
+    while not m.over and m.hand_number < hands:
+        if before is not None:
+            before(m)
+        step(m, rng)
+        steps += 1
+        assert steps < 10_000
+    return m
+
+
+def hands_of_history(m: Match) -> list[dict]:
+    """Per hand: the deal, the final kitty (after any mix) and the plays."""
+    out: list[dict] = []
+    for e in m.history:
+        if isinstance(e, Deal):
+            out.append({"deal": e, "kitty": e.kitty.mask, "plays": []})
+        elif isinstance(e, MixRedeal):
+            out[-1]["kitty"] = e.kitty.mask
+        elif isinstance(e, Play):
+            out[-1]["plays"].append(e)
+    return out
+
+
+@FAST
+@given(name=rulesets, seed=seeds, rng_seed=seeds, style=styles)
+def test_each_card_played_exactly_once_per_hand(name, seed, rng_seed, style):
+    """001: 'There are 13 tricks in every hand.' and 'The whole 52-card deck is dealt out' — every card in
+    play (all but removed cards and the kitty) is played exactly once in a hand."""
+    rules = RULESETS[name]
+    m = drive(rules, seed, rng_seed, hands=6, style=style)
+    complete = len(m.results)
+    per_hand = hands_of_history(m)
+    for h in per_hand[:complete]:
+        plays = h["plays"]
+        cards = [p.card for p in plays]
+        assert len(cards) == len(set(cards)) == rules.players * rules.cards_per_player
+        mask = sum(c.mask for c in cards)
+        assert mask == rules.deck_mask & ~h["kitty"]
+        assert h["kitty"].bit_count() == rules.kitty_size
+    for r in m.results:
+        assert sum(r.tricks_won) == rules.cards_per_player
+
+
+def expected_hand_total(rules: Rules, r) -> int:
+    bonus = rules.bonus_points if rules.bonus_card is not None else 0
+    nt = rules.no_tricks_bonus * sum(1 for t in r.tricks_won if t == 0)
+    shooter = r.sun if r.sun is not None else r.moon
+    if shooter is None:
+        return rules.moon_total + bonus + nt
+    t = rules.sun_points if r.sun is not None else rules.moon_total
+    if r.moon_choice is MoonChoice.SUBTRACT_FROM_SHOOTER:
+        return -t + bonus + nt
+    return (rules.players - 1) * t + bonus + nt
+
+
+@FAST
+@given(name=rulesets, seed=seeds, rng_seed=seeds, style=styles)
+def test_hand_points_sum_to_the_total_or_its_moon_form(name, seed, rng_seed, style):
+    """001: 'There are always exactly 26 penalty points in a hand' (004: 129 in Spot, 43 in Black Maria,
+    '26 (16 net with the jack)' in Omnibus); a moon scores 'each of the other three players scores 26'."""
+    rules = RULESETS[name]
+    m = drive(rules, seed, rng_seed, hands=8, style=style)
+    prev = [0] * rules.players
+    for r in m.results:
+        bonus = rules.bonus_points if rules.bonus_card is not None else 0
+        assert sum(r.points_taken) == rules.moon_total + bonus
+        assert sum(r.score) == expected_hand_total(rules, r)
+        raw = [p + s for p, s in zip(prev, r.score)]
+        if rules.exact_target_reset is None:
+            assert list(r.totals) == raw
+        else:
+            assert list(r.totals) == [rules.exact_target_reset if t == rules.target else t for t in raw]
+        prev = list(r.totals)
+        if r.moon is not None:
+            assert r.points_taken[r.moon] in (rules.moon_total, rules.moon_total + bonus)
+    assert m.scores == prev
+
+
+@FAST
+@given(name=rulesets, seed=seeds, rng_seed=seeds, style=styles)
+def test_a_pending_decision_always_has_a_legal_choice(name, seed, rng_seed, style):
+    """001: 'On every trick you must follow suit if you hold a card of the suit that was led. If you are void
+    in that suit you may discard any card' — the rules never leave the player to move without a legal card."""
+    rules = RULESETS[name]
+
+    def check(m: Match) -> None:
+        assert m.to_move
+        if m.phase is Phase.PLAY:
+            legal = m.legal_plays()
+            assert legal
+            hand = m.hand.hands[m.turn]
+            assert legal.mask & ~hand == 0
+            assert m.observation(m.turn).legal == legal
+            for s in range(rules.players):
+                if s != m.turn:
+                    assert not m.legal_plays(s)
+        elif m.phase is Phase.PASS:
+            for s in m.to_move:
+                assert m.hand.hands[s].bit_count() >= rules.pass_count
+        else:
+            assert m.phase is Phase.MOON
+
+    drive(rules, seed, rng_seed, hands=3, before=check, style=style)
+
+
+@FAST
+@given(name=rulesets, seed=seeds, rng_seed=seeds, style=styles)
+def test_observation_never_shows_another_seats_unplayed_card(name, seed, rng_seed, style):
+    """001: 'each player chooses exactly three cards and passes them face down' and 002: 'the player may look
+    at them first' (the kitty, its taker only) — an observation holds its own hand and public play, never a
+    card still in another hand or in an untaken kitty (except the cards this seat itself passed)."""
+    rules = RULESETS[name]
+    n = rules.players
+
+    def check(m: Match) -> None:
+        hand = m.hand
+        for seat in range(n):
+            obs = m.observation(seat)
+            assert obs.seat == seat
+            assert obs.hand.mask == hand.hands[seat]
+            seen = obs.hand.mask | obs.received.mask | obs.legal.mask | obs.kitty.mask
+            for c in obs.passed:
+                seen |= c.mask
+            for t in obs.tricks:
+                for c in t.cards:
+                    seen |= c.mask
+            for c in obs.current_trick.cards:
+                seen |= c.mask
+            hidden = 0
+            for other in range(n):
+                if other != seat:
+                    hidden |= hand.hands[other]
+            if hand.kitty_taker is None:
+                hidden |= hand.kitty
+            own_pass = sum(c.mask for c in obs.passed)
+            assert seen & hidden & ~own_pass == 0
+            assert obs.legal.mask & ~hand.hands[seat] == 0
+            if obs.kitty:
+                assert hand.kitty_taker == seat
+            if obs.received:
+                assert obs.received.mask & ~hand.hands[seat] & ~sum(
+                    c.mask for t in hand.tricks for c in t.cards) & ~sum(c.mask for c in hand.trick_cards) == 0
+
+    drive(rules, seed, rng_seed, hands=3, before=check, style=style)
+
+
+@FAST
+@given(name=rulesets, seed=seeds, rng_seed=seeds, cut=st.integers(min_value=1, max_value=600), style=styles)
+def test_replaying_the_history_reproduces_the_state(name, seed, rng_seed, cut, style):
+    """state.py: 'Match.replay rebuilds any state from the seed and the players' decisions alone' — the deal
+    (001: 'The whole 52-card deck is dealt out, 13 cards to each player') is drawn from the seed."""
+    rules = RULESETS[name]
+    m = Match(rules, seed)
+    rng = random.Random(rng_seed)
+    for _ in range(cut):
+        if m.over:
+            break
+        STEPS[style](m, rng)
+    r = Match.replay(rules, seed, m.history)
+    assert r.scores == m.scores
+    assert r.results == m.results
+    assert r.hand.hands == m.hand.hands
+    assert r.hand.tricks == m.hand.tricks
+    assert r.hand.trick_cards == m.hand.trick_cards
+    assert r.hand.kitty == m.hand.kitty
+    assert r.phase is m.phase and r.to_move == m.to_move and r.over == m.over and r.winners == m.winners
+    assert r.history == m.history
+    if m.phase is Phase.PLAY:
+        assert r.legal_plays() == m.legal_plays()
+    for s in range(rules.players):
+        assert r.observation(s) == m.observation(s)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, rng_seed=seeds, style=styles)
+def test_standard_match_ends_with_exactly_one_winner(seed, rng_seed, style):
+    """001: 'A finished game of Hearts therefore always has exactly one winner; there are no shared wins.'
+    and 'Hands are played until at least one player has 100 points or more at the end of a hand. The player
+    with the lowest total then wins.'"""
+    m = drive(Rules(), seed, rng_seed, hands=10_000, style=style)
+    assert m.over and m.phase is Phase.OVER
+    assert len(m.winners) == 1
+    w = m.winners[0]
+    assert max(m.scores) >= 100
+    assert all(m.scores[w] < m.scores[s] for s in range(4) if s != w)
+    # every hand but the last ended below 100 or with a tie at the bottom
+    for r in m.results[:-1]:
+        low = min(r.totals)
+        assert max(r.totals) < 100 or list(r.totals).count(low) > 1
+    assert m.results[-1].totals == tuple(m.scores)
+
+
+@FAST
+@given(name=rulesets, seed=seeds, rng_seed=seeds, cut=st.integers(min_value=0, max_value=300), style=styles)
+def test_clone_is_independent(name, seed, rng_seed, cut, style):
+    """state.py: ``Match.clone`` — a copy for search: playing on the clone never changes the original, and
+    the same decisions on both give the same state."""
+    rules = RULESETS[name]
+    m = Match(rules, seed)
+    rng = random.Random(rng_seed)
+    for _ in range(cut):
+        if m.over:
+            return
+        STEPS[style](m, rng)
+    if m.over:
+        return
+    snapshot = (list(m.hand.hands), list(m.hand.captured), list(m.scores), len(m.history), m.phase,
+                m.to_move, list(m.hand.tricks), list(m.hand.trick_cards), list(m.hand.passed), m.hand_number,
+                m.legal_plays())
+    c = m.clone()
+    rng_c = random.Random(rng_seed + 1)
+    state = rng_c.getstate()
+    for _ in range(60):
+        if c.over:
+            break
+        random_step(c, rng_c)
+    after = (list(m.hand.hands), list(m.hand.captured), list(m.scores), len(m.history), m.phase,
+             m.to_move, list(m.hand.tricks), list(m.hand.trick_cards), list(m.hand.passed), m.hand_number,
+             m.legal_plays())
+    assert after == snapshot
+    # the same decisions on the original reproduce the clone
+    rng_m = random.Random()
+    rng_m.setstate(state)
+    for _ in range(60):
+        if m.over:
+            break
+        random_step(m, rng_m)
+    assert m.scores == c.scores and m.hand.hands == c.hand.hands and m.history == c.history
+    assert m.results == c.results and m.phase is c.phase
+
+
+# -- cross-checks against the reference rules (tests/rules/reference.py) ------------------------------
+
+
+@FAST
+@given(name=rulesets, seed=seeds, rng_seed=seeds, style=styles)
+def test_legal_plays_match_the_reference_rules(name, seed, rng_seed, style):
+    """001: 'On every trick you must follow suit ... First-trick safety rule ... Leading hearts ...' and the
+    002 options — the engine's legal set equals a separate reading of the rules, at every decision."""
+    rules = RULESETS[name]
+
+    def check(m: Match) -> None:
+        if m.phase is not Phase.PLAY:
+            return
+        obs = m.observation(m.turn)
+        want = ref_legal(rules, obs, set(cards_of(m.hand.kitty)))
+        assert set(m.legal_plays()) == want, (str(obs.hand), [str(t) for t in obs.tricks], str(obs.current_trick))
+
+    drive(rules, seed, rng_seed, hands=4, before=check, style=style)
+
+
+@FAST
+@given(name=rulesets, seed=seeds, rng_seed=seeds, style=styles)
+def test_scoring_matches_the_reference_rules(name, seed, rng_seed, style):
+    """001 Scoring / Shooting the moon / Winning the game, 002 and 004 scoring options — every hand's score,
+    the totals, the end of the match and its winners equal a separate reading of the rules."""
+    rules = RULESETS[name]
+    for r in (rules, rules.replace(target=60)):
+        m = drive(r, seed, rng_seed, hands=10_000 if r.target <= 100 else 8, style=style)
+        results, over, winners = ref_results(r, m.history)
+        assert len(results) == len(m.results)
+        for mine, ref in zip(m.results, results):
+            assert mine.points_taken == ref.points_taken
+            assert mine.tricks_won == ref.tricks_won
+            assert mine.score == ref.score, (mine, ref)
+            assert mine.totals == ref.totals
+            assert mine.moon == ref.moon and mine.sun == ref.sun
+        assert m.over == over and m.winners == winners
+
+
+def test_reference_points_agree_with_the_engine_tables():
+    """001: 'There are always exactly 26 penalty points in a hand'; 004: Spot 129, Black Maria 43."""
+    for rules in RULESETS.values():
+        for c in cards_of((1 << 52) - 1):
+            assert rules.points_of(c) == ref_points(rules, c), (rules.changes(), c)
+        assert rules.moon_total == sum(ref_points(rules, c) for c in penalty_cards(rules))
+
+
+def test_replay_rejects_a_foreign_deal_and_an_illegal_decision():
+    """state.py: 'Match.replay' re-checks decisions, and chance events 'are checked against the seed'."""
+    m = Match(Rules(), 3)
+    rng = random.Random(3)
+    for _ in range(30):
+        random_step(m, rng)
+    history = m.history
+    other = Match(Rules(), 4).history[0]
+    with pytest.raises(ValueError):
+        Match.replay(Rules(), 3, [other, *history[1:]])
+    plays = [i for i, e in enumerate(history) if isinstance(e, Play)]
+    bad = list(history)
+    i = plays[1]
+    # the second play of the hand made by the wrong seat: out of turn
+    bad[i] = Play((bad[i].seat + 1) % 4, bad[i].card)
+    with pytest.raises(IllegalPlayError):
+        Match.replay(Rules(), 3, bad)
+    with pytest.raises(ValueError):
+        Match.replay(Rules(), 4, history)  # the same decisions do not fit another seed's deal
+    assert Match.replay(Rules(), 3, history).history == history

@@ -1,0 +1,1126 @@
+"""Rule options and presets from 000, 002 and 004 (and 001's list of variants).
+
+Each test quotes the sentence it checks and names its source file:
+000_93466bf2ef5d25de.txt, 001_7c47ddaca2398b03.txt, 002_9f11e0823e382118.txt, 004_f34b613fe02b4aea.txt.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from positions import (
+    HEARTS,
+    cs,
+    end_of_hand,
+    m_,
+    play_last_trick,
+    position,
+    random_play,
+    random_step,
+    seat_holding,
+)
+from referee.rules import (
+    PASS_CYCLES,
+    PRESETS,
+    Card,
+    CardSet,
+    IllegalPlayError,
+    Match,
+    MoonChoice,
+    Phase,
+    Rules,
+    cards_of,
+    deal,
+)
+
+QS = Card.parse("QS")
+
+
+def advance_to_hand(m: Match, k: int, seed: int = 0) -> Match:
+    """Random play until hand ``k`` begins (the match must not end first)."""
+    rng = random.Random(seed)
+    while m.hand_number < k:
+        assert not m.over, "the match ended early: use a higher target"
+        random_step(m, rng)
+    assert m.hand_number == k
+    return m
+
+
+def pass_lowest(m: Match) -> dict[int, tuple[Card, ...]]:
+    sent = {}
+    for s in range(m.rules.players):
+        cards = cards_of(m.hand.hands[s])[: m.rules.pass_count]
+        sent[s] = cards
+        m.pass_cards(s, cards)
+    return sent
+
+
+# -- 000: shared win -----------------------------------------------------------------------------------
+
+
+def test_000_equal_lowest_totals_share_the_win():
+    """000: 'The player with the lowest total wins; equal lowest totals share the win in this online
+    version.'"""
+    r = Rules(tied_lowest="share")
+    m = end_of_hand(r, captured={0: "QS 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", 3: "AH"},
+                    scores=[90, 30, 30, 50])
+    play_last_trick(m)
+    assert m.scores == [115, 30, 30, 51]
+    assert m.over and m.winners == (1, 2)
+    # the standard rule keeps dealing in the same position
+    m = end_of_hand(Rules(), captured={0: "QS 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", 3: "AH"},
+                    scores=[90, 30, 30, 50])
+    play_last_trick(m)
+    assert not m.over
+
+
+def test_000_match_ends_when_a_total_reaches_100():
+    """000: 'When any player's running total reaches at least 100, the match ends.'"""
+    m = end_of_hand(Rules(tied_lowest="share"), captured={2: "QS", 1: HEARTS}, scores=[10, 20, 87, 30])
+    play_last_trick(m)
+    assert m.over and m.scores == [10, 33, 100, 30] and m.winners == (0,)
+
+
+# -- Omnibus (004, 002) -------------------------------------------------------------------------------------
+
+
+OMNI = Rules.preset("omnibus")
+
+
+def test_omnibus_jack_of_diamonds_minus_ten():
+    """004: 'the jack of diamonds is worth minus 10 points to whoever captures it'"""
+    assert OMNI.bonus_card == Card.parse("JD") and OMNI.points_of(Card.parse("JD")) == -10
+    m = end_of_hand(OMNI, captured={1: "JD 2H 3H", 0: "QS", 2: HEARTS.replace("2H 3H ", "")}, filler=3)
+    play_last_trick(m)
+    r = m.results[0]
+    assert r.score == (13, -8, 11, 0)
+    assert sum(r.score) == 16  # 004: '26 (16 net with the jack)'
+
+
+def test_omnibus_moon_still_26_and_shooter_keeps_the_jack():
+    """004: 'Capture every heart plus the queen of spades and you score zero while each opponent takes
+    26. If you also captured the jack of diamonds, you keep the minus 10 on top - the strongest hand possible.'"""
+    assert OMNI.moon_total == 26
+    m = end_of_hand(OMNI, captured={2: HEARTS + " QS JD"}, scores=[0, 0, 0, 0])
+    play_last_trick(m)
+    r = m.results[0]
+    assert r.moon == 2
+    assert r.score == (26, 26, -10, 26)
+
+
+def test_omnibus_moon_does_not_need_the_jack():
+    """002: 'To shoot the moon, you need all the hearts and the queen of spades ... in addition to this,
+    10 points are deducted from the score of the player who took the jack of diamonds (who may be the
+    same player as the shooter).'"""
+    m = end_of_hand(OMNI, captured={2: HEARTS + " QS", 0: "JD"})
+    play_last_trick(m)
+    r = m.results[0]
+    assert r.moon == 2
+    assert r.score == (16, 26, 0, 26)
+
+
+def test_omnibus_ten_of_diamonds_as_bonus_card():
+    """002: 'Many people play that the jack of diamonds (or sometimes the ten of diamonds) is a bonus card,
+    counting minus 10 points for the person taking it.'"""
+    r = Rules.preset("omnibus", bonus_card="TD")
+    assert r.bonus_card == Card.parse("10D")
+    assert r.points_of(Card.parse("10D")) == -10 and r.points_of(Card.parse("JD")) == 0
+    assert Rules.parse("bonus_card=10D") == r
+    m = end_of_hand(r, captured={3: "10D", 0: "JD QS", 1: HEARTS}, filler=2)
+    play_last_trick(m)
+    assert m.results[0].score == (13, 13, 0, -10)
+
+
+def test_omnibus_jack_is_not_a_penalty_card_on_the_first_trick():
+    """004: 'no penalty cards may be played on the first trick' — the J♦ is a bonus, not a penalty card,
+    so a player void in clubs may throw it on trick one (and may not throw a heart)."""
+    hands = {
+        0: "2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC",
+        1: "JD 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH",
+        2: "AH 2D 3D 4D 5D 6D 7D 8D 9D 10D QD KD AD",
+        3: "2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS",
+    }
+    m = position(OMNI, hands)
+    m.play("2C")
+    assert m.legal_plays() == cs("JD")
+
+
+# -- Spot Hearts (004, 002) ------------------------------------------------------------------------------
+
+
+SPOT = Rules.preset("spot")
+
+
+def test_spot_pip_values():
+    """004: 'Every heart costs its face value: 2 through 10 at pip value, then jack 11, queen 12, king 13
+    and ace 14. The queen of spades costs 25. That is 129 points loose in every hand.'"""
+    for c in cards_of(m_(HEARTS)):
+        assert SPOT.points_of(c) == c.rank
+    assert SPOT.points_of(QS) == 25
+    assert SPOT.points_of(Card.parse("KS")) == 0 and SPOT.points_of(Card.parse("JD")) == 0
+    assert SPOT.moon_total == 129
+    m = end_of_hand(SPOT, captured={0: "AH 2H", 1: "QS", 2: "10H JH QH KH", 3: "3H 4H 5H 6H 7H 8H 9H"})
+    play_last_trick(m)
+    assert m.results[0].score == (16, 25, 46, 42)
+    assert sum(m.results[0].score) == 129
+
+
+def test_spot_moon_is_129_to_each_opponent():
+    """004: 'Take everything and you shoot the moon - zero for you, 129 for each opponent.'"""
+    m = end_of_hand(SPOT, captured={1: HEARTS + " QS"})
+    play_last_trick(m)
+    assert m.results[0].moon == 1
+    assert m.results[0].score == (129, 0, 129, 129)
+
+
+def test_spot_game_to_500():
+    """004: 'The game ends when a player reaches 500, and the lowest total wins.'"""
+    assert SPOT.target == 500
+    m = end_of_hand(SPOT, captured={0: "QS", 1: HEARTS}, scores=[470, 100, 250, 300])
+    play_last_trick(m)
+    assert m.scores == [495, 204, 250, 300] and not m.over
+    m = end_of_hand(SPOT, captured={0: "QS", 1: HEARTS}, scores=[475, 100, 250, 300])
+    play_last_trick(m)
+    assert m.scores == [500, 204, 250, 300] and m.over and m.winners == (1,)
+
+
+def test_spot_flat_alternative():
+    """002: 'As an alternative, some play that hearts from 2–10 are face value, all heart pictures are 10,
+    the heart ace is 15, and the spade queen is 25.'"""
+    r = Rules(points="spot-flat")
+    assert [r.points_of(c) for c in cards_of(m_(HEARTS))] == [2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 15]
+    assert r.points_of(QS) == 25
+    assert r.moon_total == 54 + 30 + 15 + 25
+
+
+# -- Black Maria (004) ----------------------------------------------------------------------------------
+
+
+BM = Rules.preset("black-maria")
+
+
+def test_black_maria_spade_values_43_a_hand():
+    """004: 'the ace of spades costs 7 and the king of spades costs 10, so there are 43 penalty points in
+    every deal' and 'Each heart you capture costs 1 point, but the top spades sting hardest: the ace of
+    spades costs 7, the king costs 10, and the queen - the Black Maria herself - costs 13.'"""
+    assert BM.points_of(Card.parse("AS")) == 7
+    assert BM.points_of(Card.parse("KS")) == 10
+    assert BM.points_of(QS) == 13
+    assert BM.points_of(Card.parse("5H")) == 1 and BM.points_of(Card.parse("JS")) == 0
+    assert BM.moon_total == 43
+    assert BM.target == 100
+    m = end_of_hand(BM, captured={0: "AS", 1: "KS 2H", 2: "QS", 3: HEARTS.replace("2H ", "")})
+    play_last_trick(m)
+    assert m.results[0].score == (7, 11, 13, 12)
+
+
+def test_black_maria_always_passes_three_right():
+    """004: 'Before every hand, each player passes exactly three cards face down to the player on their
+    right. There is no rotation and no hold hand - the pass happens every deal.'"""
+    assert all(BM.pass_direction(k) == "right" for k in range(12))
+    m = Match(BM.replace(target=10_000), 5)
+    for k in range(5):
+        advance_to_hand(m, k, seed=k)
+        assert m.phase is Phase.PASS and m.hand.direction == "right"
+        sent = pass_lowest(m)
+        for s in range(4):
+            # the player on s's right is s-1
+            assert m.hand.received[(s - 1) % 4] == sum(c.mask for c in sent[s])
+
+
+def test_black_maria_moon_is_43():
+    """004: 'Capture all 43 points and you shoot the moon: zero for you, 43 for each opponent.'"""
+    m = end_of_hand(BM, captured={3: HEARTS + " QS KS AS"})
+    play_last_trick(m)
+    assert m.results[0].moon == 3 and m.results[0].score == (43, 43, 43, 0)
+    # every heart and the Queen without the A♠ is no moon in Black Maria
+    m = end_of_hand(BM, captured={3: HEARTS + " QS KS", 1: "AS"})
+    play_last_trick(m)
+    assert m.results[0].moon is None and m.results[0].score == (0, 7, 0, 36)
+
+
+def test_black_maria_top_spades_are_penalty_cards_on_the_first_trick():
+    """004: 'no penalty cards may fall on the first trick.' In Black Maria the A♠ and K♠ are penalty cards."""
+    hands = {
+        0: "2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC",
+        1: "AS KS 2D 2H 3H 4H 5H 6H 7H 8H 9H 10H JH",
+        2: "QH KH AH 3D 4D 5D 6D 7D 8D 9D 10D JD QD",
+        3: "KD AD 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS",
+    }
+    m = position(BM, hands)
+    m.play("2C")
+    assert m.legal_plays() == cs("2D")
+
+
+# -- No Passing (004) -------------------------------------------------------------------------------------
+
+
+def test_no_passing_mode_plays_the_deal():
+    """004: 'In No Passing mode you skip this step and play the cards you are dealt.'"""
+    r = Rules.preset("no-passing")
+    m = Match(r.replace(target=10_000), 3)
+    for k in range(5):
+        advance_to_hand(m, k, seed=k)
+        assert m.hand.direction == "hold"
+        assert m.phase is Phase.PLAY
+        assert m.hand.hands == list(m.hand.dealt)
+        assert m.to_move == (seat_holding(m, "2C"),)
+
+
+# -- moon options (002) -------------------------------------------------------------------------------------
+
+
+def test_moon_subtract_from_shooter():
+    """002: 'There are variations on the choice of scores for shooting the moon. Possibilities are: the
+    shooter always has 26 points deducted;'"""
+    m = end_of_hand(Rules(moon="subtract-from-shooter"), captured={1: HEARTS + " QS"}, scores=[40, 50, 60, 70])
+    play_last_trick(m)
+    r = m.results[0]
+    assert r.moon == 1 and r.moon_choice is MoonChoice.SUBTRACT_FROM_SHOOTER
+    assert r.score == (0, -26, 0, 0)
+    assert m.scores == [40, 24, 60, 70]
+
+
+@pytest.mark.parametrize("choice,expected", [
+    (MoonChoice.SUBTRACT_FROM_SHOOTER, [40, 24, 60, 70]),
+    (MoonChoice.ADD_TO_OTHERS, [66, 50, 86, 96]),
+    ("subtract-from-shooter", [40, 24, 60, 70]),
+    ("add-to-others", [66, 50, 86, 96]),
+])
+def test_moon_shooter_chooses(choice, expected):
+    """002: 'If you manage to win all the scoring cards — all 13 hearts and the queen of spades — this is
+    known as a slam or shooting the moon. Instead of losing 26 points, either: your own score is reduced
+    by 26 points; or you may choose instead to have all other players' scores increased by 26 points.'"""
+    m = end_of_hand(Rules(moon="shooter-chooses"), captured={1: HEARTS + " QS"}, scores=[40, 50, 60, 70])
+    play_last_trick(m)
+    assert m.phase is Phase.MOON
+    assert m.to_move == (1,) and m.turn == 1
+    assert m.scores == [40, 50, 60, 70] and not m.results
+    obs = m.observation(1)
+    assert obs.phase is Phase.MOON and obs.moon_points == 26 and not obs.legal
+    with pytest.raises(IllegalPlayError):
+        m.choose_moon(0, MoonChoice.ADD_TO_OTHERS)  # only the shooter chooses
+    with pytest.raises(IllegalPlayError):
+        m.play("2C", 0)
+    m.choose_moon(1, choice)
+    assert m.scores == expected
+    assert m.results[0].moon == 1 and m.results[0].moon_choice is MoonChoice(choice)
+    assert m.phase is Phase.PASS and m.hand_number == 1
+    with pytest.raises(IllegalPlayError):
+        m.choose_moon(1, choice)  # no second choice
+
+
+def test_moon_shooter_chooses_no_question_without_a_moon():
+    """002: 'Instead of losing 26 points, either: ...' — only a moon asks the shooter; an ordinary hand
+    scores at once."""
+    m = end_of_hand(Rules(moon="shooter-chooses"), captured={1: HEARTS, 2: "QS"})
+    play_last_trick(m)
+    assert m.phase is Phase.PASS and m.results[0].score == (0, 13, 13, 0)
+
+
+def test_moon_add_unless_win_adds_normally():
+    """002: 'all the other players always have 26 points added unless this would cause one of them to win,
+    in which case the shooter has 26 points deducted.'"""
+    r = Rules(moon="add-unless-win")
+    m = end_of_hand(r, captured={2: HEARTS + " QS"}, scores=[10, 20, 30, 40])
+    play_last_trick(m)
+    assert m.results[0].score == (26, 26, 0, 26) and m.scores == [36, 46, 30, 66]
+
+
+def test_moon_add_unless_win_subtracts_when_adding_hands_another_the_win():
+    """002: 'all the other players always have 26 points added unless this would cause one of them to win,
+    in which case the shooter has 26 points deducted.'"""
+    r = Rules(moon="add-unless-win")
+    # adding would give 106/10/90/116: seat 1 would win, so the shooter (seat 2) subtracts instead
+    m = end_of_hand(r, captured={2: HEARTS + " QS"}, scores=[80, 10, 90, 90])
+    play_last_trick(m)
+    assert m.results[0].moon_choice is MoonChoice.SUBTRACT_FROM_SHOOTER
+    assert m.results[0].score == (0, 0, -26, 0)
+    assert m.scores == [80, 10, 64, 90] and not m.over
+
+
+def test_moon_add_unless_win_adds_when_the_shooter_wins():
+    """002: 'all the other players always have 26 points added unless this would cause one of them to win'
+    — when adding ends the match with the shooter lowest, nobody else wins: add."""
+    r = Rules(moon="add-unless-win")
+    m = end_of_hand(r, captured={2: HEARTS + " QS"}, scores=[80, 60, 10, 90])
+    play_last_trick(m)
+    assert m.results[0].moon_choice is MoonChoice.ADD_TO_OTHERS
+    assert m.scores == [106, 86, 10, 116] and m.over and m.winners == (2,)
+
+
+def test_moon_add_unless_win_with_exact_target_reset():
+    """002: 'all the other players always have 26 points added unless this would cause one of them to win'
+    together with 002: 'if your score is exactly 100 points at the end of a hand, it is reduced to 50'.
+    Adding 26 takes seat 0 from 74 to exactly 100, which resets it to 50: nobody reaches 100, nobody
+    wins, so the 26 must be added."""
+    r = Rules(moon="add-unless-win", exact_target_reset=50)
+    m = end_of_hand(r, captured={2: HEARTS + " QS"}, scores=[74, 10, 30, 40])
+    play_last_trick(m)
+    assert m.results[0].moon_choice is MoonChoice.ADD_TO_OTHERS
+    assert m.scores == [50, 36, 30, 66] and not m.over
+
+
+def test_moon_add_unless_win_counts_the_bonus_card():
+    """002: 'all the other players always have 26 points added unless this would cause one of them to win,
+    in which case the shooter has 26 points deducted.' and 'in addition to this, 10 points are deducted
+    from the score of the player who took the jack of diamonds'. Totals 80/40/60/90; seat 2 shoots, seat 1
+    took the J♦. Adding gives 106/56/60/116: seat 1 (40 + 26 − 10) would win, so the shooter must have
+    26 deducted instead: 80/30/34/90 and play goes on."""
+    r = Rules.preset("omnibus", moon="add-unless-win")
+    m = end_of_hand(r, captured={2: HEARTS + " QS", 1: "JD"}, scores=[80, 40, 60, 90])
+    play_last_trick(m)
+    assert m.results[0].moon == 2
+    assert m.results[0].moon_choice is MoonChoice.SUBTRACT_FROM_SHOOTER
+    assert m.scores == [80, 30, 34, 90] and not m.over
+
+
+# -- shooting the sun (002) ------------------------------------------------------------------------------------
+
+
+def test_shooting_the_sun_scores_52():
+    """002: 'Shooting the sun is taking all the tricks (as opposed to taking all points). Some score this as
+    52 points, with the scoring handled in the same way as shooting the moon.'"""
+    r = Rules(sun_points=52)
+    m = end_of_hand(r, captured={0: "QS " + HEARTS}, filler=0, tricks_won={0: 12}, scores=[0, 0, 0, 0],
+                    last_trick={0: "AC", 1: "2C", 2: "3C", 3: "4C"})
+    play_last_trick(m)
+    res = m.results[0]
+    assert res.sun == 0 and res.tricks_won == (13, 0, 0, 0)
+    assert res.score == (0, 52, 52, 52)
+    # a moon that is not a sun still scores 26
+    m = end_of_hand(r, captured={0: "QS " + HEARTS, 1: "2D"}, tricks_won={0: 11, 1: 1})
+    play_last_trick(m)
+    assert m.results[0].sun is None and m.results[0].moon == 0
+    assert m.results[0].score == (0, 26, 26, 26)
+
+
+def test_shooting_the_sun_with_subtract_and_choice():
+    """002: 'Some score this as 52 points, with the scoring handled in the same way as shooting the moon.'"""
+    r = Rules(sun_points=52, moon="subtract-from-shooter")
+    m = end_of_hand(r, captured={0: "QS " + HEARTS}, filler=0, tricks_won={0: 12}, scores=[60, 0, 0, 0],
+                    last_trick={0: "AC", 1: "2C", 2: "3C", 3: "4C"})
+    play_last_trick(m)
+    assert m.results[0].score == (-52, 0, 0, 0)
+    r = Rules(sun_points=52, moon="shooter-chooses")
+    m = end_of_hand(r, captured={0: "QS " + HEARTS}, filler=0, tricks_won={0: 12},
+                    last_trick={0: "AC", 1: "2C", 2: "3C", 3: "4C"})
+    play_last_trick(m)
+    assert m.phase is Phase.MOON and m.observation(0).moon_points == 52
+    m.choose_moon(0, "add-to-others")
+    assert m.results[0].score == (0, 52, 52, 52)
+
+
+# -- play-of-the-hand options (002) ----------------------------------------------------------------------------
+
+
+def test_queen_breaks_hearts_option():
+    """002: 'Some play that the queen of spades breaks hearts. In other words, hearts may be led any time
+    after the queen of spades or any heart has been played.'"""
+    r = Rules(queen_breaks_hearts=True)
+    hands = {0: "3D 5C 10S", 1: "QS 6C 2H", 2: "5D 8C 9S", 3: "6D 10C 9H"}
+    m = position(r, hands, won_first=0)
+    m.play("3D")
+    m.play("QS")
+    assert m.hand.hearts_broken
+    m.play("5D")
+    m.play("6D")
+    assert m.to_move == (3,) and m.legal_plays() == cs("10C 9H")
+    # the standard rule in the same position: still barred
+    m = position(Rules(), hands, won_first=0)
+    for c in ("3D", "QS", "5D", "6D"):
+        m.play(c)
+    assert m.legal_plays() == cs("10C")
+
+
+def test_queen_breaks_hearts_when_led():
+    """002: 'hearts may be led any time after the queen of spades or any heart has been played.'"""
+    r = Rules(queen_breaks_hearts=True)
+    hands = {0: "QS 5H 3D", 1: "4S 6H 4D", 2: "5S 7H 5D", 3: "6S 8H 6D"}
+    m = position(r, hands, won_first=0)
+    assert m.legal_plays() == cs("QS 3D")
+    for c in ("QS", "4S", "5S", "6S"):
+        m.play(c)
+    assert m.hand.hearts_broken
+    assert m.to_move == (0,) and m.legal_plays() == cs("5H 3D")
+    m = position(Rules(), hands, won_first=0)
+    for c in ("QS", "4S", "5S", "6S"):
+        m.play(c)
+    assert m.legal_plays() == cs("3D")  # 001: the Queen does not break hearts
+
+
+def test_hearts_may_be_led_any_time_option():
+    """002: 'Some players allow hearts to be led at any time. This was the original rule, but in the USA
+    nearly everyone now plays that heart leads are forbidden unless hearts have been broken.'"""
+    r = Rules(hearts_lead="any-time")
+    m = position(r, {0: "3C 5H 9H", 1: "4C 6D 7S", 2: "5C 8D 9S", 3: "6C 10D 10S"},
+                 won_first=0)
+    assert not m.hand.hearts_broken
+    assert m.legal_plays() == cs("3C 5H 9H")
+    m.play("5H")
+    assert m.hand.hearts_broken
+    # the first trick still opens with 2♣
+    m = position(r, {0: "2C 5H", 1: "4C 6D", 2: "5C 8D", 3: "6C 10D"})
+    assert m.legal_plays() == cs("2C")
+
+
+def test_points_on_first_trick_option():
+    """002: 'As a variation, some people play "Wide Open", which means that anything can be thrown on the
+    first trick.' (the default follows 001's first-trick safety rule)."""
+    r = Rules(points_on_first_trick=True)
+    hands = {
+        0: "2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC",
+        1: "QS 2D 3D 4D 5D 6D 2H 3H 4H 5H 6H 7H 8H",
+        2: "8D 9D 10D JD QD KD AD 2S 3S 4S 5S 6S 9H",
+        3: "7S 8S 9S 10S JS 7D KS AS 10H JH QH KH AH",
+    }
+    m = position(r, hands)
+    m.play("2C")
+    assert m.legal_plays() == cs(hands[1])
+    m.play("QS")
+    assert m.legal_plays() == cs(hands[2])
+    m.play("9H")
+    assert m.hand.hearts_broken
+
+
+def test_first_lead_left_of_dealer_any_card_but_a_heart():
+    """002: 'The original rule was that the player to the left of the dealer always leads to the first
+    trick (rather than the holder of the 2 of clubs leading it), and may lead any card. Some people still
+    play that way. If you play with the now usual restriction on leading hearts, then the opening lead can
+    be anything but a heart.'"""
+    r = Rules(first_lead="left-of-dealer", pass_cycle="none", points_on_first_trick=True, target=10_000)
+    m = Match(r, 11)
+    for k in range(4):
+        advance_to_hand(m, k, seed=k)
+        dealer = m.hand.dealer
+        assert m.to_move == ((dealer + 1) % 4,)
+        seat = m.to_move[0]
+        h = m.hand.hands[seat]
+        non_hearts = h & ~m_(HEARTS)
+        assert m.legal_plays().mask == (non_hearts or h)
+    # dealer rotates: hand 0 dealt by seat 0, so seat 1 leads; hand 1: seat 2
+    m = Match(r, 11)
+    assert m.hand.dealer == 0 and m.to_move == (1,)
+
+
+def test_first_lead_left_of_dealer_with_hearts_any_time():
+    """002: 'the player to the left of the dealer always leads to the first trick ... and may lead any
+    card.' — with hearts_lead=any-time and points allowed on trick one, the whole hand is legal."""
+    r = Rules(first_lead="left-of-dealer", hearts_lead="any-time", points_on_first_trick=True, pass_cycle="none")
+    for seed in range(5):
+        m = Match(r, seed)
+        assert m.to_move == (1,)
+        assert m.legal_plays().mask == m.hand.hands[1]
+
+
+def test_first_lead_left_of_dealer_keeps_first_trick_safety():
+    """002: 'Some play that it is illegal to play points on the very first trick, unless of course you have
+    nothing but penalty cards in your hand.' With the default first-trick rule the opening leader (left of
+    the dealer) may lead any card but a heart or the Queen."""
+    r = Rules(first_lead="left-of-dealer", pass_cycle="none")
+    hands = {
+        0: "2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC",
+        1: "QS 2D 3D 4D 5D 6D 2H 3H 4H 5H 6H 7H 8H",
+        2: "8D 9D 10D JD QD KD AD 2S 3S 4S 5S 6S 9H",
+        3: "7S 8S 9S 10S JS 7D KS AS 10H JH QH KH AH",
+    }
+    m = position(r, hands)
+    assert m.to_move == (1,)
+    assert m.legal_plays() == cs("2D 3D 4D 5D 6D")
+
+
+def test_lead_hearts_with_queen_option():
+    """002: 'If hearts have not been played and a player is on lead holding nothing but hearts and the
+    queen of spades, many people allow hearts to be led, instead of forcing the player to lead the queen
+    of spades.'"""
+    hands = {0: "QS 5H 9H", 1: "4C 6D 7S", 2: "5C 8D 9S", 3: "6C 10D 10S"}
+    m = position(Rules(lead_hearts_with_queen=True), hands, won_first=0)
+    assert m.to_move == (0,)
+    assert m.legal_plays() == cs("QS 5H 9H")
+    m = position(Rules(), hands, won_first=0)
+    assert m.legal_plays() == cs("QS")
+    # a hand with another spade is not 'nothing but hearts and the queen'
+    m = position(Rules(lead_hearts_with_queen=True), {0: "QS 2S 5H", 1: "4C 6D 7S", 2: "5C 8D 9S", 3: "6C 10D 10S"},
+                 won_first=0)
+    assert m.legal_plays() == cs("QS 2S")
+
+
+QUEEN_SAFE = Rules(queen_at_first_safe_chance=True)
+
+
+def test_queen_at_first_safe_chance_when_void():
+    """002: 'Some players insist that you must play the queen of spades as soon as it is safe to do so.
+    This could be when you are void in the suit led, or to a spade trick when the ace or king of spades has
+    already been played.'"""
+    m = position(QUEEN_SAFE, {0: "3D 5C", 1: "QS 2H 6C", 2: "5D 8S", 3: "6D 10S"},
+                 won_first=0)
+    m.play("3D")
+    assert m.legal_plays() == cs("QS")
+    with pytest.raises(IllegalPlayError):
+        m.play("2H")
+    # without the option the void player may throw anything
+    m = position(Rules(), {0: "3D 5C", 1: "QS 2H 6C", 2: "5D 8S", 3: "6D 10S"},
+                 won_first=0)
+    m.play("3D")
+    assert m.legal_plays() == cs("QS 2H 6C")
+
+
+@pytest.mark.parametrize("high", ["AS", "KS"])
+def test_queen_at_first_safe_chance_under_a_higher_spade(high):
+    """002: 'This could be when you are void in the suit led, or to a spade trick when the ace or king of
+    spades has already been played.'"""
+    m = position(QUEEN_SAFE, {0: "3S 5C", 1: f"{high} 6C", 2: "QS 2S 8D", 3: "6D 10S"},
+                 won_first=0)
+    m.play("3S")
+    m.play(high)
+    assert m.legal_plays() == cs("QS")
+
+
+def test_queen_at_first_safe_chance_not_forced_when_unsafe_or_leading():
+    """002: 'you must play the queen of spades as soon as it is safe to do so' — a spade trick without the
+    A♠ or K♠ is not safe (the Queen could win), and leading is never forced."""
+    m = position(QUEEN_SAFE, {0: "3S 5C", 1: "JS 6C", 2: "QS 2S 8D", 3: "6D 10S"},
+                 won_first=0)
+    m.play("3S")
+    m.play("JS")
+    assert m.legal_plays() == cs("QS 2S")
+    m = position(QUEEN_SAFE, {0: "QS 2S 8D", 1: "JS 6C", 2: "3S 5C", 3: "6D 10S"},
+                 won_first=0)
+    assert m.legal_plays() == cs("QS 2S 8D")
+
+
+def test_queen_at_first_safe_chance_not_on_the_first_trick():
+    """002: 'you must play the queen of spades as soon as it is safe to do so' — on trick one the Queen may
+    not be thrown at all (001 first-trick safety rule), so nothing is forced."""
+    hands = {
+        0: "2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC",
+        1: "QS 2D 3D 4D 5D 6D 2H 3H 4H 5H 6H 7H 8H",
+        2: "8D 9D 10D JD QD KD AD 2S 3S 4S 5S 6S 9H",
+        3: "7S 8S 9S 10S JS 7D KS AS 10H JH QH KH AH",
+    }
+    m = position(QUEEN_SAFE, hands)
+    m.play("2C")
+    assert m.legal_plays() == cs("2D 3D 4D 5D 6D")
+
+
+# -- scoring options -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reset", [50, 0])
+def test_exact_target_reset(reset):
+    """002: 'For some people, reaching certain scores has a special effect. For example, if your score is
+    exactly 100 points at the end of a hand, it is reduced to 50 (or zero).'"""
+    r = Rules(exact_target_reset=reset)
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[87, 10, 20, 30])
+    play_last_trick(m)
+    assert m.scores == [reset, 23, 20, 30]
+    assert m.results[0].totals == (reset, 23, 20, 30)
+    assert not m.over
+    # 101 is not exactly 100: the game ends
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[88, 10, 20, 30])
+    play_last_trick(m)
+    assert m.scores == [101, 23, 20, 30] and m.over and m.winners == (2,)
+
+
+def test_no_tricks_bonus():
+    """001: 'No-tricks bonus — a small reward for taking zero tricks in a hand. Not played here.' As an
+    option: the bonus is added to each player who took no trick."""
+    r = Rules(no_tricks_bonus=-5)
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, tricks_won={0: 4, 1: 4, 3: 4}, filler=3)
+    play_last_trick(m)
+    res = m.results[0]
+    assert res.tricks_won[2] == 0
+    assert res.score == (13, 13, -5, 0)
+    assert Rules().no_tricks_bonus == 0
+
+
+@pytest.mark.parametrize("target", [50, 150])
+def test_target_option(target):
+    """001: 'Games to 50 or 150 — the target here is always 100.' — as an option, the match ends at the
+    target."""
+    r = Rules(target=target)
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[target - 14, 0, 0, 1])
+    play_last_trick(m)
+    assert not m.over
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[target - 13, 0, 0, 1])
+    play_last_trick(m)
+    assert m.over and m.winners == (2,)
+    assert Rules.parse(f"target={target}") == r
+    assert Rules.parse("spot,target=300").target == 300 and Rules.parse("spot,target=300").points == "spot"
+
+
+# -- passing cycles (002) -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,cycle", [
+    ("no-hold", ("left", "right", "across")),
+    ("always-right", ("right",)),
+    ("always-left", ("left",)),
+    ("none", ("hold",)),
+    ("scatter", ("left", "right", "across", "scatter")),
+    ("scatter-hold", ("left", "right", "across", "scatter", "hold")),
+    ("mix", ("left", "right", "across", "mix")),
+])
+def test_named_pass_cycles(name, cycle):
+    """002: 'Different passing cycles may be used, for example: pass left, pass right, pass across, then
+    repeat (no hold hand); scatter instead of hold (players pass one card to every other player); both
+    scatter and hold hands are played (the cycle is left, right, across, scatter, then hold); another
+    passing method that can be included in the cycle is mix'"""
+    r = Rules(pass_cycle=name)
+    assert r.pass_cycle == cycle == PASS_CYCLES[name]
+    assert [r.pass_direction(k) for k in range(2 * len(cycle))] == list(cycle) * 2
+    assert Rules.parse(f"pass_cycle={name}") == r
+
+
+def test_no_hold_cycle_in_play():
+    """002: 'pass left, pass right, pass across, then repeat (no hold hand);'"""
+    m = Match(Rules(pass_cycle="no-hold", target=10_000), 2)
+    offsets = {"left": 1, "right": -1, "across": 2}
+    for k, d in enumerate(["left", "right", "across", "left", "right"]):
+        advance_to_hand(m, k, seed=k)
+        assert m.phase is Phase.PASS and m.hand.direction == d
+        sent = pass_lowest(m)
+        for s in range(4):
+            assert m.hand.received[(s + offsets[d]) % 4] == sum(c.mask for c in sent[s])
+
+
+def test_scatter_passes_one_card_to_each_other_player():
+    """002: 'scatter instead of hold (players pass one card to every other player);'"""
+    m = Match(Rules(pass_cycle=("scatter",)), 4)
+    dealt = list(m.hand.hands)
+    sent = pass_lowest(m)
+    for r in range(4):
+        got = m.hand.received[r]
+        assert got.bit_count() == 3
+        for s in range(4):
+            if s != r:
+                assert (got & sum(c.mask for c in sent[s])).bit_count() == 1
+        assert not got & sum(c.mask for c in sent[r])
+        assert m.hand.hands[r] == dealt[r] & ~sum(c.mask for c in sent[r]) | got
+
+
+def test_scatter_two_each_with_three_players_passing_four():
+    """002: 'If you pass 4 cards instead of 3 you can also scatter by passing 2 cards to each other player.'"""
+    r = Rules(players=3, pass_count=4, pass_cycle="left right scatter")
+    assert r.pass_direction(2) == "scatter"
+    m = Match(r.replace(pass_cycle=("scatter",)), 1)
+    sent = pass_lowest(m)
+    for rec in range(3):
+        got = m.hand.received[rec]
+        assert got.bit_count() == 4
+        for s in range(3):
+            if s != rec:
+                assert (got & sum(c.mask for c in sent[s])).bit_count() == 2
+    assert all(h.bit_count() == 17 for h in m.hand.hands)
+
+
+def _all_cards(m: Match) -> list[int]:
+    return list(m.hand.hands) + [m.hand.kitty]
+
+
+def test_mix_keeps_every_card_exactly_once():
+    """002: 'another passing method that can be included in the cycle is mix: everyone discards three cards
+    to a pile in the centre, which is shuffled and then redealt to the players.'"""
+    for seed in range(10):
+        m = Match(Rules(pass_cycle=("mix",)), seed)
+        dealt = list(m.hand.hands)
+        sent = pass_lowest(m)
+        pool = sum(c.mask for cards in sent.values() for c in cards)
+        union = 0
+        for s in range(4):
+            h = m.hand.hands[s]
+            assert h.bit_count() == 13
+            assert not union & h
+            union |= h
+            got = m.hand.received[s]
+            assert got.bit_count() == 3 and got & ~pool == 0
+            assert h == (dealt[s] & ~sum(c.mask for c in sent[s])) | got
+        assert union == (1 << 52) - 1
+        # the redeal is chance recorded in the history
+        assert any(type(e).__name__ == "MixRedeal" for e in m.history)
+        assert m.phase is Phase.PLAY and m.to_move == (seat_holding(m, "2C"),)
+
+
+def test_mix_with_a_kitty_shuffles_the_kitty_in():
+    """002: 'If you play with a kitty, this can be shuffled in too, so that the new kitty can contain some of
+    the discards.'"""
+    r = Rules(pass_cycle=("mix",), kitty="first-trick", hand_size=12)
+    new_kitty_has_discard = False
+    for seed in range(20):
+        m = Match(r, seed)
+        old_kitty = m.hand.kitty
+        sent = pass_lowest(m)
+        pool = sum(c.mask for cards in sent.values() for c in cards) | old_kitty
+        assert m.hand.kitty.bit_count() == 4
+        assert m.hand.kitty & ~pool == 0
+        got = 0
+        for s in range(4):
+            assert m.hand.hands[s].bit_count() == 12
+            got |= m.hand.received[s]
+        assert got | m.hand.kitty == pool
+        new_kitty_has_discard |= bool(m.hand.kitty & ~old_kitty)
+    assert new_kitty_has_discard
+
+
+@pytest.mark.parametrize("count", [1, 2, 4])
+def test_pass_count_option(count):
+    """002: 'If you pass 4 cards instead of 3 you can also scatter by passing 2 cards to each other player.'
+    — the number of cards passed is an option; exactly that many must be passed."""
+    m = Match(Rules(pass_count=count), 3)
+    with pytest.raises(IllegalPlayError):
+        m.pass_cards(0, cards_of(m.hand.hands[0])[: count + 1])
+    sent = pass_lowest(m)
+    for s in range(4):
+        assert m.hand.received[(s + 1) % 4] == sum(c.mask for c in sent[s])
+        assert m.hand.received[(s + 1) % 4].bit_count() == count
+
+
+# -- other numbers of players (002) -------------------------------------------------------------------------
+
+
+THREE = Rules(players=3, pass_cycle="left-right-hold")
+
+
+def test_three_players_remove_two_of_diamonds_seventeen_each():
+    """002: 'in a three-player game the 2 of diamonds is removed and each player gets 17 cards'"""
+    assert THREE.deck_mask == ((1 << 52) - 1) & ~Card.parse("2D").mask
+    assert THREE.cards_per_player == 17 and THREE.kitty_size == 0
+    assert THREE.moon_total == 26
+    for seed in range(5):
+        m = Match(THREE, seed)
+        assert [h.bit_count() for h in m.hand.hands] == [17, 17, 17]
+        assert not any(h & Card.parse("2D").mask for h in m.hand.hands)
+        assert m.hand.kitty == 0
+        pass_lowest(m)
+        assert m.to_move == (seat_holding(m, "2C"),) and m.legal_plays() == cs("2C")
+
+
+@pytest.mark.parametrize("cycle,directions", [
+    ("left-right-hold", ["left", "right", "hold", "left"]),
+    ("left-right", ["left", "right", "left", "right"]),
+])
+def test_three_player_pass_cycles(cycle, directions):
+    """002: 'In the 3-player game, the passing may follow any one of these patterns: Left, right, hold,
+    repeat. Left, right, repeat.'"""
+    r = Rules(players=3, pass_cycle=cycle, target=10_000)
+    m = Match(r, 6)
+    offsets = {"left": 1, "right": -1}
+    for k, d in enumerate(directions):
+        advance_to_hand(m, k, seed=k)
+        assert m.hand.direction == d
+        if d == "hold":
+            assert m.phase is Phase.PLAY
+            continue
+        sent = pass_lowest(m)
+        for s in range(3):
+            assert m.hand.received[(s + offsets[d]) % 3] == sum(c.mask for c in sent[s])
+
+
+def test_three_players_default_cycle_has_no_across():
+    """002: 'In the 3-player game, the passing may follow any one of these patterns: Left, right, hold,
+    repeat.'"""
+    r = Rules(players=3)
+    assert "across" not in r.pass_cycle
+    assert Rules.parse("players=3").pass_cycle == r.pass_cycle
+
+
+def test_five_players_remove_two_of_clubs_ten_each_three_of_clubs_leads():
+    """002: 'in a five-player game the 2 of clubs is removed so that each player gets 10 cards' and 'With
+    five players also remove the 2♣, and the holder of the 3♣ leads it to the first trick.'"""
+    r = Rules(players=5, pass_cycle="left-right-hold")
+    assert not r.deck_mask & Card.parse("2C").mask
+    assert r.cards_per_player == 10
+    assert r.moon_total == 26
+    for seed in range(5):
+        m = Match(r, seed)
+        assert [h.bit_count() for h in m.hand.hands] == [10] * 5
+        pass_lowest(m)
+        assert m.to_move == (seat_holding(m, "3C"),)
+        assert m.legal_plays() == cs("3C")
+
+
+def test_five_player_cycle_second_player_over():
+    """002: 'In the 5-player game, the passing could follow any of these patterns: ... Left, right, 2nd
+    person to the left, 2nd person to the right, hold, repeat.'"""
+    r = Rules(players=5, pass_cycle="five-player", target=10_000)
+    assert r.pass_cycle == ("left", "right", "left2", "right2", "hold")
+    m = Match(r, 2)
+    offsets = {"left": 1, "right": -1, "left2": 2, "right2": -2}
+    for k, d in enumerate(["left", "right", "left2", "right2", "hold"]):
+        advance_to_hand(m, k, seed=k)
+        assert m.hand.direction == d
+        if d == "hold":
+            assert m.phase is Phase.PLAY
+            continue
+        sent = pass_lowest(m)
+        for s in range(5):
+            assert m.hand.received[(s + offsets[d]) % 5] == sum(c.mask for c in sent[s])
+
+
+def test_removed_cards_configurable_three_players_without_two_of_clubs():
+    """002: 'With three players, remove the 2♣ from the deck, leaving 51 cards.' and 'If the 2 of clubs has
+    been removed for the three-handed game, then the 3 of clubs is led.'"""
+    r = Rules(players=3, removed_cards="2C", pass_cycle="none")
+    assert r.removed == (Card.parse("2C"),)
+    assert r.deck_mask & Card.parse("2D").mask
+    for seed in range(5):
+        m = Match(r, seed)
+        assert m.to_move == (seat_holding(m, "3C"),) and m.legal_plays() == cs("3C")
+    assert Rules.parse("players=3,removed_cards=2C,pass_cycle=none") == r
+
+
+# -- the kitty (002) -------------------------------------------------------------------------------------------
+
+
+KITTY_TRICK = Rules(kitty="first-trick", hand_size=12)
+KITTY_POINTS = Rules(kitty="first-points", hand_size=12)
+
+
+def test_kitty_four_cards_with_twelve_each():
+    """002: 'Some play that only 12 cards are dealt to each player. During the deal, four cards are dealt to
+    a face-down kitty'"""
+    for r in (KITTY_TRICK, KITTY_POINTS):
+        assert r.kitty_size == 4 and r.cards_per_player == 12
+        d = deal(r, 3, 0)
+        assert [len(h) for h in d.hands] == [12] * 4 and len(d.kitty) == 4
+
+
+def test_kitty_taken_with_the_first_trick_and_shown_only_to_its_taker():
+    """002: 'The player who takes the first trick (or alternatively, the first penalty point) takes the kitty
+    and places the card(s) with their captured cards (the player may look at them first).'"""
+    r = Rules(players=3, kitty="first-trick", pass_cycle="none")
+    assert r.kitty_size == 1 and r.cards_per_player == 17
+    for seed in range(6):
+        m = Match(r, seed)
+        kitty = m.hand.kitty
+        assert kitty.bit_count() == 1
+        for s in range(3):
+            assert not m.observation(s).kitty
+        rng = random.Random(seed)
+        while not m.hand.tricks:
+            random_step(m, rng)
+        w = m.hand.tricks[0].winner
+        assert m.hand.kitty_taker == w
+        assert m.hand.captured[w] & kitty == kitty
+        for s in range(3):
+            obs = m.observation(s)
+            assert obs.kitty_taker == w
+            assert obs.kitty.mask == (kitty if s == w else 0)
+
+
+def test_kitty_taken_with_the_first_penalty_card():
+    """002: 'During the deal, four cards are dealt to a face-down kitty, which is added to the tricks of the
+    first player who takes a penalty card.'"""
+    hands = {0: "2C 3H 4D", 1: "5C 6S 5D", 2: "7C 7S 6D", 3: "9C 8S 7D"}
+    kitty = "QS AH KH AS"
+    m = position(KITTY_POINTS, hands, kitty=kitty)
+    for c in ("2C", "5C", "7C", "9C"):
+        m.play(c)
+    assert m.hand.tricks[0].winner == 3
+    assert m.hand.kitty_taker is None  # no penalty card in trick one: the kitty waits
+    assert not any(m.observation(s).kitty for s in range(4))
+    for c in ("8S", "3H", "6S", "7S"):  # seat 0, void in spades, paints the trick
+        m.play(c)
+    assert m.hand.tricks[-1].winner == 3
+    assert m.hand.kitty_taker == 3
+    assert m.hand.captured[3] & m_(kitty) == m_(kitty)
+    assert m.observation(3).kitty == cs(kitty)
+    for c in ("7D", "4D", "5D", "6D"):
+        m.play(c)
+    assert m.results[0].points_taken == (0, 0, 0, 16)
+
+
+def test_kitty_points_are_counted():
+    """002: 'The player who takes the first trick ... takes the kitty and places the card(s) with their
+    captured cards' — the kitty's cards score for that player."""
+    hands = {0: "2C 3D", 1: "5C 4D", 2: "7C 5D", 3: "9C 6D"}
+    m = position(KITTY_TRICK, hands, kitty="QS AH KH AS")
+    for c in ("2C", "5C", "7C", "9C"):
+        m.play(c)
+    assert m.hand.kitty_taker == 3
+    assert m.observation(3).kitty == cs("QS AH KH AS")
+    assert not m.observation(0).kitty
+    for c in ("6D", "3D", "4D", "5D"):
+        m.play(c)
+    res = m.results[0]
+    assert res.points_taken == (0, 0, 0, 15)
+    assert res.score == (0, 0, 0, 15)
+
+
+def test_two_of_clubs_in_the_kitty_lowest_club_outside_leads():
+    """002: 'If it happens that the 2♣ is in the kitty, the holder of the lowest club not in the kitty must
+    lead it (if no one has the 2, ask if anyone has the 3, then the 4, and so on).'"""
+    two, three = Card.parse("2C").mask, Card.parse("3C").mask
+    found = 0
+    for seed in range(400):
+        d = deal(KITTY_TRICK, seed, 0)
+        if d.kitty.mask & two:
+            m = Match(KITTY_TRICK.replace(pass_cycle="none"), seed)
+            clubs_out = [c for c in cards_of(m_("2C 3C 4C 5C 6C 7C")) if not d.kitty.mask & c.mask]
+            lowest = clubs_out[0]
+            assert m.to_move == (seat_holding(m, lowest),)
+            assert m.legal_plays() == CardSet([lowest])
+            found += 1
+            if d.kitty.mask & three:
+                assert lowest.rank >= 4
+    assert found >= 3
+    # an exact position: 2♣ and 3♣ in the kitty, 4♣ leads
+    m = position(KITTY_TRICK, {0: "5C 6D", 1: "4C 7D", 2: "AS 8D", 3: "KS 9D"}, kitty="2C 3C QS AH")
+    assert m.to_move == (1,) and m.legal_plays() == cs("4C")
+
+
+def test_kitty_for_uneven_deals_five_players():
+    """002: 'Deal 17 cards each to three players or 10 each to five players. The one or two remaining cards
+    are called the kitty'"""
+    r = Rules(players=5, kitty="first-trick", pass_cycle="none")
+    assert r.removed == () and r.cards_per_player == 10 and r.kitty_size == 2
+    m = Match(r, 9)
+    assert m.hand.kitty.bit_count() == 2
+    assert m.to_move == (seat_holding(m, "2C"),) or m.hand.kitty & Card.parse("2C").mask
+
+
+# -- invalid options, presets and combinations ---------------------------------------------------------------
+
+
+def test_unknown_preset_names_the_presets():
+    """README (rules): every variant is an option or a named preset; a wrong name must say what is valid."""
+    with pytest.raises(ValueError) as e:
+        Rules.preset("bogus")
+    msg = str(e.value)
+    assert "bogus" in msg
+    for name in PRESETS:
+        assert name in msg
+    with pytest.raises(ValueError):
+        Rules.parse("bogus,target=50")
+
+
+def test_unknown_option_names_the_options():
+    """README (rules): 'Where they disagree, the project makes the difference a rule option' — an unknown
+    option is rejected with the list of options."""
+    for bad in (lambda: Rules.parse("standard,frobnicate=1"), lambda: Rules.preset("standard", frobnicate=1),
+                lambda: Rules().replace(frobnicate=1), lambda: Rules.parse("standard,target")):
+        with pytest.raises(ValueError) as e:
+            bad()
+        assert "target" in str(e.value) and "moon" in str(e.value)
+
+
+@pytest.mark.parametrize("kwargs,names", [
+    ({"moon": "sideways"}, ["add-to-others", "subtract-from-shooter", "shooter-chooses", "add-unless-win"]),
+    ({"kitty": "pot"}, ["first-trick", "first-points"]),
+    ({"first_lead": "dealer"}, ["lowest-club", "left-of-dealer"]),
+    ({"hearts_lead": "never"}, ["broken", "any-time"]),
+    ({"points": "double"}, ["standard", "spot", "black-maria"]),
+    ({"tied_lowest": "coin"}, ["play-on", "share"]),
+    ({"players": 6}, ["3, 4 or 5"]),
+    ({"pass_cycle": "sideways"}, ["left", "right", "across", "hold"]),
+])
+def test_invalid_option_values_name_the_valid_values(kwargs, names):
+    """README (rules): options are checked; a wrong value is a ValueError naming the valid values."""
+    with pytest.raises(ValueError) as e:
+        Rules(**kwargs)
+    for n in names:
+        assert n in str(e.value)
+    text = {k: str(v) for k, v in kwargs.items()}
+    with pytest.raises(ValueError):
+        Rules().replace(**text)
+
+
+def test_across_with_three_players_is_rejected():
+    """002: 'In the 3-player game, the passing may follow any one of these patterns: Left, right, hold,
+    repeat. Left, right, repeat.' — there is no 'across' at a table of three."""
+    with pytest.raises(ValueError) as e:
+        Rules(players=3, pass_cycle="standard")
+    assert "across" in str(e.value)
+    with pytest.raises(ValueError):
+        Rules(players=5, pass_cycle=("left", "across"))
+    with pytest.raises(ValueError) as e:
+        Rules(pass_cycle="five-player")  # left2/right2 need five players
+    assert "5" in str(e.value)
+
+
+def test_scatter_needs_a_pass_count_that_divides():
+    """002: 'If you pass 4 cards instead of 3 you can also scatter by passing 2 cards to each other player.'
+    — with three players a scatter of 3 cards cannot be even."""
+    with pytest.raises(ValueError) as e:
+        Rules(players=3, pass_cycle="left right scatter")
+    assert "pass_count" in str(e.value)
+    with pytest.raises(ValueError):
+        Rules(pass_cycle="scatter", pass_count=4)
+    Rules(players=3, pass_cycle="left right scatter", pass_count=4)
+    Rules(pass_cycle="scatter", pass_count=6)
+
+
+def test_uneven_deal_without_kitty_is_rejected():
+    """002: 'A kitty can also be used to cope with the fact that the cards cannot be dealt evenly when there
+    are more or fewer than four players.'"""
+    with pytest.raises(ValueError) as e:
+        Rules(players=3, removed_cards=(), pass_cycle="left-right")
+    assert "kitty" in str(e.value)
+    with pytest.raises(ValueError):
+        Rules(removed_cards="2D")
+    with pytest.raises(ValueError):
+        Rules(kitty="first-trick")  # 52 cards deal evenly to four: nothing for a kitty
+    with pytest.raises(ValueError):
+        Rules(hand_size=14)
+    with pytest.raises(ValueError):
+        Rules(pass_count=13)
+    with pytest.raises(ValueError):
+        Rules(exact_target_reset=100)
+    with pytest.raises(ValueError):
+        Rules.preset("omnibus", removed_cards="JD", kitty="first-trick", hand_size=12)
+
+
+def test_presets_are_named_rulesets():
+    """004: 'If you're brand new, start with classic Hearts, chase the bonus jack in Omnibus, count pips in
+    Spot Hearts, or brave the British spades of Black Maria.' (plus the No Passing mode)"""
+    assert set(PRESETS) >= {"standard", "omnibus", "spot", "black-maria", "no-passing"}
+    for name, r in PRESETS.items():
+        assert r.name == name
+        assert Rules.parse(name) == r == Rules.preset(name)
+        assert Rules.from_dict(r.to_dict()) == r
+    assert Rules.parse("spot,target=300").name == "custom"
+
+
+def test_bonus_card_must_not_be_a_penalty_card():
+    """002: 'Many people play that the jack of diamonds (or sometimes the ten of diamonds) is a bonus card,
+    counting minus 10 points for the person taking it. ... To shoot the moon, you need all the hearts and the
+    queen of spades' — a bonus card that is itself a penalty card breaks both sentences, so it is rejected."""
+    for card in ("QS", "2H", "AH"):
+        with pytest.raises(ValueError) as e:
+            Rules(bonus_card=card)
+        assert "bonus_card" in str(e.value)
+
+
+def test_lowest_club_lead_without_any_club_is_rejected_up_front():
+    """002: 'The person who holds the 2 of clubs must lead it to the first trick. (If the 2 of clubs has been
+    removed for the three-handed game, then the 3 of clubs is led.)' — with no club left in the pack nobody
+    can lead one: the ruleset is either refused when built (naming first_lead), or its matches play to the
+    end; it must not crash mid-hand."""
+    clubs = " ".join(f"{r}C" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
+    with pytest.raises(ValueError, match="first_lead"):
+        Rules(players=3, removed_cards=clubs)
+
+
+def test_a_kitty_that_could_hold_every_club_is_refused():
+    """002: 'If it happens that the 2♣ is in the kitty, the holder of the lowest club not in the kitty must
+    lead it (if no one has the 2, ask if anyone has the 3, then the 4, and so on).' — the ruleset is either
+    refused when built, or every deal it allows can be played."""
+    # 36 cards in the kitty could hold all 13 clubs: refused when built, naming first_lead.
+    with pytest.raises(ValueError, match="first_lead"):
+        Rules(kitty="first-trick", hand_size=4, pass_cycle="none")
+    r = Rules(kitty="first-trick", hand_size=12)  # a 4-card kitty can never hold every club
+    for seed in range(20):
+        m = Match(r, seed)
+        random_play(m, seed)
+        assert m.over
+
+
+def test_a_first_points_kitty_that_could_hold_every_penalty_card_is_refused():
+    """001: 'There are always exactly 26 penalty points in a hand' and 002: 'four cards are dealt to a
+    face-down kitty, which is added to the tricks of the first player who takes a penalty card.' — when the
+    kitty holds every penalty card, no trick ever does; the ruleset must be refused when built, or the
+    kitty's points must still be scored by someone (e.g. the winner of the last trick)."""
+    with pytest.raises(ValueError, match="kitty=first-points"):
+        Rules(kitty="first-points", hand_size=4, pass_cycle="none", first_lead="left-of-dealer")
