@@ -598,7 +598,6 @@ class Match:
 
     def _end_of_hand(self) -> None:
         rules = self.rules
-        hand = self.hand
         shooter = self._shooter(rules.penalty_mask)
         if shooter is not None and rules.moon == "shooter-chooses":
             self._moon_shooter = shooter  # 002: the shooter chooses; ask that seat
