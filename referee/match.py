@@ -179,10 +179,10 @@ class _Referee:
                 f"{answer!r} (too late)"[:300])
         return answer, elapsed * 1000, None
 
-    def _view(self, obs: Observation) -> pb.GameView:
+    def _view(self, obs: Observation, out: pb.GameView) -> None:
         # The one place requests are built: from this seat's observation alone.
-        return wire.view_to_wire(obs, match_id=self.match_id, player_names=self.names,
-                                 budget_ms=self.budget_ms, time_bank_ms=int(self.states[obs.seat].clock.bank * 1000))
+        wire.view_to_wire(obs, match_id=self.match_id, player_names=self.names, budget_ms=self.budget_ms,
+                          time_bank_ms=int(self.states[obs.seat].clock.bank * 1000), out=out)
 
     def _fault(self, s: int, fault: Fault, hand: int | None, trick: int | None, sent: str, action: str) -> None:
         st = self.states[s]
@@ -278,7 +278,8 @@ class _Referee:
             st = self.states[o.seat]
             if st.forfeit:
                 return None, None, None
-            request = pb.PassCardsRequest(view=self._view(o))
+            request = pb.PassCardsRequest()
+            self._view(o, request.view)
             return await self._ask(o.seat, lambda t: st.seat.pass_cards(request, o, t))
 
         outcomes = await asyncio.gather(*(ask(o) for o in obs))
@@ -307,7 +308,8 @@ class _Referee:
         st = self.states[s]
         answer = latency = fault = None
         if not st.forfeit:
-            request = pb.PlayCardRequest(view=self._view(o))
+            request = pb.PlayCardRequest()
+            self._view(o, request.view)
             answer, latency, fault = await self._ask(s, lambda t: st.seat.play_card(request, o, t))
         card = None
         if answer is not None:
@@ -334,7 +336,8 @@ class _Referee:
         st = self.states[s]
         answer = latency = fault = None
         if not st.forfeit:
-            request = pb.ChooseMoonRequest(view=self._view(o), moon_points=o.moon_points)
+            request = pb.ChooseMoonRequest(moon_points=o.moon_points)
+            self._view(o, request.view)
             answer, latency, fault = await self._ask(s, lambda t: st.seat.choose_moon(request, o, t))
         choice = None
         if answer is not None:

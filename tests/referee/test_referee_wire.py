@@ -1,0 +1,38 @@
+"""The fast request builder equals the plain one, field for field and byte for byte."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from referee import wire
+from referee.rules import Match, Phase, Rules
+
+SPECS = ["standard", "omnibus,moon=shooter-chooses,sun_points=52", "standard,kitty=first-trick,hand_size=12",
+         "standard,players=3", "standard,players=5", "standard,pass_cycle=mix", "standard,pass_cycle=scatter"]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_view_to_wire_equals_the_reference_builder_in_every_state(spec: str) -> None:
+    rules = Rules.parse(spec)
+    names = [f"bot{i}" for i in range(rules.players)]
+    checked = 0
+    for seed in range(2):
+        m, rng = Match(rules, seed), random.Random(seed)
+        while not m.over:
+            for s in range(rules.players):
+                o = m.observation(s)
+                args = dict(match_id=f"m{seed}", player_names=names, budget_ms=100, time_bank_ms=seed)
+                a, b = wire.view_to_wire_reference(o, **args), wire.view_to_wire(o, **args)
+                assert a == b
+                assert a.SerializeToString(deterministic=True) == b.SerializeToString(deterministic=True)
+                checked += 1
+            if m.phase is Phase.PASS:
+                for s in m.to_move:
+                    m.pass_cards(s, rng.sample(m.observation(s).hand.cards, rules.pass_count))
+            elif m.phase is Phase.MOON:
+                m.choose_moon(m.turn, rng.choice(["add-to-others", "subtract-from-shooter"]))
+            else:
+                m.play(rng.choice(m.legal_plays().cards))
+    assert checked > 300
