@@ -320,12 +320,14 @@ class PlayCardResponse(_message.Message):
     def __init__(self, card: _Optional[_Union[Card, str]] = ...) -> None: ...
 
 class ChooseMoonRequest(_message.Message):
-    __slots__ = ("view", "moon_points")
+    __slots__ = ("view", "moon_points", "sun")
     VIEW_FIELD_NUMBER: _ClassVar[int]
     MOON_POINTS_FIELD_NUMBER: _ClassVar[int]
+    SUN_FIELD_NUMBER: _ClassVar[int]
     view: GameView
     moon_points: int
-    def __init__(self, view: _Optional[_Union[GameView, _Mapping]] = ..., moon_points: _Optional[int] = ...) -> None: ...
+    sun: bool
+    def __init__(self, view: _Optional[_Union[GameView, _Mapping]] = ..., moon_points: _Optional[int] = ..., sun: _Optional[bool] = ...) -> None: ...
 
 class ChooseMoonResponse(_message.Message):
     __slots__ = ("choice",)
