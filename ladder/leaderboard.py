@@ -1,0 +1,290 @@
+"""The leaderboard: ratings from ``ladder.ratings.fit`` plus per-bot figures from the records.
+
+Elo, its ±95% interval, the provisional mark and the likelihood of superiority over the next bot
+all come from the batch Plackett–Luce fit over every recorded match (a forfeiter places last).
+The other columns are plain counts over the same matches:
+
+- score %: opponents out-placed, a tie counting half (the four-player analogue of a chess score);
+- win %: matches finished in first place (a shared first counts as a win);
+- avg place, points per hand (final score over hands played), moons shot, faults;
+- dup Δ: points per match against the field on the same deal and seat. Duplicate schedules play
+  every seed from every seat, so ``score − mean(others' scores on that seed and seat)`` removes
+  the luck of the cards; negative is better (points are bad in Hearts). Blank without duplicates.
+
+Everything here is computed from ``MatchSummary`` values, so it is testable on hand-made records;
+``load_summaries`` reads them from the store.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+import math
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import Iterable, Sequence
+
+from rich.table import Table
+
+from ladder.ratings import DEFAULT_PRIOR, DEFAULT_PROVISIONAL_GAMES, ELO_BASE, MatchResult, Ratings, fit
+from ladder.store import Store
+from referee.rules import Rules
+
+__all__ = [
+    "COLUMNS",
+    "SeatResult",
+    "MatchSummary",
+    "LeaderboardRow",
+    "Leaderboard",
+    "compute_leaderboard",
+    "load_summaries",
+    "load_leaderboard",
+    "render_table",
+    "to_json",
+    "to_csv",
+]
+
+COLUMNS: tuple[str, ...] = ("rank", "bot", "elo", "ci95", "games", "score_pct", "win_pct", "avg_place",
+                            "points_per_hand", "moons", "faults")
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One bot's part in one match."""
+
+    bot: str
+    seat: int
+    score: int
+    place: int
+    forfeit: bool = False
+    faults: int = 0
+    moons: int = 0
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """What the leaderboard needs of one match. ``deal_key`` groups matches dealt alike (rules + seed)."""
+
+    match_id: str
+    seed: int
+    hands: int
+    seats: tuple[SeatResult, ...]
+    deal_key: str = ""
+
+    def result(self) -> MatchResult:
+        return MatchResult(players=tuple(s.bot for s in self.seats),
+                           scores=tuple(float(s.score) for s in self.seats),
+                           forfeited=tuple(s.bot for s in self.seats if s.forfeit))
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: int
+    bot: str
+    elo: float
+    ci95: float
+    provisional: bool
+    los_next: float | None  # P(stronger than the bot ranked next)
+    games: int
+    score_pct: float
+    win_pct: float
+    avg_place: float
+    points_per_hand: float
+    moons: int
+    faults: int
+    forfeits: int
+    dup_delta: float | None  # points per match vs the field on the same deal and seat
+
+
+@dataclass
+class Leaderboard:
+    rows: list[LeaderboardRow]
+    warnings: list[str] = field(default_factory=list)
+    matches: int = 0
+    ratings: Ratings | None = field(default=None, repr=False)
+    # Live pairwise Elo by bot (an in-play indicator, not the ranking); empty when not loaded.
+    live_elo: dict[str, float] = field(default_factory=dict)
+
+    def __getitem__(self, bot: str) -> LeaderboardRow:
+        for r in self.rows:
+            if r.bot == bot:
+                return r
+        raise KeyError(bot)
+
+
+def compute_leaderboard(matches: Iterable[MatchSummary], *, prior: float = DEFAULT_PRIOR,
+                        anchor: str | None = None,
+                        provisional_games: int = DEFAULT_PROVISIONAL_GAMES) -> Leaderboard:
+    """The leaderboard of ``matches``, best first (by the fitted Elo)."""
+    ms = list(matches)
+    ratings = fit((m.result() for m in ms), prior=prior, anchor=anchor, provisional_games=provisional_games)
+    games: defaultdict[str, int] = defaultdict(int)
+    outplaced: defaultdict[str, float] = defaultdict(float)
+    wins: defaultdict[str, int] = defaultdict(int)
+    place_sum: defaultdict[str, int] = defaultdict(int)
+    points: defaultdict[str, int] = defaultdict(int)
+    hands: defaultdict[str, int] = defaultdict(int)
+    moons: defaultdict[str, int] = defaultdict(int)
+    faults: defaultdict[str, int] = defaultdict(int)
+    forfeits: defaultdict[str, int] = defaultdict(int)
+    for m in ms:
+        n = len(m.seats)
+        for s in m.seats:
+            games[s.bot] += 1
+            # Opponents out-placed, ties half, as a share of the opponents (so 3- and 5-player
+            # tables weigh the same as 4-player ones).
+            beaten = sum(1.0 if s.place < o.place else 0.5 if s.place == o.place else 0.0
+                         for o in m.seats if o is not s)
+            outplaced[s.bot] += beaten / (n - 1) if n > 1 else 0.0
+            wins[s.bot] += s.place == 1
+            place_sum[s.bot] += s.place
+            points[s.bot] += s.score
+            hands[s.bot] += m.hands
+            moons[s.bot] += s.moons
+            faults[s.bot] += s.faults
+            forfeits[s.bot] += s.forfeit
+    dup = _duplicate_deltas(ms)
+    rows = []
+    for rank, r in enumerate(ratings.bots, start=1):
+        g = games[r.name]
+        rows.append(LeaderboardRow(
+            rank=rank, bot=r.name, elo=r.elo, ci95=r.ci95, provisional=r.provisional, los_next=r.los_next,
+            games=g, score_pct=100.0 * outplaced[r.name] / g if g else math.nan,
+            win_pct=100.0 * wins[r.name] / g if g else math.nan,
+            avg_place=place_sum[r.name] / g if g else math.nan,
+            points_per_hand=points[r.name] / hands[r.name] if hands[r.name] else math.nan,
+            moons=moons[r.name], faults=faults[r.name], forfeits=forfeits[r.name], dup_delta=dup.get(r.name)))
+    return Leaderboard(rows=rows, warnings=list(ratings.warnings), matches=len(ms), ratings=ratings)
+
+
+def _duplicate_deltas(ms: Sequence[MatchSummary]) -> dict[str, float]:
+    """Mean over a bot's matches of score − mean(others' scores on the same deal and seat).
+
+    Only (deal, seat) cells that more than one bot played count; a bot with none gets no value.
+    """
+    cells: defaultdict[tuple[str, int, int, int], list[tuple[str, int]]] = defaultdict(list)
+    for m in ms:
+        for s in m.seats:
+            cells[(m.deal_key, m.seed, len(m.seats), s.seat)].append((s.bot, s.score))
+    total: defaultdict[str, float] = defaultdict(float)
+    count: defaultdict[str, int] = defaultdict(int)
+    for results in cells.values():
+        if len(results) < 2:
+            continue
+        cell_sum = sum(score for _bot, score in results)
+        k = len(results)
+        for bot, score in results:
+            total[bot] += score - (cell_sum - score) / (k - 1)
+            count[bot] += 1
+    return {b: total[b] / count[b] for b in count}
+
+
+# -- reading the store ---------------------------------------------------------------------------
+
+
+def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str | None = None
+                   ) -> list[MatchSummary]:
+    """Every finished match in the store (or one tournament's, or one ruleset's), as summaries."""
+    where = ["m.status = 'finished'"]
+    args: list[object] = []
+    if tournament_id is not None:
+        where.append("m.tournament_id = ?")
+        args.append(tournament_id)
+    if rules is not None:
+        # The store keeps rules as compact sorted JSON of Rules.to_dict(): compare in that form.
+        where.append("m.rules = ?")
+        args.append(json.dumps(Rules.parse(rules).to_dict(), separators=(",", ":"), sort_keys=True))
+    sql = ("SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
+           "s.faults, COALESCE(mc.n, 0) FROM matches m "
+           "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
+           "LEFT JOIN (SELECT match_id, COUNT(*) AS n FROM hands GROUP BY match_id) hc ON hc.match_id = m.id "
+           "LEFT JOIN (SELECT match_id, moon, COUNT(*) AS n FROM hands WHERE moon IS NOT NULL "
+           "GROUP BY match_id, moon) mc ON mc.match_id = m.id AND mc.moon = s.seat "
+           f"WHERE {' AND '.join(where)} ORDER BY m.id, s.seat")
+    out: list[MatchSummary] = []
+    for _mid, group in itertools.groupby(store.db.execute(sql, args), key=lambda r: r[0]):
+        rows = list(group)
+        r0 = rows[0]
+        out.append(MatchSummary(
+            match_id=r0[0], seed=r0[1], hands=r0[3], deal_key=r0[2],
+            seats=tuple(SeatResult(bot=r[5], seat=r[4], score=r[6], place=r[7], forfeit=bool(r[8]), faults=r[9],
+                                   moons=r[10]) for r in rows)))
+    return out
+
+
+def load_leaderboard(store: Store, *, tournament_id: int | None = None, rules: str | None = None,
+                     anchor: str | None = None, provisional_games: int = DEFAULT_PROVISIONAL_GAMES) -> Leaderboard:
+    """The leaderboard of the store's matches (see ``load_summaries`` for the filters)."""
+    lb = compute_leaderboard(load_summaries(store, tournament_id=tournament_id, rules=rules), anchor=anchor,
+                             provisional_games=provisional_games)
+    live = dict(store.db.execute("SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN bots b ON b.id = l.bot_id "
+                                 "GROUP BY b.name").fetchall())
+    lb.live_elo = {b: ELO_BASE + v for b, v in live.items()}
+    return lb
+
+
+# -- output --------------------------------------------------------------------------------------
+
+
+def _f(x: float | None, digits: int = 1) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    if isinstance(x, float) and math.isinf(x):
+        return "∞"
+    return f"{x:.{digits}f}"
+
+
+def render_table(lb: Leaderboard, title: str = "Ladder") -> Table:
+    """A rich table of the leaderboard (provisional ratings marked with '?')."""
+    t = Table(title=f"{title}: {lb.matches} matches", title_justify="left")
+    live = bool(lb.live_elo)
+    for name in ("rank", "bot", "Elo", "±95%", "LOS↓", "games", "score %", "win %", "avg place", "pts/hand",
+                 "dup Δ", "moons", "faults") + (("live Elo*",) if live else ()):
+        t.add_column(name, justify="left" if name == "bot" else "right")
+    for r in lb.rows:
+        elo = f"{r.elo:.0f}" + ("?" if r.provisional else "")
+        cells = [str(r.rank), r.bot, elo, _f(r.ci95, 0), "" if r.los_next is None else f"{100 * r.los_next:.0f}%",
+                 str(r.games), _f(r.score_pct), _f(r.win_pct), _f(r.avg_place, 2), _f(r.points_per_hand, 2),
+                 "" if r.dup_delta is None else f"{r.dup_delta:+.1f}", str(r.moons),
+                 str(r.faults) + (f" ({r.forfeits} forfeit)" if r.forfeits else "")]
+        if live:
+            cells.append(_f(lb.live_elo.get(r.bot), 0))
+        t.add_row(*cells)
+    caption = ["Elo: batch Plackett–Luce fit over all matches, ± its 95% interval; ? provisional; "
+               "LOS↓: likelihood of superiority over the next bot; dup Δ: points/match vs the field "
+               "on the same deal and seat (negative is better)"]
+    if live:
+        caption.append("live Elo*: pairwise Elo updated after each match (K/(N−1) per pair), an in-play "
+                       "indicator that depends on match order; the ranking is the fitted Elo")
+    caption += [f"[yellow]warning: {w}[/]" for w in lb.warnings]
+    t.caption = "\n".join(caption)
+    t.caption_justify = "left"
+    return t
+
+
+def _row_dict(lb: Leaderboard, r: LeaderboardRow) -> dict[str, object]:
+    d = asdict(r)
+    d["live_elo"] = lb.live_elo.get(r.bot)
+    for k, v in d.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            d[k] = None  # JSON has no NaN or Infinity
+    return d
+
+
+def to_json(lb: Leaderboard) -> str:
+    """The leaderboard as JSON: matches, warnings and one object per row (null for no value)."""
+    return json.dumps({"matches": lb.matches, "warnings": lb.warnings,
+                       "rows": [_row_dict(lb, r) for r in lb.rows]}, indent=2)
+
+
+def to_csv(lb: Leaderboard) -> str:
+    """The leaderboard as CSV with a header row (empty cells for no value)."""
+    out = io.StringIO()
+    names = [*LeaderboardRow.__dataclass_fields__, "live_elo"]
+    w = csv.DictWriter(out, fieldnames=names, lineterminator="\n")
+    w.writeheader()
+    for r in lb.rows:
+        w.writerow({k: "" if v is None else v for k, v in _row_dict(lb, r).items()})
+    return out.getvalue()

@@ -1,0 +1,426 @@
+"""Tournaments: a stored schedule of matches, played concurrently, resumable at any moment.
+
+``create_tournament`` writes a tournament row and its whole schedule (every match with its seed,
+seats and rules) in one transaction. ``play_tournament`` plays whatever is still pending:
+
+- the bots are started by the ``Launcher`` (or reached at their address), and restarted when one
+  dies between matches;
+- up to ``concurrency`` matches run at once on one asyncio loop; a bot never serves more matches
+  at once than its handshake's ``max_concurrent_games`` (0 = no limit), enforced by a per-bot
+  semaphore, and a match is only started when all its bots have a free slot, so no match holds
+  one bot's slot while it waits for another's;
+- each finished match is saved with ``Store.save_match`` and marked done, with its live Elo
+  change, in ONE transaction. A scheduled match is pending exactly while its ``match_id`` is
+  NULL, and it is set only in that transaction, so killing the process at any moment loses no
+  completed match and plays none twice. Matches in flight when the process dies were never
+  saved; ``resume`` plays them again from their seeds.
+
+Live Elo is the pairwise update of ``ladder.ratings.live_elo_update`` (K/(N−1) per pair) applied
+in the order matches are saved; it is an in-play indicator stored per match in ``live_elo``. The
+ladder's rating is the batch fit (``ladder.leaderboard``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TextIO
+
+from hearts.v1 import bot_pb2 as pb
+from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher
+from ladder.ratings import ELO_BASE, live_elo_update
+from ladder.registry import BotEntry, add_bots
+from ladder.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
+from ladder.store import Store
+from referee import wire
+from referee.match import MatchSettings, play_match
+from referee.record import MatchRecord
+from referee.rules import Rules
+from referee.seats import REFEREE_NAME, GrpcSeat
+
+__all__ = [
+    "LIVE_ELO_K",
+    "TournamentSpec",
+    "TournamentInfo",
+    "RunSummary",
+    "Progress",
+    "create_tournament",
+    "get_tournament",
+    "list_tournaments",
+    "pending_matches",
+    "play_tournament",
+    "run_tournament",
+    "live_elo",
+]
+
+LIVE_ELO_K: float = 32.0
+_HANDSHAKE_TIMEOUT_S = 5.0
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """What to play. ``settings`` is the referee's time control and fault policy."""
+
+    format: str = "round-robin"
+    rules: str = "standard"
+    rounds: int = 1
+    deals: int = 1
+    seed: int = 0
+    gauntlet: str | None = None
+    duplicate: bool = True
+    max_tables: int = DEFAULT_MAX_TABLES
+    settings: MatchSettings = field(default_factory=MatchSettings)
+
+
+@dataclass(frozen=True)
+class TournamentInfo:
+    id: int
+    format: str
+    rules: str
+    seed: int
+    rounds: int
+    deals: int
+    gauntlet: str | None
+    bots: tuple[BotEntry, ...]
+    settings: MatchSettings
+    status: str  # pending | running | interrupted | finished
+    created_at: str
+    finished_at: str | None
+    total: int  # scheduled matches
+    done: int  # recorded matches
+
+    @property
+    def pending(self) -> int:
+        return self.total - self.done
+
+
+@dataclass
+class RunSummary:
+    """What one ``play_tournament`` call did."""
+
+    tournament_id: int
+    played: int = 0
+    faults: int = 0
+    forfeits: int = 0
+    seconds: float = 0.0
+    remaining: int = 0
+    events: list[str] = field(default_factory=list)  # bot restarts and give-ups
+    max_in_flight: dict[str, int] = field(default_factory=dict)  # most matches a bot served at once
+    limits: dict[str, int] = field(default_factory=dict)  # max_concurrent_games from the handshakes
+
+
+# -- creating and reading ------------------------------------------------------------------------
+
+
+def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSpec) -> int:
+    """Register the bots, build the schedule and store both; returns the tournament id."""
+    try:
+        rules = Rules.parse(spec.rules)
+    except ValueError as e:
+        raise ValueError(f"--rules {spec.rules!r}: {e}") from None
+    names = sorted(b.name for b in bots)
+    schedule = build_schedule(names, spec.format, rules=spec.rules, players=rules.players, rounds=spec.rounds,
+                              deals=spec.deals, seed=spec.seed, gauntlet=spec.gauntlet,
+                              max_tables=spec.max_tables, duplicate=spec.duplicate)
+    with store.db.atomic():
+        add_bots(store, bots)
+        cur = store.db.execute(
+            "INSERT INTO tournaments (format, rules, seed, rounds, deals, gauntlet, bots, settings, status, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+            [spec.format, spec.rules, spec.seed, spec.rounds, spec.deals, spec.gauntlet,
+             json.dumps([b.to_dict() for b in sorted(bots, key=lambda b: b.name)]),
+             json.dumps({**asdict(spec.settings), "duplicate": spec.duplicate, "max_tables": spec.max_tables}),
+             _now()])
+        tid = int(cur.lastrowid)
+        store.db.conn.executemany(
+            "INSERT INTO tournament_matches (tournament_id, idx, round, table_no, deal, rotation, seed, seats, "
+            "rules) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(tid, m.index, m.round, m.table, m.deal, m.rotation, m.seed, json.dumps(list(m.seats)), m.rules)
+             for m in schedule])
+    return tid
+
+
+_INFO_SQL = (
+    "SELECT t.id, t.format, t.rules, t.seed, t.rounds, t.deals, t.gauntlet, t.bots, t.settings, t.status, "
+    "t.created_at, t.finished_at, COUNT(tm.idx), COUNT(tm.match_id) "
+    "FROM tournaments t LEFT JOIN tournament_matches tm ON tm.tournament_id = t.id ")
+
+
+def _info(row: Sequence[Any]) -> TournamentInfo:
+    settings = json.loads(row[8])
+    known = set(MatchSettings.__dataclass_fields__)
+    return TournamentInfo(
+        id=row[0], format=row[1], rules=row[2], seed=row[3], rounds=row[4], deals=row[5], gauntlet=row[6],
+        bots=tuple(BotEntry.from_dict(b) for b in json.loads(row[7])),
+        settings=MatchSettings(**{k: v for k, v in settings.items() if k in known}),
+        status=row[9], created_at=row[10], finished_at=row[11], total=row[12], done=row[13])
+
+
+def get_tournament(store: Store, tournament_id: int) -> TournamentInfo:
+    """One tournament; ``KeyError`` naming the id if there is none."""
+    row = store.db.execute(_INFO_SQL + "WHERE t.id = ? GROUP BY t.id", [tournament_id]).fetchone()
+    if row is None:
+        raise KeyError(f"no tournament {tournament_id} in {store.path} (hearts tournament list shows them)")
+    return _info(row)
+
+
+def list_tournaments(store: Store) -> list[TournamentInfo]:
+    return [_info(r) for r in store.db.execute(_INFO_SQL + "GROUP BY t.id ORDER BY t.id")]
+
+
+def pending_matches(store: Store, tournament_id: int) -> list[ScheduledMatch]:
+    """The scheduled matches with no record yet, in schedule order."""
+    return [ScheduledMatch(index=r[0], round=r[1], table=r[2], deal=r[3], rotation=r[4], seed=r[5],
+                           seats=tuple(json.loads(r[6])), rules=r[7])
+            for r in store.db.execute(
+                "SELECT idx, round, table_no, deal, rotation, seed, seats, rules FROM tournament_matches "
+                "WHERE tournament_id = ? AND match_id IS NULL ORDER BY idx", [tournament_id])]
+
+
+def live_elo(store: Store) -> dict[str, float]:
+    """Every bot's current live pairwise Elo (1500 plus the sum of its changes)."""
+    return {r[0]: ELO_BASE + r[1] for r in store.db.execute(
+        "SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN bots b ON b.id = l.bot_id GROUP BY b.name")}
+
+
+def _set_status(store: Store, tid: int, status: str) -> None:
+    with store.db.atomic():
+        store.db.execute("UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
+                         [status, _now() if status == "finished" else None, tid])
+
+
+def _match_id(tid: int, index: int) -> str:
+    # Deterministic: the store's primary key then also refuses a second record of one scheduled match.
+    return f"t{tid}-{index:06d}"
+
+
+def save_scheduled(store: Store, tid: int, index: int, record: MatchRecord, k: float = LIVE_ELO_K) -> None:
+    """Save a match record, mark its scheduled match done and store its live Elo change: one transaction."""
+    with store.db.atomic():
+        store.save_match(record)
+        cur = store.db.execute("UPDATE tournament_matches SET match_id = ? WHERE tournament_id = ? AND idx = ? "
+                               "AND match_id IS NULL", [record.match_id, tid, index])
+        if cur.rowcount != 1:  # another process recorded it first: roll the whole match back
+            raise RuntimeError(f"tournament {tid} match {index} is already recorded")
+        players = [s.bot for s in record.seats]
+        ids = [store.bot_id(p) for p in players]
+        before = {p: ELO_BASE + (store.db.execute("SELECT COALESCE(SUM(elo_change), 0) FROM live_elo "
+                                                  "WHERE bot_id = ?", [i]).fetchone()[0])
+                  for p, i in zip(players, ids)}
+        # Places, not scores: a forfeiter places last whatever its substitutes scored.
+        after = live_elo_update(before, players, [float(s.place) for s in record.seats], k=k)
+        store.db.conn.executemany(
+            "INSERT INTO live_elo (match_id, bot_id, k, elo_before, elo_change) VALUES (?, ?, ?, ?, ?)",
+            [(record.match_id, i, k, before[p], after[p] - before[p]) for p, i in zip(players, ids)])
+
+
+# -- progress ------------------------------------------------------------------------------------
+
+
+class Progress:
+    """Matches done, matches per second, ETA and faults: a rich bar on a terminal, else plain lines."""
+
+    def __init__(self, total: int, done: int = 0, *, title: str = "tournament", stream: TextIO | None = None,
+                 rich: bool | None = None, every_s: float = 2.0) -> None:
+        self.total, self.done, self.faults, self.played = total, done, 0, 0
+        self.title = title
+        self.stream = stream if stream is not None else sys.stdout
+        self.rich = self.stream.isatty() if rich is None else rich
+        self.every_s = every_s
+        self.t0 = time.monotonic()
+        self._last = 0.0
+        self._shown = -1
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> Progress:
+        if self.rich:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+            from rich.progress import Progress as RichProgress
+
+            self._bar = RichProgress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]:.2f} matches/s"), TextColumn("ETA"), TimeRemainingColumn(),
+                TextColumn("faults {task.fields[faults]}"), console=Console(file=self.stream))
+            self._bar.__enter__()
+            self._task = self._bar.add_task(self.title, total=self.total, completed=self.done, rate=0.0, faults=0)
+        else:
+            self._line()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+        elif self._shown != self.done:
+            self._line()
+
+    @property
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self.t0
+        return self.played / elapsed if elapsed > 0 else 0.0
+
+    def advance(self, faults: int = 0) -> None:
+        self.done += 1
+        self.played += 1
+        self.faults += faults
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.done, rate=self.rate, faults=self.faults)
+        elif time.monotonic() - self._last >= self.every_s or self.done == self.total:
+            self._line()
+
+    def _line(self) -> None:
+        self._last = time.monotonic()
+        self._shown = self.done
+        rate = self.rate
+        eta = f"{(self.total - self.done) / rate:.0f} s" if rate > 0 else "?"
+        print(f"{self.title}: {self.done}/{self.total} matches, {rate:.2f} matches/s, ETA {eta}, "
+              f"faults {self.faults}", file=self.stream, flush=True)
+
+
+# -- playing -------------------------------------------------------------------------------------
+
+
+async def play_tournament(store: Store, tournament_id: int, *, concurrency: int = 4,
+                          log_dir: Path | str | None = None, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+                          progress: Progress | None = None,
+                          on_record: Callable[[MatchRecord], None] | None = None) -> RunSummary:
+    """Play every pending match of a tournament; returns what was played.
+
+    Raises ``BotStartError`` if a bot cannot be started at the beginning (nothing is played then).
+    Cancelling (Ctrl-C) stops the matches in flight, which stay pending, and stops the bots.
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    info = get_tournament(store, tournament_id)
+    todo = pending_matches(store, tournament_id)
+    summary = RunSummary(tournament_id=tournament_id)
+    t0 = time.monotonic()
+    if not todo:
+        if info.status != "finished":
+            _set_status(store, tournament_id, "finished")
+        return summary
+    rules = {spec: Rules.parse(spec) for spec in {m.rules for m in todo}}
+    needed = sorted({b for m in todo for b in m.seats})
+    entries = {b.name: b for b in info.bots}
+    missing = [n for n in needed if n not in entries]
+    if missing:
+        raise ValueError(f"tournament {tournament_id} schedules unknown bots: {', '.join(missing)}")
+    logs = Path(log_dir) if log_dir is not None else Path(store.path).resolve().parent / "logs"
+    _set_status(store, tournament_id, "running")
+    launcher = Launcher(logs, startup_timeout=startup_timeout)
+    seats: dict[str, GrpcSeat] = {}
+    try:
+        await launcher.start_many((n, entries[n].command, entries[n].address) for n in needed)
+        for n in needed:
+            seats[n] = GrpcSeat(launcher.bots[n].address or "", n)
+        summary.limits = await _limits(seats)
+        await _run_schedule(store, tournament_id, todo, rules, info.settings, launcher, seats, summary,
+                            concurrency, progress, on_record)
+    finally:
+        for s in seats.values():
+            await s.close()
+        await launcher.stop_all()
+        summary.events = list(launcher.events)
+        summary.seconds = time.monotonic() - t0
+        summary.remaining = len(pending_matches(store, tournament_id))
+        _set_status(store, tournament_id, "finished" if summary.remaining == 0 else "interrupted")
+    return summary
+
+
+async def _limits(seats: dict[str, GrpcSeat]) -> dict[str, int]:
+    """Each bot's max_concurrent_games from its handshake (0: no limit, also when it does not answer)."""
+    request = pb.HandshakeRequest(protocol_version=wire.PROTOCOL_VERSION, referee=REFEREE_NAME)
+
+    async def one(seat: GrpcSeat) -> int:
+        try:
+            return int((await seat.handshake(request, _HANDSHAKE_TIMEOUT_S)).max_concurrent_games)
+        except Exception:  # noqa: BLE001 - the referee records the bot's faults in its matches
+            return 0
+
+    values = await asyncio.gather(*(one(s) for s in seats.values()))
+    return dict(zip(seats, values))
+
+
+async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rules: dict[str, Rules],
+                        settings: MatchSettings, launcher: Launcher, seats: dict[str, GrpcSeat],
+                        summary: RunSummary, concurrency: int, progress: Progress | None,
+                        on_record: Callable[[MatchRecord], None] | None) -> None:
+    # One semaphore per bot with a limit; unlimited bots get none.
+    sems = {n: asyncio.Semaphore(lim) for n, lim in summary.limits.items() if lim > 0}
+    in_flight = dict.fromkeys(seats, 0)
+    queue = list(todo)
+    running: set[asyncio.Task[MatchRecord]] = set()
+    meta: dict[asyncio.Task[MatchRecord], ScheduledMatch] = {}
+
+    def free(m: ScheduledMatch) -> bool:
+        return all(b not in sems or not sems[b].locked() for b in m.seats)
+
+    async def play(m: ScheduledMatch) -> MatchRecord:
+        try:
+            table = []
+            for b in m.seats:
+                addr = await launcher.ensure(b)
+                if seats[b].address != addr:  # restarted on a new port: a new channel
+                    await seats[b].close()
+                    seats[b] = GrpcSeat(addr, b)
+                table.append(seats[b])
+            return await play_match(table, rules[m.rules], m.seed, settings=settings,
+                                    match_id=_match_id(tid, m.index), names=list(m.seats), tournament_id=tid)
+        finally:
+            for b in m.seats:
+                in_flight[b] -= 1
+                if b in sems:
+                    sems[b].release()
+
+    try:
+        while queue or running:
+            i = 0
+            while len(running) < concurrency and i < len(queue):
+                m = queue[i]
+                if not free(m):
+                    i += 1
+                    continue
+                queue.pop(i)
+                for b in m.seats:  # never blocks: free() saw a slot for every bot of the table
+                    if b in sems:
+                        await sems[b].acquire()
+                    in_flight[b] += 1
+                    summary.max_in_flight[b] = max(summary.max_in_flight.get(b, 0), in_flight[b])
+                task = asyncio.create_task(play(m))
+                running.add(task)
+                meta[task] = m
+            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                running.discard(task)
+                m = meta.pop(task)
+                record = task.result()  # a referee error (a bug) stops the run; the match stays pending
+                save_scheduled(store, tid, m.index, record)
+                faults = len(record.faults)
+                summary.played += 1
+                summary.faults += faults
+                summary.forfeits += sum(s.forfeit for s in record.seats)
+                if progress is not None:
+                    progress.advance(faults)
+                if on_record is not None:
+                    on_record(record)
+    finally:
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+
+
+def run_tournament(store: Store, tournament_id: int, **kwargs: Any) -> RunSummary:
+    """``play_tournament`` on a fresh event loop (for the CLI and scripts)."""
+    return asyncio.run(play_tournament(store, tournament_id, **kwargs))

@@ -1,0 +1,92 @@
+"""The ladder's commands through click's CliRunner: bot add/list/remove, tournament run/resume/list, ladder."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ladder.cli import main
+
+BOTS = """
+[bots.low]
+command = "python -m clients.bots.lowest --port {port}"
+[bots.rnd]
+command = "python -m clients.bots.random --port {port} --seed 4"
+[bots.rnd-2]
+command = "python -m clients.bots.random --port {port} --seed 5"
+[bots.heur]
+command = "python -m clients.bots.heuristic --port {port}"
+"""
+
+
+def invoke(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_bot_add_list_remove(tmp_path: Path) -> None:
+    db = str(tmp_path / "arena.db")
+    assert "registered bot 'x'" in invoke("bot", "add", "x", "--command", "python -m x --port {port}", "--db", db)
+    assert "registered bot 'far'" in invoke("bot", "add", "far", "--address", "10.1.2.3:50051", "--db", db)
+    assert "updated bot 'x'" in invoke("bot", "add", "x", "--command", "python -m y --port {port}", "--db", db)
+    out = invoke("bot", "list", "--db", db)
+    assert "python -m y --port {port}" in out and "remote 10.1.2.3:50051" in out
+    assert "removed bot 'x'" in invoke("bot", "remove", "x", "--db", db)
+    assert "python -m y" not in invoke("bot", "list", "--db", db)
+    (tmp_path / "bots.toml").write_text(BOTS)
+    assert "registered 4 bots" in invoke("bot", "add", "--from", str(tmp_path / "bots.toml"), "--db", db)
+    bad = CliRunner().invoke(main, ["bot", "add", "y", "--db", db])
+    assert bad.exit_code == 1 and "exactly one of command or address" in bad.output
+    missing = CliRunner().invoke(main, ["bot", "remove", "nobody", "--db", db])
+    assert missing.exit_code == 1 and "no bot 'nobody'" in missing.output
+
+
+def test_tournament_run_list_resume_and_the_ladder(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(BOTS)
+    db = str(tmp_path / "arena.db")
+    out = invoke("tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--format", "round-robin",
+                 "--concurrency", "4", "--db", db, "--rules", "standard,target=30", "--seed", "3", "--deals", "2")
+    assert "tournament 1: round-robin" in out and "8/8 matches" in out and "played 8 matches" in out
+    assert "Tournament 1: 8 matches" in out and "±95%" in out
+    listing = invoke("tournament", "list", "--db", db)
+    assert "8/8" in listing and "finished" in listing
+    assert "played 0 matches" in invoke("tournament", "resume", "1", "--db", db)
+
+    data = json.loads(invoke("ladder", "--db", db, "--json"))
+    assert data["matches"] == 8 and len(data["rows"]) == 4
+    assert {r["games"] for r in data["rows"]} == {8}
+    assert all(r["live_elo"] is not None for r in data["rows"])
+    rows = list(csv.DictReader(io.StringIO(invoke("ladder", "--db", db, "--csv"))))
+    assert [r["bot"] for r in rows] == [r["bot"] for r in data["rows"]]
+    table = invoke("ladder", "--db", db)
+    assert "Ladder: 8 matches" in table and "heur" in table and "live Elo*" in table
+
+    # A gauntlet: the hero at every table (the others are drawn from the registered bots).
+    out = invoke("tournament", "run", "--gauntlet", "heur", "--bot", "heur", "--bot", "low", "--bot", "rnd",
+                 "--bot", "rnd-2", "--db", db, "--rules", "standard,target=30", "--seed", "4")
+    assert "tournament 2: gauntlet" in out and "4/4 matches" in out
+    assert json.loads(invoke("ladder", "--db", db, "--json", "--tournament", "2"))["matches"] == 4
+
+
+def test_a_bot_that_cannot_start_is_reported_with_its_log(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(BOTS + '[bots.broken]\ncommand = "python -m no_such_module_here --port {port}"\n')
+    db = str(tmp_path / "arena.db")
+    result = CliRunner().invoke(main, ["tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--db", db,
+                                       "--startup-timeout", "10"])
+    assert result.exit_code == 1
+    assert "bot 'broken' failed to start" in result.output
+    assert "python -m no_such_module_here --port {port}" in result.output
+    assert "broken.log" in result.output and "No module named no_such_module_here" in result.output
+    assert "hearts tournament resume 1" in result.output
+
+
+def test_ladder_errors(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["ladder", "--db", str(tmp_path / "none.db")])
+    assert result.exit_code == 1 and "no database" in result.output
+    result = CliRunner().invoke(main, ["tournament", "resume", "7", "--db", str(tmp_path / "a.db")])
+    assert result.exit_code == 1 and "no tournament 7" in result.output
