@@ -87,6 +87,7 @@ class GrpcSeat:
         self._stub: bot_pb2_grpc.BotServiceStub | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._hello: pb.HandshakeResponse | None = None
+        self._hello_lock: asyncio.Lock | None = None
 
     def __repr__(self) -> str:
         return f"GrpcSeat({self.address!r}, name={self.name!r})"
@@ -99,12 +100,15 @@ class GrpcSeat:
             self._stub = bot_pb2_grpc.BotServiceStub(self._channel)
             self._loop = loop
             self._hello = None
+            self._hello_lock = asyncio.Lock()
         return self._stub
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
         stub = self.stub()
-        if self._hello is None:
-            self._hello = _decoded(await stub.Handshake(request, timeout=timeout), "Handshake")
+        assert self._hello_lock is not None
+        async with self._hello_lock:  # a bot in several seats of one match is greeted once, not once a seat
+            if self._hello is None:
+                self._hello = _decoded(await stub.Handshake(request, timeout=timeout), "Handshake")
         return self._hello
 
     async def pass_cards(self, request: pb.PassCardsRequest, obs: Observation, timeout: float) -> list[int]:

@@ -276,3 +276,34 @@ def test_a_servicer_base_class_bot_that_implements_nothing_forfeits(serve: Calla
     assert rec.faults[0].kind is FaultKind.ERROR_STATUS and rec.faults[0].hand is None  # the handshake
     assert "UNIMPLEMENTED" in rec.faults[0].received
     assert rec.seats[0].forfeit and rec.seats[0].place == 4
+
+
+class Counting(FirstLegal):
+    def __init__(self) -> None:
+        super().__init__()
+        self.handshakes = 0
+
+    def Handshake(self, request: pb.HandshakeRequest, context: Any) -> pb.HandshakeResponse:
+        with self.lock:
+            self.handshakes += 1
+        return super().Handshake(request, context)
+
+
+def test_one_channel_per_bot_is_reused_across_matches_and_seats(serve: Callable[..., str]) -> None:
+    bot = Counting()
+    address = serve(bot)
+
+    async def two_matches() -> list[MatchRecord]:
+        seat = GrpcSeat(address, "self-play")
+        try:
+            first = await play_match([seat] * 4, Rules.parse("standard,target=30"), 1)
+            channel = seat._channel
+            second = await play_match([seat] * 4, Rules.parse("standard,target=30"), 2)
+            assert seat._channel is channel
+            return [first, second]
+        finally:
+            await seat.close()
+
+    records = asyncio.run(two_matches())
+    assert bot.handshakes == 1  # greeted once per channel, not once per seat or match
+    assert all(r.faults == [] and r.bots == ["self-play"] * 4 for r in records)
