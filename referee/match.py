@@ -160,7 +160,7 @@ class _Referee:
         st = self.states[s]
         if st.forfeit:
             return None, None, None
-        async with _semaphore():
+        async with self.in_flight:
             # The clock starts once the call can go out: the referee's own queue is not the bot's time.
             t0 = time.perf_counter()
             try:
@@ -198,6 +198,7 @@ class _Referee:
     # -- the flow --------------------------------------------------------------------------------
 
     async def run(self) -> MatchRecord:
+        self.in_flight = _semaphore()
         self.record.started_at = _now()
         await self._handshakes()
         m = self.match
@@ -369,7 +370,7 @@ class _Referee:
 
         async def one(s: int, st: _SeatState) -> None:
             try:
-                async with _semaphore():
+                async with self.in_flight:
                     await st.seat.notify(build(s), timeout)
             except Exception:  # noqa: BLE001, S110 - a notification is a courtesy: errors are not faults
                 pass
