@@ -13,15 +13,21 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from rich.console import Console
 
 from ladder.leaderboard import load_leaderboard, render_table
 from ladder.registry import BotEntry
 from ladder.store import Store
-from ladder.tournament import Progress, TournamentSpec, create_tournament, get_tournament, run_tournament
+from ladder.tournament import (
+    Progress,
+    TournamentSpec,
+    create_tournament,
+    get_tournament,
+    run_tournament,
+)
 
 __all__ = ["DEMO_BOTS", "main", "run_demo"]
 

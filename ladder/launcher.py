@@ -30,10 +30,10 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Iterable, Sequence
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -41,11 +41,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 __all__ = [
     "DEFAULT_STARTUP_TIMEOUT",
     "DEFAULT_STOP_GRACE",
-    "BotStartError",
     "BotProcess",
+    "BotStartError",
     "Launcher",
-    "free_port",
     "expand_command",
+    "free_port",
     "health_check",
     "log_tail",
 ]
@@ -259,6 +259,8 @@ class Launcher:
             wants_port = "{port}" in bp.command
             port = free_port(bp.host) if wants_port else None
             argv = expand_command(bp.command, port=port, host=bp.host, name=bp.name)
+            # Blocking open and Popen on purpose: both take about a millisecond, and the bot must be
+            # forked from the loop's own thread, since PR_SET_PDEATHSIG follows the forking thread.
             with open(bp.log_path, "ab") as log:
                 log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} start {bp.starts + 1} of {bp.name}: "
                           f"{shlex.join(argv)}\n".encode())
@@ -280,7 +282,7 @@ class Launcher:
                 return bp.address
             except BotStartError as e:
                 await _terminate(bp.proc, self.stop_grace)
-                clash = re.search(r"address already in use|failed to bind|cannot listen", e.tail, re.I)
+                clash = re.search(r"address already in use|failed to bind|cannot listen", e.tail, re.IGNORECASE)
                 if not (clash and wants_port and attempt + 1 < attempts):
                     raise
         raise AssertionError("unreachable")

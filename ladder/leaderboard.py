@@ -23,27 +23,34 @@ import itertools
 import json
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Iterable, Sequence
 
 from rich.table import Table
 
-from ladder.ratings import DEFAULT_PRIOR, DEFAULT_PROVISIONAL_GAMES, ELO_BASE, MatchResult, Ratings, fit
+from ladder.ratings import (
+    DEFAULT_PRIOR,
+    DEFAULT_PROVISIONAL_GAMES,
+    ELO_BASE,
+    MatchResult,
+    Ratings,
+    fit,
+)
 from ladder.store import Store
 from referee.rules import Rules
 
 __all__ = [
     "COLUMNS",
-    "SeatResult",
-    "MatchSummary",
-    "LeaderboardRow",
     "Leaderboard",
+    "LeaderboardRow",
+    "MatchSummary",
+    "SeatResult",
     "compute_leaderboard",
-    "load_summaries",
     "load_leaderboard",
+    "load_summaries",
     "render_table",
-    "to_json",
     "to_csv",
+    "to_json",
 ]
 
 COLUMNS: tuple[str, ...] = ("rank", "bot", "elo", "ci95", "games", "score_pct", "win_pct", "avg_place",
@@ -252,9 +259,9 @@ def render_table(lb: Leaderboard, title: str = "Ladder") -> Table:
         if live:
             cells.append(_f(lb.live_elo.get(r.bot), 0))
         t.add_row(*cells)
-    caption = ["Elo: batch Plackett–Luce fit over all matches, ± its 95% interval; ? provisional; "
-               "LOS↓: likelihood of superiority over the next bot; dup Δ: points/match vs the field "
-               "on the same deal and seat (negative is better)"]
+    caption = [("Elo: batch Plackett–Luce fit over all matches, ± its 95% interval; ? provisional; "
+                "LOS↓: likelihood of superiority over the next bot; dup Δ: points/match vs the field "
+                "on the same deal and seat (negative is better)")]
     if live:
         caption.append("live Elo*: pairwise Elo updated after each match (K/(N−1) per pair), an in-play "
                        "indicator that depends on match order; the ranking is the fitted Elo")

@@ -18,15 +18,25 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ladder.store import Store
 
-__all__ = ["BotEntry", "RegistryError", "parse_bots", "load_bots_file", "add_bot", "add_bots", "get_bot",
-           "list_bots", "remove_bot"]
+__all__ = [
+    "BotEntry",
+    "RegistryError",
+    "add_bot",
+    "add_bots",
+    "get_bot",
+    "list_bots",
+    "load_bots_file",
+    "parse_bots",
+    "remove_bot",
+]
 
 _ADDRESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
 _KEYS = {"command", "address", "description"}
@@ -111,7 +121,7 @@ def load_bots_file(path: Path | str) -> list[BotEntry]:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:

@@ -22,8 +22,8 @@ import itertools
 import math
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 __all__ = [
     "DEFAULT_MAX_TABLES",
@@ -31,12 +31,12 @@ __all__ = [
     "ScheduledMatch",
     "all_tables",
     "balanced_tables",
-    "round_robin_tables",
-    "gauntlet_tables",
-    "rotations",
-    "match_seed",
     "build_schedule",
+    "gauntlet_tables",
+    "match_seed",
     "pair_counts",
+    "rotations",
+    "round_robin_tables",
 ]
 
 # Up to this many groups a round robin plays every group (10 bots at 4 seats: 210 groups).

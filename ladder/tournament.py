@@ -28,11 +28,12 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from hearts.v1 import bot_pb2 as pb
+
 from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher
 from ladder.ratings import ELO_BASE, live_elo_update
 from ladder.registry import BotEntry, add_bots
@@ -46,17 +47,17 @@ from referee.seats import REFEREE_NAME, GrpcSeat
 
 __all__ = [
     "LIVE_ELO_K",
-    "TournamentSpec",
-    "TournamentInfo",
-    "RunSummary",
     "Progress",
+    "RunSummary",
+    "TournamentInfo",
+    "TournamentSpec",
     "create_tournament",
     "get_tournament",
     "list_tournaments",
+    "live_elo",
     "pending_matches",
     "play_tournament",
     "run_tournament",
-    "live_elo",
 ]
 
 LIVE_ELO_K: float = 32.0
@@ -64,7 +65,7 @@ _HANDSHAKE_TIMEOUT_S = 5.0
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True)
@@ -246,7 +247,12 @@ class Progress:
     def __enter__(self) -> Progress:
         if self.rich:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeRemainingColumn,
+            )
             from rich.progress import Progress as RichProgress
 
             self._bar = RichProgress(

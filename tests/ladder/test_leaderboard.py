@@ -10,7 +10,14 @@ import math
 import pytest
 from rich.console import Console
 
-from ladder.leaderboard import MatchSummary, SeatResult, compute_leaderboard, render_table, to_csv, to_json
+from ladder.leaderboard import (
+    MatchSummary,
+    SeatResult,
+    compute_leaderboard,
+    render_table,
+    to_csv,
+    to_json,
+)
 from ladder.ratings import MatchResult, fit
 
 
@@ -80,8 +87,8 @@ def test_exports(board) -> None:  # type: ignore[no-untyped-def]
     assert data["matches"] == 3 and [r["bot"] for r in data["rows"]] == [r.bot for r in board.rows]
     rows = list(csv.DictReader(io.StringIO(to_csv(board))))
     assert rows[0]["rank"] == "1" and float(rows[0]["elo"]) == pytest.approx(board.rows[0].elo)
-    assert set(("rank", "bot", "elo", "ci95", "games", "score_pct", "win_pct", "avg_place", "points_per_hand",
-                "moons", "faults")) <= set(rows[0])
+    assert {"rank", "bot", "elo", "ci95", "games", "score_pct", "win_pct", "avg_place", "points_per_hand",
+            "moons", "faults"} <= set(rows[0])
     console = Console(width=200, record=True)
     console.print(render_table(board))
     text = console.export_text()
