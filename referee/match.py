@@ -9,6 +9,7 @@ plays a seeded substitute for any faulty one, and always completes the match. It
 from __future__ import annotations
 
 import asyncio
+import collections
 import time
 import uuid
 import weakref
@@ -124,7 +125,7 @@ def _now() -> str:
 
 
 class _SeatState:
-    __slots__ = ("seat", "clock", "faults", "forfeit", "forfeit_reason", "wants_notify")
+    __slots__ = ("seat", "clock", "faults", "forfeit", "forfeit_reason", "wants_notify", "notifier")
 
     def __init__(self, seat: Seat, settings: MatchSettings) -> None:
         self.seat = seat
@@ -133,6 +134,52 @@ class _SeatState:
         self.forfeit = False
         self.forfeit_reason: str | None = None
         self.wants_notify = False
+        self.notifier: _Notifier | None = None
+
+
+class _Notifier:
+    """One seat's notifications, sent in order by one background task.
+
+    At most ``MAX_PENDING`` wait; beyond that they are dropped (a listener that cannot keep up
+    loses courtesy messages, never the match's pace). ``close`` waits one deadline for the rest.
+    """
+
+    MAX_PENDING = 64
+
+    def __init__(self, seat: Seat, timeout: float, in_flight: asyncio.Semaphore) -> None:
+        self.seat = seat
+        self.timeout = timeout
+        self.in_flight = in_flight
+        self.pending: collections.deque[pb.NotifyRequest] = collections.deque()
+        self.task: asyncio.Task[None] | None = None
+        self.dropped = 0
+
+    def send(self, request: pb.NotifyRequest) -> None:
+        if len(self.pending) >= self.MAX_PENDING:
+            self.dropped += 1
+            return
+        self.pending.append(request)
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        while self.pending:
+            request = self.pending.popleft()
+            try:
+                async with self.in_flight:
+                    await self.seat.notify(request, self.timeout)
+            except Exception:  # noqa: BLE001, S110 - a notification is a courtesy: errors are not faults
+                pass
+
+    async def close(self) -> None:
+        if self.task is None or self.task.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(self.task), self.timeout * 2)
+        except asyncio.TimeoutError:
+            self.pending.clear()
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
 
 
 class _Referee:
@@ -189,6 +236,8 @@ class _Referee:
         st.faults += 1
         if not st.forfeit and (fault.kind in FORFEIT_AT_ONCE or st.faults >= self.settings.max_faults):
             st.forfeit = True
+            if st.notifier is not None:
+                st.notifier.pending.clear()
             st.forfeit_reason = (f"unreachable ({fault.received})" if fault.kind in FORFEIT_AT_ONCE
                                  else f"{st.faults} faults")
             action += "; the bot forfeits: substitutes play the rest of its match"
@@ -213,9 +262,10 @@ class _Referee:
                 await self._moon()
             await self._close_hands()
         self._finish()
-        await self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, match_over=pb.MatchOver(
+        self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, match_over=pb.MatchOver(
             totals=m.scores, places=[r.place for r in self.record.seats],
             forfeited=[i for i, st in enumerate(self.states) if st.forfeit])))
+        await self._close_notifiers()
         self.record.finished_at = _now()
         return self.record
 
@@ -264,8 +314,8 @@ class _Referee:
         h.points_taken, h.score, h.totals = result.points_taken, result.score, result.totals
         h.moon, h.sun = result.moon, result.sun
         h.moon_choice = result.moon_choice.value if result.moon_choice is not None else None
-        await self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s,
-                                                          hand_scored=wire.hand_scored_to_wire(result)))
+        self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s,
+                                                    hand_scored=wire.hand_scored_to_wire(result)))
         if not m.over:
             self._open_hand()
 
@@ -328,7 +378,7 @@ class _Referee:
         self.record.plays.append(PlayRecord(hand=o.hand_number, trick=o.trick_number, seat=s, card=str(card),
                                             latency_ms=latency, substituted=substituted))
         if trick is not None:
-            await self._notify_trick(o.hand_number, trick)
+            self._notify_trick(o.hand_number, trick)
 
     async def _moon(self) -> None:
         m = self.match
@@ -358,24 +408,23 @@ class _Referee:
 
     # -- notifications: best effort, never faults ------------------------------------------------
 
-    async def _notify_trick(self, hand: int, trick: Trick) -> None:
+    def _notify_trick(self, hand: int, trick: Trick) -> None:
         if not any(st.wants_notify and not st.forfeit for st in self.states):
             return
         t = wire.trick_to_wire(trick)
-        await self._notify_all(lambda s: pb.NotifyRequest(
+        self._notify_all(lambda s: pb.NotifyRequest(
             match_id=self.match_id, seat=s, trick_completed=pb.TrickCompleted(hand_number=hand, trick=t)))
 
-    async def _notify_all(self, build: Callable[[int], pb.NotifyRequest]) -> None:
-        timeout = self.settings.notify_ms / 1000
+    def _notify_all(self, build: Callable[[int], pb.NotifyRequest]) -> None:
+        # Queued, not awaited: a slow listener must not slow the match (nor the other bots).
+        for s, st in enumerate(self.states):
+            if st.wants_notify and not st.forfeit:
+                if st.notifier is None:
+                    st.notifier = _Notifier(st.seat, self.settings.notify_ms / 1000, self.in_flight)
+                st.notifier.send(build(s))
 
-        async def one(s: int, st: _SeatState) -> None:
-            try:
-                async with self.in_flight:
-                    await st.seat.notify(build(s), timeout)
-            except Exception:  # noqa: BLE001, S110 - a notification is a courtesy: errors are not faults
-                pass
-
-        await asyncio.gather(*(one(s, st) for s, st in enumerate(self.states) if st.wants_notify and not st.forfeit))
+    async def _close_notifiers(self) -> None:
+        await asyncio.gather(*(st.notifier.close() for st in self.states if st.notifier is not None))
 
     # -- the result ------------------------------------------------------------------------------
 

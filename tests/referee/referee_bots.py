@@ -83,6 +83,19 @@ class BrokenListener(Listener):
         raise RuntimeError("notifications crash this bot")
 
 
+class SlowListener(Listener):
+    """Asks for notifications, then never answers one before its deadline."""
+
+    name = "slow-listener"
+
+    def Notify(self, request: pb.NotifyRequest, context: Any) -> pb.NotifyResponse:
+        with self.lock:
+            self.notified += 1
+        while context.is_active():
+            time.sleep(0.005)
+        return pb.NotifyResponse()
+
+
 class Sleeper(FirstLegal):
     """Never answers a play: waits until the referee's deadline has passed."""
 

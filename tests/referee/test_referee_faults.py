@@ -27,6 +27,7 @@ from referee_bots import (
     RepeatPass,
     ShortPass,
     Sleeper,
+    SlowListener,
     Unspecified,
     UnknownEnum,
     raw_play_bot,
@@ -148,6 +149,23 @@ def test_notifications_are_sent_to_bots_that_ask_and_their_errors_are_never_faul
     # One per trick, one per hand, one at the end.
     assert listener.notified == tricks + len(rec.hands) + 1
     assert broken.notified == listener.notified
+
+
+def test_a_listener_that_never_answers_does_not_slow_the_match(serve: Callable[..., str],
+                                                               good_address: str) -> None:
+    import time
+
+    slow = SlowListener()
+    seats: list[Seat] = [GrpcSeat(serve(slow), "slow")] + [GrpcSeat(good_address, f"g{i}") for i in range(3)]
+    t0 = time.perf_counter()
+    rec = run(seats, settings=MatchSettings(budget_ms=150, bank_ms=200, grace_ms=50, notify_ms=200))
+    elapsed = time.perf_counter() - t0
+    tricks = len(rec.plays) // 4
+    assert rec.faults == [] and not rec.seats[0].forfeit
+    # Awaited one by one, its notifications would have cost tricks x 200 ms; queued, they cost the
+    # match nothing but the last deadline at its end.
+    assert elapsed < 0.2 * tricks / 2, (elapsed, tricks)
+    assert 0 < slow.notified <= tricks + len(rec.hands) + 1
 
 
 class _First:
