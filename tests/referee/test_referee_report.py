@@ -1,0 +1,57 @@
+"""The summary and the replay render every ruleset, from a record read back from the store."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from ladder.store import Store
+from referee.match import play_match
+from referee.report import percentile, replay, summary
+from referee.rules import Observation, Rules
+from referee.seats import InProcessSeat
+
+
+class Randomly:
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def pass_cards(self, obs: Observation) -> Any:
+        return self.rng.sample(obs.hand.cards, obs.rules.pass_count)
+
+    def play_card(self, obs: Observation) -> Any:
+        return self.rng.choice(obs.legal.cards)
+
+    def choose_moon(self, obs: Observation) -> Any:
+        return "subtract-from-shooter"
+
+
+@pytest.mark.parametrize("spec", ["standard", "omnibus,moon=shooter-chooses", "standard,players=3",
+                                  "standard,players=5", "standard,pass_cycle=mix", "spot,target=200",
+                                  "standard,kitty=first-trick,hand_size=12"])
+def test_summary_and_replay_render_a_stored_match(spec: str, tmp_path: Path) -> None:
+    rules = Rules.parse(spec)
+    seats = [InProcessSeat(Randomly(s), f"bot{s}") for s in range(rules.players)]
+    rec = asyncio.run(play_match(seats, rules, 3))
+    with Store(tmp_path / "a.db") as store:
+        store.save_match(rec)
+        rec = store.load_match(rec.match_id)
+    out = io.StringIO()
+    console = Console(file=out, width=200)
+    console.print(replay(rec))
+    console.print(summary(rec))
+    text = out.getvalue()
+    assert text.count("\nHand ") == len(rec.hands)
+    assert "♣" in text and "♥" in text and "Scores by hand" in text
+
+
+def test_percentiles_are_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert (percentile(values, 50), percentile(values, 95), percentile(values, 100)) == (50.0, 95.0, 100.0)
+    assert percentile([7.0], 95) == 7.0
