@@ -62,6 +62,7 @@ __all__ = [
 
 LIVE_ELO_K: float = 32.0
 _HANDSHAKE_TIMEOUT_S = 5.0
+_LOOKAHEAD = 500  # pending matches examined for one with free bots
 
 
 def _now() -> str:
@@ -392,7 +393,9 @@ async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rule
     try:
         while queue or running:
             i = 0
-            while len(running) < concurrency and i < len(queue):
+            # Look only so far ahead for a match whose bots are free: when a limited bot sits at
+            # every table (a gauntlet), a full scan per finished match would be quadratic.
+            while len(running) < concurrency and i < min(len(queue), _LOOKAHEAD):
                 m = queue[i]
                 if not free(m):
                     i += 1
