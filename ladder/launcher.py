@@ -55,6 +55,7 @@ DEFAULT_STOP_GRACE: float = 5.0
 MAX_RESTARTS: int = 5  # after this many restarts a bot is left down: its seats forfeit quickly
 _BOT_SERVICE = "hearts.v1.BotService"
 _LISTENING = re.compile(r"listening on (\S+:\d+)")
+_PLACEHOLDER = re.compile(r"\{(port|host|name)\}")
 # Exec the command with PR_SET_PDEATHSIG set (it survives exec): the bot gets SIGTERM when the
 # tournament dies. Checks the parent is still there, in case it died before prctl ran.
 _PDEATHSIG_SHIM = (
@@ -104,7 +105,9 @@ def expand_command(template: str, *, port: int | None, host: str = "127.0.0.1", 
     if not argv:
         raise ValueError("empty bot command")
     values = {"port": "" if port is None else str(port), "host": host, "name": name}
-    out = [a.format(**values) if "{" in a else a for a in argv]
+    # Only the three placeholders are replaced (not str.format): other braces, e.g. a JSON
+    # argument, pass through untouched.
+    out = [_PLACEHOLDER.sub(lambda m: values[m.group(1)], a) for a in argv]
     if out[0] in ("python", "python3"):
         out[0] = sys.executable
     return out
