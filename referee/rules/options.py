@@ -169,6 +169,9 @@ class Rules:
     deck_mask: int = field(init=False, repr=False, compare=False)
     card_points: tuple[int, ...] = field(init=False, repr=False, compare=False)
     penalty_mask: int = field(init=False, repr=False, compare=False)
+    # (points, mask of the cards worth that much) for each non-zero value: scoring a set of
+    # captured cards is then one bit count per value instead of a loop over the cards.
+    point_groups: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
     moon_total: int = field(init=False, repr=False, compare=False)
     cards_per_player: int = field(init=False, repr=False, compare=False)
     kitty_size: int = field(init=False, repr=False, compare=False)
@@ -213,6 +216,11 @@ class Rules:
         s(self, "deck_mask", deck_mask)
         s(self, "card_points", tuple(points))
         s(self, "penalty_mask", penalty)
+        groups: dict[int, int] = {}
+        for c in DECK:
+            if points[c.index]:
+                groups[points[c.index]] = groups.get(points[c.index], 0) | c.mask
+        s(self, "point_groups", tuple(groups.items()))
         s(self, "moon_total", sum(points[c.index] for c in DECK if penalty & c.mask))
         s(self, "cards_per_player", per)
         s(self, "kitty_size", n_cards - per * self.players)

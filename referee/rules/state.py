@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .cards import (
+    DECK,
+    FULL_MASK,
     HEARTS_MASK,
     QUEEN_OF_SPADES,
     SUIT_MASKS,
     Card,
     CardSet,
     Suit,
-    card_from_index,
     cards_of,
     lowest_bit,
 )
@@ -35,7 +36,10 @@ _QS = QUEEN_OF_SPADES.mask
 _SPADES = SUIT_MASKS[Suit.SPADES]
 _HIGH_SPADES = Card(Suit.SPADES, 13).mask | Card(Suit.SPADES, 14).mask
 _CLUBS = SUIT_MASKS[Suit.CLUBS]
+_NOT_HEARTS = FULL_MASK & ~HEARTS_MASK
 _MASK64 = (1 << 64) - 1
+# Per card index: the mask of its suit (a plain tuple look-up on the hot path).
+_SUIT_MASK_OF: tuple[int, ...] = tuple(SUIT_MASKS[i // 13] for i in range(52))
 
 
 class Phase(enum.Enum):
@@ -43,6 +47,10 @@ class Phase(enum.Enum):
     PLAY = "play"
     MOON = "moon"  # the shooter chooses how the moon scores (moon=shooter-chooses)
     OVER = "over"  # the match has ended
+
+
+# Module globals: a global load is cheaper than an enum class attribute on the hot path.
+_PASS, _PLAY, _MOON, _OVER = Phase.PASS, Phase.PLAY, Phase.MOON, Phase.OVER
 
 
 class MoonChoice(enum.Enum):
@@ -111,6 +119,11 @@ class Trick(NamedTuple):
         return " ".join(c.symbol for c in self.cards)
 
 
+# Builds a Trick from a ready (leader, cards, winner) tuple without the generated keyword
+# ``__new__`` (a third of the cost, once per trick).
+_new_tuple = tuple.__new__
+
+
 @dataclass(frozen=True)
 class HandResult:
     """The scoring of one hand."""
@@ -167,7 +180,7 @@ def shuffled(items: list, seed: int, *stream: int | str) -> list:
     Each draw is a 64-bit word reduced modulo i + 1; for at most 52 items the modulo bias is
     below 2**-57, far beneath anything a tournament could measure.
     """
-    key = ":".join(str(x) for x in (seed, *stream)).encode()
+    key = ":".join(map(str, (seed, *stream))).encode()
     n = len(items)
     words = struct.unpack(f"<{n}Q", hashlib.shake_256(key).digest(8 * n))
     for i in range(n - 1, 0, -1):
@@ -176,20 +189,21 @@ def shuffled(items: list, seed: int, *stream: int | str) -> list:
     return items
 
 
+_DECK_BITS: dict[int, tuple[int, ...]] = {}  # deck mask -> the bit of each card in it, once per ruleset
+
+
 def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
     """The deal of hand ``hand_number`` of the match seeded ``seed``."""
-    cards = shuffled([i for i in range(52) if rules.deck_mask >> i & 1], seed, "deal", hand_number)
+    deck = _DECK_BITS.get(rules.deck_mask)
+    if deck is None:
+        deck = _DECK_BITS[rules.deck_mask] = tuple(1 << i for i in range(52) if rules.deck_mask >> i & 1)
+    # Shuffling the cards' bits (the permutation depends only on the count and the seed) makes
+    # each hand's mask the plain sum of a slice: the bits are distinct.
+    cards = shuffled(list(deck), seed, "deal", hand_number)
     per = rules.cards_per_player
-    hands = []
-    for s in range(rules.players):
-        m = 0
-        for i in cards[s * per:(s + 1) * per]:
-            m |= 1 << i
-        hands.append(CardSet(m))
-    kitty = 0
-    for i in cards[rules.players * per:]:
-        kitty |= 1 << i
-    return Deal(hand_number, tuple(hands), CardSet(kitty))
+    n = rules.players
+    hands = tuple([CardSet(sum(cards[s * per:(s + 1) * per])) for s in range(n)])
+    return Deal(hand_number, hands, CardSet(sum(cards[n * per:])))
 
 
 _OFFSETS = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
@@ -208,7 +222,7 @@ class Hand:
         self.players = n
         self.direction = direction
         self.dealer = dealer
-        self.dealt: tuple[int, ...] = tuple(h.mask for h in d.hands)
+        self.dealt: tuple[int, ...] = tuple([h.mask for h in d.hands])
         self.hands: list[int] = list(self.dealt)
         self.kitty: int = d.kitty.mask
         self.passed: list[tuple[Card, ...] | None] = [None] * n
@@ -225,6 +239,12 @@ class Hand:
         self.opening = 0
         self._legal = -1  # the legal set of the seat to play, computed once per decision
         self._breakers = HEARTS_MASK | (_QS if rules.queen_breaks_hearts else 0)
+        # The rule options the legal-move code reads, as plain attributes (read on every decision).
+        self._hearts_wait = rules.hearts_lead == "broken"
+        self._lead_with_queen = rules.lead_hearts_with_queen
+        self._first_trick_safe = not rules.points_on_first_trick
+        self._not_penalty = FULL_MASK & ~rules.penalty_mask
+        self._queen_first_safe = rules.queen_at_first_safe_chance
         self.phase = Phase.PASS if direction != "hold" else Phase.PLAY
         if self.phase is Phase.PLAY:
             self._start_play()
@@ -248,7 +268,7 @@ class Hand:
 
     def legal_mask(self, seat: int) -> int:
         """The legal cards for ``seat`` now, as a bitmask (0 when it is not that seat's turn)."""
-        if seat != self.turn or self.phase is not Phase.PLAY:
+        if seat != self.turn or self.phase is not _PLAY:
             return 0
         if self._legal >= 0:
             return self._legal
@@ -256,34 +276,32 @@ class Hand:
         return legal
 
     def _compute_legal(self, seat: int) -> int:
-        rules = self.rules
         h = self.hands[seat]
+        cards = self.trick_cards
         first = not self.tricks
-        if not self.trick_cards:
-            if first and self.opening:
-                return self.opening  # 001: the holder of 2♣ must lead it
-            legal = h
-            if rules.hearts_lead == "broken" and not self.hearts_broken:
-                others = h & ~HEARTS_MASK
-                # 001: a hand of nothing but hearts may lead one; 002 option: hearts and Q♠ only.
-                if others and not (rules.lead_hearts_with_queen and others == _QS):
-                    legal = others
+        if cards:
+            legal = h & _SUIT_MASK_OF[cards[0].index] or h  # follow suit if able
+        elif first and self.opening:
+            return self.opening  # 001: the holder of 2♣ must lead it
         else:
-            follow = h & SUIT_MASKS[self.trick_cards[0].suit]
-            legal = follow or h
-        if first and not rules.points_on_first_trick:
-            safe = legal & ~rules.penalty_mask
+            legal = h
+            if self._hearts_wait and not self.hearts_broken:
+                others = h & _NOT_HEARTS
+                # 001: a hand of nothing but hearts may lead one; 002 option: hearts and Q♠ only.
+                if others and not (self._lead_with_queen and others == _QS):
+                    legal = others
+        if first and self._first_trick_safe:
+            safe = legal & self._not_penalty
             if safe:  # 001: only a hand of nothing but penalty cards may throw one on trick one
                 legal = safe
-        if rules.queen_at_first_safe_chance and legal & _QS and self.trick_cards:
-            led = self.trick_cards[0].suit
-            if led is not Suit.SPADES or self.trick_mask & _HIGH_SPADES:
+        if self._queen_first_safe and legal & _QS and cards:
+            if cards[0].suit is not Suit.SPADES or self.trick_mask & _HIGH_SPADES:
                 legal = _QS
         return legal
 
     def play(self, seat: int, card: Card) -> Trick | None:
         """Play ``card`` for ``seat`` (checked). Returns the trick when this card completed it."""
-        if self.phase is not Phase.PLAY:
+        if self.phase is not _PLAY:
             raise IllegalPlayError(f"seat {seat} cannot play {card}: the hand is in the {self.phase.value} phase",
                                    seat=seat, tried=card)
         if seat != self.turn:
@@ -298,6 +316,7 @@ class Hand:
             raise IllegalPlayError(
                 f"seat {seat} cannot play {card} ({why}); legal: {CardSet(legal)}",
                 seat=seat, tried=card, legal=CardSet(legal))
+        # Match.play repeats these lines inline (its hot path): keep the two in step.
         self._legal = -1
         self.hands[seat] ^= m
         cards = self.trick_cards
@@ -312,16 +331,18 @@ class Hand:
 
     def _finish_trick(self) -> Trick:
         cards = self.trick_cards
-        led = SUIT_MASKS[cards[0].suit] & self.trick_mask
-        best = card_from_index(led.bit_length() - 1)
-        winner = (self.leader + cards.index(best)) % self.players
-        trick = Trick(self.leader, tuple(cards), winner)
+        taken = self.trick_mask
+        # The winner holds the highest card of the led suit: the top bit of the trick in that suit.
+        best = DECK[(taken & _SUIT_MASK_OF[cards[0].index]).bit_length() - 1]
+        leader = self.leader
+        winner = (leader + cards.index(best)) % self.players
+        trick = _new_tuple(Trick, (leader, tuple(cards), winner))
         self.tricks.append(trick)
-        self.captured[winner] |= self.trick_mask
+        self.captured[winner] |= taken
         self.tricks_won[winner] += 1
         if self.kitty and self.kitty_taker is None:
             kind = self.rules.kitty
-            if kind == "first-trick" or (kind == "first-points" and self.trick_mask & self.rules.penalty_mask):
+            if kind == "first-trick" or (kind == "first-points" and taken & self.rules.penalty_mask):
                 self.kitty_taker = winner
                 self.captured[winner] |= self.kitty
         self.trick_cards = []
@@ -329,7 +350,7 @@ class Hand:
         self._legal = -1
         self.leader = self.turn = winner
         if not self.hands[winner]:
-            self.phase = Phase.OVER  # the match decides what comes next (scoring or a moon choice)
+            self.phase = _OVER  # the match decides what comes next (scoring or a moon choice)
         return trick
 
     def pass_cards(self, seat: int, cards: Sequence[Card]) -> None:
@@ -359,7 +380,7 @@ class Hand:
 
     @property
     def all_passed(self) -> bool:
-        return all(p is not None for p in self.passed)
+        return None not in self.passed
 
     def exchange(self, mix: MixRedeal | None = None) -> None:
         """Move the passed cards (all seats have passed). A mix pass needs its chance redeal."""
@@ -470,20 +491,21 @@ class Match:
     @property
     def phase(self) -> Phase:
         if self.over:
-            return Phase.OVER
+            return _OVER
         if self._moon_shooter is not None:
-            return Phase.MOON
+            return _MOON
         return self.hand.phase
 
     @property
     def to_move(self) -> tuple[int, ...]:
         """The seats that owe a decision now (all who have not passed, in the pass phase)."""
         p = self.phase
-        if p is Phase.PASS:
-            return tuple(s for s in range(self.rules.players) if self.hand.passed[s] is None)
-        if p is Phase.PLAY:
+        if p is _PASS:
+            passed = self.hand.passed
+            return tuple([s for s in range(self.rules.players) if passed[s] is None])
+        if p is _PLAY:
             return (self.hand.turn,)
-        if p is Phase.MOON:
+        if p is _MOON:
             return (self._moon_shooter,)  # type: ignore[return-value]
         return ()
 
@@ -495,21 +517,34 @@ class Match:
     def legal_plays(self, seat: int | None = None) -> CardSet:
         """The cards the seat to play (or ``seat``) may play now; empty when it is not its turn."""
         hand = self.hand
-        if (seat is None or seat == hand.turn) and hand._legal >= 0 and self._moon_shooter is None:
-            return CardSet(hand._legal)  # already computed for this decision
-        return CardSet(hand.legal_mask(hand.turn if seat is None else seat) if self._moon_shooter is None else 0)
+        if self._moon_shooter is not None:
+            return CardSet(0)
+        turn = hand.turn
+        if seat is None or seat == turn:
+            legal = hand._legal
+            if legal < 0:  # not yet computed for this decision: legal_mask inlined (the hot path)
+                if hand.phase is not _PLAY:
+                    return CardSet(0)
+                legal = hand._legal = hand._compute_legal(turn)
+            return CardSet(legal)
+        return CardSet(hand.legal_mask(seat))
 
     def pass_cards(self, seat: int, cards: Iterable[Card | str]) -> None:
         """Record a pass (checked). The exchange happens when the last seat has passed."""
-        cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cards)
+        cs = tuple(cards)
+        for c in cs:
+            if type(c) is not Card:  # text: parse the lot (rare; the engine's callers pass cards)
+                cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cs)
+                break
         self._check_seat(seat)
-        self.hand.pass_cards(seat, cs)
-        self._log.append(PassCards(seat, cs))
-        if self.hand.all_passed:
-            mix = self._mix_redeal() if self.hand.direction == "mix" else None
+        hand = self.hand
+        hand.pass_cards(seat, cs)
+        self._log.append(_new_tuple(PassCards, (seat, cs)))
+        if None not in hand.passed:  # every seat has passed
+            mix = self._mix_redeal() if hand.direction == "mix" else None
             if mix is not None:
                 self._log.append(mix)
-            self.hand.exchange(mix)
+            hand.exchange(mix)
 
     def _mix_redeal(self) -> MixRedeal:
         # 002 mix: the passed cards (and the kitty) are shuffled and dealt back out.
@@ -526,13 +561,37 @@ class Match:
         """Play a card for the seat to move (checked). Returns the trick if the card completed one."""
         c = card if type(card) is Card else Card.parse(card)  # type: ignore[arg-type]
         hand = self.hand
-        s = hand.turn if seat is None else seat
-        if self.over or self._moon_shooter is not None:
-            why = "the match is over" if self.over else f"seat {self._moon_shooter} must choose how the moon scores"
-            raise IllegalPlayError(f"seat {s} cannot play {c}: {why}", seat=s, tried=c)
-        trick = hand.play(s, c)
-        self._log.append((s, c))
-        if trick is not None and hand.phase is Phase.OVER:
+        s = hand.turn
+        m = c.mask
+        legal = hand._legal
+        # Hot path: the legal set of this decision is already known (legal_plays or an observation
+        # computed it), which implies the play phase, no pending moon choice and a live match, and
+        # the card is in it. These lines repeat Hand.play's (keep the two in step); everything
+        # else, errors included, goes through Hand.play.
+        if legal > 0 and legal & m and (seat is None or seat == s):
+            hand._legal = -1
+            hand.hands[s] ^= m
+            cards = hand.trick_cards
+            cards.append(c)
+            hand.trick_mask |= m
+            if m & hand._breakers:
+                hand.hearts_broken = True  # 001: only a heart breaks hearts (option: Q♠ too)
+            self._log.append((s, c))
+            if len(cards) < hand.players:
+                hand.turn = (s + 1) % hand.players
+                return None
+            trick = hand._finish_trick()
+        else:
+            if seat is not None:
+                s = seat
+            if self.over or self._moon_shooter is not None:
+                why = "the match is over" if self.over else f"seat {self._moon_shooter} must choose how the moon scores"
+                raise IllegalPlayError(f"seat {s} cannot play {c}: {why}", seat=s, tried=c)
+            trick = hand.play(s, c)
+            self._log.append((s, c))
+            if trick is None:
+                return None
+        if hand.phase is _OVER:
             self._end_of_hand()
         return trick
 
@@ -615,8 +674,11 @@ class Match:
         hand = self.hand
         n = rules.players
         pts = rules.card_points
-        taken = [sum(pts[c.index] for c in cards_of(cap)) for cap in hand.captured]
-        penalty = [sum(pts[c.index] for c in cards_of(cap & rules.penalty_mask)) for cap in hand.captured]
+        # Points by groups of cards of equal value: a few bit counts per seat, not a loop over cards.
+        groups = rules.point_groups
+        pen = rules.penalty_mask
+        taken = [sum([v * (cap & g).bit_count() for v, g in groups]) for cap in hand.captured]
+        penalty = [sum([v * (cap & pen & g).bit_count() for v, g in groups]) for cap in hand.captured]
         # Bonuses stand apart from the moon: 004 "a shooter who also captures the jack keeps the minus 10".
         extra = [0] * n
         if rules.bonus_card is not None:
