@@ -24,11 +24,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
-
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 

@@ -16,9 +16,9 @@ import itertools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import sqlite_utils
 
@@ -225,7 +225,7 @@ class MatchSummary:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _json(value: Any) -> str:
@@ -247,7 +247,7 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -11,8 +11,8 @@ import asyncio
 from collections.abc import Sequence
 
 import grpc
-
 from hearts.v1 import bot_pb2 as pb
+
 from referee.record import FaultKind
 from referee.rules import Card, CardSet, MoonChoice, Observation, SeededRandom
 from referee.rules.cards import DECK

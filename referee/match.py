@@ -15,10 +15,11 @@ import uuid
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from hearts.v1 import bot_pb2 as pb
+
 from referee import wire
 from referee.faults import (
     FORFEIT_AT_ONCE,
@@ -45,7 +46,14 @@ from referee.record import (
     SeatRecord,
 )
 from referee.rules import Match, Observation, Phase, Rules, Trick, cards_of
-from referee.seats import REFEREE_NAME, GrpcSeat, Seat, SeatUnreachable, reach, unreachable_message
+from referee.seats import (
+    REFEREE_NAME,
+    GrpcSeat,
+    Seat,
+    SeatUnreachable,
+    reach,
+    unreachable_message,
+)
 
 T = TypeVar("T")
 
@@ -70,7 +78,7 @@ class Clock:
     very point: budget + bank left + grace), and the bank is then empty.
     """
 
-    __slots__ = ("budget", "bank", "grace")
+    __slots__ = ("bank", "budget", "grace")
 
     def __init__(self, settings: MatchSettings) -> None:
         self.budget = settings.budget_ms / 1000
@@ -121,11 +129,11 @@ def _semaphore() -> asyncio.Semaphore:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class _SeatState:
-    __slots__ = ("seat", "clock", "faults", "forfeit", "forfeit_reason", "wants_notify", "notifier")
+    __slots__ = ("clock", "faults", "forfeit", "forfeit_reason", "notifier", "seat", "wants_notify")
 
     def __init__(self, seat: Seat, settings: MatchSettings) -> None:
         self.seat = seat
@@ -176,7 +184,7 @@ class _Notifier:
             return
         try:
             await asyncio.wait_for(asyncio.shield(self.task), self.timeout * 2)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.pending.clear()
             self.task.cancel()
             await asyncio.gather(self.task, return_exceptions=True)

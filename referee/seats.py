@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import grpc
-
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
+
 from referee import wire
 from referee.rules import Card, MoonChoice, Observation
 

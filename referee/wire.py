@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from hearts.v1 import bot_pb2 as pb
+
 from referee.rules import Card, HandResult, MoonChoice, Observation, Rules, Trick
 from referee.rules.cards import DECK
 

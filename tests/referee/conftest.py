@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from referee_bots import FirstLegal, start_server
 
 

@@ -12,7 +12,6 @@ from concurrent import futures
 from typing import Any
 
 import grpc
-
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 

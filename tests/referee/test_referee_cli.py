@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import CliRunner
+from referee_bots import Unspecified
 
 from ladder.cli import main
 from ladder.store import Store
-from referee_bots import Unspecified
 
 
 def test_a_match_is_played_recorded_summarised_and_replayed(serve: Callable[..., str], good_address: str,

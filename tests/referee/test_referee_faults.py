@@ -9,16 +9,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-
-from referee.match import MatchSettings, play_match
-from referee.record import FaultKind, MatchRecord
-from referee.rules import Rules
-from referee.seats import GrpcSeat, InProcessSeat, Seat
 from referee_bots import (
     OVERSIZED_PLAY,
     UNDECODABLE_PLAY,
     BrokenListener,
-    FirstLegal,
     Illegal,
     Listener,
     NotHeld,
@@ -28,10 +22,15 @@ from referee_bots import (
     ShortPass,
     Sleeper,
     SlowListener,
-    Unspecified,
     UnknownEnum,
+    Unspecified,
     raw_play_bot,
 )
+
+from referee.match import MatchSettings, play_match
+from referee.record import FaultKind, MatchRecord
+from referee.rules import Rules
+from referee.seats import GrpcSeat, InProcessSeat, Seat
 
 FAST = MatchSettings(budget_ms=150, bank_ms=200, grace_ms=50, handshake_ms=3000)
 RULES = Rules.parse("standard,pass_cycle=left,target=60")  # a pass every hand, and short

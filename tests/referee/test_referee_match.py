@@ -8,14 +8,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
+from referee_bots import FirstLegal, Unspecified
+
 from referee.match import Clock, MatchSettings, play_match
 from referee.record import FaultKind, MatchRecord
 from referee.rules import Match, Observation, Phase, Rules
 from referee.seats import GrpcSeat, InProcessSeat, Seat
-from referee_bots import FirstLegal, Unspecified
 
 
 def run(seats: Sequence[Seat], rules: Rules, seed: int, settings: MatchSettings | None = None) -> MatchRecord:

@@ -23,7 +23,7 @@ def test_view_to_wire_equals_the_reference_builder_in_every_state(spec: str) -> 
         while not m.over:
             for s in range(rules.players):
                 o = m.observation(s)
-                args = dict(match_id=f"m{seed}", player_names=names, budget_ms=100, time_bank_ms=seed)
+                args = {"match_id": f"m{seed}", "player_names": names, "budget_ms": 100, "time_bank_ms": seed}
                 a, b = wire.view_to_wire_reference(o, **args), wire.view_to_wire(o, **args)
                 assert a == b
                 assert a.SerializeToString(deterministic=True) == b.SerializeToString(deterministic=True)
