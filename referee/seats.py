@@ -36,6 +36,8 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 200),
+    # A decision is asked once: no hidden retries inside its deadline (and ~10-40 µs less CPU a call).
+    ("grpc.enable_retries", 0),
 )
 
 
