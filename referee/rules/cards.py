@@ -235,3 +235,14 @@ class CardSet:
 
     def __repr__(self) -> str:
         return f"CardSet(parse_cards({str(self)!r}))"
+
+
+_new_object = object.__new__
+
+
+def cardset_of_mask(mask: int) -> CardSet:
+    """``CardSet(mask)`` without the class call and type test: the engine's hot-path constructor."""
+    cs = _new_object(CardSet)
+    cs.mask = mask
+    cs.cards = _T0[mask & 0x1FFF] + _T1[mask >> 13 & 0x1FFF] + _T2[mask >> 26 & 0x1FFF] + _T3[mask >> 39 & 0x1FFF]
+    return cs

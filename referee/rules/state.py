@@ -27,6 +27,7 @@ from .cards import (
     Card,
     CardSet,
     Suit,
+    cardset_of_mask,
     cards_of,
     lowest_bit,
 )
@@ -202,8 +203,8 @@ def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
     cards = shuffled(list(deck), seed, "deal", hand_number)
     per = rules.cards_per_player
     n = rules.players
-    hands = tuple([CardSet(sum(cards[s * per:(s + 1) * per])) for s in range(n)])
-    return Deal(hand_number, hands, CardSet(sum(cards[n * per:])))
+    hands = tuple([cardset_of_mask(sum(cards[s * per:(s + 1) * per])) for s in range(n)])
+    return Deal(hand_number, hands, cardset_of_mask(sum(cards[n * per:])))
 
 
 _OFFSETS = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
@@ -526,7 +527,7 @@ class Match:
                 if hand.phase is not _PLAY:
                     return CardSet(0)
                 legal = hand._legal = hand._compute_legal(turn)
-            return CardSet(legal)
+            return cardset_of_mask(legal)
         return CardSet(hand.legal_mask(seat))
 
     def pass_cards(self, seat: int, cards: Iterable[Card | str]) -> None:
