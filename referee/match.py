@@ -395,7 +395,9 @@ class _Referee:
         st = self.states[s]
         answer = latency = fault = None
         if not st.forfeit:
-            request = pb.ChooseMoonRequest(moon_points=o.moon_points)
+            # The sun (every trick) is public: every trick of the hand was won by the shooter.
+            sun = bool(o.rules.sun_points) and all(t.winner == s for t in o.tricks)
+            request = pb.ChooseMoonRequest(moon_points=o.moon_points, sun=sun)
             self._view(o, request.view)
             answer, latency, fault = await self._ask(s, lambda t: st.seat.choose_moon(request, o, t))
         choice = None
