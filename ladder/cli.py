@@ -257,7 +257,11 @@ def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, d
 @click.option("--db", type=click.Path(dir_okay=False, exists=True), default="arena.db", show_default=True,
               help="SQLite file the match is recorded in.")
 def replay_command(match_id: str, db: str) -> None:
-    """Print a recorded match hand by hand, trick by trick (MATCH_ID may be a unique prefix)."""
+    """Print a recorded match hand by hand, trick by trick (MATCH_ID may be a unique prefix).
+
+    hearts match prints the id of the match it recorded; a tournament's matches are
+    t{ID}-{NNNNNN}, e.g. t1-000000 (a short prefix such as t1-0 names many of them).
+    """
     from ladder.store import Store
     from referee.report import replay, summary
 
@@ -351,7 +355,12 @@ def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gaunt
               help="Seconds a bot may take to report SERVING.")
 @_DB_OPTION
 def tournament_resume(tournament_id: int, concurrency: int, startup_timeout: float, db: str) -> None:
-    """Play what is missing of tournament TOURNAMENT_ID (after a crash, a kill or Ctrl-C)."""
+    """Play what is missing of tournament TOURNAMENT_ID (after a crash, a kill or Ctrl-C).
+
+    The bots are started with the commands, and reached at the addresses, stored when the tournament
+    was created: re-registering a bot (hearts bot add) does not change what a resume runs. The
+    rules, seeds and time limits are the stored ones too.
+    """
     from ladder.store import Store
 
     with Store(db) as store:
