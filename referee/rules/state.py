@@ -679,7 +679,9 @@ class Match:
         groups = rules.point_groups
         pen = rules.penalty_mask
         taken = [sum([v * (cap & g).bit_count() for v, g in groups]) for cap in hand.captured]
-        penalty = [sum([v * (cap & pen & g).bit_count() for v, g in groups]) for cap in hand.captured]
+        # Without a bonus card every card that scores is a penalty card: the same sums.
+        penalty = taken if rules.bonus_card is None else [
+            sum([v * (cap & pen & g).bit_count() for v, g in groups]) for cap in hand.captured]
         # Bonuses stand apart from the moon: 004 "a shooter who also captures the jack keeps the minus 10".
         extra = [0] * n
         if rules.bonus_card is not None:
