@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
 import numpy as np
 import pytest
-from scipy.optimize import approx_fprime, check_grad
 from scipy.stats import spearmanr
 
 from ladder import ratings as R
@@ -85,48 +85,116 @@ def test_match_result_validation() -> None:
 # ---------------------------------------------------------------- model internals
 
 
-def test_gradient_and_hessian_match_finite_differences() -> None:
-    places, players, _ = synthetic(400, 9, seed=3, tie_prob=0.2)
-    blocks, _info = R._build_blocks(places, players)
-    act = np.zeros(9)
-    for b in blocks:
-        act += np.bincount(b.players.ravel(), weights=R._active_mask(b).ravel().astype(float),
-                           minlength=9)
-    th = np.random.default_rng(0).normal(size=9)
-    f = lambda t: R._nll_grad(t, blocks, act, 0.01)[0]  # noqa: E731
-    g = lambda t: R._nll_grad(t, blocks, act, 0.01)[1]  # noqa: E731
-    assert check_grad(f, g, th) < 1e-4 * np.abs(g(th)).max() + 1e-4
-    h = R._hessian(th, blocks, 0.01)
-    hn = np.array([approx_fprime(th, lambda t, i=i: g(t)[i], 1e-6) for i in range(9)])
-    assert np.abs(h - hn).max() < 1e-4 * np.abs(h).max()
+def _brute_force_loglik(places: np.ndarray, players: np.ndarray, th: np.ndarray) -> float:
+    """Σ over matches of log Σ_{full orders consistent with the places} P_PL(order), by hand."""
+    total = 0.0
+    for pl, pp in zip(places.tolist(), players.tolist()):
+        seats = [s for s in range(len(pp)) if pp[s] >= 0]
+        if len({pl[s] for s in seats}) < 2:
+            continue  # all-tie: probability 1
+        prob = 0.0
+        for order in itertools.permutations(seats):
+            if all(pl[x] <= pl[y] for x, y in itertools.pairwise(order)):
+                p = 1.0
+                for k in range(len(order)):
+                    p *= math.exp(th[pp[order[k]]]) / sum(math.exp(th[pp[s]]) for s in order[k:])
+                prob += p
+        total += math.log(prob)
+    return total
 
 
-def test_loglik_matches_brute_force_breslow() -> None:
-    # Σ over non-bottom tie groups of Σθ_D − |D|·log Σ_remaining e^θ, written out by hand.
-    th = np.array([0.3, -0.2, 0.9, 0.0, -1.1])
-    players = np.array([[0, 1, 2, 3], [4, 2, 1, 0], [3, 4, 0, 1]])
-    places = np.array([[2, 1, 2, 4], [1, 1, 3, 4], [1, 2, 3, 3]])
-    blocks, _ = R._build_blocks(places, players)
-    act = np.zeros(5)
-    for b in blocks:
-        act += np.bincount(b.players.ravel(), weights=R._active_mask(b).ravel().astype(float),
-                           minlength=5)
-    lse = lambda ids: math.log(sum(math.exp(th[i]) for i in ids))  # noqa: E731
-    expected = (
-        (th[1] - lse([0, 1, 2, 3])) + (th[0] + th[2] - 2 * lse([0, 2, 3]))
-        + (th[4] + th[2] - 2 * lse([4, 2, 1, 0])) + (th[1] - lse([1, 0]))
-        + (th[3] - lse([3, 4, 0, 1])) + (th[4] - lse([4, 0, 1]))  # bottom pair 0,1: nothing
-    )
+def _every_tie_pattern(n_bots: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Three matches of every weak order of 2–5 players, seats shuffled, padded to 5 columns."""
+    rng = np.random.default_rng(seed)
+    rows_pl, rows_pp = [], []
+    for n in (2, 3, 4, 5):
+        for breaks in itertools.product([False, True], repeat=n - 1):
+            pl = [1]
+            for j, new_place in enumerate(breaks):
+                pl.append(j + 2 if new_place else pl[-1])  # competition ranking
+            for _ in range(3):
+                row_pl, row_pp = np.zeros(5, dtype=np.int64), np.full(5, -1, dtype=np.int64)
+                slots = rng.choice(5, n, replace=False)
+                row_pl[slots] = rng.permutation(pl)
+                row_pp[slots] = rng.choice(n_bots, n, replace=False)
+                rows_pl.append(row_pl)
+                rows_pp.append(row_pp)
+    return np.array(rows_pl), np.array(rows_pp)
+
+
+def test_loglik_is_sum_over_orders_consistent_with_the_ties() -> None:
+    # Every weak order of 2–5 players (ties anywhere, at the bottom, all-tie), mixed table sizes.
+    places, players = _every_tie_pattern(7, seed=0)
+    th = np.random.default_rng(1).normal(size=7)
+    blocks, info = R._build_blocks(places, players)
+    patterns = {b.groups for b in blocks if isinstance(b, R._TieBlock)}
+    assert {(2, 1, 1), (1, 2, 1), (3, 1), (2, 2), (2, 1, 1, 1), (4, 1)} <= patterns
+    assert not any(g[-1] == sum(g) for g in patterns)  # all-tie rows were dropped
+    assert int(info.sum()) == len(places) - 4 * 3  # one all-tie pattern per table size
+    act = R._active_counts(blocks, 7)
     nll, _ = R._nll_grad(th, blocks, act, prior=0.0)
-    assert nll == pytest.approx(-expected, rel=1e-12)
+    assert nll == pytest.approx(-_brute_force_loglik(places, players, th), rel=1e-12)
+    # Hand check of one match: a, b tied first, c, d tied last. Only the top pair's order matters;
+    # the bottom pair's two orders sum to probability 1.
+    e = np.exp(th[:4])
+    by_hand = math.log(e[0] / e.sum() * e[1] / (e[1:].sum())
+                       + e[1] / e.sum() * e[0] / (e[0] + e[2] + e[3]))
+    one, _ = R._build_blocks(np.array([[1, 1, 3, 3]]), np.array([[0, 1, 2, 3]]))
+    nll1, _ = R._nll_grad(th, one, R._active_counts(one, 7), prior=0.0)
+    assert nll1 == pytest.approx(-by_hand, rel=1e-12)
+
+
+def _central_diff(fun, x: np.ndarray, step: float = 1e-5) -> np.ndarray:
+    """Central differences of a scalar or vector function, one column per coordinate of x."""
+    cols = []
+    for i in range(x.size):
+        d = np.zeros_like(x)
+        d[i] = step
+        cols.append((np.asarray(fun(x + d)) - np.asarray(fun(x - d))) / (2 * step))
+    return np.array(cols).T
+
+
+def test_gradient_and_hessian_match_finite_differences() -> None:
+    # Heavy ties (every pattern many times) plus plain matches and mixed table sizes.
+    places, players, _ = synthetic(400, 9, seed=3, tie_prob=0.3)
+    p2, q2 = _every_tie_pattern(9, seed=4)
+    places = np.vstack([np.pad(places, ((0, 0), (0, 1))), p2])
+    players = np.vstack([np.pad(players, ((0, 0), (0, 1)), constant_values=-1), q2])
+    blocks, _info = R._build_blocks(places, players)
+    tie_blocks = [b for b in blocks if isinstance(b, R._TieBlock)]
+    assert len(tie_blocks) >= 10
+    th = np.random.default_rng(0).normal(size=9)
+    # All blocks, then the tie blocks alone so the check does not lean on the fast path.
+    for bl, prior in ((blocks, 0.01), (tie_blocks, 0.0)):
+        act = R._active_counts(bl, 9)
+        f = lambda t, bl=bl, act=act, prior=prior: R._nll_grad(t, bl, act, prior)[0]  # noqa: E731
+        g = lambda t, bl=bl, act=act, prior=prior: R._nll_grad(t, bl, act, prior)[1]  # noqa: E731
+        gt = g(th)
+        assert np.abs(_central_diff(f, th) - gt).max() < 1e-7 * np.abs(gt).max()
+        h = R._hessian(th, bl, prior)
+        assert np.abs(_central_diff(g, th) - h).max() < 1e-7 * np.abs(h).max()
+        assert np.array_equal(h, h.T)
+        # Gauge: a common shift changes nothing, so H·1 = prior·1.
+        assert np.abs(h.sum(axis=1) - prior).max() < 1e-9 * np.abs(h).max()
 
 
 # ---------------------------------------------------------------- recovery and calibration
+# The issue's setting: 100 bots, 100k four-player matches, ~11% of matches with a tie, ties made
+# the Hearts way (a finisher's score coincides with the one just ahead: adjacent places of a
+# PL-drawn order merge). Seeds 10..17 are replicate data sets; seed 11 is also fitted via `fit`.
+
+HEARTS_SEEDS = tuple(range(10, 18))
 
 
-def test_recovers_hidden_order_100k_matches() -> None:
-    places, players, theta = synthetic(100_000, 100, seed=11, tie_prob=0.04)
-    assert 0.08 < np.mean((places[:, :, None] == places[:, None, :]).sum(axis=(1, 2)) > 4) < 0.15
+@pytest.fixture(scope="module")
+def hearts_100k() -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    return {s: synthetic(100_000, 100, seed=s, tie_prob=0.04) for s in HEARTS_SEEDS}
+
+
+def test_recovers_hidden_order_100k_matches(hearts_100k: dict) -> None:
+    places, players, theta = hearts_100k[11]
+    tied = np.mean((places[:, :, None] == places[:, None, :]).sum(axis=(1, 2)) > 4)
+    assert 0.10 < tied < 0.13  # ~11% of matches have a tie
     res = fit(to_results(places, players, np.random.default_rng(2)))
     elo = res.elo
     est = np.array([elo[f"b{i:03d}"] for i in range(100)])
@@ -142,21 +210,23 @@ def test_recovers_hidden_order_100k_matches() -> None:
     assert 5.0 < np.median([b.ci95 for b in res.bots]) < 12.0  # note: ≈ ±8 Elo at 100k
 
 
-def test_intervals_are_calibrated() -> None:
-    # Coverage of the true (centred) strength by ±ci95, over 100 bots × 5 replicate data sets.
-    # Ties are kept light (~6% of matches): Breslow's tie approximation shrinks the scale slightly
-    # when ties are frequent and intervals are narrow, which then shows up as under-coverage.
-    hits = []
-    for seed in range(10, 15):
-        places, players, theta = synthetic(30_000, 100, seed=seed, tie_prob=0.02)
+def test_intervals_are_calibrated_100k_matches_with_hearts_ties(hearts_100k: dict) -> None:
+    # Coverage of the true (centred) strength by ±ci95 over 100 bots × 8 replicate data sets of
+    # the issue's setting. Breslow's tie approximation covered only ≈0.80 here (it shrank the
+    # scale by ≈3%); the exact tie likelihood is unbiased, so the slope of estimate on truth is 1.
+    hits, slopes = [], []
+    for seed in HEARTS_SEEDS:
+        places, players, theta = hearts_100k[seed]
         res = fit_arrays(places, players, 100)
-        elo = res.elo
-        est = np.array([elo[str(i)] for i in range(100)])
+        est = np.array([res.elo[str(i)] for i in range(100)])
         half = np.array([res[str(i)].ci95 for i in range(100)])
         truth = 1500.0 + R.ELO_SCALE * (theta - theta.mean())
+        assert spearmanr(est, theta).statistic >= 0.99
         hits.append(np.abs(est - truth) <= half)
+        slopes.append(np.polyfit(truth, est, 1)[0])
     coverage = float(np.mean(hits))
     assert 0.90 <= coverage <= 0.98, coverage
+    assert 0.99 < float(np.mean(slopes)) < 1.01, slopes
 
 
 def test_los_next_uses_covariance() -> None:
