@@ -11,6 +11,11 @@ The other columns are plain counts over the same matches:
   every seed from every seat, so ``score − mean(others' scores on that seed and seat)`` removes
   the luck of the cards; negative is better (points are bad in Hearts). Blank without duplicates.
 
+A match in which one bot filled more than one seat (self-play, e.g. ``hearts match`` with one
+name in every seat) says nothing about one bot against another, and its per-bot counts would
+count one bot several times: it is left out of every figure, and ``Leaderboard.self_play``
+counts the matches left out (a note under the table, ``self_play`` in the JSON).
+
 Everything here is computed from ``MatchSummary`` values, so it is testable on hand-made records;
 ``load_summaries`` reads them from the store.
 """
@@ -113,6 +118,19 @@ class Leaderboard:
     ratings: Ratings | None = field(default=None, repr=False)
     # Live pairwise Elo by bot (an in-play indicator, not the ranking); empty when not loaded.
     live_elo: dict[str, float] = field(default_factory=dict)
+    # Matches left out because one bot filled more than one seat (see the module's docstring).
+    self_play: int = 0
+
+    @property
+    def notes(self) -> list[str]:
+        """Plain remarks on what was rated (printed under the table, listed in the JSON)."""
+        if not self.self_play:
+            return []
+        n = self.self_play
+        matches, verb = ("match", "is") if n == 1 else ("matches", "are")
+        note = (f"{n} {matches} in which one bot filled several seats {verb} left out: "
+                "self-play rates no bot against another")
+        return [note]
 
     def __getitem__(self, bot: str) -> LeaderboardRow:
         for r in self.rows:
@@ -124,8 +142,17 @@ class Leaderboard:
 def compute_leaderboard(matches: Iterable[MatchSummary], *, prior: float = DEFAULT_PRIOR,
                         anchor: str | None = None,
                         provisional_games: int = DEFAULT_PROVISIONAL_GAMES) -> Leaderboard:
-    """The leaderboard of ``matches``, best first (by the fitted Elo)."""
-    ms = list(matches)
+    """The leaderboard of ``matches``, best first (by the fitted Elo).
+
+    Matches in which one bot filled more than one seat are left out (counted in ``self_play``).
+    """
+    ms: list[MatchSummary] = []
+    self_play = 0
+    for m in matches:
+        if len({s.bot for s in m.seats}) < len(m.seats):
+            self_play += 1
+        else:
+            ms.append(m)
     ratings = fit((m.result() for m in ms), prior=prior, anchor=anchor, provisional_games=provisional_games)
     games: defaultdict[str, int] = defaultdict(int)
     outplaced: defaultdict[str, float] = defaultdict(float)
@@ -163,7 +190,8 @@ def compute_leaderboard(matches: Iterable[MatchSummary], *, prior: float = DEFAU
             avg_place=place_sum[r.name] / g if g else math.nan,
             points_per_hand=points[r.name] / hands[r.name] if hands[r.name] else math.nan,
             moons=moons[r.name], faults=faults[r.name], forfeits=forfeits[r.name], dup_delta=dup.get(r.name)))
-    return Leaderboard(rows=rows, warnings=list(ratings.warnings), matches=len(ms), ratings=ratings)
+    return Leaderboard(rows=rows, warnings=list(ratings.warnings), matches=len(ms), ratings=ratings,
+                       self_play=self_play)
 
 
 def _duplicate_deltas(ms: Sequence[MatchSummary]) -> dict[str, float]:
@@ -266,6 +294,7 @@ def render_table(lb: Leaderboard, title: str = "Ladder") -> Table:
         caption.append("live Elo*: pairwise Elo updated after each match (K/(N−1) per pair), an in-play "
                        "indicator that depends on match order; the ranking is the fitted Elo")
     caption += [f"[yellow]warning: {w}[/]" for w in lb.warnings]
+    caption += [f"note: {n}" for n in lb.notes]
     t.caption = "\n".join(caption)
     t.caption_justify = "left"
     return t
@@ -281,9 +310,10 @@ def _row_dict(lb: Leaderboard, r: LeaderboardRow) -> dict[str, object]:
 
 
 def to_json(lb: Leaderboard) -> str:
-    """The leaderboard as JSON: matches, warnings and one object per row (null for no value)."""
-    return json.dumps({"matches": lb.matches, "warnings": lb.warnings,
-                       "rows": [_row_dict(lb, r) for r in lb.rows]}, indent=2)
+    """The leaderboard as JSON: matches, warnings, notes, self_play (matches left out) and one object
+    per row (null for no value)."""
+    return json.dumps({"matches": lb.matches, "warnings": lb.warnings, "notes": lb.notes,
+                       "self_play": lb.self_play, "rows": [_row_dict(lb, r) for r in lb.rows]}, indent=2)
 
 
 def to_csv(lb: Leaderboard) -> str:

@@ -99,3 +99,23 @@ def test_empty_board() -> None:
     lb = compute_leaderboard([])
     assert lb.rows == [] and lb.matches == 0
     assert math.isnan(compute_leaderboard([M1])["a"].points_per_hand) is False
+
+
+def test_self_play_is_left_out_of_every_figure_and_counted(board) -> None:  # type: ignore[no-untyped-def]
+    # One bot in every seat (and one in two seats of four): neither rates a bot against another.
+    solo = MatchSummary("s1", seed=1, hands=5, deal_key="std",
+                        seats=(S("a", 0, 0, 1), S("a", 1, 26, 2), S("a", 2, 26, 2), S("a", 3, 26, 2)))
+    twice = MatchSummary("s2", seed=2, hands=3, deal_key="std",
+                         seats=(S("d", 0, 0, 1), S("b", 1, 9, 2), S("d", 2, 30, 3), S("c", 3, 50, 4)))
+    lb = compute_leaderboard([M1, solo, M2, twice, M3], provisional_games=2)
+    assert lb.self_play == 2 and lb.matches == 3
+    assert lb.rows == board.rows and board.self_play == 0 and board.notes == []
+    assert lb.notes == [("2 matches in which one bot filled several seats are left out: "
+                         "self-play rates no bot against another")]
+    data = json.loads(to_json(lb))
+    assert data["self_play"] == 2 and data["notes"] == lb.notes and data["matches"] == 3
+    console = Console(width=200, record=True)
+    console.print(render_table(lb))
+    assert "note: 2 matches in which one bot filled several seats" in console.export_text()
+    only = compute_leaderboard([solo])
+    assert only.rows == [] and only.self_play == 1 and only.notes[0].startswith("1 match in which")
