@@ -12,6 +12,10 @@ same list. A bots file (TOML, read with tomllib) registers several at once::
 
 Removing a bot that has played keeps its row (its matches refer to it) and clears the
 registration; a bot that never played is deleted.
+
+A bot's name names its log file (``logs/NAME.log``) and is typed on command lines, so a name being
+registered must be letters, digits, ``-``, ``_`` and ``.``, starting with a letter or a digit
+(``check_name``). Names already stored (e.g. seen in old matches) are read as they are.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ __all__ = [
     "RegistryError",
     "add_bot",
     "add_bots",
+    "check_name",
     "get_bot",
     "list_bots",
     "load_bots_file",
@@ -40,6 +45,7 @@ __all__ = [
 
 _ADDRESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
 _KEYS = {"command", "address", "description"}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class RegistryError(ValueError):
@@ -79,6 +85,20 @@ class BotEntry:
                    description=d.get("description") or "")
 
 
+def check_name(name: str) -> str:
+    """``name`` if it may be registered; else ``RegistryError`` saying which characters a name may have."""
+    if not _NAME.match(name):
+        raise RegistryError(f"bot name {name!r} is not allowed: use letters, digits, '-', '_' and '.', "
+                            f"starting with a letter or a digit (e.g. {_suggest(name)!r}); the name "
+                            f"names its log file, logs/NAME.log")
+    return name
+
+
+def _suggest(name: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9._-]+", "-", name.strip()).lstrip("-_.")
+    return s or "my-bot"
+
+
 def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry]:
     """The entries of a parsed bots file: a ``bots`` table of ``NAME = {command|address, ...}``."""
     unknown_top = set(data) - {"bots"}
@@ -96,6 +116,10 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
         if unknown:
             raise RegistryError(f"{source}: bots.{name}: unknown key(s) {', '.join(sorted(unknown))} "
                                 f"(expected {', '.join(sorted(_KEYS))})")
+        try:
+            check_name(name)
+        except RegistryError as e:
+            raise RegistryError(f"{source}: {e}") from None
         for key in _KEYS & set(spec):
             if not isinstance(spec[key], str):
                 raise RegistryError(f"{source}: bots.{name}.{key} must be a string")
@@ -125,7 +149,11 @@ def _now() -> str:
 
 
 def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
-    """Register (or update) a bot; returns True if it was new. ``replace=False`` refuses a change."""
+    """Register (or update) a bot; returns True if it was new. ``replace=False`` refuses a change.
+
+    ``RegistryError`` if the name is not allowed (``check_name``).
+    """
+    check_name(entry.name)
     with store.db.atomic():
         current = get_bot(store, entry.name)
         if current is not None and current != entry and not replace:

@@ -11,6 +11,7 @@ from ladder.registry import (
     RegistryError,
     add_bot,
     add_bots,
+    check_name,
     get_bot,
     list_bots,
     load_bots_file,
@@ -87,3 +88,20 @@ def test_removing_a_bot_that_played_keeps_its_matches(tmp_path: Path) -> None:
         assert store.load_match("m").bots == list("wxyz")
         add_bot(store, BotEntry("w", command="w2 {port}"))  # and it can come back under its name
         assert get_bot(store, "w") == BotEntry("w", command="w2 {port}")
+
+
+@pytest.mark.parametrize("name", ["bad name", "a/b", "../x", "-x", ".hidden", "tab\tbed", "é"])
+def test_names_that_cannot_name_a_log_file_are_refused(tmp_path: Path, name: str) -> None:
+    with Store(tmp_path / "arena.db") as store:
+        with pytest.raises(RegistryError, match="use letters, digits, '-', '_' and '.'"):
+            add_bot(store, BotEntry(name, command="run {port}"))
+        assert list_bots(store) == [] and store.bots() == []
+    f = tmp_path / "bots.toml"
+    f.write_text(f'[bots."{name}"]\ncommand = "run {{port}}"\n')
+    with pytest.raises(RegistryError, match=f"{f}: bot name"):
+        load_bots_file(f)
+
+
+def test_check_name_accepts_letters_digits_dash_underscore_dot() -> None:
+    for name in ("random", "random-2", "Bob_2", "v1.3", "9lives"):
+        assert check_name(name) == name
