@@ -45,7 +45,7 @@ from hearts.v1 import bot_pb2_grpc
 from referee.rules import Card, MoonChoice, Phase, Trick
 
 __all__ = [
-    "PROTOCOL_VERSION", "SERVICE_NAME", "Bot", "BotProtocol", "BotServer", "BotServicer", "Notification",
+    "PROTOCOL_VERSION", "SERVICE_NAME", "Bot", "BotProtocol", "BotServer", "BotServicer", "ListenError", "Notification",
     "ThreadedBotServer", "View", "serve", "serve_async", "start_in_thread",
 ]
 
@@ -57,6 +57,10 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name  # "hearts
 SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (("grpc.so_reuseport", 0),)
 
 log = logging.getLogger("hearts.sdk")
+
+
+class ListenError(OSError):
+    """The server cannot listen on the address asked for (most often: the port is taken)."""
 
 T = TypeVar("T")
 
@@ -265,9 +269,9 @@ class BotServer:
         try:
             port = server.add_insecure_port(_hostport(self.host, self.requested_port))
         except RuntimeError as e:  # grpcio raises on a failed bind; name the address in the error
-            raise OSError(f"cannot listen on {_hostport(self.host, self.requested_port)}: {e}") from None
+            raise ListenError(f"cannot listen on {_hostport(self.host, self.requested_port)}: {e}") from None
         if not port:  # older grpcio returned 0 instead of raising
-            raise OSError(f"cannot listen on {_hostport(self.host, self.requested_port)}")
+            raise ListenError(f"cannot listen on {_hostport(self.host, self.requested_port)}")
         self.port = port
         await server.start()
         for service in ("", SERVICE_NAME):  # "" is the whole server, what a plain health probe asks
