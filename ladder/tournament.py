@@ -15,6 +15,13 @@ seats and rules) in one transaction. ``play_tournament`` plays whatever is still
   completed match and plays none twice. Matches in flight when the process dies were never
   saved; ``resume`` plays them again from their seeds.
 
+The tournament row stores the bots' entries (command or address) at creation. ``play_tournament``
+takes replacements (``bots=``): ``hearts tournament resume`` passes the registry's current entries
+that differ (``registry_changes``), so fixing a registration with ``hearts bot add`` and resuming
+works; the replacements are then stored in the tournament row. A tournament that played nothing
+can be removed with ``delete_tournament`` (``hearts tournament run`` does so when a bot fails to
+start before any match).
+
 Live Elo is the pairwise update of ``ladder.ratings.live_elo_update`` (K/(N−1) per pair) applied
 in the order matches are saved; it is an in-play indicator stored per match in ``live_elo``. The
 ladder's rating is the batch fit (``ladder.leaderboard``).
@@ -26,7 +33,7 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,7 +43,7 @@ from hearts.v1 import bot_pb2 as pb
 
 from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher
 from ladder.ratings import ELO_BASE, live_elo_update
-from ladder.registry import BotEntry, add_bots
+from ladder.registry import BotEntry, add_bots, list_bots
 from ladder.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
 from ladder.store import Store
 from referee import wire
@@ -52,11 +59,13 @@ __all__ = [
     "TournamentInfo",
     "TournamentSpec",
     "create_tournament",
+    "delete_tournament",
     "get_tournament",
     "list_tournaments",
     "live_elo",
     "pending_matches",
     "play_tournament",
+    "registry_changes",
     "run_tournament",
 ]
 
@@ -180,6 +189,33 @@ def list_tournaments(store: Store) -> list[TournamentInfo]:
     return [_info(r) for r in store.db.execute(_INFO_SQL + "GROUP BY t.id ORDER BY t.id")]
 
 
+def delete_tournament(store: Store, tournament_id: int) -> None:
+    """Remove a tournament that has recorded no match, with its schedule (``ValueError`` if it has)."""
+    with store.db.atomic():
+        info = get_tournament(store, tournament_id)
+        if info.done:
+            raise ValueError(f"tournament {tournament_id} has {info.done} recorded matches: it is kept")
+        store.db.execute("DELETE FROM tournament_matches WHERE tournament_id = ?", [tournament_id])
+        store.db.execute("DELETE FROM tournaments WHERE id = ?", [tournament_id])
+
+
+def _same_target(a: BotEntry, b: BotEntry) -> bool:
+    return (a.command, a.address) == (b.command, b.address)
+
+
+def registry_changes(store: Store, tournament_id: int) -> dict[str, BotEntry]:
+    """The tournament's bots whose registry entry now starts or reaches them differently from the
+    entry stored with the tournament: name -> current entry (bots no longer registered are left out)."""
+    stored = {b.name: b for b in get_tournament(store, tournament_id).bots}
+    return {e.name: e for e in list_bots(store) if e.name in stored and not _same_target(e, stored[e.name])}
+
+
+def _store_entries(store: Store, tid: int, entries: Mapping[str, BotEntry]) -> None:
+    with store.db.atomic():
+        store.db.execute("UPDATE tournaments SET bots = ? WHERE id = ?",
+                         [json.dumps([entries[n].to_dict() for n in sorted(entries)]), tid])
+
+
 def pending_matches(store: Store, tournament_id: int) -> list[ScheduledMatch]:
     """The scheduled matches with no record yet, in schedule order."""
     return [ScheduledMatch(index=r[0], round=r[1], table=r[2], deal=r[3], rotation=r[4], seed=r[5],
@@ -301,10 +337,14 @@ class Progress:
 async def play_tournament(store: Store, tournament_id: int, *, concurrency: int = 4,
                           log_dir: Path | str | None = None, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
                           progress: Progress | None = None,
-                          on_record: Callable[[MatchRecord], None] | None = None) -> RunSummary:
+                          on_record: Callable[[MatchRecord], None] | None = None,
+                          bots: Mapping[str, BotEntry] | None = None) -> RunSummary:
     """Play every pending match of a tournament; returns what was played.
 
-    Raises ``BotStartError`` if a bot cannot be started at the beginning (nothing is played then).
+    The bots are started (or reached) by the entries stored with the tournament, except those
+    named in ``bots`` (e.g. ``registry_changes``): their entries replace the stored ones, in the
+    tournament row too. Raises ``BotStartError`` if a bot cannot be started at the beginning
+    (nothing is played then).
     Cancelling (Ctrl-C) stops the matches in flight, which stay pending, and stops the bots.
     """
     if concurrency < 1:
@@ -320,6 +360,10 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
     rules = {spec: Rules.parse(spec) for spec in {m.rules for m in todo}}
     needed = sorted({b for m in todo for b in m.seats})
     entries = {b.name: b for b in info.bots}
+    changed = {n: e for n, e in (bots or {}).items() if n in entries and not _same_target(e, entries[n])}
+    if changed:
+        entries.update(changed)
+        _store_entries(store, tournament_id, entries)
     missing = [n for n in needed if n not in entries]
     if missing:
         raise ValueError(f"tournament {tournament_id} schedules unknown bots: {', '.join(missing)}")
