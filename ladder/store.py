@@ -325,7 +325,7 @@ class Store:
         if len(rows) == 1:
             return str(rows[0][0])
         if not rows:
-            raise KeyError(f"no match {prefix!r} in {self.path} (hearts-arena lists them in the matches table)")
+            raise KeyError(f"no match {prefix!r} in {self.path}")
         raise KeyError(f"{prefix!r} names more than one match in {self.path}: {', '.join(r[0] for r in rows)}, ...")
 
     def delete_match(self, match_id: str) -> None:
