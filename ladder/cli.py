@@ -16,6 +16,7 @@ from rich.table import Table
 from referee.rules import OPTIONS, PRESETS, Rules
 
 if TYPE_CHECKING:
+    from ladder.registry import BotEntry
     from ladder.store import Store
 
 console = Console()
@@ -45,6 +46,10 @@ def rules(ctx: click.Context) -> None:
 
     A ruleset is written PRESET[,option=value...], e.g. "spot,target=300" or
     "standard,moon=shooter-chooses,pass_cycle=no-hold". Use it wherever --rules is asked.
+    A comma separates options, so a list value is written with spaces, and the ruleset quoted:
+
+    \b
+      "standard,removed_cards=2C 2D,hand_size=12,kitty=first-trick"
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -62,18 +67,59 @@ def rules(ctx: click.Context) -> None:
     opts.add_column("source")
     opts.add_column("meaning")
     for o in OPTIONS:
-        opts.add_row(o.name, _fmt(Rules().to_dict()[o.name]), o.values, o.source, o.help)
+        opts.add_row(o.name, _fmt(Rules().to_dict()[o.name]), _VALUES.get(o.name, o.values), o.source, o.help)
     console.print(opts)
+
+
+# How values are written on a command line, where they differ from the engine's own text: a comma
+# separates the options of a ruleset, so a list of cards is written with spaces.
+_VALUES = {"removed_cards": 'cards separated by spaces, e.g. 2D or "2C 2D" (quote the whole ruleset)'}
+
+
+def _parse_rules(spec: str, param_hint: str) -> Rules:
+    """``Rules.parse`` with a usage error a person can act on."""
+    try:
+        return Rules.parse(spec)
+    except ValueError as e:
+        raise click.BadParameter(_rules_error(spec, e), param_hint=param_hint) from None
+
+
+def _rules_error(spec: str, error: ValueError) -> str:
+    from referee.rules.cards import parse_cards
+
+    parts = [p.strip() for p in spec.split(",") if p.strip()]
+    merged: list[str] = []
+    cards_split = False
+    for i, p in enumerate(parts):
+        if "=" not in p and i > 0 and merged and _key(merged[-1]) == "removed_cards":
+            try:
+                parse_cards(p)
+            except ValueError:
+                break
+            merged[-1] += " " + p  # a card of a list value split off by a comma
+            cards_split = True
+        else:
+            merged.append(p)
+    else:
+        if cards_split:
+            fixed = ",".join(merged)
+            return (f"{spec!r}: a comma separates options, so a list of cards is written with spaces: "
+                    f'"{fixed}" (keep the quotes in the shell)')
+    if "is not option=value" in str(error):
+        return (f"{error}. Write PRESET[,option=value...]: the preset, if any, comes first; a list value "
+                f'is written with spaces, e.g. "standard,removed_cards=2C 2D,hand_size=12,kitty=first-trick"')
+    return str(error)
+
+
+def _key(part: str) -> str:
+    return part.split("=", 1)[0].strip().replace("-", "_") if "=" in part else ""
 
 
 @rules.command("show")
 @click.argument("ruleset", default="standard")
 def rules_show(ruleset: str) -> None:
     """Print one ruleset: RULESET is a preset name, optionally with option=value changes."""
-    try:
-        r = Rules.parse(ruleset)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="RULESET") from None
+    r = _parse_rules(ruleset, "RULESET")
     table = Table(title=f"Ruleset {ruleset} ({r.name})", title_justify="left")
     table.add_column("option", style="bold")
     table.add_column("value")
@@ -106,19 +152,30 @@ def bot() -> None:
 
 
 @bot.command("serve")
-@click.argument("name", type=click.Choice(["random", "lowest", "heuristic"]))
-@click.option("--port", type=int, default=0, show_default=True, help="Port to listen on (0: any free port).")
+@click.argument("name", type=click.Choice(["random", "lowest", "heuristic"]), metavar="NAME")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port to listen on (0: any free port).")
 @click.option("--seed", type=int, default=None, help="Seed of the bot's own RNG (the random bot).")
 def bot_serve(name: str, port: int, seed: int | None) -> None:
     """Serve the sample bot NAME on 127.0.0.1 until SIGTERM or Ctrl-C.
 
-    Prints "listening on 127.0.0.1:PORT" once bound. Same as python -m clients.bots.NAME.
+    NAME is random, lowest or heuristic. Prints "listening on 127.0.0.1:PORT" once bound. Same as
+    python -m clients.bots.NAME.
     """
     from clients.bots import make_bot  # imported here: the other commands need no gRPC server
-    from clients.sdk import serve
+    from clients.sdk import ListenError, serve
 
-    serve(make_bot(name, seed=seed), port=port)
+    try:
+        serve(make_bot(name, seed=seed), port=port)
+    except ListenError as e:
+        raise click.ClickException(f"{e}\nport {port} is taken (another bot?): choose another --port, "
+                                   f"or --port 0 for any free port (the port is printed)") from None
 
+
+# Ranges of the time control, fault and schedule options, checked by click before anything is created.
+_POSITIVE = click.FloatRange(min=0, min_open=True)
+_NON_NEGATIVE = click.FloatRange(min=0)
+_AT_LEAST_1 = click.IntRange(min=1)
 
 _DB_OPTION = click.option("--db", type=click.Path(dir_okay=False), default="arena.db", show_default=True,
                           help="The arena's SQLite file.")
@@ -130,23 +187,24 @@ _DB_OPTION = click.option("--db", type=click.Path(dir_okay=False), default="aren
               help='How to start the bot; {port} is replaced by a free port, e.g. '
                    '"python -m clients.bots.random --port {port}".')
 @click.option("--address", metavar="HOST:PORT", help="Where a bot that is already running listens.")
-@click.option("--description", default="", help="A line about the bot.")
+@click.option("--description", default=None, help="A line about the bot (kept when updating without it).")
 @click.option("--from", "bots_file", type=click.Path(dir_okay=False, exists=True),
               help="Register every bot of a bots TOML file instead (see bots.toml).")
 @_DB_OPTION
-def bot_add(name: str | None, command: str | None, address: str | None, description: str,
+def bot_add(name: str | None, command: str | None, address: str | None, description: str | None,
             bots_file: str | None, db: str) -> None:
     """Register bot NAME with a --command that starts it or the --address it serves on.
 
-    A bot already registered under NAME is updated.
+    A bot already registered under NAME is updated (its description is kept unless --description
+    is given). A name is letters, digits, '-', '_' and '.'.
     """
-    from ladder.registry import BotEntry, RegistryError, add_bot, add_bots, load_bots_file
+    from ladder.registry import BotEntry, RegistryError, add_bot, add_bots, get_bot, load_bots_file
     from ladder.store import Store
 
     try:
         if bots_file is not None:
-            if name or command or address:
-                raise click.UsageError("give either --from FILE or NAME with --command/--address")
+            if name or command or address or description is not None:
+                raise click.UsageError("give either --from FILE or NAME with --command/--address/--description")
             entries = load_bots_file(bots_file)
             with Store(db) as store:
                 add_bots(store, entries)
@@ -154,9 +212,11 @@ def bot_add(name: str | None, command: str | None, address: str | None, descript
             return
         if not name:
             raise click.UsageError("give the bot's NAME (or --from FILE)")
-        entry = BotEntry(name, command=command, address=address, description=description)
         with Store(db) as store:
-            new = add_bot(store, entry)
+            if description is None:
+                current = get_bot(store, name)
+                description = current.description if current is not None else ""
+            new = add_bot(store, BotEntry(name, command=command, address=address, description=description))
     except RegistryError as e:
         raise click.ClickException(str(e)) from None
     console.print(f"{'registered' if new else 'updated'} bot {name!r}")
@@ -207,11 +267,14 @@ def bot_remove(name: str, db: str) -> None:
 @click.option("--seed", type=int, default=None, help="The match seed (deals, substitutes). Default: random.")
 @click.option("--db", type=click.Path(dir_okay=False), default="arena.db", show_default=True,
               help="SQLite file to record the match in.")
-@click.option("--budget-ms", type=float, default=1000, show_default=True, help="Time for one decision.")
-@click.option("--bank-ms", type=float, default=10000, show_default=True,
-              help="Time bank per bot per match, drawn on when a decision runs over budget.")
-@click.option("--grace-ms", type=float, default=50, show_default=True, help="Network slack on every decision.")
-@click.option("--max-faults", type=int, default=3, show_default=True, help="Faults before a bot forfeits.")
+@click.option("--budget-ms", type=_POSITIVE, default=1000, show_default=True,
+              help="Time for one decision (ms, more than 0).")
+@click.option("--bank-ms", type=_NON_NEGATIVE, default=10000, show_default=True,
+              help="Time bank per bot per match, drawn on when a decision runs over budget (ms, 0 or more).")
+@click.option("--grace-ms", type=_NON_NEGATIVE, default=50, show_default=True,
+              help="Network slack on every decision (ms, 0 or more).")
+@click.option("--max-faults", type=_AT_LEAST_1, default=3, show_default=True,
+              help="Faults before a bot forfeits (at least 1).")
 def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, db: str, budget_ms: float,
                   bank_ms: float, grace_ms: float, max_faults: int) -> None:
     """Play one match among bots served over gRPC, record it in --db and print a summary.
@@ -224,18 +287,18 @@ def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, d
     import asyncio
     import secrets
 
+    from ladder.registry import RegistryError, check_name
     from ladder.store import Store
     from referee.match import MatchSettings, play_remote
     from referee.report import summary
     from referee.seats import SeatUnreachable, parse_seat
 
-    try:
-        r = Rules.parse(ruleset)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--rules") from None
+    r = _parse_rules(ruleset, "--rules")
     try:
         seats = [parse_seat(s) for s in seat_specs]
-    except ValueError as e:
+        for name, _address in seats:
+            check_name(name)
+    except (ValueError, RegistryError) as e:
         raise click.BadParameter(str(e), param_hint="--seat") from None
     if len(seats) != r.players:
         raise click.UsageError(f"the rules {ruleset!r} need {r.players} seats: give --seat NAME=HOST:PORT "
@@ -249,7 +312,13 @@ def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, d
     with Store(db) as store:
         store.save_match(record)
     console.print(summary(record))
-    console.print(f"recorded in {db}; replay with: hearts replay {record.match_id} --db {db}")
+    names = [name for name, _address in seats]
+    if len(set(names)) < len(names):
+        console.print("note: one name filled several seats; hearts ladder leaves such a match out "
+                      "(self-play rates no bot against another)")
+    console.print(f"recorded in {db}; replay with:")
+    # On a line of its own and never wrapped, so that it can be copied whole.
+    console.print(f"  hearts replay {record.match_id} --db {db}", soft_wrap=True)
 
 
 @main.command("replay")
@@ -261,6 +330,7 @@ def replay_command(match_id: str, db: str) -> None:
 
     hearts match prints the id of the match it recorded; a tournament's matches are
     t{ID}-{NNNNNN}, e.g. t1-000000 (a short prefix such as t1-0 names many of them).
+    hearts matches lists the ids.
     """
     from ladder.store import Store
     from referee.report import replay, summary
@@ -269,9 +339,70 @@ def replay_command(match_id: str, db: str) -> None:
         try:
             record = store.load_match(store.resolve_match_id(match_id))
         except KeyError as e:
-            raise click.ClickException(e.args[0]) from None
+            hint = ("list them with" if e.args[0].startswith("no match") else "give more of the id;")
+            raise click.ClickException(f"{e.args[0]}: {hint} hearts matches --db {db}") from None
     console.print(replay(record))
     console.print(summary(record))
+
+
+@main.command("matches")
+@click.option("--db", type=click.Path(dir_okay=False, exists=True), default="arena.db", show_default=True,
+              help="The arena's SQLite file.")
+@click.option("--tournament", "tournament_id", type=int, help="Only this tournament's matches.")
+@click.option("--limit", type=_AT_LEAST_1, default=50, show_default=True, help="Show at most this many, newest first.")
+def matches_command(db: str, tournament_id: int | None, limit: int) -> None:
+    """List the recorded matches, newest first: id (for hearts replay), seats with scores and places.
+
+    \b
+    Example:
+      hearts matches --db arena.db --tournament 1 --limit 10
+    """
+    from ladder.store import Store
+
+    with Store(db) as store:
+        if tournament_id is not None:
+            _check_tournament(store, tournament_id, db)
+        found = store.list_matches(tournament_id=tournament_id, limit=limit)
+    if not found:
+        where = f" of tournament {tournament_id}" if tournament_id is not None else ""
+        console.print(f"no matches{where} recorded in {db}")
+        return
+    table = Table(title=f"Matches in {db}" + (f", tournament {tournament_id}" if tournament_id is not None else ""),
+                  title_justify="left")
+    table.add_column("id", no_wrap=True)
+    for col in ("tournament", "rules", "seats: score (place)", "winner", "faults", "finished"):
+        table.add_column(col)
+    for m in found:
+        seats = ", ".join(f"{b} {sc} ({pl})" for b, sc, pl in zip(m.bots, m.scores, m.places))
+        winners = ", ".join(m.bots[w] for w in m.winners if 0 <= w < len(m.bots))
+        finished = (m.finished_at or "")[:19].replace("T", " ") if m.status == "finished" else m.status
+        table.add_row(m.match_id, "" if m.tournament_id is None else str(m.tournament_id), _rules_text(m.rules),
+                      seats, winners, str(m.faults), finished)
+    _wide_console().print(table)
+    if len(found) == limit:
+        console.print(f"the {limit} newest shown; --limit N shows more")
+    console.print(f"replay one with: hearts replay ID --db {db} (a unique prefix of the id will do)", soft_wrap=True)
+
+
+def _rules_text(rules: dict[str, object]) -> str:
+    """A recorded ruleset as a --rules text: its preset's name, or the options changed from standard."""
+    try:
+        r = Rules.from_dict(rules)
+    except (TypeError, ValueError):
+        return "?"
+    if r.name != "custom":
+        return r.name
+    return ",".join(f"{k}={_fmt(v)}" for k, v in r.changes().items())
+
+
+def _check_tournament(store: Store, tournament_id: int, db: str) -> None:
+    from ladder.tournament import get_tournament
+
+    try:
+        get_tournament(store, tournament_id)
+    except KeyError:
+        raise click.ClickException(f"no tournament {tournament_id} in {db} "
+                                   f"(hearts tournament list --db {db})") from None
 
 
 # -- tournaments and the ladder ------------------------------------------------------------------
@@ -280,6 +411,11 @@ def replay_command(match_id: str, db: str) -> None:
 @main.group()
 def tournament() -> None:
     """Run, resume and list tournaments (schedules of matches among registered bots)."""
+
+
+_STARTUP_TIMEOUT_OPTION = click.option(
+    "--startup-timeout", type=_POSITIVE, default=15, show_default=True,
+    help="Seconds a bot may take to report SERVING (more than 0).")
 
 
 @tournament.command("run")
@@ -292,20 +428,27 @@ def tournament() -> None:
 @click.option("--rules", "ruleset", default="standard", show_default=True,
               help="PRESET[,option=value...]; see hearts rules.")
 @click.option("--seed", type=int, default=None, help="Tournament seed (all deals follow from it). Default: random.")
-@click.option("--rounds", type=int, default=1, show_default=True, help="Times the table design is played.")
-@click.option("--deals", type=int, default=1, show_default=True,
-              help="Deals per table per round; each is played in every seat rotation (duplicate).")
+@click.option("--rounds", type=_AT_LEAST_1, default=1, show_default=True,
+              help="Times the table design is played (at least 1).")
+@click.option("--deals", type=_AT_LEAST_1, default=1, show_default=True,
+              help="Deals per table per round (at least 1); each is played in every seat rotation (duplicate).")
 @click.option("--no-duplicate", is_flag=True, help="Play each deal once (seats still rotate across deals).")
-@click.option("--concurrency", type=int, default=4, show_default=True, help="Matches played at once.")
-@click.option("--budget-ms", type=float, default=1000, show_default=True, help="Time for one decision.")
-@click.option("--bank-ms", type=float, default=10000, show_default=True, help="Time bank per bot per match.")
-@click.option("--max-faults", type=int, default=3, show_default=True, help="Faults before a bot forfeits.")
-@click.option("--startup-timeout", type=float, default=15, show_default=True,
-              help="Seconds a bot may take to report SERVING.")
+@click.option("--concurrency", type=_AT_LEAST_1, default=4, show_default=True,
+              help="Matches played at once (at least 1).")
+@click.option("--budget-ms", type=_POSITIVE, default=1000, show_default=True,
+              help="Time for one decision (ms, more than 0).")
+@click.option("--bank-ms", type=_NON_NEGATIVE, default=10000, show_default=True,
+              help="Time bank per bot per match (ms, 0 or more).")
+@click.option("--grace-ms", type=_NON_NEGATIVE, default=50, show_default=True,
+              help="Network slack on every decision (ms, 0 or more).")
+@click.option("--max-faults", type=_AT_LEAST_1, default=3, show_default=True,
+              help="Faults before a bot forfeits (at least 1).")
+@_STARTUP_TIMEOUT_OPTION
 @_DB_OPTION
 def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gauntlet: str | None, ruleset: str,
                    seed: int | None, rounds: int, deals: int, no_duplicate: bool, concurrency: int,
-                   budget_ms: float, bank_ms: float, max_faults: int, startup_timeout: float, db: str) -> None:
+                   budget_ms: float, bank_ms: float, grace_ms: float, max_faults: int, startup_timeout: float,
+                   db: str) -> None:
     """Create a tournament, play it, and print its ladder.
 
     \b
@@ -319,10 +462,7 @@ def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gaunt
     from ladder.tournament import TournamentSpec, create_tournament
     from referee.match import MatchSettings
 
-    try:
-        Rules.parse(ruleset)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--rules") from None
+    _parse_rules(ruleset, "--rules")
     if gauntlet:
         fmt = "gauntlet"
     seed = seed if seed is not None else secrets.randbelow(2**31)
@@ -340,31 +480,40 @@ def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gaunt
             raise click.ClickException(f"no bots: give --bots FILE or register some (hearts bot add) in {db}")
         spec = TournamentSpec(format=fmt, rules=ruleset, rounds=rounds, deals=deals, seed=seed, gauntlet=gauntlet,
                               duplicate=not no_duplicate,
-                              settings=MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, max_faults=max_faults))
+                              settings=MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms,
+                                                     max_faults=max_faults))
         try:
             tid = create_tournament(store, entries, spec)
         except ValueError as e:
             raise click.ClickException(str(e)) from None
-        _play_tournament(store, db, tid, concurrency, startup_timeout)
+        _play_tournament(store, db, tid, concurrency, startup_timeout, created=True, bots_file=bots_file)
 
 
 @tournament.command("resume")
 @click.argument("tournament_id", type=int)
-@click.option("--concurrency", type=int, default=4, show_default=True, help="Matches played at once.")
-@click.option("--startup-timeout", type=float, default=15, show_default=True,
-              help="Seconds a bot may take to report SERVING.")
+@click.option("--concurrency", type=_AT_LEAST_1, default=4, show_default=True,
+              help="Matches played at once (at least 1).")
+@_STARTUP_TIMEOUT_OPTION
 @_DB_OPTION
 def tournament_resume(tournament_id: int, concurrency: int, startup_timeout: float, db: str) -> None:
-    """Play what is missing of tournament TOURNAMENT_ID (after a crash, a kill or Ctrl-C).
+    """Play what is missing of tournament TOURNAMENT_ID (after a crash, a kill, Ctrl-C or a bot that
+    would not start).
 
-    The bots are started with the commands, and reached at the addresses, stored when the tournament
-    was created: re-registering a bot (hearts bot add) does not change what a resume runs. The
-    rules, seeds and time limits are the stored ones too.
+    A bot that is registered is started (or reached) by its current registration, so a command or
+    address fixed with hearts bot add is used; a bot no longer registered by the entry stored with
+    the tournament. The rules, seeds and time limits are the stored ones.
     """
     from ladder.store import Store
+    from ladder.tournament import registry_changes
 
     with Store(db) as store:
-        _play_tournament(store, db, tournament_id, concurrency, startup_timeout)
+        _check_tournament(store, tournament_id, db)
+        changes = registry_changes(store, tournament_id)
+        for name, e in sorted(changes.items()):
+            how = f"command {e.command}" if e.command is not None else f"address {e.address}"
+            console.print(f"bot {name!r}: started by its current registration ({how}), not the entry stored "
+                          f"with tournament {tournament_id}", soft_wrap=True)
+        _play_tournament(store, db, tournament_id, concurrency, startup_timeout, bots=changes)
 
 
 @tournament.command("list")
@@ -389,24 +538,38 @@ def tournament_list(db: str) -> None:
     console.print(table)
 
 
-def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_timeout: float) -> None:
+def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_timeout: float, *,
+                     created: bool = False, bots_file: str | None = None,
+                     bots: dict[str, BotEntry] | None = None) -> None:
+    """Play tournament ``tid`` and print its ladder. ``created``: this command created it (from
+    ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed."""
     from ladder.launcher import BotStartError
     from ladder.leaderboard import load_leaderboard, render_table
-    from ladder.tournament import Progress, get_tournament, run_tournament
+    from ladder.tournament import Progress, delete_tournament, get_tournament, run_tournament
 
-    try:
-        info = get_tournament(store, tid)
-    except KeyError as e:
-        raise click.ClickException(e.args[0]) from None
+    _check_tournament(store, tid, db)
+    info = get_tournament(store, tid)
     console.print(f"tournament {tid}: {info.format}, rules {info.rules}, seed {info.seed}, {len(info.bots)} bots, "
                   f"{info.done}/{info.total} matches recorded; concurrency {concurrency}")
     try:
         with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
             summary = run_tournament(store, tid, concurrency=concurrency, progress=progress,
-                                     startup_timeout=startup_timeout)
+                                     startup_timeout=startup_timeout, bots=bots)
     except BotStartError as e:
-        raise click.ClickException(f"{e}\nnothing more was played; fix the bot, then: "
-                                   f"hearts tournament resume {tid} --db {db}") from None
+        if e.command is not None:
+            register = f'hearts bot add {e.name} --command "..." --db {db}'
+        else:
+            register = f"hearts bot add {e.name} --address HOST:PORT --db {db}"
+        if created and get_tournament(store, tid).done == 0:
+            delete_tournament(store, tid)
+            where = f"its registration ({register})" if bots_file is None else f"its entry in {bots_file}"
+            raise click.ClickException(f"{e}\nnothing was played, so tournament {tid} was not kept. Fix the bot's "
+                                       f"program, or {where}, then run the same command again (with --seed "
+                                       f"{info.seed} for the same deals).") from None
+        raise click.ClickException(
+            f"{e}\nnothing more was played. Fix the bot's program, or its registration ({register}; a resume "
+            f"starts a registered bot by its current registration), then: hearts tournament resume {tid} --db {db}"
+        ) from None
     except KeyboardInterrupt:
         left = get_tournament(store, tid).pending
         console.print(f"interrupted: {left} matches pending; resume with: hearts tournament resume {tid} --db {db}")
@@ -424,8 +587,8 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
 @click.option("--tournament", "tournament_id", type=int, help="Only this tournament's matches.")
 @click.option("--rules", "ruleset", help="Only matches played under this ruleset.")
 @click.option("--anchor", metavar="BOT", help="Fix this bot at 1500 (default: the field's mean is 1500).")
-@click.option("--provisional-games", type=int, default=20, show_default=True,
-              help="Fewer games than this marks a rating provisional.")
+@click.option("--provisional-games", type=click.IntRange(min=0), default=20, show_default=True,
+              help="Fewer games than this marks a rating provisional (0 or more).")
 @click.option("--json", "as_json", is_flag=True, help="Print the ladder as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the ladder as CSV.")
 def ladder_command(db: str, tournament_id: int | None, ruleset: str | None, anchor: str | None,
@@ -438,8 +601,12 @@ def ladder_command(db: str, tournament_id: int | None, ruleset: str | None, anch
         raise click.UsageError("give at most one of --json and --csv")
     if not Path(db).exists():
         raise click.ClickException(f"no database {db} (run a tournament first, or give --db)")
+    if ruleset is not None:
+        _parse_rules(ruleset, "--rules")
     try:
         with Store(db) as store:
+            if tournament_id is not None:
+                _check_tournament(store, tournament_id, db)
             lb = load_leaderboard(store, tournament_id=tournament_id, rules=ruleset, anchor=anchor,
                                   provisional_games=provisional_games)
     except ValueError as e:
@@ -449,7 +616,10 @@ def ladder_command(db: str, tournament_id: int | None, ruleset: str | None, anch
     elif as_csv:
         click.echo(to_csv(lb), nl=False)
     elif not lb.rows:
-        console.print(f"no matches recorded in {db}")
+        console.print(f"no matches recorded in {db}" if not lb.self_play else f"no matches to rate in {db}",
+                      soft_wrap=True)
+        for note in lb.notes:
+            console.print(f"note: {note}")
     else:
         _wide_console().print(render_table(lb))
 

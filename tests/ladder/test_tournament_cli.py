@@ -82,7 +82,9 @@ def test_a_bot_that_cannot_start_is_reported_with_its_log(tmp_path: Path) -> Non
     assert "bot 'broken' failed to start" in result.output
     assert "python -m no_such_module_here --port {port}" in result.output
     assert "broken.log" in result.output and "No module named no_such_module_here" in result.output
-    assert "hearts tournament resume 1" in result.output
+    # Nothing was played: the tournament is not kept, and the error says how to go on.
+    assert "tournament 1 was not kept" in result.output and "run the same command again" in result.output
+    assert "no tournaments" in invoke("tournament", "list", "--db", db)
 
 
 def test_ladder_errors(tmp_path: Path) -> None:
