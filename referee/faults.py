@@ -11,12 +11,12 @@ import asyncio
 from collections.abc import Sequence
 
 import grpc
-from hearts.v1 import bot_pb2 as pb
 
 from referee.record import FaultKind
 from referee.rules import Card, CardSet, MoonChoice, Observation, SeededRandom
 from referee.rules.cards import DECK
 from referee.seats import UndecodableReply
+from referee.wire import moon_choice_from_wire
 
 MAX_FAULTS = 3
 """Faults after which a bot forfeits the match."""
@@ -105,12 +105,11 @@ def judge_pass(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
 
 
 def judge_moon(answer: int) -> MoonChoice:
-    if answer == pb.MOON_CHOICE_ADD_TO_OTHERS:
-        return MoonChoice.ADD_TO_OTHERS
-    if answer == pb.MOON_CHOICE_SUBTRACT_FROM_SHOOTER:
-        return MoonChoice.SUBTRACT_FROM_SHOOTER
-    what = "no choice (MOON_CHOICE_UNSPECIFIED)" if answer == 0 else f"unknown moon choice enum value {answer}"
-    raise Fault(FaultKind.MALFORMED, what, f"choice={answer}")
+    try:
+        return moon_choice_from_wire(answer)  # the wire boundary decodes; the referee judges
+    except ValueError:
+        what = "no choice (MOON_CHOICE_UNSPECIFIED)" if answer == 0 else f"unknown moon choice enum value {answer}"
+        raise Fault(FaultKind.MALFORMED, what, f"choice={answer}") from None
 
 
 # -- substitutes: deterministic, from the match seed -----------------------------------------------
