@@ -1,0 +1,49 @@
+"""Dependencies point one way: ladder → referee → rules; clients → rules and the protocol.
+
+The engine (referee/rules) must stay pure: no I/O libraries, no asyncio, no protobuf, nothing
+else of ours. These checks read every module's imports, so a stray import fails here first.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def _modules(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", _modules("referee/rules"), ids=lambda p: p.name)
+def test_the_engine_imports_nothing_of_ours_and_no_io(path: Path) -> None:
+    forbidden = ("referee", "ladder", "clients", "hearts", "grpc", "google", "asyncio", "sqlite3",
+                 "sqlite_utils", "socket", "subprocess", "rich", "click")
+    bad = sorted(n for n in _imports(path) if n.split(".")[0] in forbidden)
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", _modules("referee"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_referee_does_not_reach_up_into_the_ladder(path: Path) -> None:
+    bad = sorted(n for n in _imports(path) if n.split(".")[0] in ("ladder", "clients"))
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", _modules("clients"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_bots_see_only_the_engine_and_the_protocol(path: Path) -> None:
+    bad = sorted(n for n in _imports(path)
+                 if n.split(".")[0] in ("referee", "ladder") and not n.startswith("referee.rules"))
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
