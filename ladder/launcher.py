@@ -230,9 +230,18 @@ class Launcher:
             raise
         return {n: a for (n, _c, _a), a in zip(specs, addrs)}
 
-    async def ensure(self, name: str) -> str:
-        """The bot's address, restarting it first if its process has died."""
+    async def ensure(self, name: str, *, check: bool = False) -> str:
+        """The bot's address, restarting it first if its process has died.
+
+        ``check``: the bot was unreachable in its last match. Its process may still be on its way
+        out (the referee sees the connection drop before the process can be reaped), so ask its
+        health first and, when it does not answer, end the process and start a new one.
+        """
         bp = self.bots[name]
+        if check and bp.alive and not bp.remote and not bp.failed:
+            assert bp.address is not None
+            if not await health_check(bp.address, timeout=1.0):
+                await _terminate(bp.proc, self.stop_grace)
         if bp.alive or bp.failed:
             assert bp.address is not None
             return bp.address

@@ -411,6 +411,7 @@ async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rule
     sems = {n: asyncio.Semaphore(lim) for n, lim in summary.limits.items() if lim > 0}
     in_flight = dict.fromkeys(seats, 0)
     queue = list(todo)
+    unreachable: set[str] = set()  # bots that were unreachable in their last match: check before seating
     running: set[asyncio.Task[MatchRecord]] = set()
     meta: dict[asyncio.Task[MatchRecord], ScheduledMatch] = {}
 
@@ -421,7 +422,9 @@ async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rule
         try:
             table = []
             for b in m.seats:
-                addr = await launcher.ensure(b)
+                check = b in unreachable
+                unreachable.discard(b)
+                addr = await launcher.ensure(b, check=check)
                 if seats[b].address != addr:  # restarted on a new port: a new channel
                     await seats[b].close()
                     seats[b] = GrpcSeat(addr, b)
@@ -459,6 +462,8 @@ async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rule
                 m = meta.pop(task)
                 record = task.result()  # a referee error (a bug) stops the run; the match stays pending
                 save_scheduled(store, tid, m.index, record)
+                unreachable.update(m.seats[s.seat] for s in record.seats
+                                   if s.forfeit and (s.forfeit_reason or "").startswith("unreachable"))
                 faults = len(record.faults)
                 summary.played += 1
                 summary.faults += faults

@@ -98,6 +98,22 @@ def test_a_bot_that_dies_between_matches_is_restarted(tmp_path: Path) -> None:
     assert (tmp_path / "logs" / "mortal.log").read_text().count("listening on") == 2
 
 
+def test_a_bot_that_stops_answering_but_lingers_is_replaced_not_seated_again(tmp_path: Path) -> None:
+    """The referee sees the connection drop before the process exits: the next match must not
+    seat the dead address (a second forfeit) but check the bot's health and start a new one."""
+    mark = tmp_path / "silent"
+    bots = [sample("a", "lowest"), sample("b", "random", 1), sample("c", "random", 2),
+            BotEntry("lingering", command=f"python {HERE / 'bots' / 'lingering.py'} {{port}} 5 {mark}")]
+    with Store(tmp_path / "arena.db") as store:
+        tid = create_tournament(store, bots, TournamentSpec(rules=FAST, deals=2, seed=1))
+        summary = run_tournament(store, tid, concurrency=1)
+        assert mark.exists() and summary.remaining == 0 and summary.played == 8
+        records = [store.load_match(m.match_id) for m in store.list_matches(tournament_id=tid)]
+        forfeited = [r for r in records if any(s.forfeit for s in r.seats)]
+        assert len(forfeited) == 1, [[(s.bot, s.forfeit_reason) for s in r.seats if s.forfeit] for r in forfeited]
+    assert (tmp_path / "logs" / "lingering.log").read_text().count("listening on") == 2
+
+
 def test_max_concurrent_games_is_never_exceeded(tmp_path: Path) -> None:
     out = tmp_path / "counts.json"
     bots = [BotEntry("counting", command=f"python {HERE / 'bots' / 'counting.py'} {{port}} 2 {out}"),
