@@ -236,8 +236,7 @@ class _Referee:
 
     def _view(self, obs: Observation, out: pb.GameView) -> None:
         # The one place requests are built: from this seat's observation alone.
-        wire.view_to_wire(obs, match_id=self.match_id, player_names=self.names, budget_ms=self.budget_ms,
-                          time_bank_ms=int(self.states[obs.seat].clock.bank * 1000), out=out)
+        self.views.build(obs, int(self.states[obs.seat].clock.bank * 1000), out)
 
     def _fault(self, s: int, fault: Fault, hand: int | None, trick: int | None, sent: str, action: str) -> None:
         st = self.states[s]
@@ -303,6 +302,7 @@ class _Referee:
                                 None, None, sent, "plays on under protocol 1")
             if not self.names[s]:
                 self.names[s] = st.seat.name or name or f"seat {s}"
+        self.views = wire.ViewEncoder(self.match_id, self.names, self.budget_ms)
 
     def _open_hand(self) -> None:
         hand = self.match.hand

@@ -137,6 +137,129 @@ def _rules_message(rules: Rules) -> pb.Rules:
     return msg
 
 
+def _varint(n: int) -> bytes:
+    """A uint32 as a protobuf varint (the setter's range check kept: out of range is a ValueError)."""
+    if n < 0x80:
+        if n < 0:
+            raise ValueError(f"Value out of range: {n}")
+        return _BYTE[n]
+    if n >= 1 << 32:
+        raise ValueError(f"Value out of range: {n}")
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+_BYTE = tuple(bytes((i,)) for i in range(256))
+_EMPTY_CURRENT_TRICK = b"\x62\x00"  # field 12, present and empty
+
+
+class ViewEncoder:
+    """Builds one match's GameViews as wire bytes, from each seat's observation alone.
+
+    What a seat's view keeps for a whole hand (match id, names, budget, rules, seat, hand number,
+    dealer, pass direction, totals) is serialised once per seat and hand, keyed by exactly those
+    observation fields; the completed tricks are serialised once each and joined incrementally;
+    the rest (cards, current trick, time bank) is encoded directly: cards are enum values 1..52,
+    one byte each as packed varints. The parsed result equals ``view_to_wire_reference`` (tested).
+    """
+
+    __slots__ = ("_heads", "_names", "_tricks", "_tricks_bytes", "budget_ms", "match_id")
+
+    def __init__(self, match_id: str, player_names: Sequence[str], budget_ms: int) -> None:
+        self.match_id = match_id
+        self._names = list(player_names)
+        self.budget_ms = budget_ms
+        self._heads: dict[tuple[object, ...], tuple[Rules, bytes]] = {}
+        self._tricks: tuple[Trick, ...] = ()
+        self._tricks_bytes = b""
+
+    def _head(self, obs: Observation) -> bytes:
+        key = (obs.seat, obs.hand_number, obs.dealer, obs.pass_direction, obs.scores)
+        entry = self._heads.get(key)
+        if entry is not None and entry[0] is obs.rules:
+            return entry[1]
+        if len(self._heads) > 1000:  # a bound, not a policy: a match has a few dozen (seat, hand)
+            self._heads.clear()
+        v = pb.GameView(match_id=self.match_id, hand_number=obs.hand_number, seat=obs.seat,
+                        player_names=self._names, scores=obs.scores,
+                        pass_direction=_DIRECTIONS[obs.pass_direction], budget_ms=self.budget_ms,
+                        dealer=obs.dealer)
+        v.rules.CopyFrom(_rules_message(obs.rules))
+        b = v.SerializeToString()
+        self._heads[key] = (obs.rules, b)
+        return b
+
+    def _tricks_of(self, tricks: tuple[Trick, ...]) -> bytes:
+        done = self._tricks
+        if tricks == done:  # identical tricks compare by identity: cheap
+            return self._tricks_bytes
+        n = len(done)
+        if n and len(tricks) > n and tricks[:n] == done:
+            b = self._tricks_bytes + b"".join([_trick_bytes(t) for t in tricks[n:]])
+        else:
+            b = b"".join([_trick_bytes(t) for t in tricks])
+        self._tricks, self._tricks_bytes = tricks, b
+        return b
+
+    def encode(self, obs: Observation, time_bank_ms: int) -> bytes:
+        """The serialised GameView of ``obs``'s seat."""
+        parts = [self._head(obs)]
+        t = _SUIT_BYTES
+        m = obs.hand.mask
+        if m:
+            b = t[0][m & 0x1FFF] + t[1][m >> 13 & 0x1FFF] + t[2][m >> 26 & 0x1FFF] + t[3][m >> 39 & 0x1FFF]
+            parts += (b"\x42", _BYTE[len(b)], b)
+        if obs.passed:
+            b = bytes([c.index + 1 for c in obs.passed])
+            parts += (b"\x4a", _BYTE[len(b)], b)
+        m = obs.received.mask
+        if m:
+            b = t[0][m & 0x1FFF] + t[1][m >> 13 & 0x1FFF] + t[2][m >> 26 & 0x1FFF] + t[3][m >> 39 & 0x1FFF]
+            parts += (b"\x52", _BYTE[len(b)], b)
+        if obs.tricks:
+            parts.append(self._tricks_of(obs.tricks))
+        ct = obs.current_trick
+        if ct.cards or ct.leader or ct.winner is not None:
+            c = b"\x08" + _varint(ct.leader) if ct.leader else b""
+            if ct.cards:
+                b = bytes([x.index + 1 for x in ct.cards])
+                c += b"\x12" + _BYTE[len(b)] + b
+            if ct.winner is not None:
+                c += b"\x18" + _varint(ct.winner)
+            parts += (b"\x62", _BYTE[len(c)], c)
+        else:
+            parts.append(_EMPTY_CURRENT_TRICK)
+        if obs.hearts_broken:
+            parts.append(b"\x68\x01")
+        m = obs.legal.mask
+        if m:
+            b = t[0][m & 0x1FFF] + t[1][m >> 13 & 0x1FFF] + t[2][m >> 26 & 0x1FFF] + t[3][m >> 39 & 0x1FFF]
+            parts += (b"\x72", _BYTE[len(b)], b)
+        if time_bank_ms:
+            parts += (b"\x80\x01", _varint(time_bank_ms))
+        if obs.kitty_taker is not None:
+            parts += (b"\x90\x01", _varint(obs.kitty_taker))
+            m = obs.kitty.mask
+            if m:
+                b = t[0][m & 0x1FFF] + t[1][m >> 13 & 0x1FFF] + t[2][m >> 26 & 0x1FFF] + t[3][m >> 39 & 0x1FFF]
+                parts += (b"\x9a\x01", _BYTE[len(b)], b)
+        return b"".join(parts)
+
+    def build(self, obs: Observation, time_bank_ms: int, out: pb.GameView | None = None) -> pb.GameView:
+        """The GameView of ``obs``'s seat, merged into ``out`` when given (e.g. ``request.view``)."""
+        v = out if out is not None else pb.GameView()
+        v.MergeFromString(self.encode(obs, time_bank_ms))
+        return v
+
+
+# The packed varint bytes of the cards of each 13-bit suit pattern (every card value fits one byte).
+_SUIT_BYTES: tuple[tuple[bytes, ...], ...] = tuple(tuple(bytes(v) for v in suit) for suit in _SUIT_VALUES)
+
+
 def view_to_wire(
     obs: Observation,
     *,
@@ -150,38 +273,9 @@ def view_to_wire(
 
     Built into ``out`` when given (e.g. ``request.view``, saving a copy). Equal, field for field, to
     ``view_to_wire_reference``; faster (cached rules and completed tricks, cards from bitmasks).
+    A match builds many views: ``ViewEncoder`` keeps what does not change between them.
     """
-    v = out if out is not None else pb.GameView()
-    v.match_id = match_id
-    v.hand_number = obs.hand_number
-    v.seat = obs.seat
-    v.player_names.extend(player_names)
-    v.scores.extend(obs.scores)
-    v.pass_direction = _DIRECTIONS[obs.pass_direction]
-    v.hand.extend(mask_values(obs.hand.mask))
-    if obs.passed:
-        v.passed_cards.extend([c.index + 1 for c in obs.passed])
-    if obs.received:
-        v.received_cards.extend(mask_values(obs.received.mask))
-    v.hearts_broken = obs.hearts_broken
-    if obs.legal:
-        v.legal_cards.extend(mask_values(obs.legal.mask))
-    v.budget_ms = budget_ms
-    v.time_bank_ms = time_bank_ms
-    v.dealer = obs.dealer
-    v.rules.CopyFrom(_rules_message(obs.rules))
-    if obs.tricks:
-        v.MergeFromString(b"".join([_trick_bytes(t) for t in obs.tricks]))
-    ct = v.current_trick
-    ct.leader = obs.current_trick.leader
-    if obs.current_trick.cards:
-        ct.cards.extend([c.index + 1 for c in obs.current_trick.cards])
-    else:
-        ct.SetInParent()  # present even when empty, as the reference builds it
-    if obs.kitty_taker is not None:
-        v.kitty_taker = obs.kitty_taker
-        v.kitty.extend(mask_values(obs.kitty.mask))
-    return v
+    return ViewEncoder(match_id, player_names, budget_ms).build(obs, time_bank_ms, out)
 
 
 def view_to_wire_reference(
