@@ -458,6 +458,14 @@ class Observation:
         return self.rules.players
 
 
+_new_object = object.__new__
+_set_attr = object.__setattr__
+_NO_CARDS = CardSet()
+assert not [f for f in Observation.__dataclass_fields__ if f not in (  # observation() gives every field
+    "seat", "rules", "hand_number", "dealer", "phase", "scores", "pass_direction", "hand", "passed", "received",
+    "tricks", "current_trick", "hearts_broken", "legal", "to_move", "kitty_taker", "kitty", "moon_points")]
+
+
 class Match:
     """A match of Hearts among ``rules.players`` seats, from a seed.
 
@@ -757,28 +765,34 @@ class Match:
         phase = self.phase
         passed = hand.passed[seat] or ()
         exchanged = hand.direction != "hold" and hand.phase is not Phase.PASS
-        legal = CardSet(hand.legal_mask(seat)) if phase is Phase.PLAY else CardSet()
-        return Observation(
-            seat=seat,
-            rules=self.rules,
-            hand_number=hand.number,
-            dealer=hand.dealer,
-            phase=phase,
-            scores=tuple(self.scores),  # totals before this hand (final totals once over)
-            pass_direction=hand.direction,
-            hand=CardSet(hand.hands[seat]),
-            passed=passed,
-            received=CardSet(hand.received[seat] if exchanged else 0),
-            tricks=tuple(hand.tricks),
-            current_trick=Trick(hand.leader, tuple(hand.trick_cards)),
-            hearts_broken=hand.hearts_broken,
-            legal=legal,
-            to_move=self.to_move,
-            kitty_taker=hand.kitty_taker,
-            kitty=CardSet(hand.kitty if hand.kitty_taker == seat else 0),
-            moon_points=(self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
+        received = hand.received[seat] if exchanged else 0
+        legal = hand.legal_mask(seat) if phase is Phase.PLAY else 0
+        # Built on every decision: the frozen dataclass's __init__ (one object.__setattr__ a field)
+        # costs several times this; the fields are the same, every one given, and none has a
+        # __post_init__. Empty card sets are one shared (immutable) instance.
+        obs = _new_object(Observation)
+        _set_attr(obs, "__dict__", {
+            "seat": seat,
+            "rules": self.rules,
+            "hand_number": hand.number,
+            "dealer": hand.dealer,
+            "phase": phase,
+            "scores": tuple(self.scores),  # totals before this hand (final totals once over)
+            "pass_direction": hand.direction,
+            "hand": CardSet(hand.hands[seat]),
+            "passed": passed,
+            "received": CardSet(received) if received else _NO_CARDS,
+            "tricks": tuple(hand.tricks),
+            "current_trick": Trick(hand.leader, tuple(hand.trick_cards)),
+            "hearts_broken": hand.hearts_broken,
+            "legal": CardSet(legal) if legal else _NO_CARDS,
+            "to_move": self.to_move,
+            "kitty_taker": hand.kitty_taker,
+            "kitty": CardSet(hand.kitty) if hand.kitty_taker == seat and hand.kitty else _NO_CARDS,
+            "moon_points": (self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
             if phase is Phase.MOON else 0,
-        )
+        })
+        return obs
 
     def _sun_pending(self) -> bool:
         h = self.hand
