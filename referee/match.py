@@ -56,6 +56,8 @@ from referee.seats import (
 )
 
 T = TypeVar("T")
+M = TypeVar("M")
+_perf_counter = time.perf_counter
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,61 @@ MAX_IN_FLIGHT = 16
 """Decisions in flight per referee process (per event loop). Beyond ~16 gRPC throughput is flat
 and only latency grows, and client-side queueing counts against the bots' deadlines."""
 
-_in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+
+class _InFlight:
+    """A semaphore whose free case costs no call: ``take()`` is True when a slot was taken at once.
+
+    asyncio.Semaphore spends five Python calls on an uncontended ``async with``; the referee
+    takes a slot for every decision. Waiters are served in order; a cancelled waiter that had
+    already been handed a slot passes it on.
+    """
+
+    __slots__ = ("free", "waiters")
+
+    def __init__(self, n: int) -> None:
+        self.free = n
+        self.waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+
+    def take(self) -> bool:
+        if self.free > 0 and not self.waiters:
+            self.free -= 1
+            return True
+        return False
+
+    async def wait(self) -> None:
+        """Wait for a slot (after ``take()`` returned False)."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiters.append(fut)
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self.release()  # handed a slot, then cancelled: pass it on
+            else:
+                try:
+                    self.waiters.remove(fut)
+                except ValueError:
+                    pass
+            raise
+
+    def release(self) -> None:
+        waiters = self.waiters
+        while waiters:
+            fut = waiters.popleft()
+            if not fut.done():
+                fut.set_result(None)  # the slot goes straight to the next waiter
+                return
+        self.free += 1
+
+    async def __aenter__(self) -> None:
+        if not self.take():
+            await self.wait()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
+
+
+_in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _InFlight] = weakref.WeakKeyDictionary()
 
 
 def set_max_in_flight(n: int) -> None:
@@ -117,11 +173,11 @@ def set_max_in_flight(n: int) -> None:
     _in_flight.clear()
 
 
-def _semaphore() -> asyncio.Semaphore:
+def _semaphore() -> _InFlight:
     loop = asyncio.get_running_loop()
     sem = _in_flight.get(loop)
     if sem is None:
-        sem = _in_flight[loop] = asyncio.Semaphore(MAX_IN_FLIGHT)
+        sem = _in_flight[loop] = _InFlight(MAX_IN_FLIGHT)
     return sem
 
 
@@ -154,7 +210,7 @@ class _Notifier:
 
     MAX_PENDING = 64
 
-    def __init__(self, seat: Seat, timeout: float, in_flight: asyncio.Semaphore) -> None:
+    def __init__(self, seat: Seat, timeout: float, in_flight: _InFlight) -> None:
         self.seat = seat
         self.timeout = timeout
         self.in_flight = in_flight
@@ -210,25 +266,35 @@ class _Referee:
 
     # -- asking ----------------------------------------------------------------------------------
 
-    async def _ask(self, s: int, call: Callable[[float], Awaitable[T]]) -> tuple[T | None, float | None, Fault | None]:
-        """Ask seat ``s`` one decision under its clock: (answer, latency ms, fault)."""
+    async def _ask(self, s: int, method: Callable[[M, Observation, float], Awaitable[T]], request: M,
+                   obs: Observation) -> tuple[T | None, float | None, Fault | None]:
+        """Ask seat ``s`` one decision under its clock: (answer, latency ms, fault).
+
+        ``method`` is the seat's bound method, called as ``method(request, obs, deadline)``.
+        """
         st = self.states[s]
         if st.forfeit:
             return None, None, None
-        async with self.in_flight:
+        in_flight = self.in_flight
+        if not in_flight.take():
+            await in_flight.wait()
+        try:
+            clock = st.clock
             # The clock starts once the call can go out: the referee's own queue is not the bot's time.
-            t0 = time.perf_counter()
+            t0 = _perf_counter()
             try:
-                answer = await call(st.clock.deadline())
+                answer = await method(request, obs, clock.deadline())
             except Exception as e:  # noqa: BLE001 - every failure of a bot is judged, none stops the match
-                elapsed = time.perf_counter() - t0
+                elapsed = _perf_counter() - t0
                 fault = fault_from_error(e)
                 if fault.kind is FaultKind.TIMEOUT:
-                    st.clock.bank = 0.0
+                    clock.bank = 0.0
                 return None, elapsed * 1000, fault
-        elapsed = time.perf_counter() - t0
-        allowed = st.clock.deadline()
-        if not st.clock.charge(elapsed):
+        finally:
+            in_flight.release()
+        elapsed = _perf_counter() - t0
+        allowed = clock.deadline()
+        if not clock.charge(elapsed):
             return None, elapsed * 1000, Fault(
                 FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms; {allowed * 1000:.0f} ms allowed",
                 f"{answer!r} (too late)"[:300])
@@ -267,7 +333,7 @@ class _Referee:
                 await self._play()
             elif phase is Phase.MOON:
                 await self._moon()
-            await self._close_hands()
+            self._close_hands()
         self._finish()
         self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, match_over=pb.MatchOver(
             totals=m.scores, places=[r.place for r in self.record.seats],
@@ -311,7 +377,7 @@ class _Referee:
             deal=tuple(tuple(str(c) for c in cards_of(mask)) for mask in hand.dealt),
             kitty=tuple(str(c) for c in cards_of(hand.kitty))))
 
-    async def _close_hands(self) -> None:
+    def _close_hands(self) -> None:
         """Record each newly scored hand, tell the bots, and open the next hand's record."""
         m = self.match
         hands = self.record.hands
@@ -339,7 +405,7 @@ class _Referee:
                 return None, None, None
             request = pb.PassCardsRequest()
             self._view(o, request.view)
-            return await self._ask(o.seat, lambda t: st.seat.pass_cards(request, o, t))
+            return await self._ask(o.seat, st.seat.pass_cards, request, o)
 
         outcomes = await asyncio.gather(*(ask(o) for o in obs))
         # Judged and applied in seat order, so the record does not depend on who answered first.
@@ -369,7 +435,7 @@ class _Referee:
         if not st.forfeit:
             request = pb.PlayCardRequest()
             self._view(o, request.view)
-            answer, latency, fault = await self._ask(s, lambda t: st.seat.play_card(request, o, t))
+            answer, latency, fault = await self._ask(s, st.seat.play_card, request, o)
         card = None
         if answer is not None:
             try:
@@ -399,7 +465,7 @@ class _Referee:
             sun = bool(o.rules.sun_points) and all(t.winner == s for t in o.tricks)
             request = pb.ChooseMoonRequest(moon_points=o.moon_points, sun=sun)
             self._view(o, request.view)
-            answer, latency, fault = await self._ask(s, lambda t: st.seat.choose_moon(request, o, t))
+            answer, latency, fault = await self._ask(s, st.seat.choose_moon, request, o)
         choice = None
         if answer is not None:
             try:

@@ -167,7 +167,7 @@ class ViewEncoder:
     one byte each as packed varints. The parsed result equals ``view_to_wire_reference`` (tested).
     """
 
-    __slots__ = ("_heads", "_names", "_tricks", "_tricks_bytes", "budget_ms", "match_id")
+    __slots__ = ("_bank", "_heads", "_names", "_tricks", "_tricks_bytes", "budget_ms", "match_id")
 
     def __init__(self, match_id: str, player_names: Sequence[str], budget_ms: int) -> None:
         self.match_id = match_id
@@ -176,6 +176,7 @@ class ViewEncoder:
         self._heads: dict[tuple[object, ...], tuple[Rules, bytes]] = {}
         self._tricks: tuple[Trick, ...] = ()
         self._tricks_bytes = b""
+        self._bank = (0, b"")  # the last time bank and its encoding: it changes only when a bot runs over budget
 
     def _head(self, obs: Observation) -> bytes:
         key = (obs.seat, obs.hand_number, obs.dealer, obs.pass_direction, obs.scores)
@@ -240,7 +241,10 @@ class ViewEncoder:
             b = t[0][m & 0x1FFF] + t[1][m >> 13 & 0x1FFF] + t[2][m >> 26 & 0x1FFF] + t[3][m >> 39 & 0x1FFF]
             parts += (b"\x72", _BYTE[len(b)], b)
         if time_bank_ms:
-            parts += (b"\x80\x01", _varint(time_bank_ms))
+            bank = self._bank
+            if bank[0] != time_bank_ms:
+                self._bank = bank = (time_bank_ms, b"\x80\x01" + _varint(time_bank_ms))
+            parts.append(bank[1])
         if obs.kitty_taker is not None:
             parts += (b"\x90\x01", _varint(obs.kitty_taker))
             m = obs.kitty.mask

@@ -460,6 +460,7 @@ class Observation:
 
 _new_object = object.__new__
 _set_attr = object.__setattr__
+_new_tuple = tuple.__new__  # Trick(leader, cards) without the NamedTuple's Python-level __new__
 _NO_CARDS = CardSet()
 assert not [f for f in Observation.__dataclass_fields__ if f not in (  # observation() gives every field
     "seat", "rules", "hand_number", "dealer", "phase", "scores", "pass_direction", "hand", "passed", "received",
@@ -779,16 +780,16 @@ class Match:
             "phase": phase,
             "scores": tuple(self.scores),  # totals before this hand (final totals once over)
             "pass_direction": hand.direction,
-            "hand": CardSet(hand.hands[seat]),
+            "hand": cardset_of_mask(hand.hands[seat]),
             "passed": passed,
-            "received": CardSet(received) if received else _NO_CARDS,
+            "received": cardset_of_mask(received) if received else _NO_CARDS,
             "tricks": tuple(hand.tricks),
-            "current_trick": Trick(hand.leader, tuple(hand.trick_cards)),
+            "current_trick": _new_tuple(Trick, (hand.leader, tuple(hand.trick_cards), None)),
             "hearts_broken": hand.hearts_broken,
-            "legal": CardSet(legal) if legal else _NO_CARDS,
+            "legal": cardset_of_mask(legal) if legal else _NO_CARDS,
             "to_move": self.to_move,
             "kitty_taker": hand.kitty_taker,
-            "kitty": CardSet(hand.kitty) if hand.kitty_taker == seat and hand.kitty else _NO_CARDS,
+            "kitty": cardset_of_mask(hand.kitty) if hand.kitty_taker == seat and hand.kitty else _NO_CARDS,
             "moon_points": (self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
             if phase is Phase.MOON else 0,
         })
