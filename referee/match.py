@@ -57,6 +57,7 @@ from referee.seats import (
 
 T = TypeVar("T")
 M = TypeVar("M")
+MessageT = TypeVar("MessageT", pb.PassCardsRequest, pb.PlayCardRequest, pb.ChooseMoonRequest)
 _perf_counter = time.perf_counter
 
 
@@ -189,7 +190,7 @@ def _now() -> str:
 
 
 class _SeatState:
-    __slots__ = ("clock", "faults", "forfeit", "forfeit_reason", "notifier", "seat", "wants_notify")
+    __slots__ = ("clock", "faults", "forfeit", "forfeit_reason", "notifier", "seat", "wants_notify", "wire_requests")
 
     def __init__(self, seat: Seat, settings: MatchSettings) -> None:
         self.seat = seat
@@ -199,6 +200,7 @@ class _SeatState:
         self.forfeit_reason: str | None = None
         self.wants_notify = False
         self.notifier: _Notifier | None = None
+        self.wire_requests = bool(getattr(seat, "wire_requests", False))  # takes serialised requests
 
 
 class _Notifier:
@@ -300,9 +302,20 @@ class _Referee:
                 f"{answer!r} (too late)"[:300])
         return answer, elapsed * 1000, None
 
-    def _view(self, obs: Observation, out: pb.GameView) -> None:
-        # The one place requests are built: from this seat's observation alone.
-        self.views.build(obs, int(self.states[obs.seat].clock.bank * 1000), out)
+    def _request(self, obs: Observation, st: _SeatState, make: Callable[[], MessageT],
+                 rest: bytes = b"") -> MessageT | bytes:
+        """The one place requests are built: from this seat's observation alone.
+
+        ``make()`` gives the request without its view; ``rest`` is that, serialised. A seat that
+        takes serialised requests (``wire_requests``) gets the bytes, which gRPC sends as they are;
+        any other seat gets the message, its view parsed from the same bytes.
+        """
+        view = self.views.encode(obs, int(st.clock.bank * 1000))
+        if st.wire_requests:
+            return wire.request_bytes(view, rest)
+        message = make()
+        message.view.MergeFromString(view)
+        return message
 
     def _fault(self, s: int, fault: Fault, hand: int | None, trick: int | None, sent: str, action: str) -> None:
         st = self.states[s]
@@ -403,8 +416,7 @@ class _Referee:
             st = self.states[o.seat]
             if st.forfeit:
                 return None, None, None
-            request = pb.PassCardsRequest()
-            self._view(o, request.view)
+            request = self._request(o, st, pb.PassCardsRequest)
             return await self._ask(o.seat, st.seat.pass_cards, request, o)
 
         outcomes = await asyncio.gather(*(ask(o) for o in obs))
@@ -433,8 +445,7 @@ class _Referee:
         st = self.states[s]
         answer = latency = fault = None
         if not st.forfeit:
-            request = pb.PlayCardRequest()
-            self._view(o, request.view)
+            request = self._request(o, st, pb.PlayCardRequest)
             answer, latency, fault = await self._ask(s, st.seat.play_card, request, o)
         card = None
         if answer is not None:
@@ -463,8 +474,8 @@ class _Referee:
         if not st.forfeit:
             # The sun (every trick) is public: every trick of the hand was won by the shooter.
             sun = bool(o.rules.sun_points) and all(t.winner == s for t in o.tricks)
-            request = pb.ChooseMoonRequest(moon_points=o.moon_points, sun=sun)
-            self._view(o, request.view)
+            rest = pb.ChooseMoonRequest(moon_points=o.moon_points, sun=sun)
+            request = self._request(o, st, lambda: rest, rest.SerializeToString())
             answer, latency, fault = await self._ask(s, st.seat.choose_moon, request, o)
         choice = None
         if answer is not None:

@@ -71,13 +71,24 @@ class Seat(Protocol):
     async def close(self) -> None: ...
 
 
+def _serialize(request: Any) -> bytes:
+    # A request the referee already serialised goes as it is; a message is serialised as the stub would.
+    return request if type(request) is bytes else request.SerializeToString()
+
+
 class GrpcSeat:
     """A bot served over gRPC at ``address`` (``host:port``).
 
     One channel per bot, made lazily inside the running event loop (aio channels belong to one
     loop) and reused by every match that seats this bot, concurrent ones included. The handshake
     is asked once per channel and remembered.
+
+    ``pass_cards``, ``play_card`` and ``choose_moon`` take the request as a message or already
+    serialised (``bytes``, what the referee sends when ``wire_requests`` is true): the referee
+    encodes it once from the seat's observation, and those very bytes go on the wire.
     """
+
+    wire_requests = True
 
     def __init__(self, address: str, name: str | None = None, *,
                  max_receive_bytes: int = MAX_RECEIVE_BYTES) -> None:
@@ -87,6 +98,9 @@ class GrpcSeat:
         self._options.append(("grpc.max_receive_message_length", max_receive_bytes))
         self._channel: grpc.aio.Channel | None = None
         self._stub: bot_pb2_grpc.BotServiceStub | None = None
+        self._pass_cards: Any = None
+        self._play_card: Any = None
+        self._choose_moon: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._hello: pb.HandshakeResponse | None = None
         self._hello_lock: asyncio.Lock | None = None
@@ -100,6 +114,12 @@ class GrpcSeat:
             # A channel of another (finished) loop cannot be used here: start afresh.
             self._channel = grpc.aio.insecure_channel(self.address, options=self._options)
             self._stub = bot_pb2_grpc.BotServiceStub(self._channel)
+            # The stub's three decision methods, but taking serialised requests too.
+            self._pass_cards, self._play_card, self._choose_moon = (
+                self._channel.unary_unary(f"/hearts.v1.BotService/{name}", request_serializer=_serialize,
+                                          response_deserializer=reply.FromString, _registered_method=True)
+                for name, reply in (("PassCards", pb.PassCardsResponse), ("PlayCard", pb.PlayCardResponse),
+                                    ("ChooseMoon", pb.ChooseMoonResponse)))
             self._loop = loop
             self._hello = None
             self._hello_lock = asyncio.Lock()
@@ -113,16 +133,21 @@ class GrpcSeat:
                 self._hello = _decoded(await stub.Handshake(request, timeout=timeout), "Handshake")
         return self._hello
 
-    async def pass_cards(self, request: pb.PassCardsRequest, obs: Observation, timeout: float) -> list[int]:
-        reply = _decoded(await self.stub().PassCards(request, timeout=timeout), "PassCards")
+    async def pass_cards(self, request: pb.PassCardsRequest | bytes, obs: Observation, timeout: float) -> list[int]:
+        self.stub()
+        reply = _decoded(await self._pass_cards(request, timeout=timeout), "PassCards")
         return list(reply.cards)
 
-    async def play_card(self, request: pb.PlayCardRequest, obs: Observation, timeout: float) -> int:
-        reply = _decoded(await self.stub().PlayCard(request, timeout=timeout), "PlayCard")
+    async def play_card(self, request: pb.PlayCardRequest | bytes, obs: Observation, timeout: float) -> int:
+        self.stub()
+        reply = await self._play_card(request, timeout=timeout)
+        if reply is None:
+            raise UndecodableReply("PlayCard reply could not be decoded")
         return reply.card
 
-    async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int:
-        reply = _decoded(await self.stub().ChooseMoon(request, timeout=timeout), "ChooseMoon")
+    async def choose_moon(self, request: pb.ChooseMoonRequest | bytes, obs: Observation, timeout: float) -> int:
+        self.stub()
+        reply = _decoded(await self._choose_moon(request, timeout=timeout), "ChooseMoon")
         return reply.choice
 
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None:
@@ -130,6 +155,7 @@ class GrpcSeat:
 
     async def close(self) -> None:
         channel, self._channel, self._stub, self._hello = self._channel, None, None, None
+        self._pass_cards = self._play_card = self._choose_moon = None
         if channel is not None and self._loop is asyncio.get_running_loop():
             await channel.close()
 

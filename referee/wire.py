@@ -160,39 +160,41 @@ _EMPTY_CURRENT_TRICK = b"\x62\x00"  # field 12, present and empty
 class ViewEncoder:
     """Builds one match's GameViews as wire bytes, from each seat's observation alone.
 
-    What a seat's view keeps for a whole hand (match id, names, budget, rules, seat, hand number,
-    dealer, pass direction, totals) is serialised once per seat and hand, keyed by exactly those
+    What a seat's view keeps for a whole hand (match id, names, rules, seat, hand number, dealer,
+    pass direction, totals) is serialised once per seat and hand, keyed by exactly those
     observation fields; the completed tricks are serialised once each and joined incrementally;
     the rest (cards, current trick, time bank) is encoded directly: cards are enum values 1..52,
-    one byte each as packed varints. The parsed result equals ``view_to_wire_reference`` (tested).
+    one byte each as packed varints. Fields come in field-number order, as protobuf writes them:
+    the bytes equal ``view_to_wire_reference(...).SerializeToString()`` (tested).
     """
 
-    __slots__ = ("_bank", "_heads", "_names", "_tricks", "_tricks_bytes", "budget_ms", "match_id")
+    __slots__ = ("_bank", "_budget", "_heads", "_names", "_tricks", "_tricks_bytes", "budget_ms", "match_id")
 
     def __init__(self, match_id: str, player_names: Sequence[str], budget_ms: int) -> None:
         self.match_id = match_id
         self._names = list(player_names)
         self.budget_ms = budget_ms
-        self._heads: dict[tuple[object, ...], tuple[Rules, bytes]] = {}
+        self._budget = b"\x78" + _varint(budget_ms) if budget_ms else b""  # field 15
+        self._heads: dict[tuple[object, ...], tuple[Rules, bytes, bytes]] = {}
         self._tricks: tuple[Trick, ...] = ()
         self._tricks_bytes = b""
         self._bank = (0, b"")  # the last time bank and its encoding: it changes only when a bot runs over budget
 
-    def _head(self, obs: Observation) -> bytes:
+    def _head(self, obs: Observation) -> tuple[Rules, bytes, bytes]:
+        """Fields 1-7 (match id .. pass direction) and field 17 (dealer) of this seat and hand."""
         key = (obs.seat, obs.hand_number, obs.dealer, obs.pass_direction, obs.scores)
         entry = self._heads.get(key)
         if entry is not None and entry[0] is obs.rules:
-            return entry[1]
+            return entry
         if len(self._heads) > 1000:  # a bound, not a policy: a match has a few dozen (seat, hand)
             self._heads.clear()
         v = pb.GameView(match_id=self.match_id, hand_number=obs.hand_number, seat=obs.seat,
                         player_names=self._names, scores=obs.scores,
-                        pass_direction=_DIRECTIONS[obs.pass_direction], budget_ms=self.budget_ms,
-                        dealer=obs.dealer)
+                        pass_direction=_DIRECTIONS[obs.pass_direction])
         v.rules.CopyFrom(_rules_message(obs.rules))
-        b = v.SerializeToString()
-        self._heads[key] = (obs.rules, b)
-        return b
+        entry = self._heads[key] = (obs.rules, v.SerializeToString(),
+                                    b"\x88\x01" + _varint(obs.dealer) if obs.dealer else b"")
+        return entry
 
     def _tricks_of(self, tricks: tuple[Trick, ...]) -> bytes:
         done = self._tricks
@@ -208,7 +210,8 @@ class ViewEncoder:
 
     def encode(self, obs: Observation, time_bank_ms: int) -> bytes:
         """The serialised GameView of ``obs``'s seat."""
-        parts = [self._head(obs)]
+        head = self._head(obs)
+        parts = [head[1]]
         t = _SUIT_BYTES
         m = obs.hand.mask
         if m:
@@ -240,11 +243,13 @@ class ViewEncoder:
         if m:
             b = t[0][m & 0x1FFF] + t[1][m >> 13 & 0x1FFF] + t[2][m >> 26 & 0x1FFF] + t[3][m >> 39 & 0x1FFF]
             parts += (b"\x72", _BYTE[len(b)], b)
+        parts.append(self._budget)
         if time_bank_ms:
             bank = self._bank
             if bank[0] != time_bank_ms:
                 self._bank = bank = (time_bank_ms, b"\x80\x01" + _varint(time_bank_ms))
             parts.append(bank[1])
+        parts.append(head[2])
         if obs.kitty_taker is not None:
             parts += (b"\x90\x01", _varint(obs.kitty_taker))
             m = obs.kitty.mask
@@ -258,6 +263,12 @@ class ViewEncoder:
         v = out if out is not None else pb.GameView()
         v.MergeFromString(self.encode(obs, time_bank_ms))
         return v
+
+
+def request_bytes(view: bytes, rest: bytes = b"") -> bytes:
+    """A serialised request whose field 1 is the serialised GameView ``view`` (PassCardsRequest,
+    PlayCardRequest, ChooseMoonRequest), followed by its other fields ``rest``, already serialised."""
+    return b"\x0a" + _varint(len(view)) + view + rest
 
 
 # The packed varint bytes of the cards of each 13-bit suit pattern (every card value fits one byte).
