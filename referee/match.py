@@ -456,14 +456,14 @@ class _Referee:
         substituted = card is None
         if card is None:
             card = substitute_play(self.seed, o)
+        hand_number, trick_number = o.hand_number, len(o.tricks)  # o.trick_number
         if fault is not None:
-            self._fault(s, fault, o.hand_number, o.trick_number, describe("PlayCard", o),
+            self._fault(s, fault, hand_number, trick_number, describe("PlayCard", o),
                         f"played the seeded substitute {card}")
         trick = m.play(card, s)
-        self.record.plays.append(PlayRecord(hand=o.hand_number, trick=o.trick_number, seat=s, card=str(card),
-                                            latency_ms=latency, substituted=substituted))
+        self.record.plays.append(PlayRecord(hand_number, trick_number, s, str(card), latency, substituted))
         if trick is not None:
-            self._notify_trick(o.hand_number, trick)
+            self._notify_trick(hand_number, trick)
 
     async def _moon(self) -> None:
         m = self.match

@@ -47,7 +47,7 @@ class SeatRecord:
     time_bank_left_ms: float | None = None
 
 
-@dataclass
+@dataclass(slots=True)  # one per decision: no __dict__ each
 class PassRecord:
     hand: int
     seat: int
@@ -56,7 +56,7 @@ class PassRecord:
     substituted: bool = False
 
 
-@dataclass
+@dataclass(slots=True)  # one per decision: no __dict__ each
 class PlayRecord:
     hand: int
     trick: int  # from 0 within the hand
