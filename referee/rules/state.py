@@ -458,13 +458,7 @@ class Observation:
         return self.rules.players
 
 
-_new_object = object.__new__
-_set_attr = object.__setattr__
-_new_tuple = tuple.__new__  # Trick(leader, cards) without the NamedTuple's Python-level __new__
-_NO_CARDS = CardSet()
-assert not [f for f in Observation.__dataclass_fields__ if f not in (  # observation() gives every field
-    "seat", "rules", "hand_number", "dealer", "phase", "scores", "pass_direction", "hand", "passed", "received",
-    "tricks", "current_trick", "hearts_broken", "legal", "to_move", "kitty_taker", "kitty", "moon_points")]
+_NO_CARDS = CardSet()  # one shared empty set: card sets are immutable
 
 
 class Match:
@@ -768,32 +762,27 @@ class Match:
         exchanged = hand.direction != "hold" and hand.phase is not Phase.PASS
         received = hand.received[seat] if exchanged else 0
         legal = hand.legal_mask(seat) if phase is Phase.PLAY else 0
-        # Built on every decision: the frozen dataclass's __init__ (one object.__setattr__ a field)
-        # costs several times this; the fields are the same, every one given, and none has a
-        # __post_init__. Empty card sets are one shared (immutable) instance.
-        obs = _new_object(Observation)
-        _set_attr(obs, "__dict__", {
-            "seat": seat,
-            "rules": self.rules,
-            "hand_number": hand.number,
-            "dealer": hand.dealer,
-            "phase": phase,
-            "scores": tuple(self.scores),  # totals before this hand (final totals once over)
-            "pass_direction": hand.direction,
-            "hand": cardset_of_mask(hand.hands[seat]),
-            "passed": passed,
-            "received": cardset_of_mask(received) if received else _NO_CARDS,
-            "tricks": tuple(hand.tricks),
-            "current_trick": _new_tuple(Trick, (hand.leader, tuple(hand.trick_cards), None)),
-            "hearts_broken": hand.hearts_broken,
-            "legal": cardset_of_mask(legal) if legal else _NO_CARDS,
-            "to_move": self.to_move,
-            "kitty_taker": hand.kitty_taker,
-            "kitty": cardset_of_mask(hand.kitty) if hand.kitty_taker == seat and hand.kitty else _NO_CARDS,
-            "moon_points": (self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
+        return Observation(
+            seat=seat,
+            rules=self.rules,
+            hand_number=hand.number,
+            dealer=hand.dealer,
+            phase=phase,
+            scores=tuple(self.scores),  # totals before this hand (final totals once over)
+            pass_direction=hand.direction,
+            hand=cardset_of_mask(hand.hands[seat]),
+            passed=passed,
+            received=cardset_of_mask(received) if received else _NO_CARDS,
+            tricks=tuple(hand.tricks),
+            current_trick=Trick(hand.leader, tuple(hand.trick_cards)),
+            hearts_broken=hand.hearts_broken,
+            legal=cardset_of_mask(legal) if legal else _NO_CARDS,
+            to_move=self.to_move,
+            kitty_taker=hand.kitty_taker,
+            kitty=cardset_of_mask(hand.kitty) if hand.kitty_taker == seat and hand.kitty else _NO_CARDS,
+            moon_points=(self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
             if phase is Phase.MOON else 0,
-        })
-        return obs
+        )
 
     def _sun_pending(self) -> bool:
         h = self.hand
