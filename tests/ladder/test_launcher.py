@@ -112,10 +112,13 @@ def test_a_missing_program_and_a_silent_bot_fail_clearly(tmp_path: Path) -> None
 
 def test_a_remote_bot_is_checked_not_started(tmp_path: Path) -> None:
     async def main() -> None:
-        async with Launcher(tmp_path, startup_timeout=0.5) as launcher:
+        # A generous start-up for the real bot (a loaded machine is slow to start Python), a short
+        # one for the address where nothing listens.
+        async with Launcher(tmp_path, startup_timeout=15) as launcher:
             addr = await launcher.start("local", RANDOM)
             assert await launcher.start("remote", address=addr) == addr
             assert launcher.bots["remote"].proc is None
+        async with Launcher(tmp_path, startup_timeout=0.5) as launcher:
             with pytest.raises(BotStartError, match="127.0.0.1:1 did not report SERVING"):
                 await launcher.start("away", address="127.0.0.1:1")
 
