@@ -223,9 +223,15 @@ class Launcher:
     async def start_many(self, specs: Iterable[tuple[str, str | None, str | None]]) -> dict[str, str]:
         """Start several bots at once (name, command, address); on any failure stop them all."""
         specs = list(specs)
+        tasks = [asyncio.ensure_future(self.start(n, c, address=a)) for n, c, a in specs]
         try:
-            addrs = await asyncio.gather(*(self.start(n, c, address=a) for n, c, a in specs))
+            addrs = await asyncio.gather(*tasks)
         except BaseException:
+            # gather does not cancel the others when one fails: cancel them and let them finish,
+            # so that no bot is launched after stop_all.
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             await self.stop_all()
             raise
         return {n: a for (n, _c, _a), a in zip(specs, addrs)}
@@ -256,6 +262,7 @@ class Launcher:
                 assert bp.address is not None
                 return bp.address
             self.events.append(f"bot {name!r} exited (code {code}); restarting it")
+            await _terminate(bp.proc, self.stop_grace)  # what the dead leader left behind (a wrapper's child)
             try:
                 return await self._spawn(bp)
             except BotStartError as e:
@@ -352,26 +359,41 @@ async def _wait_healthy(address: str, proc: subprocess.Popen[bytes] | None, time
 
 
 async def _terminate(proc: subprocess.Popen[bytes] | None, grace: float) -> None:
-    """SIGTERM the bot's process group, wait up to ``grace`` s, then SIGKILL it."""
-    if proc is None or proc.poll() is not None:
+    """SIGTERM the bot's process group, wait up to ``grace`` s, then SIGKILL what is left of it.
+
+    The group is signalled even when its leader has already exited: a wrapper (``sh -c``, a
+    script starting ``node``) can die and leave its children holding the port.
+    """
+    if proc is None:
         return
     _signal_group(proc, signal.SIGTERM)
     deadline = time.monotonic() + grace
-    while proc.poll() is None and time.monotonic() < deadline:
+    while (proc.poll() is None or _group_alive(proc.pid)) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
-    if proc.poll() is None:
+    if proc.poll() is None or _group_alive(proc.pid):
         _signal_group(proc, signal.SIGKILL)
         while proc.poll() is None:
             await asyncio.sleep(0.01)
 
 
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group is left (an unreaped zombie counts: bounded by the grace)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
     # The bot leads its own session, so its group holds whatever it started (a shell, a node
-    # process...): signal them all. Fall back to the process if the group is already gone.
+    # process...): signal them all, whether or not the leader is still there.
     try:
         os.killpg(proc.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        try:
+    except ProcessLookupError:
+        pass  # the whole group is gone
+    except PermissionError:
+        if proc.poll() is None:
             proc.send_signal(sig)
-        except ProcessLookupError:
-            pass

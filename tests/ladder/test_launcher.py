@@ -123,3 +123,83 @@ def test_a_remote_bot_is_checked_not_started(tmp_path: Path) -> None:
                 await launcher.start("away", address="127.0.0.1:1")
 
     run(main())
+
+
+# -- a wrapper's children are stopped too (review item 1) ----------------------------------------
+
+def _wrapper() -> str:
+    # A shell that starts the real bot and waits: killing the shell leaves the bot holding the port.
+    return f"sh -c '{sys.executable} -m clients.bots.lowest --port {{port}} & wait'"
+
+
+def _listening(address: str) -> bool:
+    import socket
+
+    host, port = address.rsplit(":", 1)
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((host, int(port))) == 0
+
+
+async def _gone(address: str, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while _listening(address):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+async def _kill_leader(launcher: Launcher, name: str) -> str:
+    bp = launcher.bots[name]
+    assert bp.proc is not None and bp.address is not None
+    os.kill(bp.proc.pid, signal.SIGKILL)  # the shell only: its child keeps serving
+    while bp.proc.poll() is None:
+        await asyncio.sleep(0.01)
+    assert await health_check(bp.address)
+    return bp.address
+
+
+def test_stop_all_stops_a_wrappers_child_after_the_wrapper_died(tmp_path: Path) -> None:
+    async def main() -> None:
+        launcher = Launcher(tmp_path, stop_grace=1.0)
+        try:
+            await launcher.start("wrapped", _wrapper())
+            addr = await _kill_leader(launcher, "wrapped")
+        finally:
+            await launcher.stop_all()
+        assert await _gone(addr), f"a process still listens on {addr}"
+
+    run(main())
+
+
+def test_ensure_stops_a_wrappers_child_before_restarting(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Launcher(tmp_path, stop_grace=1.0) as launcher:
+            await launcher.start("wrapped", _wrapper())
+            old = await _kill_leader(launcher, "wrapped")
+            new = await launcher.ensure("wrapped")
+            assert new != old and await health_check(new)
+            assert await _gone(old), f"the old bot still listens on {old}"
+
+    run(main())
+
+
+def test_start_many_launches_nothing_after_a_failure(tmp_path: Path) -> None:
+    class SlowLauncher(Launcher):
+        async def start(self, name, command=None, *, address=None, env=None):  # type: ignore[no-untyped-def]
+            if name == "slow":
+                await asyncio.sleep(0.3)
+            return await super().start(name, command, address=address, env=env)
+
+    async def main() -> None:
+        launcher = SlowLauncher(tmp_path, stop_grace=1.0)
+        try:
+            with pytest.raises(BotStartError, match="ghost"):
+                await launcher.start_many([("ghost", "/nonexistent/bot {port}", None), ("slow", RANDOM, None)])
+            await asyncio.sleep(1.0)  # the slow start would have launched its bot by now
+            assert "slow" not in launcher.bots or not launcher.bots["slow"].alive
+        finally:
+            await launcher.stop_all()
+
+    run(main())
