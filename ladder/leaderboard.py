@@ -51,6 +51,7 @@ __all__ = [
     "MatchSummary",
     "SeatResult",
     "compute_leaderboard",
+    "live_elo",
     "load_leaderboard",
     "load_summaries",
     "render_table",
@@ -219,10 +220,9 @@ def _duplicate_deltas(ms: Sequence[MatchSummary]) -> dict[str, float]:
 # -- reading the store ---------------------------------------------------------------------------
 
 
-def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str | None = None
-                   ) -> list[MatchSummary]:
-    """Every finished match in the store (or one tournament's, or one ruleset's), as summaries."""
-    where = ["m.status = 'finished'"]
+def _match_filters(tournament_id: int | None, rules: str | None) -> tuple[list[str], list[object]]:
+    """SQL conditions on ``matches m`` (and their arguments) for the leaderboard's filters."""
+    where: list[str] = []
     args: list[object] = []
     if tournament_id is not None:
         where.append("m.tournament_id = ?")
@@ -231,6 +231,14 @@ def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str
         # The store keeps rules as compact sorted JSON of Rules.to_dict(): compare in that form.
         where.append("m.rules = ?")
         args.append(json.dumps(Rules.parse(rules).to_dict(), separators=(",", ":"), sort_keys=True))
+    return where, args
+
+
+def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str | None = None
+                   ) -> list[MatchSummary]:
+    """Every finished match in the store (or one tournament's, or one ruleset's), as summaries."""
+    filters, args = _match_filters(tournament_id, rules)
+    where = ["m.status = 'finished'", *filters]
     sql = ("SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
            "s.faults, COALESCE(mc.n, 0) FROM matches m "
            "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
@@ -249,14 +257,28 @@ def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str
     return out
 
 
+def live_elo(store: Store, *, tournament_id: int | None = None, rules: str | None = None,
+             bots: Iterable[str] | None = None) -> dict[str, float]:
+    """Live pairwise Elo by bot: 1500 plus the sum of its changes over the matches that pass the
+    leaderboard's filters (``load_summaries``); ``bots`` keeps only those names (one query for a
+    whole table). Bots without a change are left out."""
+    where, args = _match_filters(tournament_id, rules)
+    if bots is not None:
+        names = list(bots)
+        where.append(f"b.name IN ({', '.join('?' * len(names))})")
+        args.extend(names)
+    sql = ("SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN matches m ON m.id = l.match_id "
+           "JOIN bots b ON b.id = l.bot_id" + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY b.name")
+    return {name: ELO_BASE + change for name, change in store.db.execute(sql, args)}
+
+
 def load_leaderboard(store: Store, *, tournament_id: int | None = None, rules: str | None = None,
                      anchor: str | None = None, provisional_games: int = DEFAULT_PROVISIONAL_GAMES) -> Leaderboard:
-    """The leaderboard of the store's matches (see ``load_summaries`` for the filters)."""
+    """The leaderboard of the store's matches (see ``load_summaries`` for the filters); its live Elo
+    counts the same matches."""
     lb = compute_leaderboard(load_summaries(store, tournament_id=tournament_id, rules=rules), anchor=anchor,
                              provisional_games=provisional_games)
-    live = dict(store.db.execute("SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN bots b ON b.id = l.bot_id "
-                                 "GROUP BY b.name").fetchall())
-    lb.live_elo = {b: ELO_BASE + v for b, v in live.items()}
+    lb.live_elo = live_elo(store, tournament_id=tournament_id, rules=rules)
     return lb
 
 

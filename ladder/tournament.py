@@ -42,6 +42,7 @@ from typing import Any, TextIO
 from hearts.v1 import bot_pb2 as pb
 
 from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher
+from ladder.leaderboard import live_elo
 from ladder.ratings import ELO_BASE, live_elo_update
 from ladder.registry import BotEntry, add_bots, list_bots
 from ladder.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
@@ -225,12 +226,6 @@ def pending_matches(store: Store, tournament_id: int) -> list[ScheduledMatch]:
                 "WHERE tournament_id = ? AND match_id IS NULL ORDER BY idx", [tournament_id])]
 
 
-def live_elo(store: Store) -> dict[str, float]:
-    """Every bot's current live pairwise Elo (1500 plus the sum of its changes)."""
-    return {r[0]: ELO_BASE + r[1] for r in store.db.execute(
-        "SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN bots b ON b.id = l.bot_id GROUP BY b.name")}
-
-
 def _set_status(store: Store, tid: int, status: str) -> None:
     with store.db.atomic():
         store.db.execute("UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
@@ -252,9 +247,8 @@ def save_scheduled(store: Store, tid: int, index: int, record: MatchRecord, k: f
             raise RuntimeError(f"tournament {tid} match {index} is already recorded")
         players = [s.bot for s in record.seats]
         ids = [store.bot_id(p) for p in players]
-        before = {p: ELO_BASE + (store.db.execute("SELECT COALESCE(SUM(elo_change), 0) FROM live_elo "
-                                                  "WHERE bot_id = ?", [i]).fetchone()[0])
-                  for p, i in zip(players, ids)}
+        current = live_elo(store, bots=players)  # over every match: live Elo carries across tournaments
+        before = {p: current.get(p, ELO_BASE) for p in players}
         # Places, not scores: a forfeiter places last whatever its substitutes scored.
         after = live_elo_update(before, players, [float(s.place) for s in record.seats], k=k)
         store.db.conn.executemany(

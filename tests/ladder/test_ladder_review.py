@@ -1,0 +1,71 @@
+"""Fixes of a review of ``ladder/``: real SQLite files in tmp_path, hand-made match records where
+the referee's play is not the point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ladder.leaderboard import live_elo, load_leaderboard
+from ladder.ratings import ELO_BASE
+from ladder.registry import BotEntry
+from ladder.store import Store
+from ladder.tournament import (
+    TournamentSpec,
+    create_tournament,
+    pending_matches,
+    save_scheduled,
+)
+from referee.record import HandRecord, MatchRecord, SeatRecord
+from referee.rules import Rules
+
+BOTS = [BotEntry(n, command=f"python -m clients.bots.lowest --port {{port}} --name {n}") for n in "abcd"]
+
+
+def record(mid: str, tid: int | None, rules: str, places: dict[str, int], *,
+           hands: list[HandRecord] | None = None, scores: dict[str, int] | None = None) -> MatchRecord:
+    """A finished match of the bots in ``places`` (seat order as given)."""
+    seats = [SeatRecord(seat=i, bot=b, place=p, final_score=(scores or {}).get(b, 10 * p))
+             for i, (b, p) in enumerate(places.items())]
+    return MatchRecord(match_id=mid, seed=1, rules=Rules.parse(rules).to_dict(), seats=seats,
+                       started_at="2024-01-01T00:00:00.000+00:00", tournament_id=tid, hands=hands or [])
+
+
+def play_by_hand(store: Store, tid: int, places: dict[str, int]) -> None:
+    """Save every pending match of ``tid`` as if played, with the given places."""
+    rules = store.db.execute("SELECT rules FROM tournaments WHERE id = ?", [tid]).fetchone()[0]
+    for m in pending_matches(store, tid):
+        save_scheduled(store, tid, m.index, record(f"t{tid}-{m.index:06d}", tid, rules,
+                                                   {b: places[b] for b in m.seats}))
+
+
+# -- 2: live Elo follows the leaderboard's filters -----------------------------------------------
+
+
+def test_live_elo_counts_only_the_filtered_matches(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as store:
+        t1 = create_tournament(store, BOTS, TournamentSpec(rules="standard", seed=1))
+        t2 = create_tournament(store, BOTS, TournamentSpec(rules="standard,target=50", seed=2))
+        play_by_hand(store, t1, {"a": 1, "b": 2, "c": 3, "d": 4})
+        play_by_hand(store, t2, {"a": 4, "b": 3, "c": 2, "d": 1})
+
+        def changes(tid: int) -> dict[str, float]:
+            return {n: ELO_BASE + v for n, v in store.db.execute(
+                "SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN bots b ON b.id = l.bot_id "
+                "JOIN matches m ON m.id = l.match_id WHERE m.tournament_id = ? GROUP BY b.name", [tid])}
+
+        everything = live_elo(store)
+        only_t1 = changes(t1)
+        assert only_t1["a"] > ELO_BASE > only_t1["d"]
+        assert only_t1 != pytest.approx(everything)
+        lb = load_leaderboard(store, tournament_id=t1)
+        assert lb.live_elo == pytest.approx(only_t1)
+        assert load_leaderboard(store, rules="standard,target=50").live_elo == pytest.approx(changes(t2))
+        assert load_leaderboard(store).live_elo == pytest.approx(everything)
+        assert live_elo(store, tournament_id=t2, bots=["a", "d"]) == pytest.approx(
+            {k: v for k, v in changes(t2).items() if k in "ad"})
+        # Saving goes on from the all-time figure: the second tournament started where the first ended.
+        first_t2 = store.db.execute("SELECT b.name, l.elo_before FROM live_elo l JOIN bots b ON b.id = l.bot_id "
+                                    "WHERE l.match_id = ?", [f"t{t2}-000000"]).fetchall()
+        assert dict(first_t2) == pytest.approx({n: only_t1[n] for n, _ in first_t2})
