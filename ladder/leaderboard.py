@@ -6,7 +6,8 @@ The other columns are plain counts over the same matches:
 
 - score %: opponents out-placed, a tie counting half (the four-player analogue of a chess score);
 - win %: matches finished in first place (a shared first counts as a win);
-- avg place, points per hand (final score over hands played), moons shot, faults;
+- avg place; points per hand: final score / hands played, what the bot's total grew by per hand;
+  moons: hands in which it shot the moon or the sun (the engine records a sun as sun, not moon); faults;
 - dup Δ: points per match against the field on the same deal and seat. Duplicate schedules play
   every seed from every seat, so ``score − mean(others' scores on that seed and seat)`` removes
   the luck of the cards; negative is better (points are bad in Hearts). Blank without duplicates.
@@ -240,11 +241,12 @@ def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str
     filters, args = _match_filters(tournament_id, rules)
     where = ["m.status = 'finished'", *filters]
     sql = ("SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
-           "s.faults, COALESCE(mc.n, 0) FROM matches m "
+           "s.faults, "
+           # A sun takes every penalty card too; the engine records it as sun with moon NULL.
+           "(SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id AND (h.moon = s.seat OR h.sun = s.seat)) "
+           "FROM matches m "
            "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
            "LEFT JOIN (SELECT match_id, COUNT(*) AS n FROM hands GROUP BY match_id) hc ON hc.match_id = m.id "
-           "LEFT JOIN (SELECT match_id, moon, COUNT(*) AS n FROM hands WHERE moon IS NOT NULL "
-           "GROUP BY match_id, moon) mc ON mc.match_id = m.id AND mc.moon = s.seat "
            f"WHERE {' AND '.join(where)} ORDER BY m.id, s.seat")
     out: list[MatchSummary] = []
     for _mid, group in itertools.groupby(store.db.execute(sql, args), key=lambda r: r[0]):

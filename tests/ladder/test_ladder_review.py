@@ -69,3 +69,28 @@ def test_live_elo_counts_only_the_filtered_matches(tmp_path: Path) -> None:
         first_t2 = store.db.execute("SELECT b.name, l.elo_before FROM live_elo l JOIN bots b ON b.id = l.bot_id "
                                     "WHERE l.match_id = ?", [f"t{t2}-000000"]).fetchall()
         assert dict(first_t2) == pytest.approx({n: only_t1[n] for n, _ in first_t2})
+
+
+# -- 3: a sun counts as a moon -------------------------------------------------------------------
+
+
+def hand(n: int, *, moon: int | None = None, sun: int | None = None) -> HandRecord:
+    return HandRecord(hand=n, pass_direction="left", dealer=0, deal=((), (), (), ()), moon=moon, sun=sun)
+
+
+def test_moons_count_moons_and_suns(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as store:
+        hands = [hand(0, moon=0), hand(1, sun=0), hand(2, sun=2), hand(3)]
+        store.save_match(record("m1", None, "standard", {"a": 1, "b": 2, "c": 3, "d": 4}, hands=hands,
+                                scores={"a": 10, "b": 30, "c": 50, "d": 70}))
+        lb = load_leaderboard(store)
+        assert {r.bot: r.moons for r in lb.rows} == {"a": 2, "b": 0, "c": 1, "d": 0}
+        # pts/hand is the final score over the hands played (what the total grew by per hand).
+        assert {r.bot: r.points_per_hand for r in lb.rows} == {"a": 2.5, "b": 7.5, "c": 12.5, "d": 17.5}
+
+
+def test_both_docs_define_pts_per_hand_alike() -> None:
+    root = Path(__file__).resolve().parents[2]
+    definition = "| pts/hand | final score / hands played: what the bot's total grew by per hand (lower is better) |"
+    for doc in ("cli.md", "tournaments.md"):
+        assert definition in (root / "docs" / doc).read_text(), doc
