@@ -164,7 +164,12 @@ class _InFlight:
         self.release()
 
 
-_in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _InFlight] = weakref.WeakKeyDictionary()
+MAX_NOTIFY_IN_FLIGHT = 16
+"""Notifications in flight per referee process (per event loop): their own bound, so listeners slow
+to answer Notify hold none of the slots decisions need (nor slow any match but by dropped courtesies)."""
+
+_in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[_InFlight, _InFlight]] = (
+    weakref.WeakKeyDictionary())
 
 
 def set_max_in_flight(n: int) -> None:
@@ -174,12 +179,13 @@ def set_max_in_flight(n: int) -> None:
     _in_flight.clear()
 
 
-def _semaphore() -> _InFlight:
+def _semaphores() -> tuple[_InFlight, _InFlight]:
+    """This loop's bounds: (decisions, notifications)."""
     loop = asyncio.get_running_loop()
-    sem = _in_flight.get(loop)
-    if sem is None:
-        sem = _in_flight[loop] = _InFlight(MAX_IN_FLIGHT)
-    return sem
+    sems = _in_flight.get(loop)
+    if sems is None:
+        sems = _in_flight[loop] = (_InFlight(MAX_IN_FLIGHT), _InFlight(MAX_NOTIFY_IN_FLIGHT))
+    return sems
 
 
 # -- the referee ---------------------------------------------------------------------------------
@@ -213,6 +219,7 @@ class _Notifier:
     MAX_PENDING = 64
 
     def __init__(self, seat: Seat, timeout: float, in_flight: _InFlight) -> None:
+        # ``in_flight``: the loop's bound on notifications, never the decisions' one (see _semaphores).
         self.seat = seat
         self.timeout = timeout
         self.in_flight = in_flight
@@ -333,7 +340,7 @@ class _Referee:
     # -- the flow --------------------------------------------------------------------------------
 
     async def run(self) -> MatchRecord:
-        self.in_flight = _semaphore()
+        self.in_flight, self.notify_in_flight = _semaphores()
         self.record.started_at = _now()
         await self._handshakes()
         m = self.match
@@ -507,7 +514,7 @@ class _Referee:
         for s, st in enumerate(self.states):
             if st.wants_notify and not st.forfeit:
                 if st.notifier is None:
-                    st.notifier = _Notifier(st.seat, self.settings.notify_ms / 1000, self.in_flight)
+                    st.notifier = _Notifier(st.seat, self.settings.notify_ms / 1000, self.notify_in_flight)
                 st.notifier.send(build(s))
 
     async def _close_notifiers(self) -> None:

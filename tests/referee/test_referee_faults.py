@@ -173,3 +173,34 @@ class _First:
 
     def play_card(self, obs: Any) -> Any:
         return obs.legal[0]
+
+
+def test_slow_listeners_of_other_matches_do_not_slow_a_match_on_the_same_loop(
+        serve: Callable[..., str], good_address: str) -> None:
+    """Notifications have their own bound: listeners slow to answer Notify in four matches do not
+    hold the slots every decision of a fifth match needs. (They held all 16: ~19 s instead of ~1 s.)"""
+    import time
+
+    settings = MatchSettings(budget_ms=150, bank_ms=200, grace_ms=50, notify_ms=300)
+
+    async def timed(seats: Sequence[Seat]) -> float:
+        t0 = time.perf_counter()
+        await play_match(seats, RULES, 11, settings=settings)
+        return time.perf_counter() - t0
+
+    async def beside(listener: type[Listener]) -> float:
+        """How long a quiet match takes beside four matches of ``listener``s."""
+        quiet = [GrpcSeat(good_address, f"q{i}") for i in range(4)]
+        others = [[GrpcSeat(serve(listener()), f"l{m}{i}") for i in range(4)] for m in range(4)]
+        await timed(quiet)  # opens the channel: what follows times play only
+        tasks = [asyncio.create_task(timed(seats)) for seats in others]
+        await asyncio.sleep(0.3)  # the other matches are under way, their listeners notified
+        took = await timed(quiet)
+        await asyncio.gather(*tasks)
+        for s in quiet + [s for seats in others for s in seats]:
+            await s.close()
+        return took
+
+    fast = asyncio.run(beside(Listener))  # the same load, but notifications answered at once
+    slow = asyncio.run(beside(SlowListener))
+    assert slow < 2 * fast + 0.5, (fast, slow)
