@@ -198,7 +198,7 @@ def bot_add(name: str | None, command: str | None, address: str | None, descript
     A bot already registered under NAME is updated (its description is kept unless --description
     is given). A name is letters, digits, '-', '_' and '.'.
     """
-    from ladder.registry import BotEntry, RegistryError, add_bot, add_bots, get_bot, load_bots_file
+    from ladder.registry import BotEntry, RegistryError, add_bot, add_bots, load_bots_file
     from ladder.store import Store
 
     try:
@@ -213,9 +213,6 @@ def bot_add(name: str | None, command: str | None, address: str | None, descript
         if not name:
             raise click.UsageError("give the bot's NAME (or --from FILE)")
         with Store(db) as store:
-            if description is None:
-                current = get_bot(store, name)
-                description = current.description if current is not None else ""
             new = add_bot(store, BotEntry(name, command=command, address=address, description=description))
     except RegistryError as e:
         raise click.ClickException(str(e)) from None
@@ -238,7 +235,7 @@ def bot_list(db: str) -> None:
     for col in ("bot", "command or address", "description"):
         table.add_column(col)
     for e in entries:
-        table.add_row(e.name, e.command if e.command is not None else f"remote {e.address}", e.description)
+        table.add_row(e.name, e.command if e.command is not None else f"remote {e.address}", e.description or "")
     console.print(table)
 
 

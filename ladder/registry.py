@@ -20,6 +20,7 @@ registered must be letters, digits, ``-``, ``_`` and ``.``, starting with a lett
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from collections.abc import Iterable
@@ -54,12 +55,17 @@ class RegistryError(ValueError):
 
 @dataclass(frozen=True)
 class BotEntry:
-    """A registered bot: exactly one of ``command`` (a template with ``{port}``) and ``address``."""
+    """A registered bot: exactly one of ``command`` (a template with ``{port}``) and ``address``.
+
+    ``description`` None (a bots file or a command line without one) means "keep the registered
+    description" in ``add_bot``; "" clears it. Entries read from the store have None for no
+    description (so an entry read and added again changes nothing).
+    """
 
     name: str
     command: str | None = None
     address: str | None = None
-    description: str = ""
+    description: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.strip():
@@ -82,7 +88,7 @@ class BotEntry:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BotEntry:
         return cls(name=d["name"], command=d.get("command"), address=d.get("address"),
-                   description=d.get("description") or "")
+                   description=d.get("description") or None)
 
 
 def check_name(name: str) -> str:
@@ -125,7 +131,7 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
                 raise RegistryError(f"{source}: bots.{name}.{key} must be a string")
         try:
             out.append(BotEntry(name=name, command=spec.get("command"), address=spec.get("address"),
-                                description=spec.get("description", "")))
+                                description=spec.get("description")))
         except RegistryError as e:
             raise RegistryError(f"{source}: {e}") from None
     return out
@@ -151,11 +157,16 @@ def _now() -> str:
 def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
     """Register (or update) a bot; returns True if it was new. ``replace=False`` refuses a change.
 
+    An entry whose ``description`` is None keeps the registered description (none for a new bot).
     ``RegistryError`` if the name is not allowed (``check_name``).
     """
     check_name(entry.name)
     with store.db.atomic():
         current = get_bot(store, entry.name)
+        if entry.description is None:
+            entry = dataclasses.replace(entry, description=current.description if current is not None else None)
+        elif not entry.description:
+            entry = dataclasses.replace(entry, description=None)  # "" clears: stored as NULL, read as None
         if current is not None and current != entry and not replace:
             raise RegistryError(f"bot {entry.name!r} is already registered ({current.kind}: "
                                 f"{current.command or current.address}); remove it first")
@@ -182,12 +193,12 @@ def get_bot(store: Store, name: str) -> BotEntry | None:
                            "AND (command IS NOT NULL OR address IS NOT NULL)", [name]).fetchone()
     if row is None:
         return None
-    return BotEntry(name=row[0], command=row[1], address=row[2], description=row[3] or "")
+    return BotEntry(name=row[0], command=row[1], address=row[2], description=row[3] or None)
 
 
 def list_bots(store: Store) -> list[BotEntry]:
     """Registered bots, by name."""
-    return [BotEntry(name=r[0], command=r[1], address=r[2], description=r[3] or "")
+    return [BotEntry(name=r[0], command=r[1], address=r[2], description=r[3] or None)
             for r in store.db.execute("SELECT name, command, address, description FROM bots "
                                       "WHERE command IS NOT NULL OR address IS NOT NULL ORDER BY name")]
 

@@ -9,7 +9,7 @@ import pytest
 
 from ladder.leaderboard import live_elo, load_leaderboard
 from ladder.ratings import ELO_BASE
-from ladder.registry import BotEntry
+from ladder.registry import BotEntry, add_bot, add_bots, get_bot, load_bots_file
 from ladder.store import Store
 from ladder.tournament import (
     TournamentSpec,
@@ -94,3 +94,33 @@ def test_both_docs_define_pts_per_hand_alike() -> None:
     definition = "| pts/hand | final score / hands played: what the bot's total grew by per hand (lower is better) |"
     for doc in ("cli.md", "tournaments.md"):
         assert definition in (root / "docs" / doc).read_text(), doc
+
+
+# -- 4: a bots file without descriptions keeps the registered ones --------------------------------
+
+
+def test_registering_from_a_bots_file_keeps_descriptions(tmp_path: Path) -> None:
+    f = tmp_path / "bots.toml"
+    f.write_text('[bots.a]\ncommand = "python -m clients.bots.lowest --port {port}"\n'
+                 '[bots.b]\naddress = "127.0.0.1:5"\ndescription = "from the file"\n')
+    with Store(tmp_path / "arena.db") as store:
+        add_bot(store, BotEntry("a", command="python -m clients.bots.random --port {port}",
+                                description="kept"))
+        add_bot(store, BotEntry("b", address="127.0.0.1:5", description="replaced"))
+        add_bots(store, load_bots_file(f))
+        a, b = get_bot(store, "a"), get_bot(store, "b")
+        assert a is not None and a.description == "kept" and a.command is not None and "lowest" in a.command
+        assert b is not None and b.description == "from the file"
+        # None keeps, "" clears; a new bot without one has none.
+        add_bot(store, BotEntry("a", command="python -m clients.bots.lowest --port {port}"))
+        assert get_bot(store, "a") == BotEntry("a", command="python -m clients.bots.lowest --port {port}",
+                                               description="kept")
+        add_bot(store, BotEntry("a", command="python -m clients.bots.lowest --port {port}", description=""))
+        assert get_bot(store, "a").description is None  # type: ignore[union-attr]
+        add_bot(store, BotEntry("c", address="127.0.0.1:6"))
+        assert get_bot(store, "c").description is None  # type: ignore[union-attr]
+        # create_tournament registers the bots file's entries the same way (tournament run --bots).
+        add_bot(store, BotEntry("a", command="python -m clients.bots.lowest --port {port}", description="again"))
+        create_tournament(store, [*load_bots_file(f), BotEntry("c", address="127.0.0.1:6"),
+                                  BotEntry("d", address="127.0.0.1:7")], TournamentSpec(seed=3))
+        assert get_bot(store, "a").description == "again"  # type: ignore[union-attr]
