@@ -103,7 +103,7 @@ class GrpcSeat:
         self._choose_moon: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._hello: pb.HandshakeResponse | None = None
-        self._hello_lock: asyncio.Lock | None = None
+        self._hello_task: asyncio.Task[pb.HandshakeResponse] | None = None
 
     def __repr__(self) -> str:
         return f"GrpcSeat({self.address!r}, name={self.name!r})"
@@ -122,16 +122,37 @@ class GrpcSeat:
                                     ("ChooseMoon", pb.ChooseMoonResponse)))
             self._loop = loop
             self._hello = None
-            self._hello_lock = asyncio.Lock()
+            self._hello_task = None
         return self._stub
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
+        """The bot's handshake, asked once per channel and remembered.
+
+        Concurrent callers (a bot in several seats, of one match or several) share one attempt,
+        each waiting at most its own ``timeout``; an attempt that fails is forgotten, so the next
+        caller asks again.
+        """
         stub = self.stub()
-        assert self._hello_lock is not None
-        async with self._hello_lock:  # a bot in several seats of one match is greeted once, not once a seat
-            if self._hello is None:
-                self._hello = _decoded(await stub.Handshake(request, timeout=timeout), "Handshake")
-        return self._hello
+        if self._hello is not None:
+            return self._hello
+        task = self._hello_task
+        if task is None:
+            task = self._hello_task = asyncio.get_running_loop().create_task(self._greet(stub, request, timeout))
+            task.add_done_callback(self._greeted)
+        return await asyncio.wait_for(asyncio.shield(task), timeout)
+
+    async def _greet(self, stub: bot_pb2_grpc.BotServiceStub, request: pb.HandshakeRequest,
+                     timeout: float) -> pb.HandshakeResponse:
+        hello = _decoded(await stub.Handshake(request, timeout=timeout), "Handshake")
+        if self._stub is stub:  # not a channel closed or replaced meanwhile
+            self._hello = hello
+        return hello
+
+    def _greeted(self, task: asyncio.Task[pb.HandshakeResponse]) -> None:
+        if self._hello_task is task:
+            self._hello_task = None  # remembered in _hello when it succeeded; else asked afresh next time
+        if not task.cancelled():
+            task.exception()  # retrieved: every waiter may have given up before it failed
 
     async def pass_cards(self, request: pb.PassCardsRequest | bytes, obs: Observation, timeout: float) -> list[int]:
         self.stub()
@@ -155,6 +176,9 @@ class GrpcSeat:
 
     async def close(self) -> None:
         channel, self._channel, self._stub, self._hello = self._channel, None, None, None
+        task, self._hello_task = self._hello_task, None
+        if task is not None and task.get_loop() is asyncio.get_running_loop():
+            task.cancel()
         self._pass_cards = self._play_card = self._choose_moon = None
         if channel is not None and self._loop is asyncio.get_running_loop():
             await channel.close()

@@ -199,3 +199,22 @@ def raw_play_bot(reply: bytes) -> grpc.GenericRpcHandler:
 
 OVERSIZED_PLAY = b"\x08\x01" * 40_000  # 80 kB of valid PlayCardResponse (card=1, repeated)
 UNDECODABLE_PLAY = b"\xff\xff\xff"  # not a protobuf message
+
+
+class SilentHello(FirstLegal):
+    """Never answers its first ``silent`` handshakes (waits out the deadline); then a good bot."""
+
+    name = "silent-hello"
+
+    def __init__(self, silent: int = 1_000_000) -> None:
+        super().__init__()
+        self.silent = silent
+        self.handshakes = 0
+
+    def Handshake(self, request: pb.HandshakeRequest, context: Any) -> pb.HandshakeResponse:
+        with self.lock:
+            self.handshakes += 1
+            silent = self.handshakes <= self.silent
+        while silent and context.is_active():
+            time.sleep(0.005)
+        return super().Handshake(request, context)
