@@ -298,6 +298,8 @@ class _Referee:
                 fault = fault_from_error(e)
                 if fault.kind is FaultKind.TIMEOUT:
                     clock.bank = 0.0
+                else:
+                    clock.charge(elapsed)  # a failure costs the bot its time like an answer does
                 return None, elapsed * 1000, fault
         finally:
             in_flight.release()

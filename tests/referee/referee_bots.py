@@ -218,3 +218,13 @@ class SilentHello(FirstLegal):
         while silent and context.is_active():
             time.sleep(0.005)
         return super().Handshake(request, context)
+
+
+class SlowRaiser(FirstLegal):
+    """Thinks 250 ms over each play, then fails with an error status."""
+
+    name = "slow-raiser"
+
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        time.sleep(0.25)
+        raise RuntimeError("this bot thinks, then crashes")

@@ -22,6 +22,7 @@ from referee_bots import (
     ShortPass,
     Sleeper,
     SlowListener,
+    SlowRaiser,
     UnknownEnum,
     Unspecified,
     raw_play_bot,
@@ -112,6 +113,13 @@ def test_a_timeout_empties_the_bank_and_the_deadline_shrinks(serve: Callable[...
     assert 380 <= latencies[0] <= 700
     assert all(180 <= ms <= 450 for ms in latencies[1:3])
     assert rec.seats[FAULTY].time_bank_left_ms == 0
+
+
+def test_a_failed_call_is_charged_to_the_bank(serve: Callable[..., str], good_address: str) -> None:
+    rec = run(table(good_address, serve(SlowRaiser())))
+    assert [f.kind for f in rec.faults] == [FaultKind.ERROR_STATUS] * 3
+    # Three failures of ~250 ms each, 50 over budget + grace (150 + 50): ~150 ms of the 200 ms bank.
+    assert 0 <= rec.seats[FAULTY].time_bank_left_ms <= 200 - 3 * 35, rec.seats[FAULTY].time_bank_left_ms
 
 
 def test_a_bot_that_dies_mid_match_forfeits_at_once(exit_bot: Callable[[int], str], good_address: str) -> None:
