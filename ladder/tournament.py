@@ -420,8 +420,9 @@ async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rule
                 unreachable.discard(b)
                 addr = await launcher.ensure(b, check=check)
                 if seats[b].address != addr:  # restarted on a new port: a new channel
-                    await seats[b].close()
-                    seats[b] = GrpcSeat(addr, b)
+                    # Replace before closing: while the old one closes, another match must see the new one.
+                    old, seats[b] = seats[b], GrpcSeat(addr, b)
+                    await old.close()
                 table.append(seats[b])
             return await play_match(table, rules[m.rules], m.seed, settings=settings,
                                     match_id=_match_id(tid, m.index), names=list(m.seats), tournament_id=tid)
@@ -451,10 +452,16 @@ async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rule
                 running.add(task)
                 meta[task] = m
             done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            error: BaseException | None = None
             for task in done:
                 running.discard(task)
                 m = meta.pop(task)
-                record = task.result()  # a referee error (a bug) stops the run; the match stays pending
+                if task.cancelled() or task.exception() is not None:
+                    # A referee error (a bug) stops the run, that match staying pending, once the
+                    # other matches of this batch are saved.
+                    error = error or (asyncio.CancelledError() if task.cancelled() else task.exception())
+                    continue
+                record = task.result()
                 save_scheduled(store, tid, m.index, record)
                 unreachable.update(m.seats[s.seat] for s in record.seats
                                    if s.forfeit and (s.forfeit_reason or "").startswith("unreachable"))
@@ -466,6 +473,8 @@ async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rule
                     progress.advance(faults)
                 if on_record is not None:
                     on_record(record)
+            if error is not None:
+                raise error
     finally:
         for task in running:
             task.cancel()

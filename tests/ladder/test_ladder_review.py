@@ -3,10 +3,17 @@ the referee's play is not the point."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from clients.bots import make_bot
+from clients.sdk import ThreadedBotServer, start_in_thread
+from ladder import tournament
+from ladder.launcher import Launcher
 from ladder.leaderboard import live_elo, load_leaderboard
 from ladder.ratings import ELO_BASE
 from ladder.registry import BotEntry, add_bot, add_bots, get_bot, load_bots_file
@@ -14,11 +21,16 @@ from ladder.store import Store
 from ladder.tournament import (
     TournamentSpec,
     create_tournament,
+    get_tournament,
     pending_matches,
+    run_tournament,
     save_scheduled,
 )
 from referee.record import HandRecord, MatchRecord, SeatRecord
 from referee.rules import Rules
+from referee.seats import GrpcSeat
+
+FAST = "standard,target=30"  # short matches
 
 BOTS = [BotEntry(n, command=f"python -m clients.bots.lowest --port {{port}} --name {n}") for n in "abcd"]
 
@@ -124,3 +136,70 @@ def test_registering_from_a_bots_file_keeps_descriptions(tmp_path: Path) -> None
         create_tournament(store, [*load_bots_file(f), BotEntry("c", address="127.0.0.1:6"),
                                   BotEntry("d", address="127.0.0.1:7")], TournamentSpec(seed=3))
         assert get_bot(store, "a").description == "again"  # type: ignore[union-attr]
+
+
+# -- 5: the play loop saves a whole batch, and a new address never leaks a channel ----------------
+
+
+@pytest.fixture()
+def servers() -> Iterator[list[ThreadedBotServer]]:
+    srvs = [start_in_thread(make_bot("lowest")) for _ in range(2)]
+    yield srvs
+    for s in srvs:
+        s.stop()
+
+
+def remote_bots(address: str) -> list[BotEntry]:
+    return [BotEntry(n, address=address) for n in "abcd"]
+
+
+def test_one_failing_match_does_not_lose_the_others_of_its_batch(
+        tmp_path: Path, servers: list[ThreadedBotServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    real = tournament.play_match
+    finished: list[str] = []
+    all_done = asyncio.Event()
+
+    async def flaky(*args: Any, match_id: str, **kw: Any) -> MatchRecord:
+        rec = await real(*args, match_id=match_id, **kw)
+        finished.append(match_id)
+        if len(finished) == 4:
+            all_done.set()
+        await all_done.wait()  # the four matches end in one batch
+        if match_id.endswith("000002"):
+            raise RuntimeError("a referee bug")
+        return rec
+
+    monkeypatch.setattr(tournament, "play_match", flaky)
+    with Store(tmp_path / "arena.db") as store:
+        tid = create_tournament(store, remote_bots(servers[0].address), TournamentSpec(rules=FAST, seed=4))
+        with pytest.raises(RuntimeError, match="a referee bug"):
+            run_tournament(store, tid, concurrency=4, log_dir=tmp_path / "logs")
+        assert [m.index for m in pending_matches(store, tid)] == [2]
+        assert get_tournament(store, tid).done == 3
+
+
+def test_a_new_address_replaces_the_seat_before_the_old_one_closes(
+        tmp_path: Path, servers: list[ThreadedBotServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    seats: list[GrpcSeat] = []
+    closed: set[int] = set()
+
+    class Seat(GrpcSeat):
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            super().__init__(*args, **kw)
+            seats.append(self)
+
+        async def close(self) -> None:
+            closed.add(id(self))
+            await asyncio.sleep(0.01)  # closing a channel may take a while: other matches run meanwhile
+            await super().close()
+
+    async def moved(self: Launcher, name: str, *, check: bool = False) -> str:
+        return servers[1].address  # every bot was restarted elsewhere
+
+    monkeypatch.setattr(tournament, "GrpcSeat", Seat)
+    monkeypatch.setattr(Launcher, "ensure", moved)
+    with Store(tmp_path / "arena.db") as store:
+        tid = create_tournament(store, remote_bots(servers[0].address), TournamentSpec(rules=FAST, seed=4))
+        assert run_tournament(store, tid, concurrency=4, log_dir=tmp_path / "logs").played == 4
+    assert len(seats) == 8  # one per bot at the start, one per bot at its new address
+    assert all(id(s) in closed for s in seats), "a seat was replaced without being closed"
