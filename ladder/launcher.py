@@ -330,11 +330,6 @@ class Launcher:
                                     tail=log_tail(bp.log_path, since=offset))
             await asyncio.sleep(0.05)
 
-    async def stop(self, name: str) -> None:
-        bp = self.bots.get(name)
-        if bp is not None and bp.proc is not None:
-            await _terminate(bp.proc, self.stop_grace)
-
     async def stop_all(self) -> None:
         """SIGTERM every local bot at once, then SIGKILL whichever outlives the grace period."""
         await asyncio.gather(*(_terminate(bp.proc, self.stop_grace) for bp in self.bots.values()

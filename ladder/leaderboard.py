@@ -46,7 +46,6 @@ from ladder.store import Store
 from referee.rules import Rules
 
 __all__ = [
-    "COLUMNS",
     "Leaderboard",
     "LeaderboardRow",
     "MatchSummary",
@@ -59,10 +58,6 @@ __all__ = [
     "to_csv",
     "to_json",
 ]
-
-COLUMNS: tuple[str, ...] = ("rank", "bot", "elo", "ci95", "games", "score_pct", "win_pct", "avg_place",
-                            "points_per_hand", "moons", "faults")
-
 
 @dataclass(frozen=True)
 class SeatResult:

@@ -171,14 +171,13 @@ def gauntlet_tables(hero: str, pool: Sequence[str], players: int = 4, *,
                     max_tables: int = DEFAULT_MAX_TABLES, meetings: int = 1, seed: int = 0
                     ) -> list[tuple[str, ...]]:
     """``hero`` at every table; the other seats drawn from ``pool`` as a round robin of k − 1."""
+    if players < 3:
+        raise ValueError(f"a gauntlet table needs at least 3 players, not {players} (rules allow 3 to 5)")
     others = [b for b in pool if b != hero]
     if len(others) < players - 1:
         raise ValueError(f"a gauntlet of {hero!r} at {players}-player tables needs at least "
                          f"{players - 1} other bots, not {len(others)}")
-    if players == 2:
-        groups = [(b,) for b in others]
-    else:
-        groups = round_robin_tables(others, players - 1, max_tables=max_tables, meetings=meetings, seed=seed)
+    groups = round_robin_tables(others, players - 1, max_tables=max_tables, meetings=meetings, seed=seed)
     return [(hero, *g) for g in groups]
 
 

@@ -389,6 +389,3 @@ class Store:
                                     places=tuple(x[10] for x in rows), faults=sum(x[11] for x in rows)))
         return out
 
-
-def open_store(path: str | Path) -> Store:
-    return Store(path)

@@ -123,3 +123,21 @@ def test_seeds_are_stable_distinct_and_fit_int64() -> None:
 def test_three_player_rules_make_three_seat_tables() -> None:
     s = build_schedule(names(4), rules="standard,players=3", players=3)
     assert len(s) == 4 * 3 and all(len(m.seats) == 3 for m in s)
+
+
+def test_a_gauntlet_needs_three_player_tables() -> None:
+    # Rules allow 3 to 5 players: a 2-player gauntlet is refused, and a 3-player one draws pairs.
+    with pytest.raises(ValueError, match="at least 3 players"):
+        gauntlet_tables("b00", names(4), 2)
+    t = gauntlet_tables("b00", names(4), 3)
+    assert sorted(t) == [("b00", "b01", "b02"), ("b00", "b01", "b03"), ("b00", "b02", "b03")]
+
+
+def test_the_removed_dead_code_is_gone() -> None:
+    import ladder.launcher
+    import ladder.leaderboard
+    import ladder.store
+
+    assert not hasattr(ladder.store, "open_store")
+    assert not hasattr(ladder.launcher.Launcher, "stop")
+    assert not hasattr(ladder.leaderboard, "COLUMNS")
