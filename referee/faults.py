@@ -15,7 +15,7 @@ import grpc
 from referee.record import FaultKind
 from referee.rules import Card, CardSet, MoonChoice, Observation, SeededRandom
 from referee.rules.cards import DECK
-from referee.seats import UndecodableReply
+from referee.seats import SeatClosed, UndecodableReply
 from referee.wire import moon_choice_from_wire
 
 MAX_FAULTS = 3
@@ -52,6 +52,8 @@ def fault_from_error(error: BaseException) -> Fault:
         if code is grpc.StatusCode.CANCELLED and "locally" not in details.lower():
             return Fault(FaultKind.TRANSPORT, "the call was cut off", received)
         return Fault(FaultKind.ERROR_STATUS, f"bot answered with status {code.name}", received)
+    if isinstance(error, SeatClosed):
+        return Fault(FaultKind.TRANSPORT, "the seat was closed (its bot replaced or gone)", str(error)[:300])
     if isinstance(error, UndecodableReply):
         return Fault(FaultKind.MALFORMED, "reply could not be decoded", str(error))
     if isinstance(error, (asyncio.TimeoutError, TimeoutError)):

@@ -344,23 +344,32 @@ class _Referee:
     async def run(self) -> MatchRecord:
         self.in_flight, self.notify_in_flight = _semaphores()
         self.record.started_at = _now()
-        await self._handshakes()
-        m = self.match
-        self._open_hand()
-        while not m.over:
-            phase = m.phase
-            if phase is Phase.PASS:
-                await self._passes()
-            elif phase is Phase.PLAY:
-                await self._play()
-            elif phase is Phase.MOON:
-                await self._moon()
-            self._close_hands()
-        self._finish()
-        self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, match_over=pb.MatchOver(
-            totals=m.scores, places=[r.place for r in self.record.seats],
-            forfeited=[i for i, st in enumerate(self.states) if st.forfeit])))
-        await self._close_notifiers()
+        try:
+            await self._handshakes()
+            m = self.match
+            self._open_hand()
+            while not m.over:
+                phase = m.phase
+                if phase is Phase.PASS:
+                    await self._passes()
+                elif phase is Phase.PLAY:
+                    await self._play()
+                elif phase is Phase.MOON:
+                    await self._moon()
+                self._close_hands()
+            self._finish()
+            self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, match_over=pb.MatchOver(
+                totals=m.scores, places=[r.place for r in self.record.seats],
+                forfeited=[i for i, st in enumerate(self.states) if st.forfeit])))
+            await self._close_notifiers()
+        finally:
+            # Cancelled or failed midway (or a close cut short): no notifier outlives its match.
+            tasks = [st.notifier.task for st in self.states
+                     if st.notifier is not None and st.notifier.task is not None and not st.notifier.task.done()]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
         self.record.finished_at = _now()
         return self.record
 

@@ -41,6 +41,10 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
 )
 
 
+class SeatClosed(Exception):
+    """A call on a ``GrpcSeat`` after its ``close()``: a transport fault (the bot is gone for this seat)."""
+
+
 class UndecodableReply(Exception):
     """A reply that is not a message of the expected type (grpc.aio hands back None for it)."""
 
@@ -104,14 +108,18 @@ class GrpcSeat:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._hello: pb.HandshakeResponse | None = None
         self._hello_task: asyncio.Task[pb.HandshakeResponse] | None = None
+        self._closed = False
 
     def __repr__(self) -> str:
         return f"GrpcSeat({self.address!r}, name={self.name!r})"
 
     def stub(self) -> bot_pb2_grpc.BotServiceStub:
+        if self._closed:
+            raise SeatClosed(f"the seat of {self.name or self.address} at {self.address} was closed")
         loop = asyncio.get_running_loop()
         if self._stub is None or self._loop is not loop:
-            # A channel of another (finished) loop cannot be used here: start afresh.
+            # A channel of another loop cannot be used here: start afresh, closing the old one.
+            self._close_foreign_channel()
             self._channel = grpc.aio.insecure_channel(self.address, options=self._options)
             self._stub = bot_pb2_grpc.BotServiceStub(self._channel)
             # The stub's three decision methods, but taking serialised requests too.
@@ -124,6 +132,20 @@ class GrpcSeat:
             self._hello = None
             self._hello_task = None
         return self._stub
+
+    def _close_foreign_channel(self) -> None:
+        """Close the channel of another event loop, if any (``close()`` is a coroutine of that loop).
+
+        A loop still running (in another thread) closes it there. A finished loop cannot run
+        ``close()`` any more; dropping the channel is all that can be done, and grpc.aio's
+        ``Channel.__del__`` then closes its core channel (its connections) synchronously.
+        """
+        channel, old_loop = self._channel, self._loop
+        self._channel = self._stub = None
+        if channel is None or old_loop is None or old_loop.is_closed():
+            return
+        if old_loop.is_running():
+            asyncio.run_coroutine_threadsafe(channel.close(), old_loop)
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
         """The bot's handshake, asked once per channel and remembered.
@@ -175,13 +197,19 @@ class GrpcSeat:
         await self.stub().Notify(request, timeout=timeout)
 
     async def close(self) -> None:
+        """Close the channel, for good: any later call raises ``SeatClosed`` (a transport fault)."""
+        self._closed = True
         channel, self._channel, self._stub, self._hello = self._channel, None, None, None
         task, self._hello_task = self._hello_task, None
         if task is not None and task.get_loop() is asyncio.get_running_loop():
             task.cancel()
         self._pass_cards = self._play_card = self._choose_moon = None
-        if channel is not None and self._loop is asyncio.get_running_loop():
-            await channel.close()
+        if channel is not None:
+            if self._loop is asyncio.get_running_loop():
+                await channel.close()
+            else:
+                self._channel = channel
+                self._close_foreign_channel()
 
 
 class InProcessSeat:

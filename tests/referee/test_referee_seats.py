@@ -76,3 +76,70 @@ def test_a_silent_bot_in_four_seats_of_two_matches_delays_them_one_handshake_tim
         assert [f.kind for f in rec.faults if f.hand is None] == [FaultKind.TIMEOUT] * 4
     # Queued on a lock, each of 8 handshakes waited a whole timeout in turn: 8 x 0.3 s.
     assert took < 8 * 0.3 / 2, took
+
+
+def test_a_closed_seat_stays_closed_and_a_match_holding_it_records_a_transport_fault(good_address: str) -> None:
+    from referee.faults import fault_from_error
+    from referee.seats import SeatClosed
+
+    async def go() -> None:
+        closed = GrpcSeat(good_address, "replaced")
+        await closed.handshake(HELLO, 2.0)
+        await closed.close()
+        with pytest.raises(SeatClosed) as e:
+            await closed.handshake(HELLO, 2.0)  # not a channel silently reopened
+        assert fault_from_error(e.value).kind is FaultKind.TRANSPORT
+        others = [GrpcSeat(good_address, f"g{i}") for i in range(3)]
+        rec = await play_match([closed, *others], RULES, 5)
+        (f,) = rec.faults
+        assert (f.seat, f.kind, f.hand) == (0, FaultKind.TRANSPORT, None)
+        assert rec.seats[0].forfeit and all(p.substituted for p in rec.plays if p.seat == 0)
+        for s in others:
+            await s.close()
+
+    asyncio.run(go())
+
+
+def test_a_channel_of_another_loop_still_running_is_closed_when_the_seat_moves(good_address: str) -> None:
+    import threading
+
+    seat = GrpcSeat(good_address, "mover")
+    other = asyncio.new_event_loop()
+    thread = threading.Thread(target=other.run_forever, daemon=True)
+    thread.start()
+    try:
+        asyncio.run_coroutine_threadsafe(seat.handshake(HELLO, 2.0), other).result(5)
+        old = seat._channel
+        assert old is not None
+
+        async def here() -> pb.HandshakeResponse:
+            reply = await seat.handshake(HELLO, 2.0)
+            for _ in range(100):  # the old loop closes its channel in its own time
+                if old._channel.closed():
+                    break
+                await asyncio.sleep(0.01)
+            return reply
+
+        assert asyncio.run(here()).name == "first-legal"
+        assert old._channel.closed()  # the core channel: its connections are gone
+    finally:
+        other.call_soon_threadsafe(other.stop)
+        thread.join(5)
+        other.close()
+
+
+def test_a_cancelled_match_leaves_no_notifier_running(serve: Callable[..., str], good_address: str) -> None:
+    from referee_bots import SlowListener
+
+    async def go() -> list[asyncio.Task]:
+        seats = [GrpcSeat(serve(SlowListener()), "slow")] + [GrpcSeat(good_address, f"g{i}") for i in range(3)]
+        match = asyncio.create_task(play_match(seats, RULES, 3, settings=MatchSettings(notify_ms=2000)))
+        await asyncio.sleep(0.3)  # tricks played, the listener holding a notification
+        match.cancel()
+        await asyncio.gather(match, return_exceptions=True)
+        left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]
+        for s in seats:
+            await s.close()
+        return left
+
+    assert asyncio.run(go()) == []
