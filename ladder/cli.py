@@ -542,7 +542,7 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
     ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed."""
     from ladder.launcher import BotStartError
     from ladder.leaderboard import load_leaderboard, render_table
-    from ladder.tournament import Progress, delete_tournament, get_tournament, run_tournament
+    from ladder.tournament import Progress, TournamentBusy, delete_tournament, get_tournament, run_tournament
 
     _check_tournament(store, tid, db)
     info = get_tournament(store, tid)
@@ -567,6 +567,8 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
             f"{e}\nnothing more was played. Fix the bot's program, or its registration ({register}; a resume "
             f"starts a registered bot by its current registration), then: hearts tournament resume {tid} --db {db}"
         ) from None
+    except TournamentBusy as e:
+        raise click.ClickException(str(e)) from None
     except KeyboardInterrupt:
         left = get_tournament(store, tid).pending
         console.print(f"interrupted: {left} matches pending; resume with: hearts tournament resume {tid} --db {db}")

@@ -172,9 +172,17 @@ def _m2_tournaments(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m3_runner(db: sqlite_utils.Database) -> None:
+    """The process playing a tournament, so that a second one refuses to play it at the same time."""
+    _executescript_in_transaction(db, """
+    ALTER TABLE tournaments ADD COLUMN runner_pid INTEGER;  -- NULL: no process is playing it
+    """)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
+    _m3_runner,
     # Append new migrations here (each runs once, in its own transaction, in order).
 ]
 

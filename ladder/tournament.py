@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -55,8 +57,10 @@ from referee.seats import REFEREE_NAME, GrpcSeat
 
 __all__ = [
     "LIVE_ELO_K",
+    "AlreadyRecorded",
     "Progress",
     "RunSummary",
+    "TournamentBusy",
     "TournamentInfo",
     "TournamentSpec",
     "create_tournament",
@@ -73,6 +77,41 @@ __all__ = [
 LIVE_ELO_K: float = 32.0
 _HANDSHAKE_TIMEOUT_S = 5.0
 _LOOKAHEAD = 500  # pending matches examined for one with free bots
+
+
+class AlreadyRecorded(RuntimeError):
+    """The scheduled match was recorded by another process first (nothing of this one is saved)."""
+
+
+class TournamentBusy(ValueError):
+    """Another live process is playing the tournament."""
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _claim(store: Store, tid: int) -> None:
+    """Record this process as the tournament's runner; ``TournamentBusy`` if a live one already is.
+    A runner that is gone (killed, crashed) is taken over."""
+    with store.db.atomic():
+        row = store.db.execute("SELECT runner_pid FROM tournaments WHERE id = ?", [tid]).fetchone()
+        pid = row[0] if row is not None else None
+        if pid is not None and pid != os.getpid() and _pid_alive(pid):
+            raise TournamentBusy(f"tournament {tid} is being played by process {pid}; wait for it or stop it")
+        store.db.execute("UPDATE tournaments SET runner_pid = ? WHERE id = ?", [os.getpid(), tid])
+
+
+def _release(store: Store, tid: int) -> None:
+    with store.db.atomic():
+        store.db.execute("UPDATE tournaments SET runner_pid = NULL WHERE id = ? AND runner_pid = ?",
+                         [tid, os.getpid()])
 
 
 def _now() -> str:
@@ -240,11 +279,16 @@ def _match_id(tid: int, index: int) -> str:
 def save_scheduled(store: Store, tid: int, index: int, record: MatchRecord, k: float = LIVE_ELO_K) -> None:
     """Save a match record, mark its scheduled match done and store its live Elo change: one transaction."""
     with store.db.atomic():
-        store.save_match(record)
+        try:
+            store.save_match(record)
+        except sqlite3.IntegrityError:
+            if store.has_match(record.match_id):  # another process saved this scheduled match
+                raise AlreadyRecorded(f"tournament {tid} match {index} is already recorded") from None
+            raise
         cur = store.db.execute("UPDATE tournament_matches SET match_id = ? WHERE tournament_id = ? AND idx = ? "
                                "AND match_id IS NULL", [record.match_id, tid, index])
         if cur.rowcount != 1:  # another process recorded it first: roll the whole match back
-            raise RuntimeError(f"tournament {tid} match {index} is already recorded")
+            raise AlreadyRecorded(f"tournament {tid} match {index} is already recorded")
         players = [s.bot for s in record.seats]
         ids = [store.bot_id(p) for p in players]
         current = live_elo(store, bots=players)  # over every match: live Elo carries across tournaments
@@ -362,6 +406,7 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
     if missing:
         raise ValueError(f"tournament {tournament_id} schedules unknown bots: {', '.join(missing)}")
     logs = Path(log_dir) if log_dir is not None else Path(store.path).resolve().parent / "logs"
+    _claim(store, tournament_id)
     _set_status(store, tournament_id, "running")
     launcher = Launcher(logs, startup_timeout=startup_timeout)
     seats: dict[str, GrpcSeat] = {}
@@ -380,6 +425,7 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
         summary.seconds = time.monotonic() - t0
         summary.remaining = len(pending_matches(store, tournament_id))
         _set_status(store, tournament_id, "finished" if summary.remaining == 0 else "interrupted")
+        _release(store, tournament_id)
     return summary
 
 
@@ -462,7 +508,11 @@ async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rule
                     error = error or (asyncio.CancelledError() if task.cancelled() else task.exception())
                     continue
                 record = task.result()
-                save_scheduled(store, tid, m.index, record)
+                try:
+                    save_scheduled(store, tid, m.index, record)
+                except AlreadyRecorded:
+                    continue  # another process saved it first: its record stands
+
                 unreachable.update(m.seats[s.seat] for s in record.seats
                                    if s.forfeit and (s.forfeit_reason or "").startswith("unreachable"))
                 faults = len(record.faults)

@@ -4,21 +4,27 @@ the referee's play is not the point."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from clients.bots import make_bot
 from clients.sdk import ThreadedBotServer, start_in_thread
 from ladder import tournament
+from ladder.cli import main
 from ladder.launcher import Launcher
 from ladder.leaderboard import live_elo, load_leaderboard
 from ladder.ratings import ELO_BASE
 from ladder.registry import BotEntry, add_bot, add_bots, get_bot, load_bots_file
 from ladder.store import Store
 from ladder.tournament import (
+    AlreadyRecorded,
+    TournamentBusy,
     TournamentSpec,
     create_tournament,
     get_tournament,
@@ -203,3 +209,39 @@ def test_a_new_address_replaces_the_seat_before_the_old_one_closes(
         assert run_tournament(store, tid, concurrency=4, log_dir=tmp_path / "logs").played == 4
     assert len(seats) == 8  # one per bot at the start, one per bot at its new address
     assert all(id(s) in closed for s in seats), "a seat was replaced without being closed"
+
+
+# -- 6: one process plays a tournament at a time --------------------------------------------------
+
+
+def test_a_resume_is_refused_while_another_live_process_plays(
+        tmp_path: Path, servers: list[ThreadedBotServer]) -> None:
+    db = tmp_path / "arena.db"
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with Store(db) as store:
+            tid = create_tournament(store, remote_bots(servers[0].address), TournamentSpec(rules=FAST, seed=4))
+            store.db.execute("UPDATE tournaments SET runner_pid = ? WHERE id = ?", [other.pid, tid])
+            store.db.conn.commit()
+            with pytest.raises(TournamentBusy, match=f"tournament {tid} is being played by process {other.pid}; "
+                                                     "wait for it or stop it"):
+                run_tournament(store, tid, log_dir=tmp_path / "logs")
+            assert get_tournament(store, tid).done == 0
+            result = CliRunner().invoke(main, ["tournament", "resume", str(tid), "--db", str(db)])
+            assert result.exit_code != 0 and f"being played by process {other.pid}" in result.output
+    finally:
+        other.kill()
+        other.wait()
+    with Store(db) as store:  # the process is gone: its claim is stale and taken over
+        assert run_tournament(store, tid, log_dir=tmp_path / "logs").played == 4
+        assert store.db.execute("SELECT runner_pid FROM tournaments WHERE id = ?", [tid]).fetchone()[0] is None
+
+
+def test_a_match_recorded_by_another_process_is_already_recorded(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as store:
+        tid = create_tournament(store, BOTS, TournamentSpec(rules=FAST, seed=1))
+        rec = record(f"t{tid}-000000", tid, FAST, {"a": 1, "b": 2, "c": 3, "d": 4})
+        save_scheduled(store, tid, 0, rec)
+        with pytest.raises(AlreadyRecorded, match="already recorded"):
+            save_scheduled(store, tid, 0, rec)  # the same match id: an IntegrityError in save_match
+        assert get_tournament(store, tid).done == 1
