@@ -38,7 +38,8 @@ def latencies(record: MatchRecord, seat: int) -> list[float]:
     out = [p.latency_ms for p in record.plays if p.seat == seat and p.latency_ms is not None]
     for h in record.hands:
         out += [p.latency_ms for p in h.passes if p.seat == seat and p.latency_ms is not None]
-        if h.moon == seat and h.moon_choice_latency_ms is not None:
+        shooter = h.moon if h.moon is not None else h.sun  # the engine sets moon=None for a sun
+        if shooter == seat and h.moon_choice_latency_ms is not None:
             out.append(h.moon_choice_latency_ms)
     return out
 
@@ -60,7 +61,7 @@ def summary(record: MatchRecord) -> RenderableType:
         if h.moon is not None:
             note = f"{names[h.moon]} shot the moon" + (f" ({h.moon_choice})" if h.moon_choice else "")
         if h.sun is not None:
-            note = f"{names[h.sun]} shot the sun"
+            note = f"{names[h.sun]} shot the sun" + (f" ({h.moon_choice})" if h.moon_choice else "")
         by_hand.add_row(str(h.hand), h.pass_direction,
                         *(f"{sc:+d} → {t}" for sc, t in zip(h.score, h.totals)), note)
 
@@ -148,6 +149,8 @@ def replay(record: MatchRecord) -> RenderableType:
         score = "  ".join(f"{names[s]} {h.points_taken[s]} pts → {h.score[s]:+d} = {h.totals[s]}" for s in range(n))
         if h.moon is not None:
             score += f"  ({names[h.moon]} shot the moon: {h.moon_choice})"
+        elif h.sun is not None:
+            score += f"  ({names[h.sun]} shot the sun" + (f": {h.moon_choice})" if h.moon_choice else ")")
         parts.append(Text(score))
     parts.append(Text("\n* a substitute played for a faulty or forfeited bot; green: the trick's winner"))
     return Group(*parts)

@@ -55,3 +55,22 @@ def test_percentiles_are_nearest_rank() -> None:
     values = [float(v) for v in range(1, 101)]
     assert (percentile(values, 50), percentile(values, 95), percentile(values, 100)) == (50.0, 95.0, 100.0)
     assert percentile([7.0], 95) == 7.0
+
+
+def test_the_sun_shooters_choice_is_counted_and_the_replay_names_the_sun() -> None:
+    from referee.report import latencies
+
+    rules = Rules.parse("standard,sun_points=26,moon=shooter-chooses,hand_size=2,pass_cycle=none,"
+                        "kitty=first-trick,pass_count=1,first_lead=left-of-dealer,target=30")
+    seats = [InProcessSeat(Randomly(s), f"bot{s}") for s in range(rules.players)]
+    rec = asyncio.run(play_match(seats, rules, 3))
+    suns = [h for h in rec.hands if h.sun is not None]
+    assert suns and all(h.moon is None and h.moon_choice_latency_ms is not None for h in suns)
+    for s in range(rules.players):
+        asked = sum(1 for p in rec.plays if p.seat == s and p.latency_ms is not None)
+        asked += sum(1 for h in rec.hands for p in h.passes if p.seat == s and p.latency_ms is not None)
+        asked += sum(1 for h in suns if h.sun == s)
+        assert len(latencies(rec, s)) == asked
+    out = io.StringIO()
+    Console(file=out, width=200).print(replay(rec))
+    assert out.getvalue().count("shot the sun") == len(suns)
