@@ -7,7 +7,6 @@ policy (how many faults before a forfeit) is applied by the match runner.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 
 import grpc
@@ -56,7 +55,7 @@ def fault_from_error(error: BaseException) -> Fault:
         return Fault(FaultKind.TRANSPORT, "the seat was closed (its bot replaced or gone)", str(error)[:300])
     if isinstance(error, UndecodableReply):
         return Fault(FaultKind.MALFORMED, "reply could not be decoded", str(error))
-    if isinstance(error, (asyncio.TimeoutError, TimeoutError)):
+    if isinstance(error, TimeoutError):  # asyncio.TimeoutError is TimeoutError (3.11)
         return Fault(FaultKind.TIMEOUT, "no answer before the deadline", "nothing")
     return Fault(FaultKind.ERROR_STATUS, f"bot raised {type(error).__name__}", repr(error)[:300])
 

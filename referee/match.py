@@ -396,7 +396,7 @@ class _Referee:
                     self._fault(s, Fault(FaultKind.MALFORMED, f"speaks protocol {reply.protocol_version}, "
                                          f"the referee speaks {wire.PROTOCOL_VERSION}",
                                          f"protocol_version={reply.protocol_version}"),
-                                None, None, sent, "plays on under protocol 1")
+                                None, None, sent, f"plays on under protocol {wire.PROTOCOL_VERSION}")
             if not self.names[s]:
                 self.names[s] = st.seat.name or name or f"seat {s}"
         self.views = wire.ViewEncoder(self.match_id, self.names, self.budget_ms)

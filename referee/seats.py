@@ -304,7 +304,7 @@ def unreachable_message(name: str, address: str, error: BaseException) -> str | 
         if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
             return None
         why = f"{code.name}: {error.details()}"
-    elif isinstance(error, (asyncio.TimeoutError, TimeoutError, OSError)):
+    elif isinstance(error, (TimeoutError, OSError)):  # asyncio.TimeoutError is TimeoutError
         why = repr(error)
     else:
         return None
