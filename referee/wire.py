@@ -39,10 +39,6 @@ def card_from_wire(value: int) -> Card:
     return DECK[value - 1]
 
 
-def direction_to_wire(direction: str) -> int:
-    return _DIRECTIONS[direction]
-
-
 _RULES_CACHE: dict[Rules, pb.Rules] = {}
 
 
@@ -96,13 +92,6 @@ _SUIT_VALUES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(s * 13 + r + 1 for r in range(13) if pattern >> r & 1) for pattern in range(1 << 13))
     for s in range(4)
 )
-
-
-def mask_values(mask: int) -> tuple[int, ...]:
-    """The wire values of a card bitmask, lowest first."""
-    t = _SUIT_VALUES
-    return (t[0][mask & 0x1FFF] + t[1][mask >> 13 & 0x1FFF] + t[2][mask >> 26 & 0x1FFF]
-            + t[3][mask >> 39 & 0x1FFF])
 
 
 # Keyed by id() and checked by identity: hashing a trick hashes its cards, which costs more than
