@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hearts.v1 import bot_pb2 as pb
 
@@ -193,6 +193,20 @@ def _semaphores() -> tuple[_InFlight, _InFlight]:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _settle(answer: object, fault: Fault | None, judge: Callable[[Any], T],
+            substitute: Callable[[], T]) -> tuple[T, Fault | None, bool]:
+    """Judge a seat's answer: (the decision, the fault if any, whether the seeded substitute stands in).
+
+    No answer (a fault of the call, or a forfeited seat) or one the judge refuses gets the substitute.
+    """
+    if answer is not None:
+        try:
+            return judge(answer), fault, False
+        except Fault as f:
+            fault = f
+    return substitute(), fault, True
 
 
 class _SeatState:
@@ -440,15 +454,8 @@ class _Referee:
         outcomes = await asyncio.gather(*(ask(o) for o in obs))
         # Judged and applied in seat order, so the record does not depend on who answered first.
         for o, (answer, latency, fault) in zip(obs, outcomes):
-            cards = None
-            if answer is not None:
-                try:
-                    cards = judge_pass(answer, o)
-                except Fault as f:
-                    fault = f
-            substituted = cards is None
-            if cards is None:
-                cards = substitute_pass(self.seed, o)
+            cards, fault, substituted = _settle(answer, fault, lambda a: judge_pass(a, o),
+                                                lambda: substitute_pass(self.seed, o))
             if fault is not None:
                 self._fault(o.seat, fault, hand, None, describe("PassCards", o),
                             f"passed the seeded substitute {cards_text(cards)}")
@@ -465,15 +472,8 @@ class _Referee:
         if not st.forfeit:
             request = self._request(o, st, pb.PlayCardRequest)
             answer, latency, fault = await self._ask(s, st.seat.play_card, request, o)
-        card = None
-        if answer is not None:
-            try:
-                card = judge_play(answer, o)
-            except Fault as f:
-                fault = f
-        substituted = card is None
-        if card is None:
-            card = substitute_play(self.seed, o)
+        card, fault, substituted = _settle(answer, fault, lambda a: judge_play(a, o),
+                                           lambda: substitute_play(self.seed, o))
         hand_number, trick_number = o.hand_number, len(o.tricks)  # o.trick_number
         if fault is not None:
             self._fault(s, fault, hand_number, trick_number, describe("PlayCard", o),
@@ -495,17 +495,10 @@ class _Referee:
             rest = pb.ChooseMoonRequest(moon_points=o.moon_points, sun=sun)
             request = self._request(o, st, lambda: rest, rest.SerializeToString())
             answer, latency, fault = await self._ask(s, st.seat.choose_moon, request, o)
-        choice = None
-        if answer is not None:
-            try:
-                choice = judge_moon(answer)
-            except Fault as f:
-                fault = f
+        choice, fault, substituted = _settle(answer, fault, judge_moon, lambda: substitute_moon(self.seed, o))
         h = self.record.hands[-1]
-        h.moon_choice_substituted = choice is None
+        h.moon_choice_substituted = substituted
         h.moon_choice_latency_ms = latency
-        if choice is None:
-            choice = substitute_moon(self.seed, o)
         if fault is not None:
             self._fault(s, fault, o.hand_number, None, describe("ChooseMoon", o),
                         f"chose the seeded substitute {choice.value}")
