@@ -53,21 +53,16 @@ def rules(ctx: click.Context) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    presets = Table(title="Presets", title_justify="left")
-    presets.add_column("preset", style="bold")
-    presets.add_column("changes from standard")
+    presets = _table("Presets", "preset", "changes from standard")
     for name, r in PRESETS.items():
         ch = r.changes()
         presets.add_row(name, ", ".join(f"{k}={_fmt(v)}" for k, v in ch.items()) or "(the default: 001)")
     console.print(presets)
-    opts = Table(title="Options", title_justify="left", show_lines=False)
-    opts.add_column("option", style="bold")
-    opts.add_column("default")
-    opts.add_column("values")
-    opts.add_column("source")
+    opts = _table("Options", "option", "default", "values", "source")
     opts.add_column("meaning")
+    defaults = Rules().to_dict()
     for o in OPTIONS:
-        opts.add_row(o.name, _fmt(Rules().to_dict()[o.name]), _VALUES.get(o.name, o.values), o.source, o.help)
+        opts.add_row(o.name, _fmt(defaults[o.name]), _VALUES.get(o.name, o.values), o.source, o.help)
     console.print(opts)
 
 
@@ -120,17 +115,23 @@ def _key(part: str) -> str:
 def rules_show(ruleset: str) -> None:
     """Print one ruleset: RULESET is a preset name, optionally with option=value changes."""
     r = _parse_rules(ruleset, "RULESET")
-    table = Table(title=f"Ruleset {ruleset} ({r.name})", title_justify="left")
-    table.add_column("option", style="bold")
-    table.add_column("value")
-    table.add_column("source")
-    changed = r.changes()
+    table = _table(f"Ruleset {ruleset} ({r.name})", "option", "value", "source")
+    changed, values = r.changes(), r.to_dict()
     for o in OPTIONS:
-        value = _fmt(r.to_dict()[o.name])
+        value = _fmt(values[o.name])
         table.add_row(o.name, f"[yellow]{value}[/]" if o.name in changed else value, o.source)
     console.print(table)
     console.print(f"penalty points a hand (the moon): {r.moon_total}; cards each: {r.cards_per_player}; "
                   f"kitty: {r.kitty_size}; removed: {' '.join(str(c) for c in r.removed) or 'none'}")
+
+
+def _table(title: str, first: str, *columns: str) -> Table:
+    """A left-titled table whose first column (what each row is about) is bold."""
+    table = Table(title=title, title_justify="left")
+    table.add_column(first, style="bold")
+    for col in columns:
+        table.add_column(col)
+    return table
 
 
 def _fmt(v: object) -> str:
@@ -231,9 +232,7 @@ def bot_list(db: str) -> None:
     if not entries:
         console.print(f"no bots registered in {db}: hearts bot add NAME --command CMD, or --from bots.toml")
         return
-    table = Table(title=f"Bots in {db}", title_justify="left")
-    for col in ("bot", "command or address", "description"):
-        table.add_column(col)
+    table = _table(f"Bots in {db}", "bot", "command or address", "description")
     for e in entries:
         table.add_row(e.name, e.command if e.command is not None else f"remote {e.address}", e.description or "")
     console.print(table)
@@ -525,9 +524,7 @@ def tournament_list(db: str) -> None:
     if not infos:
         console.print(f"no tournaments in {db}")
         return
-    table = Table(title=f"Tournaments in {db}", title_justify="left")
-    for col in ("id", "format", "rules", "bots", "matches", "status", "seed", "created"):
-        table.add_column(col)
+    table = _table(f"Tournaments in {db}", "id", "format", "rules", "bots", "matches", "status", "seed", "created")
     for t in infos:
         fmt = t.format + (f" ({t.gauntlet})" if t.gauntlet else "")
         table.add_row(str(t.id), fmt, t.rules, str(len(t.bots)), f"{t.done}/{t.total}", t.status, str(t.seed),
