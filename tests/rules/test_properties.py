@@ -7,6 +7,7 @@ hand', 'A finished game of Hearts therefore always has exactly one winner'), 002
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 
@@ -23,6 +24,7 @@ from referee.rules import (
     Match,
     MixRedeal,
     MoonChoice,
+    Observation,
     Phase,
     Play,
     Rules,
@@ -173,6 +175,24 @@ def test_a_pending_decision_always_has_a_legal_choice(name, seed, rng_seed, styl
             assert m.phase is Phase.MOON
 
     drive(rules, seed, rng_seed, hands=3, before=check, style=style)
+
+
+@FAST
+@given(name=rulesets, seed=seeds, rng_seed=seeds, style=styles)
+def test_observation_is_a_whole_dataclass_instance(name, seed, rng_seed, style):
+    """Match.observation builds its Observation without the dataclass __init__ (for speed): every field
+    is set, nothing else is, and it equals, hashes and prints as Observation(**the same fields)."""
+    rules = RULESETS[name]
+    names = {f.name for f in dataclasses.fields(Observation)}
+
+    def check(m: Match) -> None:
+        for seat in range(rules.players):
+            obs = m.observation(seat)
+            assert set(vars(obs)) == names
+            built = Observation(**vars(obs))
+            assert obs == built and hash(obs) == hash(built) and repr(obs) == repr(built)
+
+    drive(rules, seed, rng_seed, hands=2, before=check, style=style)
 
 
 @FAST
