@@ -94,36 +94,22 @@ _SUIT_VALUES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 
 
-# Keyed by id() and checked by identity: hashing a trick hashes its cards, which costs more than
-# the look-up saves. The cache holds the trick, so its id cannot be reused while it is cached.
-_TRICK_BYTES: dict[int, tuple[Trick, bytes]] = {}
-_RULES_BY_ID: dict[int, tuple[Rules, pb.Rules]] = {}
+def _trick_body(leader: int, cards: Sequence[Card], winner: int | None) -> bytes:
+    """A Trick message's bytes, as protobuf writes them (leader has no presence, winner has)."""
+    body = b"\x08" + _varint(leader) if leader else b""
+    if cards:
+        b = bytes([c.index + 1 for c in cards])
+        body += b"\x12" + _BYTE[len(b)] + b
+    if winner is not None:
+        body += b"\x18" + _varint(winner)
+    return body
 
 
 def _trick_bytes(trick: Trick) -> bytes:
-    # A completed trick serialised once as GameView field 11: every later request of the hand holds
-    # it, and merging bytes is far cheaper than building nested messages again.
-    entry = _TRICK_BYTES.get(id(trick))
-    if entry is not None and entry[0] is trick:
-        return entry[1]
-    if len(_TRICK_BYTES) > 100_000:  # a bound, not a policy: tricks of finished matches go
-        _TRICK_BYTES.clear()
-    v = pb.GameView()
-    trick_to_wire(trick, v.tricks.add())
-    b = v.SerializeToString()
-    _TRICK_BYTES[id(trick)] = (trick, b)
-    return b
-
-
-def _rules_message(rules: Rules) -> pb.Rules:
-    entry = _RULES_BY_ID.get(id(rules))
-    if entry is not None and entry[0] is rules:
-        return entry[1]
-    if len(_RULES_BY_ID) > 1000:
-        _RULES_BY_ID.clear()
-    msg = rules_to_wire(rules)
-    _RULES_BY_ID[id(rules)] = (rules, msg)
-    return msg
+    # A completed trick as GameView field 11, written once per match by ViewEncoder._tricks_of:
+    # every later request of the hand holds it, joined as bytes.
+    body = _trick_body(trick.leader, trick.cards, trick.winner)
+    return b"\x5a" + _BYTE[len(body)] + body
 
 
 def _varint(n: int) -> bytes:
@@ -180,7 +166,7 @@ class ViewEncoder:
         v = pb.GameView(match_id=self.match_id, hand_number=obs.hand_number, seat=obs.seat,
                         player_names=self._names, scores=obs.scores,
                         pass_direction=_DIRECTIONS[obs.pass_direction])
-        v.rules.CopyFrom(_rules_message(obs.rules))
+        v.rules.CopyFrom(rules_to_wire(obs.rules))
         entry = self._heads[key] = (obs.rules, v.SerializeToString(),
                                     b"\x88\x01" + _varint(obs.dealer) if obs.dealer else b"")
         return entry
@@ -217,12 +203,7 @@ class ViewEncoder:
             parts.append(self._tricks_of(obs.tricks))
         ct = obs.current_trick
         if ct.cards or ct.leader or ct.winner is not None:
-            c = b"\x08" + _varint(ct.leader) if ct.leader else b""
-            if ct.cards:
-                b = bytes([x.index + 1 for x in ct.cards])
-                c += b"\x12" + _BYTE[len(b)] + b
-            if ct.winner is not None:
-                c += b"\x18" + _varint(ct.winner)
+            c = _trick_body(ct.leader, ct.cards, ct.winner)
             parts += (b"\x62", _BYTE[len(c)], c)
         else:
             parts.append(_EMPTY_CURRENT_TRICK)
