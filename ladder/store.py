@@ -326,6 +326,8 @@ class Store:
 
     def resolve_match_id(self, prefix: str) -> str:
         """The id of the one match whose id is or starts with ``prefix``; ``KeyError`` saying why not."""
+        if not prefix.strip():
+            raise KeyError(f"no match id given (an empty prefix would name any match in {self.path})")
         if self.has_match(prefix):
             return prefix
         rows = self.db.execute("SELECT id FROM matches WHERE id LIKE ? ESCAPE '\\' LIMIT 3",

@@ -172,13 +172,6 @@ _in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[_InFlight
     weakref.WeakKeyDictionary())
 
 
-def set_max_in_flight(n: int) -> None:
-    """Change the bound for event loops that have not asked anything yet (call before playing)."""
-    global MAX_IN_FLIGHT
-    MAX_IN_FLIGHT = n
-    _in_flight.clear()
-
-
 def _semaphores() -> tuple[_InFlight, _InFlight]:
     """This loop's bounds: (decisions, notifications)."""
     loop = asyncio.get_running_loop()

@@ -222,6 +222,9 @@ def test_replay_errors_point_to_hearts_matches(self_play_db: Path) -> None:
     result = run("replay", "zzz", "--db", str(self_play_db))
     assert result.exit_code == 1
     assert f"no match 'zzz' in {self_play_db}: list them with hearts matches --db {self_play_db}" in result.output
+    empty = run("replay", " ", "--db", str(self_play_db))  # a blank id names no match, even in a one-match file
+    assert empty.exit_code == 1
+    assert "no match id given" in empty.output and f"hearts matches --db {self_play_db}" in empty.output
 
 
 def test_the_docs_give_tournament_match_ids_zero_padded() -> None:
