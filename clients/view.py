@@ -65,6 +65,7 @@ def rules_from_wire(msg: pb.Rules) -> Rules:
             hand_size=msg.cards_per_player or None,
             pass_cycle=tuple(_DIRECTIONS[d] for d in msg.pass_cycle),
             pass_count=msg.pass_count,
+            pass_on=msg.pass_on,
             first_lead=msg.first_lead,
             hearts_lead=msg.hearts_lead,
             queen_breaks_hearts=msg.queen_breaks_hearts,

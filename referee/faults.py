@@ -91,6 +91,8 @@ def judge_pass(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
         what = "no card (CARD_UNSPECIFIED)" if bad[0] == 0 else f"unknown card enum value {bad[0]}"
         raise Fault(FaultKind.MALFORMED, f"pass holds {what}", received)
     cards = tuple(DECK[v - 1] for v in answer)
+    if not cards and obs.rules.may_pass_on(obs.pass_direction):
+        return cards  # 002 pass_on: it passes on, unseen, the cards passed to it
     seen: set[Card] = set()
     for c in cards:
         if c in seen:
@@ -98,7 +100,8 @@ def judge_pass(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
         seen.add(c)
     need = obs.rules.pass_count
     if len(cards) != need:
-        raise Fault(FaultKind.WRONG_PASS_COUNT, f"passed {len(cards)} cards, not {need}", received)
+        may = " (or none, to pass on)" if obs.rules.may_pass_on(obs.pass_direction) else ""
+        raise Fault(FaultKind.WRONG_PASS_COUNT, f"passed {len(cards)} cards, not {need}{may}", received)
     missing = [c for c in cards if c not in obs.hand]
     if missing:
         raise Fault(FaultKind.CARD_NOT_HELD, f"passed {' '.join(map(str, missing))}, not in its hand", received)

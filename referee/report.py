@@ -126,7 +126,8 @@ def replay(record: MatchRecord) -> RenderableType:
         passes = {p.seat: p for p in h.passes}
         for s in range(n):
             p = passes.get(s)
-            passed = (_cards(p.cards) + (" (substitute)" if p.substituted else "")) if p else ""
+            passed = ((_cards(p.cards) if p.cards else "passed on") + (" (substitute)" if p.substituted else "")
+                      if p else "")
             deal.add_row(names[s], _cards(h.deal[s]), passed)
         parts.append(deal)
         table = Table(box=None, padding=(0, 1))

@@ -55,6 +55,7 @@ def rules_to_wire(rules: Rules) -> pb.Rules:
             kitty_size=rules.kitty_size,
             pass_cycle=[_DIRECTIONS[d] for d in rules.pass_cycle],
             pass_count=rules.pass_count,
+            pass_on=rules.pass_on,
             first_lead=rules.first_lead,
             hearts_lead=rules.hearts_lead,
             queen_breaks_hearts=rules.queen_breaks_hearts,

@@ -20,6 +20,8 @@ from .cards import DECK, SUIT_MASKS, Card, Suit, parse_cards
 
 PASS_DIRECTIONS: Final = ("left", "right", "across", "left2", "right2", "scatter", "mix", "hold")
 """``left2``/``right2``: the second player to the left/right (5 players, 002)."""
+DIRECTIONAL_PASSES: Final = ("left", "right", "across", "left2", "right2")
+"""The passes that send every player's cards to one seat: the ones a player may pass on (pass_on)."""
 
 PASS_CYCLES: Final[dict[str, tuple[str, ...]]] = {
     "standard": ("left", "right", "across", "hold"),
@@ -101,6 +103,9 @@ OPTIONS: Final[tuple[Option, ...]] = (
            "left right hold). Named cycles: " + ", ".join(PASS_CYCLES)),
     Option("pass_count", 3, "1 or more", "001 Passing cards; 002 Other Numbers of Players",
            "Cards each player passes (scatter with 3 players needs 4: two to each)."),
+    Option("pass_on", False, "true | false", "002 Passing",
+           "Instead of passing, a player may pass on, unseen, the cards passed to them (left, right, across "
+           "and two-seat passes; cards can come back to their owner)."),
     Option("first_lead", "lowest-club", " | ".join(FIRST_LEADS), "001 Trick play; 002 Play of the Hand",
            "Holder of 2♣ (lowest club in play) must lead it, or the player left of the dealer leads any card."),
     Option("hearts_lead", "broken", "broken | any-time", "001 Trick play; 002 Play of the Hand",
@@ -150,6 +155,7 @@ class Rules:
     hand_size: int | None = None
     pass_cycle: tuple[str, ...] | None = None  # None: the default cycle for the number of players
     pass_count: int = 3
+    pass_on: bool = False
     first_lead: str = "lowest-club"
     hearts_lead: str = "broken"
     queen_breaks_hearts: bool = False
@@ -385,6 +391,10 @@ class Rules:
 
     def pass_direction(self, hand_number: int) -> str:
         return self.pass_cycle[hand_number % len(self.pass_cycle)]
+
+    def may_pass_on(self, direction: str) -> bool:
+        """Whether a player may pass on (pass no cards) on a hand passing this way (option pass_on)."""
+        return self.pass_on and direction in DIRECTIONAL_PASSES
 
     def points_of(self, card: Card) -> int:
         return self.card_points[card.index]

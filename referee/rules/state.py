@@ -365,9 +365,13 @@ class Hand:
             raise IllegalPlayError(f"seat {seat} has already passed {' '.join(map(str, self.passed[seat]))}",
                                    seat=seat, tried=tuple(cards))
         cards = tuple(cards)
+        if not cards and rules.may_pass_on(self.direction):
+            self.passed[seat] = cards  # 002: it will pass on, unseen, the cards passed to it
+            return
         if len(cards) != rules.pass_count:
+            may = " (or none, to pass on the cards passed to it)" if rules.may_pass_on(self.direction) else ""
             raise IllegalPlayError(
-                f"seat {seat} must pass exactly {rules.pass_count} cards, not {len(cards)} "
+                f"seat {seat} must pass exactly {rules.pass_count} cards{may}, not {len(cards)} "
                 f"({' '.join(map(str, cards)) or 'none'})", seat=seat, tried=cards)
         m = 0
         for c in cards:
@@ -403,8 +407,13 @@ class Hand:
         else:
             off = _OFFSETS[self.direction]
             for s in range(n):
+                if not passed[s]:
+                    continue
+                to = (s + off) % n
+                while not passed[to]:  # 002 pass_on: a seat passing on sends on, unseen, what reaches it
+                    to = (to + off) % n  # ends at a seat that passed cards: at worst s, which gets its own back
                 for c in passed[s]:
-                    self.received[(s + off) % n] |= c.mask
+                    self.received[to] |= c.mask
         for s in range(n):
             self.hands[s] |= self.received[s]
         self._start_play()

@@ -163,3 +163,13 @@ def test_the_minimal_bot_in_docs_is_the_example_file_verbatim() -> None:
     example = (root / "clients/examples/minimal.py").read_text()
     assert len(example.splitlines()) <= 15
     assert f"```python\n{example}```" in (root / "docs/sdk.md").read_text()
+
+
+@pytest.mark.parametrize("ruleset", [*RULESETS, "pass-on"])
+def test_a_bot_reads_back_the_very_rules_the_referee_sent(ruleset: str) -> None:
+    """Every option crosses the wire: the view's rules equal the referee's (so a bot may rely on any of them)."""
+    from clients.view import rules_from_wire
+    from referee.wire import rules_to_wire
+
+    rules = RULESETS.get(ruleset) or Rules(pass_on=True, pass_cycle="left right across")
+    assert rules_from_wire(pb.Rules.FromString(rules_to_wire(rules).SerializeToString())) == rules

@@ -158,6 +158,15 @@ class ShortPass(FirstLegal):
         return pb.PassCardsResponse(cards=list(v.hand)[:v.rules.pass_count - 1])
 
 
+class PassOn(FirstLegal):
+    """Passes no cards: under rules.pass_on that passes on what it is passed; otherwise a wrong count."""
+
+    name = "pass-on"
+
+    def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
+        return pb.PassCardsResponse()
+
+
 class RepeatPass(FirstLegal):
     name = "repeat-pass"
 

@@ -17,6 +17,7 @@ from referee_bots import (
     Listener,
     NotHeld,
     OversizedPass,
+    PassOn,
     Raiser,
     RepeatPass,
     ShortPass,
@@ -84,6 +85,7 @@ PLAY_FAULTS: list[tuple[Callable[[], Any], FaultKind, str]] = [
     (Illegal, FaultKind.ILLEGAL_CARD, "legal"),
     (NotHeld, FaultKind.CARD_NOT_HELD, "does not hold"),
     (ShortPass, FaultKind.WRONG_PASS_COUNT, "not 3"),
+    (PassOn, FaultKind.WRONG_PASS_COUNT, "passed 0 cards, not 3"),
     (RepeatPass, FaultKind.REPEATED_PASS_CARD, "twice"),
     (OversizedPass, FaultKind.OVERSIZED, "receive limit"),
     (lambda: raw_play_bot(OVERSIZED_PLAY), FaultKind.OVERSIZED, "receive limit"),
@@ -104,6 +106,21 @@ def test_a_faulty_bot_forfeits_after_three_faults_and_the_match_completes(
         assert f.trick is None and f.sent.startswith("PassCards") and "hand" in f.sent
     elif rec.faults[0].sent.startswith("PlayCard"):
         assert f.trick is not None and "legal" in f.sent
+
+
+def test_passing_no_cards_is_passing_on_when_the_rules_allow_it(serve: Callable[..., str],
+                                                                 good_address: str) -> None:
+    """002 pass_on: an empty pass is a decision, not a fault; the bot's neighbours' cards go on past it."""
+    rules = Rules.parse("standard,pass_cycle=left,target=60,pass_on=true")
+    rec = run(table(good_address, serve(PassOn())), rules=rules)
+    assert not rec.faults and not rec.seats[FAULTY].forfeit
+    mine = [p for h in rec.hands for p in h.passes if p.seat == FAULTY]
+    assert mine and all(p.cards == () and not p.substituted and p.latency_ms is not None for p in mine)
+    h = rec.hands[0]
+    sent = {p.seat: p.cards for p in h.passes}
+    # Seat 0 passes left to seat 1, which passes on: seat 0's cards reach seat 2.
+    replayed = [p for p in rec.plays if p.hand == 0 and p.seat == 2]
+    assert set(sent[0]) <= {p.card for p in replayed}
 
 
 def test_a_timeout_empties_the_bank_and_the_deadline_shrinks(serve: Callable[..., str], good_address: str) -> None:

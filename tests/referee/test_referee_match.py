@@ -58,6 +58,8 @@ class Randomly:
         self.rng = random.Random(seed)
 
     def pass_cards(self, obs: Observation) -> Any:
+        if obs.rules.may_pass_on(obs.pass_direction) and self.rng.random() < 0.3:
+            return []  # 002 pass_on: send on, unseen, what is passed to this seat
         return self.rng.sample(obs.hand.cards, obs.rules.pass_count)
 
     def play_card(self, obs: Observation) -> Any:
@@ -209,7 +211,7 @@ def _cards(mask: int) -> Any:
 
 RULESETS = ["standard", "omnibus", "spot,target=200", "black-maria", "standard,players=3", "standard,players=5",
             "standard,pass_cycle=scatter", "standard,pass_cycle=mix", "standard,kitty=first-trick,hand_size=12",
-            "standard,moon=shooter-chooses,sun_points=52"]
+            "standard,moon=shooter-chooses,sun_points=52", "standard,pass_on=true"]
 
 
 def test_no_request_of_200_matches_holds_another_seats_unplayed_card() -> None:

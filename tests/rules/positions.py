@@ -257,6 +257,9 @@ def random_step(match: Match, rng: random.Random) -> None:
     if phase is Phase.PASS:
         seat = match.to_move[0]
         hand = cards_of(match.hand.hands[seat])
+        if match.rules.may_pass_on(match.hand.direction) and rng.random() < 0.4:
+            match.pass_cards(seat, ())  # 002 pass_on (drawn only under that option: other runs are unchanged)
+            return
         match.pass_cards(seat, rng.sample(hand, match.rules.pass_count))
     elif phase is Phase.PLAY:
         legal = match.legal_plays()

@@ -199,15 +199,22 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
                 start_play(h)
         elif isinstance(e, PassCards):
             assert h is not None and e.seat not in h.passed
-            assert len(e.cards) == rules.pass_count and set(e.cards) <= h.hands[e.seat]
-            h.passed[e.seat] = e.cards
             d = rules.pass_direction(h.number)
+            # 002 pass_on: no cards at all, on a pass to one seat, sends on whatever is passed to it.
+            passes_on = rules.pass_on and d in OFFSETS and not e.cards
+            assert passes_on or (len(e.cards) == rules.pass_count and set(e.cards) <= h.hands[e.seat])
+            h.passed[e.seat] = e.cards
             if len(h.passed) == n and d not in ("mix",):
                 for s in range(n):
                     h.hands[s] -= set(h.passed[s])
                 for s in range(n):
                     for k, c in enumerate(h.passed[s]):
-                        to = (s + 1 + k % (n - 1)) % n if d == "scatter" else (s + OFFSETS[d]) % n
+                        if d == "scatter":
+                            to = (s + 1 + k % (n - 1)) % n
+                        else:  # on around the table past every seat that passed on
+                            to = (s + OFFSETS[d]) % n
+                            while not h.passed[to]:
+                                to = (to + OFFSETS[d]) % n
                         h.hands[to].add(c)
                 start_play(h)
         elif isinstance(e, MixRedeal):

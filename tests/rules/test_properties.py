@@ -54,6 +54,8 @@ MIXES = {
     "spot-choice-sun": dict(points="spot", target=500, moon="shooter-chooses", sun_points=200),
     "three-no-2c": dict(players=3, removed_cards="2C", pass_cycle="left-right"),
     "ten-of-diamonds-share": dict(bonus_card="TD", tied_lowest="share", exact_target_reset=0),
+    "pass-on": dict(pass_on=True, pass_cycle="left right across scatter"),
+    "five-pass-on-kitty": dict(players=5, pass_on=True, kitty="first-trick", pass_cycle="five-player"),
 }
 
 RULESETS = {**{f"preset:{k}": v for k, v in PRESETS.items()}, **{k: Rules(**v) for k, v in MIXES.items()}}

@@ -777,6 +777,87 @@ def test_pass_count_option(count):
         assert m.hand.received[(s + 1) % 4].bit_count() == count
 
 
+def _mask(cards) -> int:
+    return sum(c.mask for c in cards)
+
+
+PASS_ON = "002: 'Some play that players are not required to pass any cards if they do not wish to.'"
+
+
+def test_pass_on_sends_on_unseen_the_cards_passed_to_a_seat():
+    """002: 'Some play that players are not required to pass any cards if they do not wish to. They simply pass
+    on the cards that were passed to them without looking at them.'"""
+    m = Match(Rules(pass_on=True, pass_cycle="left"), 5)
+    dealt = list(m.hand.hands)
+    own = {s: cards_of(dealt[s])[:3] for s in (0, 3)}
+    m.pass_cards(0, own[0])
+    m.pass_cards(1, [])  # seats 1 and 2 pass on: seat 0's cards travel 0 -> 1 -> 2 -> 3
+    m.pass_cards(2, ())
+    m.pass_cards(3, own[3])  # and seat 3's reach seat 0 directly
+    assert m.phase is Phase.PLAY
+    assert m.hand.received[3] == _mask(own[0]) and m.hand.received[0] == _mask(own[3])
+    assert m.hand.hands[1] == dealt[1] and m.hand.hands[2] == dealt[2]  # passed on: unchanged hands
+    for s in (1, 2):  # 'without looking at them': the cards that went through are never shown to them
+        obs = m.observation(s)
+        assert not obs.received and obs.passed == ()
+        assert not (obs.hand.mask | obs.received.mask) & _mask(own[0])
+    assert m.observation(3).received.mask == _mask(own[0])
+
+
+def test_pass_on_can_give_a_player_their_own_cards_back():
+    """002: 'This could result in a player getting their own cards back.'"""
+    m = Match(Rules(pass_on=True, pass_cycle="across"), 2)
+    dealt = list(m.hand.hands)
+    mine = cards_of(dealt[0])[:3]
+    m.pass_cards(0, mine)
+    m.pass_cards(2, [])  # across from 0 is 2, who passes on across: back to 0
+    m.pass_cards(1, cards_of(dealt[1])[-3:])
+    m.pass_cards(3, cards_of(dealt[3])[-3:])
+    assert m.hand.hands[0] == dealt[0] and m.hand.received[0] == _mask(mine)
+    assert m.hand.received[2] == 0 and m.hand.hands[2] == dealt[2]
+    assert m.hand.received[1] == _mask(cards_of(dealt[3])[-3:])
+
+
+def test_when_every_seat_passes_on_no_card_moves():
+    """002: 'They simply pass on the cards that were passed to them without looking at them.'"""
+    m = Match(Rules(pass_on=True), 9)
+    dealt = list(m.hand.hands)
+    for s in range(4):
+        m.pass_cards(s, [])
+    assert m.phase is Phase.PLAY and m.hand.hands == dealt and not any(m.hand.received)
+
+
+def test_pass_on_is_an_option_and_only_for_passes_to_one_seat():
+    """002: 'Some play that players are not required to pass any cards if they do not wish to.' Without the option
+    a pass is exactly pass_count cards; a scatter or mix pass has no single seat to pass on to."""
+    with pytest.raises(IllegalPlayError, match=r"exactly 3 cards, not 0"):
+        Match(Rules(), 1).pass_cards(0, [])
+    with pytest.raises(IllegalPlayError, match=r"exactly 3 cards \(or none, to pass on the cards passed to it\), not 2"):
+        m = Match(Rules(pass_on=True), 1)
+        m.pass_cards(0, cards_of(m.hand.hands[0])[:2])
+    for direction in ("scatter", "mix"):
+        with pytest.raises(IllegalPlayError, match=r"exactly 3 cards, not 0"):
+            Match(Rules(pass_on=True, pass_cycle=(direction,)), 1).pass_cards(0, [])
+    five = Rules(players=5, pass_on=True, pass_cycle="left2")
+    assert five.may_pass_on("left2") and five.may_pass_on("right") and not five.may_pass_on("hold")
+    assert Rules.parse("standard,pass_on=true") == Rules(pass_on=True)
+
+
+def test_a_match_with_passing_on_replays_from_its_history():
+    """002: 'They simply pass on the cards that were passed to them without looking at them.' Passing on is a
+    decision in the history like any pass, so the match replays from its seed."""
+    rng = random.Random(4)
+    m = Match(Rules(pass_on=True, pass_cycle="left right across"), 11)
+    while not m.over:
+        if m.phase is Phase.PASS:
+            for s in m.to_move:
+                m.pass_cards(s, [] if rng.random() < 0.5 else cards_of(m.hand.hands[s])[:3])
+        else:
+            random_step(m, rng)
+    again = Match.replay(m.rules, m.seed, m.history)
+    assert again.scores == m.scores and again.results == m.results
+
+
 # -- other numbers of players (002) -------------------------------------------------------------------------
 
 
