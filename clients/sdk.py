@@ -67,7 +67,8 @@ T = TypeVar("T")
 
 @runtime_checkable
 class BotProtocol(Protocol):
-    """What a bot must have. Everything else (``Bot``'s attributes, ``choose_moon``, ``notify``) is optional."""
+    """What a bot must have. Everything else (``Bot``'s attributes, ``choose_moon``, ``discard_cards``,
+    ``notify``) is optional."""
 
     def pass_cards(self, view: View) -> Sequence[Card] | Awaitable[Sequence[Card]]: ...
 
@@ -75,7 +76,7 @@ class BotProtocol(Protocol):
 
 
 class Bot:
-    """An optional base class: the handshake attributes and ``choose_moon`` with their defaults.
+    """An optional base class: the handshake attributes, ``choose_moon`` and ``discard_cards`` with their defaults.
 
     Any object with ``pass_cards`` and ``play_card`` is a bot; subclassing only saves typing.
     """
@@ -95,6 +96,16 @@ class Bot:
 
     def choose_moon(self, view: View) -> MoonChoice:
         return MoonChoice.ADD_TO_OTHERS
+
+    def discard_cards(self, view: View) -> Sequence[Card]:
+        return default_discard(view)
+
+
+def default_discard(view: View) -> list[Card]:
+    """What a bot without ``discard_cards`` discards under kitty_discard: as many cards as the kitty
+    held, those that score nothing first (highest first: they would win tricks), then the cheapest."""
+    pts = view.rules.card_points
+    return sorted(view.hand, key=lambda c: (pts[c.index] != 0, abs(pts[c.index]), -c.rank))[:len(view.kitty)]
 
 
 @dataclass(frozen=True)
@@ -168,6 +179,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             raise TypeError(f"{type(bot).__name__} is not a bot: it needs pass_cards(view) and play_card(view)")
         self.bot = bot
         self._choose_moon: Callable[[View], Any] | None = getattr(bot, "choose_moon", None)
+        self._discard_cards: Callable[[View], Any] = getattr(bot, "discard_cards", None) or default_discard
         self._notify: Callable[[Notification], Any] | None = getattr(bot, "notify", None)
 
     async def _answer(self, context: grpc.aio.ServicerContext, what: str, make: Callable[[], Awaitable[T]]) -> T:
@@ -213,6 +225,15 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             return pb.PlayCardResponse(card=card_to_wire(_as_card(card)))
 
         return await self._answer(context, "play_card", make)
+
+    async def DiscardCards(self, request: pb.DiscardCardsRequest,
+                           context: grpc.aio.ServicerContext) -> pb.DiscardCardsResponse:
+        async def make() -> pb.DiscardCardsResponse:
+            view = view_from_wire(request.view, Phase.DISCARD)
+            cards = await _maybe_await(self._discard_cards(view))
+            return pb.DiscardCardsResponse(cards=[card_to_wire(_as_card(c)) for c in cards])
+
+        return await self._answer(context, "discard_cards", make)
 
     async def ChooseMoon(self, request: pb.ChooseMoonRequest,
                          context: grpc.aio.ServicerContext) -> pb.ChooseMoonResponse:

@@ -66,6 +66,7 @@ def rules_from_wire(msg: pb.Rules) -> Rules:
             pass_cycle=tuple(_DIRECTIONS[d] for d in msg.pass_cycle),
             pass_count=msg.pass_count,
             pass_on=msg.pass_on,
+            kitty_discard=msg.kitty_discard,
             first_lead=msg.first_lead,
             hearts_lead=msg.hearts_lead,
             queen_breaks_hearts=msg.queen_breaks_hearts,
@@ -90,9 +91,6 @@ def trick_from_wire(t: pb.Trick) -> Trick:
     return Trick(t.leader, tuple(DECK[v - 1] for v in t.cards), t.winner if t.HasField("winner") else None)
 
 
-_trick = trick_from_wire
-
-
 def view_from_wire(v: pb.GameView, phase: Phase, moon_points: int = 0) -> View:
     """Build the bot's View from a request's GameView (``phase`` says which decision is asked)."""
     return View(
@@ -106,14 +104,15 @@ def view_from_wire(v: pb.GameView, phase: Phase, moon_points: int = 0) -> View:
         hand=_cards(v.hand),
         passed=tuple(DECK[c - 1] for c in v.passed_cards),
         received=_cards(v.received_cards),
-        tricks=tuple(_trick(t) for t in v.tricks),
-        current_trick=_trick(v.current_trick),
+        tricks=tuple(trick_from_wire(t) for t in v.tricks),
+        current_trick=trick_from_wire(v.current_trick),
         hearts_broken=v.hearts_broken,
         legal=_cards(v.legal_cards),
         to_move=(v.seat,),
         kitty_taker=v.kitty_taker if v.HasField("kitty_taker") else None,
         kitty=_cards(v.kitty),
         moon_points=moon_points,
+        discarded=tuple(DECK[c - 1] for c in v.discarded),
         match_id=v.match_id,
         player_names=tuple(v.player_names),
         budget_ms=v.budget_ms,

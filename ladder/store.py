@@ -179,10 +179,21 @@ def _m3_runner(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m4_kitty_discard(db: sqlite_utils.Database) -> None:
+    """Under kitty_discard, what the kitty's taker discarded into its tricks, and how it was decided."""
+    _executescript_in_transaction(db, """
+    ALTER TABLE hands ADD COLUMN discard_seat INTEGER;                        -- NULL: no discard this hand
+    ALTER TABLE hands ADD COLUMN discard TEXT NOT NULL DEFAULT '';            -- cards, space separated
+    ALTER TABLE hands ADD COLUMN discard_substituted INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE hands ADD COLUMN discard_latency_ms REAL;
+    """)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
     _m3_runner,
+    _m4_kitty_discard,
     # Append new migrations here (each runs once, in its own transaction, in order).
 ]
 
@@ -298,6 +309,8 @@ class Store:
                 "totals": _json(list(h.totals)), "moon": h.moon, "sun": h.sun, "moon_choice": h.moon_choice,
                 "moon_choice_substituted": int(h.moon_choice_substituted),
                 "moon_choice_latency_ms": h.moon_choice_latency_ms,
+                "discard_seat": h.discard_seat, "discard": " ".join(h.discard),
+                "discard_substituted": int(h.discard_substituted), "discard_latency_ms": h.discard_latency_ms,
             } for h in record.hands)
             self.db["passes"].insert_all({
                 "match_id": mid, "hand": p.hand, "seat": p.seat, "cards": " ".join(p.cards),
@@ -365,9 +378,12 @@ class Store:
                             deal=tuple(tuple(d) for d in json.loads(r[3])), kitty=tuple(r[4].split()),
                             passes=passes.get(r[0], []), points_taken=tuple(json.loads(r[5])),
                             score=tuple(json.loads(r[6])), totals=tuple(json.loads(r[7])), moon=r[8], sun=r[9],
-                            moon_choice=r[10], moon_choice_substituted=bool(r[11]), moon_choice_latency_ms=r[12])
+                            moon_choice=r[10], moon_choice_substituted=bool(r[11]), moon_choice_latency_ms=r[12],
+                            discard_seat=r[13], discard=tuple(r[14].split()), discard_substituted=bool(r[15]),
+                            discard_latency_ms=r[16])
                  for r in q("SELECT hand, pass_direction, dealer, deal, kitty, points_taken, score, totals, moon, "
-                            "sun, moon_choice, moon_choice_substituted, moon_choice_latency_ms FROM hands "
+                            "sun, moon_choice, moon_choice_substituted, moon_choice_latency_ms, discard_seat, "
+                            "discard, discard_substituted, discard_latency_ms FROM hands "
                             "WHERE match_id = ? ORDER BY hand", [mid])]
         plays = [PlayRecord(hand=r[0], trick=r[1], seat=r[2], card=r[3], latency_ms=r[4], substituted=bool(r[5]))
                  for r in q("SELECT hand, trick, seat, card, latency_ms, substituted FROM plays WHERE match_id = ? "

@@ -108,6 +108,28 @@ def judge_pass(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
     return cards
 
 
+def judge_discard(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
+    """The cards a DiscardCards answer names, if they make a valid discard; else a ``Fault``."""
+    received = "cards=" + (" ".join(_card_text(v) for v in answer[:20]) or "none")
+    if len(answer) > 20:
+        received += f" ... ({len(answer)} in all)"
+    bad = [v for v in answer if not 1 <= v <= 52]
+    if bad:
+        what = "no card (CARD_UNSPECIFIED)" if bad[0] == 0 else f"unknown card enum value {bad[0]}"
+        raise Fault(FaultKind.MALFORMED, f"discard holds {what}", received)
+    cards = tuple(DECK[v - 1] for v in answer)
+    need = len(obs.kitty)
+    if len(set(cards)) != len(cards) or len(cards) != need:
+        again = [c for i, c in enumerate(cards) if c in cards[:i]]
+        twice = f"; {again[0]} twice" if again else ""
+        raise Fault(FaultKind.WRONG_DISCARD, f"discarded {len(cards)} cards{twice}: {need} distinct cards wanted "
+                    "(as many as the kitty held)", received)
+    missing = [c for c in cards if c not in obs.hand]
+    if missing:
+        raise Fault(FaultKind.CARD_NOT_HELD, f"discarded {' '.join(map(str, missing))}, not in its hand", received)
+    return cards
+
+
 def judge_moon(answer: int) -> MoonChoice:
     try:
         return moon_choice_from_wire(answer)  # the wire boundary decodes; the referee judges
@@ -131,6 +153,13 @@ def substitute_pass(seed: int, obs: Observation) -> tuple[Card, ...]:
     return tuple(cards[:obs.rules.pass_count])
 
 
+def substitute_discard(seed: int, obs: Observation) -> tuple[Card, ...]:
+    rng = SeededRandom(seed, "substitute", "discard", obs.hand_number, obs.seat)
+    cards = list(obs.hand.cards)
+    rng.shuffle(cards)
+    return tuple(cards[:len(obs.kitty)])
+
+
 def substitute_moon(seed: int, obs: Observation) -> MoonChoice:
     rng = SeededRandom(seed, "substitute", "moon", obs.hand_number, obs.seat)
     return rng.choice((MoonChoice.ADD_TO_OTHERS, MoonChoice.SUBTRACT_FROM_SHOOTER))
@@ -147,6 +176,8 @@ def describe(kind: str, obs: Observation) -> str:
         return f"{head} trick {obs.trick_number}: hand {obs.hand}; trick {trick}; legal {obs.legal}"
     if kind == "PassCards":
         return f"{head} pass {obs.rules.pass_count} {obs.pass_direction}: hand {obs.hand}"
+    if kind == "DiscardCards":
+        return f"{head} discard {len(obs.kitty)} (kitty {obs.kitty}): hand {obs.hand}"
     if kind == "ChooseMoon":
         return f"{head}: moon points {obs.moon_points}"
     return head

@@ -28,9 +28,11 @@ from referee.faults import (
     cards_text,
     describe,
     fault_from_error,
+    judge_discard,
     judge_moon,
     judge_pass,
     judge_play,
+    substitute_discard,
     substitute_moon,
     substitute_pass,
     substitute_play,
@@ -361,6 +363,8 @@ class _Referee:
                     await self._passes()
                 elif phase is Phase.PLAY:
                     await self._play()
+                elif phase is Phase.DISCARD:
+                    await self._discard()
                 elif phase is Phase.MOON:
                     await self._moon()
                 self._close_hands()
@@ -475,6 +479,26 @@ class _Referee:
         self.record.plays.append(PlayRecord(hand_number, trick_number, s, str(card), latency, substituted))
         if trick is not None:
             self._notify_trick(hand_number, trick)
+
+    async def _discard(self) -> None:
+        m = self.match
+        (s,) = m.to_move
+        o = m.observation(s)
+        st = self.states[s]
+        answer = latency = fault = None
+        if not st.forfeit:
+            rest = pb.DiscardCardsRequest(count=len(o.kitty))
+            request = self._request(o, st, lambda: rest, rest.SerializeToString())
+            answer, latency, fault = await self._ask(s, st.seat.discard_cards, request, o)
+        cards, fault, substituted = _settle(answer, fault, lambda a: judge_discard(a, o),
+                                            lambda: substitute_discard(self.seed, o))
+        if fault is not None:
+            self._fault(s, fault, o.hand_number, len(o.tricks), describe("DiscardCards", o),
+                        f"discarded the seeded substitute {cards_text(cards)}")
+        h = self.record.hands[-1]
+        h.discard_seat, h.discard = s, tuple(map(str, cards))
+        h.discard_substituted, h.discard_latency_ms = substituted, latency
+        m.discard(s, cards)
 
     async def _moon(self) -> None:
         m = self.match

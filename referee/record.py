@@ -25,6 +25,7 @@ class FaultKind(str, enum.Enum):
     WRONG_PASS_COUNT = "wrong_pass_count"  # not exactly pass_count cards
     REPEATED_PASS_CARD = "repeated_pass_card"  # the same card twice in one pass
     OVERSIZED = "oversized"  # a reply larger than the referee's receive limit
+    WRONG_DISCARD = "wrong_discard"  # kitty_discard: not as many distinct cards as the kitty held
 
 
 class MatchStatus(str, enum.Enum):
@@ -82,6 +83,10 @@ class HandRecord:
     moon_choice: str | None = None  # how the moon (or sun) scored, when one was shot
     moon_choice_substituted: bool = False
     moon_choice_latency_ms: float | None = None
+    discard_seat: int | None = None  # kitty_discard: the kitty's taker, once it has discarded
+    discard: tuple[str, ...] = ()  # what it discarded face down into its tricks
+    discard_substituted: bool = False
+    discard_latency_ms: float | None = None
 
 
 @dataclass

@@ -34,13 +34,15 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def latencies(record: MatchRecord, seat: int) -> list[float]:
-    """Every decision latency of one seat, in ms (passes, plays and moon choices)."""
+    """Every decision latency of one seat, in ms (passes, plays, discards and moon choices)."""
     out = [p.latency_ms for p in record.plays if p.seat == seat and p.latency_ms is not None]
     for h in record.hands:
         out += [p.latency_ms for p in h.passes if p.seat == seat and p.latency_ms is not None]
         shooter = h.moon if h.moon is not None else h.sun  # the engine sets moon=None for a sun
         if shooter == seat and h.moon_choice_latency_ms is not None:
             out.append(h.moon_choice_latency_ms)
+        if h.discard_seat == seat and h.discard_latency_ms is not None:
+            out.append(h.discard_latency_ms)
     return out
 
 
@@ -100,6 +102,9 @@ def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick]]]:
             if m.phase is Phase.MOON:
                 m.choose_moon(m.turn, MoonChoice(h.moon_choice))
                 continue
+            if m.phase is Phase.DISCARD:
+                m.discard(m.turn, [Card.parse(c) for c in h.discard])
+                continue
             p = next(plays)
             trick = m.play(Card.parse(p.card), p.seat)
             if trick is not None:
@@ -147,6 +152,10 @@ def replay(record: MatchRecord) -> RenderableType:
             table.add_row(str(t_no), names[trick.leader], *cells, names[trick.winner or 0],
                           str(points) if points else "")
         parts.append(table)
+        if h.discard_seat is not None:
+            parts.append(Text(f"{names[h.discard_seat]} took the kitty {_cards(h.kitty)} and discarded "
+                              f"{_cards(h.discard)} into its tricks" + (" (substitute)" if h.discard_substituted
+                                                                         else "")))
         score = "  ".join(f"{names[s]} {h.points_taken[s]} pts → {h.score[s]:+d} = {h.totals[s]}" for s in range(n))
         if h.moon is not None:
             score += f"  ({names[h.moon]} shot the moon: {h.moon_choice})"

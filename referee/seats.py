@@ -68,6 +68,8 @@ class Seat(Protocol):
 
     async def play_card(self, request: pb.PlayCardRequest, obs: Observation, timeout: float) -> int: ...
 
+    async def discard_cards(self, request: pb.DiscardCardsRequest, obs: Observation, timeout: float) -> list[int]: ...
+
     async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int: ...
 
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None: ...
@@ -105,6 +107,7 @@ class GrpcSeat:
         self._pass_cards: Any = None
         self._play_card: Any = None
         self._choose_moon: Any = None
+        self._discard_cards: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._hello: pb.HandshakeResponse | None = None
         self._hello_task: asyncio.Task[pb.HandshakeResponse] | None = None
@@ -122,12 +125,13 @@ class GrpcSeat:
             self._close_foreign_channel()
             self._channel = grpc.aio.insecure_channel(self.address, options=self._options)
             self._stub = bot_pb2_grpc.BotServiceStub(self._channel)
-            # The stub's three decision methods, but taking serialised requests too.
-            self._pass_cards, self._play_card, self._choose_moon = (
+            # The stub's four decision methods, but taking serialised requests too.
+            self._pass_cards, self._play_card, self._choose_moon, self._discard_cards = (
                 self._channel.unary_unary(f"/hearts.v1.BotService/{name}", request_serializer=_serialize,
                                           response_deserializer=reply.FromString, _registered_method=True)
                 for name, reply in (("PassCards", pb.PassCardsResponse), ("PlayCard", pb.PlayCardResponse),
-                                    ("ChooseMoon", pb.ChooseMoonResponse)))
+                                    ("ChooseMoon", pb.ChooseMoonResponse),
+                                    ("DiscardCards", pb.DiscardCardsResponse)))
             self._loop = loop
             self._hello = None
             self._hello_task = None
@@ -188,6 +192,12 @@ class GrpcSeat:
             raise UndecodableReply("PlayCard reply could not be decoded")
         return reply.card
 
+    async def discard_cards(self, request: pb.DiscardCardsRequest | bytes, obs: Observation,
+                            timeout: float) -> list[int]:
+        self.stub()
+        reply = _decoded(await self._discard_cards(request, timeout=timeout), "DiscardCards")
+        return list(reply.cards)
+
     async def choose_moon(self, request: pb.ChooseMoonRequest | bytes, obs: Observation, timeout: float) -> int:
         self.stub()
         reply = _decoded(await self._choose_moon(request, timeout=timeout), "ChooseMoon")
@@ -215,7 +225,8 @@ class GrpcSeat:
 class InProcessSeat:
     """A Python object seated directly: fast local play and tests.
 
-    The object has ``pass_cards(obs)``, ``play_card(obs)`` and optionally ``choose_moon(obs)``
+    The object has ``pass_cards(obs)``, ``play_card(obs)`` and optionally ``choose_moon(obs)``,
+    ``discard_cards(obs)`` (asked only under kitty_discard)
     and ``notify(request)``; each may be a coroutine function (then the deadline applies) or a
     plain one (then the referee can only measure it afterwards). Answers may be Cards, card text,
     wire enum values or MoonChoices; anything else goes to the referee as a malformed answer.
@@ -248,6 +259,14 @@ class InProcessSeat:
 
     async def play_card(self, request: pb.PlayCardRequest, obs: Observation, timeout: float) -> int:
         return _card_value(await self._call("play_card", obs, timeout))
+
+    async def discard_cards(self, request: pb.DiscardCardsRequest, obs: Observation, timeout: float) -> list[int]:
+        # A bot without discard_cards is asked anyway: the AttributeError is its fault (error_status),
+        # as UNIMPLEMENTED is for a gRPC bot, and the seeded substitute discards for it.
+        answer = await self._call("discard_cards", obs, timeout)
+        if answer is None or isinstance(answer, (str, int, Card)):
+            return [_card_value(answer)]
+        return [_card_value(c) for c in answer]
 
     async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int:
         if not hasattr(self.bot, "choose_moon"):

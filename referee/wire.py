@@ -56,6 +56,7 @@ def rules_to_wire(rules: Rules) -> pb.Rules:
             pass_cycle=[_DIRECTIONS[d] for d in rules.pass_cycle],
             pass_count=rules.pass_count,
             pass_on=rules.pass_on,
+            kitty_discard=rules.kitty_discard,
             first_lead=rules.first_lead,
             hearts_lead=rules.hearts_lead,
             queen_breaks_hearts=rules.queen_breaks_hearts,
@@ -227,6 +228,9 @@ class ViewEncoder:
             if m:
                 b = t[0][m & 0x1FFF] + t[1][m >> 13 & 0x1FFF] + t[2][m >> 26 & 0x1FFF] + t[3][m >> 39 & 0x1FFF]
                 parts += (b"\x9a\x01", _BYTE[len(b)], b)
+        if obs.discarded:
+            b = bytes([c.index + 1 for c in obs.discarded])
+            parts += (b"\xa2\x01", _BYTE[len(b)], b)  # field 20
         return b"".join(parts)
 
     def build(self, obs: Observation, time_bank_ms: int, out: pb.GameView | None = None) -> pb.GameView:
@@ -238,7 +242,8 @@ class ViewEncoder:
 
 def request_bytes(view: bytes, rest: bytes = b"") -> bytes:
     """A serialised request whose field 1 is the serialised GameView ``view`` (PassCardsRequest,
-    PlayCardRequest, ChooseMoonRequest), followed by its other fields ``rest``, already serialised."""
+    PlayCardRequest, DiscardCardsRequest, ChooseMoonRequest), followed by its other fields ``rest``,
+    already serialised."""
     return b"\x0a" + _varint(len(view)) + view + rest
 
 
@@ -296,6 +301,7 @@ def view_to_wire_reference(
     if obs.kitty_taker is not None:
         v.kitty_taker = obs.kitty_taker
         v.kitty.extend(card_values(obs.kitty))
+    v.discarded.extend(card_values(obs.discarded))
     return v
 
 

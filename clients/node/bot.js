@@ -54,6 +54,13 @@ function highestCards(view) {
   return [...view.hand].sort(byRank).slice(view.hand.length - count);
 }
 
+// Under rules.kitty_discard: discard as many cards as the kitty held, pointless high cards first.
+function discardCards(req) {
+  const points = req.view.rules.card_points;
+  const cost = (c) => (points[c - 1] === 0 ? 0 : 1000 + Math.abs(points[c - 1]));
+  return [...req.view.hand].sort((a, b) => cost(a) - cost(b) || rank(b) - rank(a)).slice(0, req.count);
+}
+
 // Each handler answers, or reports the error as a status: the referee records a fault.
 function unary(answer) {
   return (call, callback) => {
@@ -79,6 +86,7 @@ const service = {
   })),
   PassCards: unary((req) => ({ cards: highestCards(req.view) })),
   PlayCard: unary((req) => ({ card: lowestLegal(req.view) })),
+  DiscardCards: unary((req) => ({ cards: discardCards(req) })),
   ChooseMoon: unary(() => ({ choice: MOON_CHOICE_ADD_TO_OTHERS })),
   Notify: unary(() => ({})),
 };

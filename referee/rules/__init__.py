@@ -8,6 +8,7 @@ from .options import OPTIONS, PASS_CYCLES, PASS_DIRECTIONS, POINT_SCHEMES, PRESE
 from .state import (
     ChooseMoon,
     Deal,
+    Discard,
     Event,
     Hand,
     HandResult,
@@ -27,6 +28,6 @@ from .state import (
 __all__ = [
     "DECK", "QUEEN_OF_SPADES", "TWO_OF_CLUBS", "Card", "CardSet", "Suit", "cards_of", "mask_of", "parse_cards",
     "OPTIONS", "PASS_CYCLES", "PASS_DIRECTIONS", "POINT_SCHEMES", "PRESETS", "Option", "Rules",
-    "ChooseMoon", "Deal", "Event", "Hand", "HandResult", "IllegalPlayError", "Match", "MixRedeal", "MoonChoice",
+    "ChooseMoon", "Deal", "Discard", "Event", "Hand", "HandResult", "IllegalPlayError", "Match", "MixRedeal", "MoonChoice",
     "Observation", "PassCards", "Phase", "Play", "SeededRandom", "Trick", "deal",
 ]

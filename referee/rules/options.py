@@ -95,6 +95,9 @@ OPTIONS: Final[tuple[Option, ...]] = (
            "Cards taken out of the pack; default none for 4 players, 2D for 3, 2C and 2D for 5, none with a kitty."),
     Option("kitty", "none", " | ".join(KITTY_TAKERS), "002 Kitty / Other Numbers of Players",
            "Undealt cards form a kitty taken with the first trick, or with the first penalty card."),
+    Option("kitty_discard", False, "true | false", "002 Other Numbers of Players",
+           "The kitty's taker adds it to their hand, then discards as many cards face down into their "
+           "tricks (their points count for the taker); default: the kitty goes straight to the tricks."),
     Option("hand_size", None, "cards per player", "002 Kitty",
            "Default: as many as deal out evenly; with a kitty, e.g. 12 for 4 players leaves a 4-card kitty."),
     Option("pass_cycle", PASS_CYCLES["standard"], "a named cycle or directions: " + " ".join(PASS_DIRECTIONS),
@@ -152,6 +155,7 @@ class Rules:
     players: int = 4
     removed_cards: tuple[Card, ...] | None = None
     kitty: str = "none"
+    kitty_discard: bool = False
     hand_size: int | None = None
     pass_cycle: tuple[str, ...] | None = None  # None: the default cycle for the number of players
     pass_count: int = 3
@@ -300,6 +304,9 @@ class Rules:
                 f"{n_cards} cards do not deal evenly to {self.players} players "
                 f"({self.kitty_size} left over): remove cards (removed_cards=...) or use a kitty "
                 f"(kitty=first-trick or kitty=first-points)")
+        if self.kitty_discard and self.kitty == "none":
+            raise ValueError("kitty_discard=true needs a kitty: set kitty=first-trick or kitty=first-points "
+                             "(with undealt cards: hand_size, or 3 or 5 players with removed_cards)")
         if self.kitty != "none" and not self.kitty_size:
             raise ValueError(f"kitty={self.kitty} needs undealt cards, but {n_cards} cards deal evenly to "
                              f"{self.players} players: set hand_size smaller (e.g. {n_cards // self.players - 1})")

@@ -47,6 +47,7 @@ _SUIT_MASK_OF: tuple[int, ...] = tuple(SUIT_MASKS[i // 13] for i in range(52))
 class Phase(enum.Enum):
     PASS = "pass"
     PLAY = "play"
+    DISCARD = "discard"  # the kitty's taker discards into its tricks (kitty_discard)
     MOON = "moon"  # the shooter chooses how the moon scores (moon=shooter-chooses)
     OVER = "over"  # the match has ended
 
@@ -99,12 +100,19 @@ class Play(NamedTuple):
     card: Card
 
 
+class Discard(NamedTuple):
+    """The kitty's taker discards as many cards into its tricks (kitty_discard)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+
 class ChooseMoon(NamedTuple):
     seat: int
     choice: MoonChoice
 
 
-Event = Deal | PassCards | MixRedeal | Play | ChooseMoon
+Event = Deal | PassCards | MixRedeal | Play | Discard | ChooseMoon
 
 
 class Trick(NamedTuple):
@@ -236,6 +244,7 @@ class Hand:
         self.trick_mask = 0
         self.hearts_broken = False
         self.kitty_taker: int | None = None
+        self.discarded: tuple[Card, ...] = ()  # what the kitty's taker discarded (kitty_discard)
         self.leader = 0
         self.turn = 0
         self.opening = 0
@@ -346,7 +355,12 @@ class Hand:
             kind = self.rules.kitty
             if kind == "first-trick" or (kind == "first-points" and taken & self.rules.penalty_mask):
                 self.kitty_taker = winner
-                self.captured[winner] |= self.kitty
+                if self.rules.kitty_discard:
+                    # 002 method 2: into the hand; the taker discards as many before the next lead.
+                    self.hands[winner] |= self.kitty
+                    self.phase = Phase.DISCARD
+                else:
+                    self.captured[winner] |= self.kitty
         self.trick_cards = []
         self.trick_mask = 0
         self._legal = -1
@@ -354,6 +368,32 @@ class Hand:
         if not self.hands[winner]:
             self.phase = _OVER  # the match decides what comes next (scoring or a moon choice)
         return trick
+
+    def discard(self, seat: int, cards: Sequence[Card]) -> None:
+        """The kitty's taker discards ``cards`` face down into its tricks (checked; kitty_discard)."""
+        cards = tuple(cards)
+        if self.phase is not Phase.DISCARD or seat != self.kitty_taker:
+            why = (f"the hand is in the {self.phase.value} phase" if self.phase is not Phase.DISCARD
+                   else f"seat {self.kitty_taker} took the kitty")
+            raise IllegalPlayError(f"seat {seat} cannot discard: {why}", seat=seat, tried=cards)
+        need = self.kitty.bit_count()
+        held = self.hands[seat]
+        m = 0
+        for c in cards:
+            if m & c.mask:
+                raise IllegalPlayError(f"seat {seat} discarded {c} twice", seat=seat, tried=cards)
+            m |= c.mask
+        if len(cards) != need:
+            raise IllegalPlayError(f"seat {seat} must discard exactly {need} cards (as many as the kitty), "
+                                   f"not {len(cards)}", seat=seat, tried=cards, legal=CardSet(held))
+        if m & ~held:
+            raise IllegalPlayError(f"seat {seat} cannot discard {CardSet(m & ~held)}: not in its hand "
+                                   f"{CardSet(held)}", seat=seat, tried=cards, legal=CardSet(held))
+        self.hands[seat] = held & ~m
+        self.captured[seat] |= m  # 002: 'face down into their tricks': they score for the taker
+        self.discarded = cards
+        self._legal = -1
+        self.phase = _PLAY if self.hands[seat] else _OVER
 
     def pass_cards(self, seat: int, cards: Sequence[Card]) -> None:
         """Record ``seat``'s pass (checked); when every seat has passed, exchange the cards."""
@@ -449,6 +489,7 @@ class Observation:
     kitty_taker: int | None = None
     kitty: CardSet = CardSet()  # the kitty's cards: shown to the seat that took it only
     moon_points: int = 0  # in the moon phase: the points the shooter's choice concerns
+    discarded: tuple[Card, ...] = ()  # kitty_discard: what this seat discarded, shown to it only
 
     @property
     def trick_number(self) -> int:
@@ -521,6 +562,8 @@ class Match:
             return (self.hand.turn,)
         if p is _MOON:
             return (self._moon_shooter,)  # type: ignore[return-value]
+        if p is Phase.DISCARD:
+            return (self.hand.turn,)  # the kitty's taker, who leads next
         return ()
 
     @property
@@ -609,6 +652,16 @@ class Match:
             self._end_of_hand()
         return trick
 
+    def discard(self, seat: int, cards: Iterable[Card | str]) -> None:
+        """The kitty's taker discards as many cards as the kitty held into its tricks (kitty_discard; checked)."""
+        cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cards)
+        self._check_seat(seat)
+        hand = self.hand
+        hand.discard(seat, cs)
+        self._log.append(Discard(seat, cs))
+        if hand.phase is _OVER:  # the kitty came with the last trick: the hand is done
+            self._end_of_hand()
+
     @property
     def history(self) -> list[Event]:
         """Every event so far, chance included, in order: enough to replay the match."""
@@ -628,6 +681,8 @@ class Match:
             self.pass_cards(event.seat, event.cards)
         elif isinstance(event, Play):
             self.play(event.card, event.seat)
+        elif isinstance(event, Discard):
+            self.discard(event.seat, event.cards)
         elif isinstance(event, ChooseMoon):
             self.choose_moon(event.seat, event.choice)
         elif isinstance(event, (Deal, MixRedeal)):
@@ -795,6 +850,7 @@ class Match:
             kitty=cardset_of_mask(hand.kitty) if hand.kitty_taker == seat and hand.kitty else _NO_CARDS,
             moon_points=(self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
             if phase is Phase.MOON else 0,
+            discarded=hand.discarded if hand.kitty_taker == seat else (),
         )
         return obs
 

@@ -122,13 +122,18 @@ def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_f
                                                    zip(servers, ("random", "lowest", "heuristic"))]
         try:
             return [await play_match(seats, rules, seed=3) for rules in
-                    (Rules(), Rules(pass_cycle=("scatter", "mix"), moon="shooter-chooses"))]
+                    (Rules(), Rules(pass_cycle=("scatter", "mix"), moon="shooter-chooses"),
+                     Rules(kitty="first-points", kitty_discard=True, hand_size=12, pass_on=True, target=60))]
         finally:
             for seat in seats:
                 await seat.close()
             for srv in servers:
                 await srv.stop()
 
-    for record in asyncio.run(main()):
+    records = asyncio.run(main())
+    for record in records:
         assert record.faults == [], record.faults
         assert sorted(s.place for s in record.seats)[0] == 1
+    discards = [h for h in records[-1].hands if h.discard_seat is not None]  # every bot answers DiscardCards
+    assert len(discards) == len(records[-1].hands) and all(len(h.discard) == 4 for h in discards)
+    assert not any(h.discard_substituted for h in discards)

@@ -55,6 +55,11 @@ class FirstLegal(bot_pb2_grpc.BotServiceServicer):
             self.calls += 1
         return pb.PlayCardResponse(card=request.view.legal_cards[0])
 
+    def DiscardCards(self, request: pb.DiscardCardsRequest, context: Any) -> pb.DiscardCardsResponse:
+        with self.lock:
+            self.calls += 1
+        return pb.DiscardCardsResponse(cards=list(request.view.hand)[:request.count])
+
     def ChooseMoon(self, request: pb.ChooseMoonRequest, context: Any) -> pb.ChooseMoonResponse:
         return pb.ChooseMoonResponse(choice=pb.MOON_CHOICE_ADD_TO_OTHERS)
 
@@ -62,6 +67,22 @@ class FirstLegal(bot_pb2_grpc.BotServiceServicer):
         with self.lock:
             self.notified += 1
         return pb.NotifyResponse()
+
+
+class ShortDiscard(FirstLegal):
+    """Under kitty_discard, discards one card too few."""
+
+    name = "short-discard"
+
+    def DiscardCards(self, request: pb.DiscardCardsRequest, context: Any) -> pb.DiscardCardsResponse:
+        return pb.DiscardCardsResponse(cards=list(request.view.hand)[:request.count - 1])
+
+
+class NoDiscard(FirstLegal):
+    """A bot written before kitty_discard: DiscardCards is UNIMPLEMENTED (the generated default)."""
+
+    name = "no-discard"
+    DiscardCards = bot_pb2_grpc.BotServiceServicer.DiscardCards
 
 
 class Listener(FirstLegal):

@@ -15,11 +15,13 @@ from referee_bots import (
     BrokenListener,
     Illegal,
     Listener,
+    NoDiscard,
     NotHeld,
     OversizedPass,
     PassOn,
     Raiser,
     RepeatPass,
+    ShortDiscard,
     ShortPass,
     Sleeper,
     SlowListener,
@@ -121,6 +123,35 @@ def test_passing_no_cards_is_passing_on_when_the_rules_allow_it(serve: Callable[
     # Seat 0 passes left to seat 1, which passes on: seat 0's cards reach seat 2.
     replayed = [p for p in rec.plays if p.hand == 0 and p.seat == 2]
     assert set(sent[0]) <= {p.card for p in replayed}
+
+
+KITTY_DISCARD = Rules.parse("standard,kitty=first-trick,hand_size=12,kitty_discard=true,target=60")
+
+
+@pytest.mark.parametrize("make_bot, kind, words", [
+    (ShortDiscard, FaultKind.WRONG_DISCARD, "discarded 3 cards: 4 distinct cards wanted"),
+    (NoDiscard, FaultKind.ERROR_STATUS, "UNIMPLEMENTED"),
+])
+def test_a_wrong_discard_is_a_fault_and_the_seeded_substitute_discards(
+        serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], kind: FaultKind,
+        words: str) -> None:
+    """002 kitty_discard: the kitty's taker must discard as many cards as the kitty held; a bot that cannot
+    is faulted like any other, and the match goes on with the substitute's discard."""
+    rec = run(table(good_address, serve(make_bot())), seed=5, rules=KITTY_DISCARD)
+    mine = [f for f in rec.faults if f.seat == FAULTY]
+    assert mine and all(f.kind is kind for f in mine)
+    f = mine[0]
+    assert words in f.detail + f.received and f.sent.startswith("DiscardCards hand") and "kitty" in f.sent
+    assert "discarded the seeded substitute" in f.action
+    faulted = {f.hand for f in mine}
+    for h in rec.hands:
+        assert h.discard_seat is not None and len(h.discard) == 4
+        if h.discard_seat != FAULTY:
+            assert not h.discard_substituted
+        elif h.hand in faulted:
+            assert h.discard_substituted
+    assert not [f for f in rec.faults if f.seat != FAULTY]
+    assert max(rec.hands[-1].totals) >= 60
 
 
 def test_a_timeout_empties_the_bank_and_the_deadline_shrinks(serve: Callable[..., str], good_address: str) -> None:

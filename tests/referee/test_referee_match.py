@@ -68,6 +68,9 @@ class Randomly:
     def choose_moon(self, obs: Observation) -> Any:
         return self.rng.choice(["add-to-others", "subtract-from-shooter"])
 
+    def discard_cards(self, obs: Observation) -> Any:
+        return self.rng.sample(obs.hand.cards, len(obs.kitty))
+
 
 # -- clocks --------------------------------------------------------------------------------------
 
@@ -183,6 +186,10 @@ class Recording:
         self.views["moon", request.view.hand_number] = request.view
         return await self.inner.choose_moon(request, obs, timeout)
 
+    async def discard_cards(self, request: pb.DiscardCardsRequest, obs: Observation, timeout: float) -> list[int]:
+        self.views["discard", request.view.hand_number] = request.view
+        return await self.inner.discard_cards(request, obs, timeout)
+
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None:
         return None
 
@@ -193,7 +200,7 @@ class Recording:
 def _check_view(view: pb.GameView, m: Match, seat: int) -> int:
     """The view must hold the seat's true hand, and no card still in another seat's hand (except
     the cards this seat itself passed there). Returns the number of cards checked."""
-    mentioned = set(view.hand) | set(view.received_cards) | set(view.legal_cards) | set(view.kitty)
+    mentioned = set(view.hand) | set(view.received_cards) | set(view.legal_cards) | set(view.kitty) | set(view.discarded)
     for t in list(view.tricks) + [view.current_trick]:
         mentioned |= set(t.cards)
     mentioned -= set(view.passed_cards)
@@ -211,7 +218,8 @@ def _cards(mask: int) -> Any:
 
 RULESETS = ["standard", "omnibus", "spot,target=200", "black-maria", "standard,players=3", "standard,players=5",
             "standard,pass_cycle=scatter", "standard,pass_cycle=mix", "standard,kitty=first-trick,hand_size=12",
-            "standard,moon=shooter-chooses,sun_points=52", "standard,pass_on=true"]
+            "standard,moon=shooter-chooses,sun_points=52", "standard,pass_on=true",
+            "standard,kitty=first-points,hand_size=12,kitty_discard=true"]
 
 
 def test_no_request_of_200_matches_holds_another_seats_unplayed_card() -> None:
@@ -245,6 +253,13 @@ def test_no_request_of_200_matches_holds_another_seats_unplayed_card() -> None:
                     requests += 1
                     assert h.moon_choice is not None
                     m.choose_moon(s, h.moon_choice)
+                    continue
+                if m.phase is Phase.DISCARD:
+                    s = m.turn
+                    assert h.discard_seat == s
+                    checked += _check_view(seats[s].views["discard", h.hand], m, s)
+                    requests += 1
+                    m.discard(s, h.discard)
                     continue
                 p = next(plays)
                 assert (p.hand, p.seat) == (h.hand, m.turn)

@@ -102,6 +102,26 @@ def test_a_match_saved_twice_is_refused_whole(tmp_path: Path) -> None:
         assert counts(db) == before
 
 
+def test_a_match_with_kitty_discards_round_trips_and_replays(tmp_path: Path) -> None:
+    """kitty_discard: each hand's discard (seat, cards, latency, substitute) is stored and read back."""
+    from referee.report import replay
+    from rich.console import Console
+
+    rec = a_record(rules="standard,kitty=first-trick,hand_size=12,kitty_discard=true,target=40")
+    assert all(h.discard_seat is not None and len(h.discard) == 4 for h in rec.hands)
+    # First has no discard_cards: its discards are faults and substitutes; Sloppy inherits the same.
+    assert any(f.sent.startswith("DiscardCards") for f in rec.faults)
+    with Store(tmp_path / "arena.db") as db:
+        db.save_match(rec)
+        back = db.load_match(rec.match_id)
+    assert back == rec
+    console = Console(record=True, width=200)
+    console.print(replay(back))
+    text = console.export_text()
+    h = back.hands[0]
+    assert "took the kitty" in text and "discarded" in text and f"{back.seats[h.discard_seat].bot} took" in text
+
+
 def test_migrations_are_idempotent_and_recorded_in_user_version(tmp_path: Path) -> None:
     path = tmp_path / "arena.db"
     Store(path).close()

@@ -266,6 +266,9 @@ def random_step(match: Match, rng: random.Random) -> None:
         match.play(rng.choice(legal.cards))
     elif phase is Phase.MOON:
         match.choose_moon(match.turn, rng.choice(list(MoonChoice)))
+    elif phase is Phase.DISCARD:
+        seat = match.to_move[0]
+        match.discard(seat, rng.sample(cards_of(match.hand.hands[seat]), match.rules.kitty_size))
     else:
         raise AssertionError("no decision in phase " + str(phase))
 

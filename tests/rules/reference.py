@@ -13,6 +13,7 @@ from referee.rules import (
     Card,
     ChooseMoon,
     Deal,
+    Discard,
     MixRedeal,
     MoonChoice,
     Observation,
@@ -133,6 +134,7 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
     over, winners = False, ()
     h: RefHand | None = None
     pending_moon: tuple | None = None
+    pending_discard: tuple | None = None
     pen = penalty_cards(rules)
 
     def start_play(hd: RefHand) -> None:
@@ -227,8 +229,21 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
                 h.hands[s] = (h.hands[s] - set(h.passed[s])) | got[s]
             h.kitty = set(e.kitty)
             start_play(h)
+        elif isinstance(e, Discard):
+            assert pending_discard is not None and pending_discard[1] == e.seat
+            assert len(set(e.cards)) == len(e.cards) == len(h.kitty) and set(e.cards) <= h.hands[e.seat]
+            h.hands[e.seat] -= set(e.cards)
+            h.captured[e.seat] |= set(e.cards)  # 'face down into their tricks'
+            pending_discard = None
+            if not any(h.hands):  # the kitty came with the last trick
+                shooters = [s for s in range(n) if pen <= h.captured[s]]
+                if shooters and rules.moon == "shooter-chooses":
+                    pending_moon = (h, shooters[0])
+                else:
+                    score(h, None)
         elif isinstance(e, Play):
             assert h is not None and h.leader is not None
+            assert pending_discard is None, "a play before the kitty's taker discarded"
             expected = (h.leader + len(h.trick)) % n
             assert e.seat == expected, f"seat {e.seat} played out of turn (expected {expected})"
             assert e.card in h.hands[e.seat]
@@ -244,7 +259,11 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
                 if h.kitty and h.kitty_taker is None:
                     if rules.kitty == "first-trick" or (rules.kitty == "first-points" and cards & pen):
                         h.kitty_taker = w
-                        h.captured[w] |= h.kitty
+                        if rules.kitty_discard:  # 002 method 2: into the hand; a discard must follow
+                            h.hands[w] |= h.kitty
+                            pending_discard = (h, w)
+                        else:
+                            h.captured[w] |= h.kitty
                 h.trick = []
                 h.leader = w
                 if not any(h.hands):

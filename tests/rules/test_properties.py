@@ -20,6 +20,7 @@ from reference import penalty_cards, ref_legal, ref_points, ref_results
 from referee.rules import (
     PRESETS,
     Deal,
+    Discard,
     IllegalPlayError,
     Match,
     MixRedeal,
@@ -55,6 +56,10 @@ MIXES = {
     "three-no-2c": dict(players=3, removed_cards="2C", pass_cycle="left-right"),
     "ten-of-diamonds-share": dict(bonus_card="TD", tied_lowest="share", exact_target_reset=0),
     "pass-on": dict(pass_on=True, pass_cycle="left right across scatter"),
+    "kitty-discard": dict(kitty="first-trick", kitty_discard=True, hand_size=12, pass_cycle="left mix hold"),
+    "three-kitty-discard-points": dict(players=3, removed_cards="", kitty="first-points", kitty_discard=True),
+    "five-kitty-discard-choice": dict(players=5, removed_cards="2C", kitty="first-points", kitty_discard=True,
+                                      moon="shooter-chooses", sun_points=52),
     "five-pass-on-kitty": dict(players=5, pass_on=True, kitty="first-trick", pass_cycle="five-player"),
 }
 
@@ -89,7 +94,9 @@ def hands_of_history(m: Match) -> list[dict]:
     out: list[dict] = []
     for e in m.history:
         if isinstance(e, Deal):
-            out.append({"deal": e, "kitty": e.kitty.mask, "plays": []})
+            out.append({"deal": e, "kitty": e.kitty.mask, "plays": [], "discards": []})
+        elif isinstance(e, Discard):
+            out[-1]["discards"].append(e)
         elif isinstance(e, MixRedeal):
             out[-1]["kitty"] = e.kitty.mask
         elif isinstance(e, Play):
@@ -111,8 +118,13 @@ def test_each_card_played_exactly_once_per_hand(name, seed, rng_seed, style):
         cards = [p.card for p in plays]
         assert len(cards) == len(set(cards)) == rules.players * rules.cards_per_player
         mask = sum(c.mask for c in cards)
-        assert mask == rules.deck_mask & ~h["kitty"]
         assert h["kitty"].bit_count() == rules.kitty_size
+        if rules.kitty_discard:  # 002 method 2: the taker's discards go unplayed instead of the kitty
+            (discard,) = h["discards"]
+            assert len(discard.cards) == rules.kitty_size and not mask & sum(c.mask for c in discard.cards)
+            assert mask | sum(c.mask for c in discard.cards) == rules.deck_mask
+        else:
+            assert mask == rules.deck_mask & ~h["kitty"]
     for r in m.results:
         assert sum(r.tricks_won) == rules.cards_per_player
 
@@ -173,6 +185,10 @@ def test_a_pending_decision_always_has_a_legal_choice(name, seed, rng_seed, styl
         elif m.phase is Phase.PASS:
             for s in m.to_move:
                 assert m.hand.hands[s].bit_count() >= rules.pass_count
+        elif m.phase is Phase.DISCARD:  # the kitty's taker holds the kitty and can discard as many
+            (s,) = m.to_move
+            assert s == m.hand.kitty_taker and m.hand.hands[s] & m.hand.kitty == m.hand.kitty
+            assert not m.legal_plays()
         else:
             assert m.phase is Phase.MOON
 
@@ -212,7 +228,7 @@ def test_observation_never_shows_another_seats_unplayed_card(name, seed, rng_see
             obs = m.observation(seat)
             assert obs.seat == seat
             assert obs.hand.mask == hand.hands[seat]
-            seen = obs.hand.mask | obs.received.mask | obs.legal.mask | obs.kitty.mask
+            seen = obs.hand.mask | obs.received.mask | obs.legal.mask | obs.kitty.mask | sum(c.mask for c in obs.discarded)
             for c in obs.passed:
                 seen |= c.mask
             for t in obs.tricks:
@@ -231,9 +247,11 @@ def test_observation_never_shows_another_seats_unplayed_card(name, seed, rng_see
             assert obs.legal.mask & ~hand.hands[seat] == 0
             if obs.kitty:
                 assert hand.kitty_taker == seat
-            if obs.received:
+            if obs.received:  # still held, played, or discarded by this seat into its tricks (kitty_discard)
                 assert obs.received.mask & ~hand.hands[seat] & ~sum(
-                    c.mask for t in hand.tricks for c in t.cards) & ~sum(c.mask for c in hand.trick_cards) == 0
+                    c.mask for t in hand.tricks for c in t.cards) & ~sum(c.mask for c in hand.trick_cards) & ~sum(
+                    c.mask for c in obs.discarded) == 0
+            assert not obs.discarded or hand.kitty_taker == seat
 
     drive(rules, seed, rng_seed, hands=3, before=check, style=style)
 

@@ -1030,6 +1030,81 @@ def test_kitty_points_are_counted():
     assert res.score == (0, 0, 0, 15)
 
 
+KITTY_DISCARD = KITTY_TRICK.replace(kitty_discard=True)
+
+
+def test_kitty_discard_the_taker_adds_the_kitty_to_the_hand_then_discards():
+    """002: 'As in method 1 above, but the person who takes the first point or trick adds the kitty to their
+    hand and discards an equal number of cards face down into their tricks.'"""
+    hands = {0: "2C 3D 4S", 1: "5C 4D 5S", 2: "7C 5D 6S", 3: "9C 6D 7S"}
+    m = position(KITTY_DISCARD, hands, kitty="QS AH KH 8D")
+    for c in ("2C", "5C", "7C", "9C"):
+        m.play(c)
+    assert m.hand.kitty_taker == 3 and m.phase is Phase.DISCARD and m.to_move == (3,)
+    taker = m.observation(3)
+    assert taker.hand == cs("6D 7S QS AH KH 8D") and taker.kitty == cs("QS AH KH 8D")
+    assert not m.observation(0).kitty and not m.observation(0).hand.mask & m_("QS AH KH 8D")
+    assert not m.legal_plays()
+    with pytest.raises(IllegalPlayError, match="discard phase"):
+        m.play("6D")
+    m.discard(3, ["7S", "8D", "KH", "AH"])  # keeps the Q♠ in hand, the two hearts go into its tricks
+    assert m.phase is Phase.PLAY and m.turn == 3 and m.observation(3).hand == cs("6D QS")
+    assert m.observation(3).discarded == tuple(map(Card.parse, ("7S", "8D", "KH", "AH")))  # as given
+    assert m.observation(0).discarded == ()
+    assert m.hand.captured[3] & m_("KH AH 7S 8D") == m_("KH AH 7S 8D")
+    m.play("QS")  # the taker leads Q♠ and wins it back: 13 + the two discarded hearts
+    for c in ("4S", "5S", "6S"):
+        m.play(c)
+    for c in ("6D", "3D", "4D", "5D"):
+        m.play(c)
+    assert m.results[0].points_taken == (0, 0, 0, 15)
+
+
+def test_kitty_discard_must_be_as_many_held_distinct_cards():
+    """002: 'adds the kitty to their hand and discards an equal number of cards face down into their tricks.'"""
+    m = position(KITTY_DISCARD, {0: "2C 3D", 1: "5C 4D", 2: "7C 5D", 3: "9C 6D"}, kitty="QS AH KH 8D")
+    for c in ("2C", "5C", "7C", "9C"):
+        m.play(c)
+    with pytest.raises(IllegalPlayError, match="exactly 4 cards .as many as the kitty., not 3"):
+        m.discard(3, ["QS", "AH", "KH"])
+    with pytest.raises(IllegalPlayError, match="discarded QS twice"):
+        m.discard(3, ["QS", "QS", "AH", "KH"])
+    with pytest.raises(IllegalPlayError, match="cannot discard 3D: not in its hand"):
+        m.discard(3, ["QS", "AH", "KH", "3D"])
+    with pytest.raises(IllegalPlayError, match="seat 3 took the kitty"):
+        m.discard(0, ["3D"])
+    m.discard(3, ["6D", "AH", "KH", "8D"])  # it may keep the kitty's Q♠ and throw its own card instead
+    assert m.observation(3).hand == cs("QS")
+
+
+def test_kitty_discard_with_the_first_penalty_card_and_on_the_last_trick():
+    """002: 'the person who takes the first point or trick adds the kitty to their hand and discards an equal
+    number of cards' — with the kitty taken by the first point, here on the hand's last trick."""
+    rules = KITTY_POINTS.replace(kitty_discard=True)
+    m = position(rules, {0: "2C 2H", 1: "5C 3S", 2: "7C 4S", 3: "9C 5S"}, kitty="QS AH KH AS")
+    for c in ("2C", "5C", "7C", "9C"):
+        m.play(c)
+    assert m.hand.kitty_taker is None  # no point yet: the kitty waits
+    for c in ("5S", "2H", "3S", "4S"):  # the last trick: 2♥ is the first point, seat 3 takes it
+        m.play(c)
+    assert m.hand.kitty_taker == 3 and m.phase is Phase.DISCARD and m.observation(3).hand == cs("QS AH KH AS")
+    m.discard(3, ["QS", "AH", "KH", "AS"])  # nothing else left in hand: the kitty goes into its tricks
+    assert len(m.results) == 1 and m.results[0].points_taken == (0, 0, 0, 1 + 13 + 2)
+
+
+def test_kitty_discard_needs_a_kitty_and_replays():
+    """002: 'As in method 1 above, but the person who takes the first point or trick adds the kitty to their
+    hand' — an option of the kitty, recorded in the history like any decision."""
+    with pytest.raises(ValueError, match="kitty_discard=true needs a kitty"):
+        Rules(kitty_discard=True)
+    assert Rules.parse("standard,kitty=first-trick,hand_size=12,kitty_discard=true") == KITTY_DISCARD
+    m = random_play(Match(KITTY_DISCARD.replace(target=60), 5), 9)
+    discards = [e for e in m.history if type(e).__name__ == "Discard"]
+    assert len(discards) == len(m.results) and all(len(d.cards) == 4 for d in discards)
+    again = Match.replay(m.rules, m.seed, m.history)
+    assert again.results == m.results and again.scores == m.scores
+
+
 def test_two_of_clubs_in_the_kitty_lowest_club_outside_leads():
     """002: 'If it happens that the 2♣ is in the kitty, the holder of the lowest club not in the kitty must
     lead it (if no one has the 2, ask if anyone has the 3, then the 4, and so on).'"""

@@ -160,7 +160,7 @@ MOON_CHOICE_ADD_TO_OTHERS: MoonChoice
 MOON_CHOICE_SUBTRACT_FROM_SHOOTER: MoonChoice
 
 class Rules(_message.Message):
-    __slots__ = ("preset", "players", "removed_cards", "kitty", "cards_per_player", "kitty_size", "pass_cycle", "pass_count", "first_lead", "hearts_lead", "queen_breaks_hearts", "lead_hearts_with_queen", "points_on_first_trick", "queen_at_first_safe_chance", "points", "card_points", "bonus_card", "bonus_points", "moon", "moon_points", "sun_points", "no_tricks_bonus", "exact_target_reset", "target", "tied_lowest", "pass_on")
+    __slots__ = ("preset", "players", "removed_cards", "kitty", "cards_per_player", "kitty_size", "pass_cycle", "pass_count", "first_lead", "hearts_lead", "queen_breaks_hearts", "lead_hearts_with_queen", "points_on_first_trick", "queen_at_first_safe_chance", "points", "card_points", "bonus_card", "bonus_points", "moon", "moon_points", "sun_points", "no_tricks_bonus", "exact_target_reset", "target", "tied_lowest", "pass_on", "kitty_discard")
     PRESET_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     REMOVED_CARDS_FIELD_NUMBER: _ClassVar[int]
@@ -187,6 +187,7 @@ class Rules(_message.Message):
     TARGET_FIELD_NUMBER: _ClassVar[int]
     TIED_LOWEST_FIELD_NUMBER: _ClassVar[int]
     PASS_ON_FIELD_NUMBER: _ClassVar[int]
+    KITTY_DISCARD_FIELD_NUMBER: _ClassVar[int]
     preset: str
     players: int
     removed_cards: _containers.RepeatedScalarFieldContainer[Card]
@@ -213,7 +214,8 @@ class Rules(_message.Message):
     target: int
     tied_lowest: str
     pass_on: bool
-    def __init__(self, preset: _Optional[str] = ..., players: _Optional[int] = ..., removed_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., kitty: _Optional[str] = ..., cards_per_player: _Optional[int] = ..., kitty_size: _Optional[int] = ..., pass_cycle: _Optional[_Iterable[_Union[PassDirection, str]]] = ..., pass_count: _Optional[int] = ..., first_lead: _Optional[str] = ..., hearts_lead: _Optional[str] = ..., queen_breaks_hearts: _Optional[bool] = ..., lead_hearts_with_queen: _Optional[bool] = ..., points_on_first_trick: _Optional[bool] = ..., queen_at_first_safe_chance: _Optional[bool] = ..., points: _Optional[str] = ..., card_points: _Optional[_Iterable[int]] = ..., bonus_card: _Optional[_Union[Card, str]] = ..., bonus_points: _Optional[int] = ..., moon: _Optional[str] = ..., moon_points: _Optional[int] = ..., sun_points: _Optional[int] = ..., no_tricks_bonus: _Optional[int] = ..., exact_target_reset: _Optional[int] = ..., target: _Optional[int] = ..., tied_lowest: _Optional[str] = ..., pass_on: _Optional[bool] = ...) -> None: ...
+    kitty_discard: bool
+    def __init__(self, preset: _Optional[str] = ..., players: _Optional[int] = ..., removed_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., kitty: _Optional[str] = ..., cards_per_player: _Optional[int] = ..., kitty_size: _Optional[int] = ..., pass_cycle: _Optional[_Iterable[_Union[PassDirection, str]]] = ..., pass_count: _Optional[int] = ..., first_lead: _Optional[str] = ..., hearts_lead: _Optional[str] = ..., queen_breaks_hearts: _Optional[bool] = ..., lead_hearts_with_queen: _Optional[bool] = ..., points_on_first_trick: _Optional[bool] = ..., queen_at_first_safe_chance: _Optional[bool] = ..., points: _Optional[str] = ..., card_points: _Optional[_Iterable[int]] = ..., bonus_card: _Optional[_Union[Card, str]] = ..., bonus_points: _Optional[int] = ..., moon: _Optional[str] = ..., moon_points: _Optional[int] = ..., sun_points: _Optional[int] = ..., no_tricks_bonus: _Optional[int] = ..., exact_target_reset: _Optional[int] = ..., target: _Optional[int] = ..., tied_lowest: _Optional[str] = ..., pass_on: _Optional[bool] = ..., kitty_discard: _Optional[bool] = ...) -> None: ...
 
 class Trick(_message.Message):
     __slots__ = ("leader", "cards", "winner")
@@ -226,7 +228,7 @@ class Trick(_message.Message):
     def __init__(self, leader: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[Card, str]]] = ..., winner: _Optional[int] = ...) -> None: ...
 
 class GameView(_message.Message):
-    __slots__ = ("match_id", "hand_number", "seat", "player_names", "rules", "scores", "pass_direction", "hand", "passed_cards", "received_cards", "tricks", "current_trick", "hearts_broken", "legal_cards", "budget_ms", "time_bank_ms", "dealer", "kitty_taker", "kitty")
+    __slots__ = ("match_id", "hand_number", "seat", "player_names", "rules", "scores", "pass_direction", "hand", "passed_cards", "received_cards", "tricks", "current_trick", "hearts_broken", "legal_cards", "budget_ms", "time_bank_ms", "dealer", "kitty_taker", "kitty", "discarded")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -246,6 +248,7 @@ class GameView(_message.Message):
     DEALER_FIELD_NUMBER: _ClassVar[int]
     KITTY_TAKER_FIELD_NUMBER: _ClassVar[int]
     KITTY_FIELD_NUMBER: _ClassVar[int]
+    DISCARDED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hand_number: int
     seat: int
@@ -265,7 +268,8 @@ class GameView(_message.Message):
     dealer: int
     kitty_taker: int
     kitty: _containers.RepeatedScalarFieldContainer[Card]
-    def __init__(self, match_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., seat: _Optional[int] = ..., player_names: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., scores: _Optional[_Iterable[int]] = ..., pass_direction: _Optional[_Union[PassDirection, str]] = ..., hand: _Optional[_Iterable[_Union[Card, str]]] = ..., passed_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., received_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., hearts_broken: _Optional[bool] = ..., legal_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., budget_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., dealer: _Optional[int] = ..., kitty_taker: _Optional[int] = ..., kitty: _Optional[_Iterable[_Union[Card, str]]] = ...) -> None: ...
+    discarded: _containers.RepeatedScalarFieldContainer[Card]
+    def __init__(self, match_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., seat: _Optional[int] = ..., player_names: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., scores: _Optional[_Iterable[int]] = ..., pass_direction: _Optional[_Union[PassDirection, str]] = ..., hand: _Optional[_Iterable[_Union[Card, str]]] = ..., passed_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., received_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., hearts_broken: _Optional[bool] = ..., legal_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., budget_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., dealer: _Optional[int] = ..., kitty_taker: _Optional[int] = ..., kitty: _Optional[_Iterable[_Union[Card, str]]] = ..., discarded: _Optional[_Iterable[_Union[Card, str]]] = ...) -> None: ...
 
 class HandshakeRequest(_message.Message):
     __slots__ = ("protocol_version", "referee")
@@ -320,6 +324,20 @@ class PlayCardResponse(_message.Message):
     CARD_FIELD_NUMBER: _ClassVar[int]
     card: Card
     def __init__(self, card: _Optional[_Union[Card, str]] = ...) -> None: ...
+
+class DiscardCardsRequest(_message.Message):
+    __slots__ = ("view", "count")
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    view: GameView
+    count: int
+    def __init__(self, view: _Optional[_Union[GameView, _Mapping]] = ..., count: _Optional[int] = ...) -> None: ...
+
+class DiscardCardsResponse(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[Card]
+    def __init__(self, cards: _Optional[_Iterable[_Union[Card, str]]] = ...) -> None: ...
 
 class ChooseMoonRequest(_message.Message):
     __slots__ = ("view", "moon_points", "sun")

@@ -55,6 +55,11 @@ class BotServiceStub:
                 request_serializer=hearts_dot_v1_dot_bot__pb2.ChooseMoonRequest.SerializeToString,
                 response_deserializer=hearts_dot_v1_dot_bot__pb2.ChooseMoonResponse.FromString,
                 _registered_method=True)
+        self.DiscardCards = channel.unary_unary(
+                '/hearts.v1.BotService/DiscardCards',
+                request_serializer=hearts_dot_v1_dot_bot__pb2.DiscardCardsRequest.SerializeToString,
+                response_deserializer=hearts_dot_v1_dot_bot__pb2.DiscardCardsResponse.FromString,
+                _registered_method=True)
         self.Notify = channel.unary_unary(
                 '/hearts.v1.BotService/Notify',
                 request_serializer=hearts_dot_v1_dot_bot__pb2.NotifyRequest.SerializeToString,
@@ -94,6 +99,14 @@ class BotServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DiscardCards(self, request, context):
+        """Under rules.kitty_discard, the seat that took the kitty (now in its hand) chooses as many
+        cards to discard face down into its tricks. Never called otherwise.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Notify(self, request, context):
         """Optional notifications of public events, sent only when the handshake asked for them.
         A bot may return UNIMPLEMENTED; notifications are never faults.
@@ -124,6 +137,11 @@ def add_BotServiceServicer_to_server(servicer, server):
                     servicer.ChooseMoon,
                     request_deserializer=hearts_dot_v1_dot_bot__pb2.ChooseMoonRequest.FromString,
                     response_serializer=hearts_dot_v1_dot_bot__pb2.ChooseMoonResponse.SerializeToString,
+            ),
+            'DiscardCards': grpc.unary_unary_rpc_method_handler(
+                    servicer.DiscardCards,
+                    request_deserializer=hearts_dot_v1_dot_bot__pb2.DiscardCardsRequest.FromString,
+                    response_serializer=hearts_dot_v1_dot_bot__pb2.DiscardCardsResponse.SerializeToString,
             ),
             'Notify': grpc.unary_unary_rpc_method_handler(
                     servicer.Notify,
@@ -240,6 +258,33 @@ class BotService:
             '/hearts.v1.BotService/ChooseMoon',
             hearts_dot_v1_dot_bot__pb2.ChooseMoonRequest.SerializeToString,
             hearts_dot_v1_dot_bot__pb2.ChooseMoonResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DiscardCards(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hearts.v1.BotService/DiscardCards',
+            hearts_dot_v1_dot_bot__pb2.DiscardCardsRequest.SerializeToString,
+            hearts_dot_v1_dot_bot__pb2.DiscardCardsResponse.FromString,
             options,
             channel_credentials,
             insecure,
