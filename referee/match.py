@@ -47,7 +47,7 @@ from referee.record import (
     PlayRecord,
     SeatRecord,
 )
-from referee.rules import Match, Observation, Phase, Rules, Trick, cards_of
+from referee.rules import Match, Observation, Phase, Rules, Trick, cards_of, places_of
 from referee.seats import (
     REFEREE_NAME,
     GrpcSeat,
@@ -551,10 +551,12 @@ class _Referee:
             places = list(m.places())
             winners = tuple(m.winners)
         else:
-            # A forfeiter places last whatever its substitutes scored; the others rank among themselves.
+            # A forfeiter places last whatever its substitutes scored; the others rank among themselves
+            # (a live seat whose shot won the match, under moon=wins-match, first).
             places = [len(live) + 1] * len(self.states)
-            for s in live:
-                places[s] = 1 + sum(1 for t in live if scores[t] < scores[s])
+            first = live.index(m.shot_winner) if m.shot_winner in live else None
+            for s, place in zip(live, places_of([scores[s] for s in live], first)):
+                places[s] = place
             winners = tuple(s for s in live if places[s] == 1)
         self.record.status = MatchStatus.FINISHED
         self.record.winners = winners

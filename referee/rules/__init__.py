@@ -23,11 +23,12 @@ from .state import (
     SeededRandom,
     Trick,
     deal,
+    places_of,
 )
 
 __all__ = [
     "DECK", "QUEEN_OF_SPADES", "TWO_OF_CLUBS", "Card", "CardSet", "Suit", "cards_of", "mask_of", "parse_cards",
     "OPTIONS", "PASS_CYCLES", "PASS_DIRECTIONS", "POINT_SCHEMES", "PRESETS", "Option", "Rules",
     "ChooseMoon", "Deal", "Discard", "Event", "Hand", "HandResult", "IllegalPlayError", "Match", "MixRedeal", "MoonChoice",
-    "Observation", "PassCards", "Phase", "Play", "SeededRandom", "Trick", "deal",
+    "Observation", "PassCards", "Phase", "Play", "SeededRandom", "Trick", "deal", "places_of",
 ]

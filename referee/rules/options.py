@@ -64,14 +64,21 @@ def _black_maria_points(card: Card) -> int:
     return 1 if card.suit is Suit.HEARTS else 0
 
 
+def _nasty_points(card: Card) -> int:
+    if card.rank == 12:  # 002 Da Nasty Fix: Q♠ 26, the other three queens 13 apiece (Q♥ included)
+        return 26 if card.suit is Suit.SPADES else 13
+    return 1 if card.suit is Suit.HEARTS else 0
+
+
 POINT_SCHEMES: Final = {
     "standard": _standard_points,  # 001: hearts 1, Q♠ 13
     "spot": _spot_points,  # 004/002 Spot Hearts: hearts at pip value, Q♠ 25
     "spot-flat": _spot_flat_points,  # 002: 2–10 face value, pictures 10, A♥ 15, Q♠ 25
     "black-maria": _black_maria_points,  # 004: hearts 1, Q♠ 13, K♠ 10, A♠ 7
+    "nasty": _nasty_points,  # 002 Dirty Nasty Filthy Hearts: hearts 1, Q♠ 26, Q♣ Q♦ Q♥ 13 (77 a hand)
 }
 
-MOON_SCORING: Final = ("add-to-others", "subtract-from-shooter", "shooter-chooses", "add-unless-win")
+MOON_SCORING: Final = ("add-to-others", "subtract-from-shooter", "shooter-chooses", "add-unless-win", "wins-match")
 FIRST_LEADS: Final = ("lowest-club", "left-of-dealer")
 KITTY_TAKERS: Final = ("none", "first-trick", "first-points")
 TIED_LOWEST: Final = ("play-on", "share")
@@ -122,14 +129,17 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("queen_at_first_safe_chance", False, "true | false", "002 Play of the Hand",
            "Q♠ must be played as soon as it is safe: when void in the suit led, or on a spade trick "
            "that already holds A♠ or K♠."),
-    Option("points", "standard", " | ".join(POINT_SCHEMES), "001 Scoring; 002 Spot Hearts, Black Maria; 004",
+    Option("points", "standard", " | ".join(POINT_SCHEMES),
+           "001 Scoring; 002 Spot Hearts, Black Maria, Dirty Nasty Filthy Hearts; 004",
            "Penalty points of each card."),
     Option("bonus_card", None, "JD | TD | none (any card that is not a penalty card)", "002 Scoring; 004 Omnibus Hearts",
            "A bonus card scored by whoever captures it (Omnibus: J♦)."),
     Option("bonus_points", -10, "an integer", "002 Scoring; 004 Omnibus Hearts", "The bonus card's value."),
-    Option("moon", "add-to-others", " | ".join(MOON_SCORING), "001 Shooting the moon; 002 Shooting the Moon",
+    Option("moon", "add-to-others", " | ".join(MOON_SCORING),
+           "001 Shooting the moon; 002 Shooting the Moon, Dirty Nasty Filthy Hearts",
            "Capturing every penalty card: add the total to each other player, subtract it from the shooter, "
-           "the shooter's choice, or add unless that hands another player the win (then subtract)."),
+           "the shooter's choice, add unless that hands another player the win (then subtract), or the "
+           "shooter wins the match at once (Da Nasty Fix)."),
     Option("sun_points", 0, "0 (off) or points, e.g. 52", "002 Scoring",
            "Shooting the sun (taking every trick) scores this many, handled like the moon."),
     Option("no_tricks_bonus", 0, "an integer, e.g. -5", "001 Variants",
@@ -467,4 +477,8 @@ PRESETS: Final[dict[str, Rules]] = {
     "black-maria": Rules(points="black-maria", pass_cycle=("right",)),
     # 004 No Passing mode: every hand played exactly as dealt.
     "no-passing": Rules(pass_cycle=("hold",)),
+    # 002 Dirty Nasty Filthy Hearts (Da Nasty Fix): J♦ −10, Q♠ 26, the other queens 13, game to 300, a
+    # successful shoot wins the game. Its dealer's call of the pass each hand is not modelled: the
+    # standard cycle stands in (any cycle, mix included, can be set with pass_cycle).
+    "nasty": Rules(points="nasty", bonus_card=Card.parse("JD"), bonus_points=-10, moon="wins-match", target=300),
 }

@@ -462,9 +462,13 @@ class Hand:
 # -- the match ---------------------------------------------------------------------------------
 
 
-def _places(totals: Sequence[int]) -> tuple[int, ...]:
-    """Competition ranking, lower total first: (1, 2, 2, 4)."""
-    return tuple(1 + sum(1 for u in totals if u < t) for t in totals)
+def places_of(totals: Sequence[int], first: int | None = None) -> tuple[int, ...]:
+    """Competition ranking, lower total first: (1, 2, 2, 4). ``first``, a seat whose shot won the match
+    (moon=wins-match), places 1 alone whatever its total; the others rank behind it."""
+    if first is None:
+        return tuple(1 + sum(1 for u in totals if u < t) for t in totals)
+    return tuple(1 if s == first else 2 + sum(1 for o, u in enumerate(totals) if o != first and u < t)
+                 for s, t in enumerate(totals))
 
 
 @dataclass(frozen=True)
@@ -529,6 +533,7 @@ class Match:
         self._log: list = []
         self.winners: tuple[int, ...] = ()
         self.over = False
+        self.shot_winner: int | None = None  # moon=wins-match: the seat whose shot ended the match
         self._moon_shooter: int | None = None
         self._new_hand(0)
 
@@ -778,7 +783,11 @@ class Match:
                     ends, winners = self._ends(self._totals_after(added))
                     if ends and shooter not in winners:
                         choice = MoonChoice.SUBTRACT_FROM_SHOOTER
-            if choice is MoonChoice.ADD_TO_OTHERS:
+            if rules.moon == "wins-match":
+                # 002 Da Nasty Fix: 'If you successfully shoot ... you win the game': the hand adds only
+                # its bonuses, and the match ends with the shooter alone on top.
+                score, choice = extra, None
+            elif choice is MoonChoice.ADD_TO_OTHERS:
                 score = added
             else:
                 score = [(-total if s == shooter else 0) + extra[s] for s in range(n)]
@@ -789,6 +798,9 @@ class Match:
         self.results.append(HandResult(
             hand.number, hand.direction, tuple(taken), tuple(hand.tricks_won), tuple(score), tuple(totals),
             moon=moon, sun=sun, moon_choice=choice))
+        if shooter is not None and rules.moon == "wins-match":
+            self.over, self.winners, self.shot_winner = True, (shooter,), shooter
+            return
         ends, winners = self._ends(totals)
         if ends:
             self.over = True
@@ -816,7 +828,7 @@ class Match:
 
     def places(self) -> tuple[int, ...]:
         """Competition ranking by total, lower first: (1, 2, 2, 4)."""
-        return _places(self.scores)
+        return places_of(self.scores, self.shot_winner)
 
     # -- what a seat may know ---------------------------------------------------------------
 

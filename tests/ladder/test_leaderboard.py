@@ -119,3 +119,13 @@ def test_self_play_is_left_out_of_every_figure_and_counted(board) -> None:  # ty
     assert "note: 2 matches in which one bot filled several seats" in console.export_text()
     only = compute_leaderboard([solo])
     assert only.rows == [] and only.self_play == 1 and only.notes[0].startswith("1 match in which")
+
+
+def test_ratings_rank_a_match_by_its_recorded_places_not_its_totals() -> None:
+    """Under moon=wins-match (the nasty preset) a shot wins the match whatever the shooter's total: the
+    referee records place 1 for it, and the ratings must follow the record, not re-rank by totals."""
+    from ladder.leaderboard import MatchSummary, SeatResult
+
+    m = MatchSummary("m1", 1, 4, (SeatResult("shooter", 0, 207, 1), SeatResult("broken", 1, 194, 4, forfeit=True),
+                                  SeatResult("f2", 2, 53, 2), SeatResult("f3", 3, 72, 3)))
+    assert m.result().places() == (1, 4, 2, 3)

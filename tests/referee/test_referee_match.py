@@ -324,3 +324,46 @@ def test_one_channel_per_bot_is_reused_across_matches_and_seats(serve: Callable[
     records = asyncio.run(two_matches())
     assert bot.handshakes == 1  # greeted once per channel, not once per seat or match
     assert all(r.faults == [] and r.bots == ["self-play"] * 4 for r in records)
+
+
+# -- a shot that wins the match (moon=wins-match, the nasty preset) ------------------------------------
+
+
+class Shooter:
+    """Passes its lowest cards, plays its highest: with Feeders at the table it shoots now and then."""
+
+    def pass_cards(self, obs: Observation) -> Any:
+        return sorted(obs.hand.cards, key=lambda c: c.rank)[:obs.rules.pass_count]
+
+    def play_card(self, obs: Observation) -> Any:
+        return max(obs.legal.cards, key=lambda c: c.rank)
+
+
+class Feeder:
+    """Passes its highest cards, ducks when it can follow, and throws its costliest card when void."""
+
+    def pass_cards(self, obs: Observation) -> Any:
+        return sorted(obs.hand.cards, key=lambda c: -c.rank)[:obs.rules.pass_count]
+
+    def play_card(self, obs: Observation) -> Any:
+        cur, pts = obs.current_trick.cards, obs.rules.card_points
+        if cur and any(c.suit is cur[0].suit for c in obs.legal.cards):
+            return min(obs.legal.cards, key=lambda c: c.rank)
+        return max(obs.legal.cards, key=lambda c: (pts[c.index], c.rank if cur else -c.rank))
+
+
+class Broken(Feeder):
+    def play_card(self, obs: Observation) -> Any:
+        raise RuntimeError("broken")
+
+
+def test_a_shot_that_wins_the_match_places_the_shooter_first_even_beside_a_forfeit() -> None:
+    """002 Da Nasty Fix: 'If you successfully shoot ... you win the game': the shooter places 1 whatever its
+    total (here the highest), the forfeiter last, the others by total between them."""
+    seats = [InProcessSeat(Shooter(), "shooter"), InProcessSeat(Broken(), "broken"),
+             InProcessSeat(Feeder(), "f2"), InProcessSeat(Feeder(), "f3")]
+    rec = run(seats, Rules.preset("nasty"), 6)
+    assert rec.hands[-1].moon == 0 and rec.winners == (0,) and rec.seats[1].forfeit
+    scores = [s.final_score for s in rec.seats]
+    assert scores[0] == max(scores)
+    assert [s.place for s in rec.seats] == [1, 4, 2 if scores[2] < scores[3] else 3, 2 if scores[3] < scores[2] else 3]

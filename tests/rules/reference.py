@@ -41,6 +41,8 @@ def ref_points(rules: Rules, card: Card) -> int:
         p = (15 if card.rank == 14 else min(card.rank, 10)) if card.suit is H else 25 if card is QS else 0
     elif rules.points == "black-maria":
         p = 1 if card.suit is H else {QS: 13, KS: 10, AS: 7}.get(card, 0)
+    elif rules.points == "nasty":  # 002: Q♠ 26, 'the other three queens cost 13 points apiece', hearts 1
+        p = 26 if card is QS else 13 if card.rank == 12 else 1 if card.suit is H else 0
     else:
         raise AssertionError(rules.points)
     if card is rules.bonus_card:
@@ -180,6 +182,8 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
                 sc = add
             elif rules.moon == "subtract-from-shooter":
                 sc = sub
+            elif rules.moon == "wins-match":
+                sc = [0] * n
             elif rules.moon == "shooter-chooses":
                 assert choice is not None
                 sc = add if choice is MoonChoice.ADD_TO_OTHERS else sub
@@ -191,6 +195,8 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
                                  tuple(new), moon, sun))
         totals = new
         over, winners = _ends(rules, totals)
+        if shooter is not None and rules.moon == "wins-match":  # 002: 'you win the game'
+            over, winners = True, (shooter,)
 
     for e in history:
         if isinstance(e, Deal):

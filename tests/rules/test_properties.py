@@ -135,6 +135,8 @@ def expected_hand_total(rules: Rules, r) -> int:
     shooter = r.sun if r.sun is not None else r.moon
     if shooter is None:
         return rules.moon_total + bonus + nt
+    if rules.moon == "wins-match":  # 002 Da Nasty Fix: the shot wins the game; only bonuses are scored
+        return bonus + nt
     t = rules.sun_points if r.sun is not None else rules.moon_total
     if r.moon_choice is MoonChoice.SUBTRACT_FROM_SHOOTER:
         return -t + bonus + nt

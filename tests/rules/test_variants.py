@@ -254,6 +254,63 @@ def test_black_maria_top_spades_are_penalty_cards_on_the_first_trick():
     assert m.legal_plays() == cs("2D")
 
 
+# -- Dirty Nasty Filthy Hearts (002) ---------------------------------------------------------------------
+
+NASTY = Rules.preset("nasty")
+QUEENS = "QC QD QH QS"
+
+
+def test_nasty_queens_and_jack_of_diamonds():
+    """002: 'The jack of diamonds counts as minus 10' and 'The penalty for the queen of spades ("The Queen
+    Bitch") is 26 points, and the other three queens cost 13 points apiece.'"""
+    assert [NASTY.points_of(Card.parse(c)) for c in ("QS", "QC", "QD", "QH")] == [26, 13, 13, 13]
+    assert NASTY.points_of(Card.parse("2H")) == 1 and NASTY.points_of(Card.parse("AH")) == 1
+    assert NASTY.points_of(Card.parse("KS")) == 0 and NASTY.bonus_card == Card.parse("JD")
+    assert NASTY.moon_total == 12 + 26 + 3 * 13
+    m = end_of_hand(NASTY, captured={0: "QS JD", 1: "QC QD", 2: "QH 2H 3H", 3: ""}, scores=(10, 20, 30, 40))
+    play_last_trick(m)
+    r = m.results[0]
+    assert r.score[:3] == (26 - 10, 26, 15) and r.moon is None and not m.over
+
+
+def test_nasty_game_is_played_to_300():
+    """002: 'Because of the larger number of penalty points in play, the game is played to 300 points. When
+    someone reaches or goes over 300, the player with the lowest score wins.'"""
+    assert NASTY.target == 300
+    m = end_of_hand(NASTY, captured={0: "QS", 1: "QC", 2: "QD", 3: "QH"}, scores=(270, 100, 150, 280))
+    play_last_trick(m)
+    assert not m.over  # 296 and 293: below 300
+    m = end_of_hand(NASTY, captured={0: "QS 2H 3H 4H 5H", 1: "QC", 2: "QD", 3: "QH"}, scores=(270, 100, 150, 280))
+    play_last_trick(m)
+    assert m.over and m.winners == (1,) and m.places() == (4, 1, 2, 3)
+
+
+def test_nasty_shooting_wins_the_game_at_once():
+    """002: 'If you successfully shoot — that is, take all the counting cards in your tricks — you win the
+    game' and 'You now need the queen of each suit in order to shoot.'"""
+    m = end_of_hand(NASTY, captured={2: HEARTS.replace("QH ", "") + " " + QUEENS}, scores=(10, 20, 250, 40))
+    play_last_trick(m)
+    r = m.results[0]
+    assert r.moon == 2 and r.score == (0, 0, 0, -10) and m.over and m.winners == (2,)  # J♦ still counts
+    assert m.places() == (2, 3, 1, 4)  # the shooter first whatever its total; the others by total
+    # Without one queen there is no shoot: the hand scores as usual and the game goes on.
+    m = end_of_hand(NASTY, captured={2: HEARTS.replace("QH ", "") + " QH QS QD", 3: "QC"}, scores=(10, 20, 30, 40))
+    play_last_trick(m)
+    assert m.results[0].moon is None and not m.over and m.results[0].score[3] == 13 - 10  # Q♣, and J♦
+
+
+def test_nasty_first_trick_is_calm_unless_wide_open():
+    """002: 'No points may be thrown on the first trick ("The Calm"). As a variation, some people play "Wide
+    Open", which means that anything can be thrown on the first trick.'"""
+    hands = {0: "2C 3D", 1: "QH 4D", 2: "5C QD", 3: "6C 7D"}
+    calm = position(NASTY, hands)
+    calm.play("2C")
+    assert calm.legal_plays() == cs("4D")  # void in clubs: Q♥ (13) may not be thrown
+    wide = position(NASTY.replace(points_on_first_trick=True), hands)
+    wide.play("2C")
+    assert wide.legal_plays() == cs("QH 4D")
+
+
 # -- No Passing (004) -------------------------------------------------------------------------------------
 
 
