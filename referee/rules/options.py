@@ -384,7 +384,7 @@ class Rules:
         return "custom"
 
     def pass_direction(self, hand_number: int) -> str:
-        return self.pass_cycle[hand_number % len(self.pass_cycle)]
+        return self.pass_cycle[hand_number % len(self.pass_cycle)]  # type: ignore[index,arg-type]  # set by __post_init__
 
     def points_of(self, card: Card) -> int:
         return self.card_points[card.index]

@@ -18,7 +18,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from .cards import (
+    COMPILED,
     DECK,
     FULL_MASK,
     HEARTS_MASK,
@@ -126,6 +129,7 @@ class Trick(NamedTuple):
 _new_tuple = tuple.__new__
 
 
+@mypyc_attr(native_class=False)  # compiled or not, a plain frozen dataclass (it has a __dict__)
 @dataclass(frozen=True)
 class HandResult:
     """The scoring of one hand."""
@@ -361,8 +365,9 @@ class Hand:
         if self.phase is not Phase.PASS:
             raise IllegalPlayError(f"seat {seat} cannot pass: the hand is in the {self.phase.value} phase",
                                    seat=seat, tried=tuple(cards))
-        if self.passed[seat] is not None:
-            raise IllegalPlayError(f"seat {seat} has already passed {' '.join(map(str, self.passed[seat]))}",
+        already = self.passed[seat]
+        if already is not None:
+            raise IllegalPlayError(f"seat {seat} has already passed {' '.join(map(str, already))}",
                                    seat=seat, tried=tuple(cards))
         cards = tuple(cards)
         if len(cards) != rules.pass_count:
@@ -418,6 +423,9 @@ def _places(totals: Sequence[int]) -> tuple[int, ...]:
     return tuple(1 + sum(1 for u in totals if u < t) for t in totals)
 
 
+# Compiled or not, a plain frozen dataclass: Match.observation fills its __dict__ directly (the fast
+# path, see there), which a mypyc native class, having no __dict__, would not allow.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Observation:
     """What one seat may know: its own cards and the public play, never another hand."""
@@ -536,10 +544,11 @@ class Match:
 
     def pass_cards(self, seat: int, cards: Iterable[Card | str]) -> None:
         """Record a pass (checked). The exchange happens when the last seat has passed."""
-        cs = tuple(cards)
-        for c in cs:
+        given = tuple(cards)
+        cs: tuple[Card, ...] = given  # type: ignore[assignment]  # checked just below
+        for c in given:
             if type(c) is not Card:  # text: parse the lot (rare; the engine's callers pass cards)
-                cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cs)
+                cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in given)
                 break
         self._check_seat(seat)
         hand = self.hand
@@ -569,6 +578,7 @@ class Match:
         s = hand.turn
         m = c.mask
         legal = hand._legal
+        trick: Trick | None
         # Hot path: the legal set of this decision is already known (legal_plays or an observation
         # computed it), which implies the play phase, no pending moon choice and a live match, and
         # the card is in it. These lines repeat Hand.play's (keep the two in step); everything
@@ -640,13 +650,24 @@ class Match:
 
     def __deepcopy__(self, memo: dict) -> Match:
         # Cards, card sets, rules and history events are immutable: share them, copy the lists.
-        m = object.__new__(Match)
-        m.__dict__.update(self.__dict__)
+        if COMPILED:
+            # Compiled, Match and Hand are native classes: no __dict__, and object.__new__ refuses
+            # them. Build a throwaway match (and its hand) the ordinary way, then copy every attribute
+            # over it; mypyc lists a native class's attributes in __mypyc_attrs__.
+            m = Match(self.rules, self.seed)
+            h = m.hand
+            for name in getattr(Match, "__mypyc_attrs__"):
+                setattr(m, name, getattr(self, name))
+            for name in getattr(Hand, "__mypyc_attrs__"):
+                setattr(h, name, getattr(self.hand, name))
+        else:
+            m = _new_object(Match)
+            m.__dict__.update(self.__dict__)
+            h = _new_object(Hand)
+            h.__dict__.update(self.hand.__dict__)
         m.scores = list(self.scores)
         m.results = list(self.results)
         m._log = list(self._log)
-        h = object.__new__(Hand)
-        h.__dict__.update(self.hand.__dict__)
         for name in ("hands", "passed", "received", "captured", "tricks_won", "tricks", "trick_cards"):
             setattr(h, name, list(getattr(self.hand, name)))
         m.hand = h
