@@ -95,6 +95,8 @@ def main() -> int:
     try:
         final = build()
     except (Exception, SystemExit) as e:  # the caller decides whether a failed build is fatal
+        # A failed build leaves no build: never an older one that a later source change could match.
+        shutil.rmtree(ENGINE / _loader.BUILD_DIR, ignore_errors=True)
         print(f"compiled engine NOT built ({type(e).__name__}: {e}); the engine will run as pure Python",
               file=sys.stderr)
         return 1
