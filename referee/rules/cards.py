@@ -38,15 +38,15 @@ class Suit(enum.IntEnum):
         return suit
 
 
-_SUIT_NAMES: dict[str, Suit] = {}
+_SUIT_NAMES: Final[dict[str, Suit]] = {}
 for _s in Suit:
     for _k in (_s.letter, _s.symbol, _s.name, _s.name.lower(), _s.name[:-1]):
         _SUIT_NAMES[_k] = _s
 _SUIT_NAMES.update({"♧": Suit.CLUBS, "♢": Suit.DIAMONDS, "♤": Suit.SPADES, "♡": Suit.HEARTS})
 
 RANK_LETTERS: Final = {11: "J", 12: "Q", 13: "K", 14: "A"}
-_INTERNED: list[Card] = []  # the 52 cards, built once below; Card(suit, rank) returns one of them
-_RANK_NAMES: dict[str, int] = {str(r): r for r in range(2, 11)}
+_INTERNED: Final[list[Card]] = []  # the 52 cards, built once below; Card(suit, rank) returns one of them
+_RANK_NAMES: Final[dict[str, int]] = {str(r): r for r in range(2, 11)}
 _RANK_NAMES.update({"T": 10, "J": 11, "Q": 12, "K": 13, "A": 14})
 
 
@@ -134,7 +134,7 @@ class Card:
 
 
 _INTERNED.extend([Card(i // 13, i % 13 + 2) for i in range(52)])
-_DECK: tuple[Card, ...] = tuple(_INTERNED)
+_DECK: Final[tuple[Card, ...]] = tuple(_INTERNED)
 DECK: Final = _DECK
 """All 52 cards, clubs 2..A, diamonds, spades, hearts."""
 FULL_MASK: Final = (1 << 52) - 1
@@ -150,12 +150,16 @@ def card_from_index(index: int) -> Card:
 
 # For each 13-bit pattern of one suit, the cards it holds (lowest first): iterating a
 # 52-bit mask is then four table look-ups instead of 52 bit tests.
-_SUIT_TABLES: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
+_SUIT_TABLES: Final[tuple[tuple[tuple[Card, ...], ...], ...]] = tuple(
     tuple(tuple(_DECK[s * 13 + r] for r in range(13) if pattern >> r & 1) for pattern in range(1 << 13))
     for s in range(4)
 )
-# One global per suit: the hot paths index them directly (no tuple-of-tables indexing).
-_T0, _T1, _T2, _T3 = _SUIT_TABLES
+# One global per suit: the hot paths index them directly (no tuple-of-tables indexing). Module
+# globals are Final here and in state.py: compiled, a Final global is a C static, not a dict look-up.
+_T0: Final = _SUIT_TABLES[0]
+_T1: Final = _SUIT_TABLES[1]
+_T2: Final = _SUIT_TABLES[2]
+_T3: Final = _SUIT_TABLES[3]
 
 
 def cards_of(mask: int) -> tuple[Card, ...]:
@@ -241,7 +245,7 @@ class CardSet:
         return f"CardSet(parse_cards({str(self)!r}))"
 
 
-_new_object = object.__new__
+_new_object: Final = object.__new__
 # True when this module runs compiled by mypyc (its functions are then built-ins, not Python
 # functions). The two modes want different hot-path constructors, see cardset_of_mask.
 COMPILED: Final = type(lowest_bit).__name__ != "function"

@@ -16,7 +16,7 @@ import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -36,15 +36,15 @@ from .cards import (
 )
 from .options import Rules
 
-_QS = QUEEN_OF_SPADES.mask
-_new_object = object.__new__
-_SPADES = SUIT_MASKS[Suit.SPADES]
-_HIGH_SPADES = Card(Suit.SPADES, 13).mask | Card(Suit.SPADES, 14).mask
-_CLUBS = SUIT_MASKS[Suit.CLUBS]
-_NOT_HEARTS = FULL_MASK & ~HEARTS_MASK
-_MASK64 = (1 << 64) - 1
+_QS: Final = QUEEN_OF_SPADES.mask
+_new_object: Final = object.__new__
+_SPADES: Final = SUIT_MASKS[Suit.SPADES]
+_HIGH_SPADES: Final = Card(Suit.SPADES, 13).mask | Card(Suit.SPADES, 14).mask
+_CLUBS: Final = SUIT_MASKS[Suit.CLUBS]
+_NOT_HEARTS: Final = FULL_MASK & ~HEARTS_MASK
+_MASK64: Final = (1 << 64) - 1
 # Per card index: the mask of its suit (a plain tuple look-up on the hot path).
-_SUIT_MASK_OF: tuple[int, ...] = tuple(SUIT_MASKS[i // 13] for i in range(52))
+_SUIT_MASK_OF: Final[tuple[int, ...]] = tuple(SUIT_MASKS[i // 13] for i in range(52))
 
 
 class Phase(enum.Enum):
@@ -55,7 +55,10 @@ class Phase(enum.Enum):
 
 
 # Module globals: a global load is cheaper than an enum class attribute on the hot path.
-_PASS, _PLAY, _MOON, _OVER = Phase.PASS, Phase.PLAY, Phase.MOON, Phase.OVER
+_PASS: Final = Phase.PASS
+_PLAY: Final = Phase.PLAY
+_MOON: Final = Phase.MOON
+_OVER: Final = Phase.OVER
 
 
 class MoonChoice(enum.Enum):
@@ -126,7 +129,7 @@ class Trick(NamedTuple):
 
 # Builds a Trick from a ready (leader, cards, winner) tuple without the generated keyword
 # ``__new__`` (a third of the cost, once per trick).
-_new_tuple = tuple.__new__
+_new_tuple: Final = tuple.__new__
 
 
 @mypyc_attr(native_class=False)  # compiled or not, a plain frozen dataclass (it has a __dict__)
@@ -195,7 +198,7 @@ def shuffled(items: list, seed: int, *stream: int | str) -> list:
     return items
 
 
-_DECK_BITS: dict[int, tuple[int, ...]] = {}  # deck mask -> the bit of each card in it, once per ruleset
+_DECK_BITS: Final[dict[int, tuple[int, ...]]] = {}  # deck mask -> the bit of each card in it, once per ruleset
 
 
 def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
@@ -212,7 +215,7 @@ def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
     return Deal(hand_number, hands, cardset_of_mask(sum(cards[n * per:])))
 
 
-_OFFSETS = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
+_OFFSETS: Final = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
 
 
 # -- one hand ----------------------------------------------------------------------------------
@@ -467,7 +470,7 @@ class Observation:
         return self.rules.players
 
 
-_NO_CARDS = CardSet()  # one shared empty set: card sets are immutable
+_NO_CARDS: Final = CardSet()  # one shared empty set: card sets are immutable
 
 
 class Match:
