@@ -182,6 +182,16 @@ class SeededRandom:
     def choice(self, items: Sequence):  # type: ignore[no-untyped-def]
         return items[self.below(len(items))]
 
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return (_seeded_random_at, (self._state,))
+
+
+def _seeded_random_at(state: int) -> SeededRandom:
+    """A generator in this state (copy and pickle: compiled, a native class needs its __init__)."""
+    r = SeededRandom(0)
+    r._state = state
+    return r
+
 
 def shuffled(items: list, seed: int, *stream: int | str) -> list:
     """Fisher–Yates shuffle driven by SHAKE-256 of (seed, stream): portable and fast.
@@ -470,7 +480,27 @@ class Observation:
         return self.rules.players
 
 
-_NO_CARDS: Final = CardSet()  # one shared empty set: card sets are immutable
+_NO_CARDS: Final = CardSet()
+
+
+def _attrs(obj: object) -> dict[str, object]:
+    """An instance's attributes: its __dict__, or, compiled, those mypyc lists for its native class."""
+    if COMPILED:
+        return {name: getattr(obj, name) for name in getattr(type(obj), "__mypyc_attrs__")}
+    return dict(obj.__dict__)
+
+
+def _match_from_attrs(rules: Rules, seed: int, match: dict[str, object], hand: dict[str, object]) -> Match:
+    """A match with these attributes (``_attrs`` of a match and of its hand): a throwaway match of the
+    same rules and seed, built the ordinary way (the only way to build a native class), overwritten."""
+    m = Match(rules, seed)
+    h = m.hand
+    for name, value in match.items():
+        setattr(m, name, value)
+    for name, value in hand.items():
+        setattr(h, name, value)
+    m.hand = h
+    return m  # one shared empty set: card sets are immutable
 
 
 class Match:
@@ -654,15 +684,9 @@ class Match:
     def __deepcopy__(self, memo: dict) -> Match:
         # Cards, card sets, rules and history events are immutable: share them, copy the lists.
         if COMPILED:
-            # Compiled, Match and Hand are native classes: no __dict__, and object.__new__ refuses
-            # them. Build a throwaway match (and its hand) the ordinary way, then copy every attribute
-            # over it; mypyc lists a native class's attributes in __mypyc_attrs__.
-            m = Match(self.rules, self.seed)
+            # Native classes have no __dict__ and object.__new__ refuses them: see _match_from_attrs.
+            m = _match_from_attrs(self.rules, self.seed, _attrs(self), _attrs(self.hand))
             h = m.hand
-            for name in getattr(Match, "__mypyc_attrs__"):
-                setattr(m, name, getattr(self, name))
-            for name in getattr(Hand, "__mypyc_attrs__"):
-                setattr(h, name, getattr(self.hand, name))
         else:
             m = _new_object(Match)
             m.__dict__.update(self.__dict__)
@@ -675,6 +699,12 @@ class Match:
             setattr(h, name, list(getattr(self.hand, name)))
         m.hand = h
         return m
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Pickle the attributes, rebuilt the way __deepcopy__ rebuilds them compiled (where the
+        # default pickling, through object.__new__, cannot build a native class).
+        attrs = {name: value for name, value in _attrs(self).items() if name != "hand"}
+        return (_match_from_attrs, (self.rules, self.seed, attrs, _attrs(self.hand)))
 
     def _check_seat(self, seat: int) -> None:
         if not 0 <= seat < self.rules.players:

@@ -156,3 +156,54 @@ def test_hearts_pure_python_forces_the_source_quietly(tmp_path):
     (engine, file, edited, _), err = _import_in(tmp_path, **{_loader.PURE_ENV: "1"})
     assert engine == "pure" and file == str(dest / "state.py") and edited == "-"
     assert err == ""
+
+
+# -- what native classes change, compiled: pickling and copying work the same either way ---------
+
+
+def _mid_hand(seed: int = 7) -> referee.rules.Match:
+    m = referee.rules.Match(referee.rules.Rules(), seed)
+    for s in m.to_move:
+        m.pass_cards(s, referee.rules.cards_of(m.hand.hands[s])[:3])
+    for _ in range(6):
+        m.play(m.legal_plays().cards[-1])
+    return m
+
+
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy", "clone"])
+def test_a_match_pickles_and_copies_and_plays_on_the_same(how):
+    import copy
+    import pickle
+
+    m = _mid_hand()
+    c = {"pickle": lambda x: pickle.loads(pickle.dumps(x)), "copy": copy.copy, "deepcopy": copy.deepcopy,
+         "clone": lambda x: x.clone()}[how](m)
+    assert type(c) is type(m) and type(c.hand) is type(m.hand) and c.history == m.history
+    if how == "copy":
+        return  # shallow: it shares the lists of the original, so it cannot play on independently
+    while not m.over:  # the same decisions give the same match
+        for x in (m, c):
+            if x.phase is referee.rules.Phase.PLAY:
+                x.play(x.legal_plays().cards[0])
+            elif x.phase is referee.rules.Phase.PASS:
+                for s in x.to_move:
+                    x.pass_cards(s, referee.rules.cards_of(x.hand.hands[s])[:3])
+            else:
+                x.choose_moon(x.turn, "add-to-others")
+        assert c.history == m.history and c.scores == m.scores
+    assert c.results == m.results and c.winners == m.winners
+
+
+def test_seeded_random_and_card_sets_pickle_and_copy():
+    import copy
+    import pickle
+
+    r = referee.rules.SeededRandom(5, "x")
+    r.next64()
+    twins = (copy.copy(r), copy.deepcopy(r), pickle.loads(pickle.dumps(r)))
+    expected = [r.next64() for _ in range(3)]
+    for twin in twins:
+        assert type(twin) is type(r) and [twin.next64() for _ in range(3)] == expected
+    cs = referee.rules.CardSet(referee.rules.parse_cards("QS 2C 10H"))
+    for twin in (copy.copy(cs), copy.deepcopy(cs), pickle.loads(pickle.dumps(cs))):
+        assert twin == cs and twin.cards == cs.cards and hash(twin) == hash(cs) and repr(twin) == repr(cs)
