@@ -95,7 +95,10 @@ class _EngineFinder(importlib.abc.MetaPathFinder):
 
 
 def _warn(message: str) -> None:
-    warnings.warn(message, RuntimeWarning, stacklevel=4)
+    try:
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
+    except Warning:  # warnings turned into errors (-W error): still say it, but do not fail the import
+        print(f"RuntimeWarning: {message}", file=sys.stderr)
 
 
 def _install(compiled: dict[str, Path] | None) -> None:
