@@ -80,12 +80,11 @@ class _EngineFinder(importlib.abc.MetaPathFinder):
 
     def find_spec(self, name: str, path: Sequence[str] | None = None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        if self.compiled is not None:
-            file = self.compiled.get(name)
-            if file is None:
-                return None
+        file = self.compiled.get(name) if self.compiled is not None else None
+        if file is not None:
             loader: importlib.abc.Loader = importlib.machinery.ExtensionFileLoader(name, str(file))
             return importlib.util.spec_from_file_location(name, file, loader=loader)
+        # Any other engine module (all of them in pure mode, options.py always): its source, by path.
         package, _, short = name.rpartition(".")
         if package != PACKAGE or short not in MODULES:
             return None

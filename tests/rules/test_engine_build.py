@@ -207,3 +207,11 @@ def test_seeded_random_and_card_sets_pickle_and_copy():
     cs = referee.rules.CardSet(referee.rules.parse_cards("QS 2C 10H"))
     for twin in (copy.copy(cs), copy.deepcopy(cs), pickle.loads(pickle.dumps(cs))):
         assert twin == cs and twin.cards == cs.cards and hash(twin) == hash(cs) and repr(twin) == repr(cs)
+
+
+def test_the_compiled_engine_still_loads_options_from_source_beside_a_stray_extension(tmp_path):
+    """options.py is never compiled: a stray ``options.*.so`` (here not even a valid one) is never loaded."""
+    dest = _copy_package(tmp_path)
+    (dest / f"options{_loader.extension_suffix()}").write_bytes(b"not an extension module")
+    (engine, file, edited, phase), err = _import_in(tmp_path)
+    assert engine == "compiled" and phase == "pass" and err == ""
