@@ -6,13 +6,27 @@ STAMP := $(VENV)/.installed
 
 NODE_BOT := clients/node/node_modules/.installed
 
-.PHONY: test demo bench proto clean
+# The engine compiled by mypyc (optional: without mypy or a C compiler it runs as pure Python).
+ENGINE_SOURCES := referee/rules/cards.py referee/rules/options.py referee/rules/state.py
+ENGINE_BUILD := referee/rules/_compiled/manifest.json
+
+.PHONY: test demo bench proto clean engine engine-clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,compile]' || echo "mypy could not be installed: the engine will run as pure Python"
 	touch $(STAMP)
+
+# Compile the engine (about 15 s; referee/rules/_loader.py uses the build only while it matches the sources).
+$(ENGINE_BUILD): $(STAMP) $(ENGINE_SOURCES) tools/build_engine.py
+	$(PY) tools/build_engine.py
+
+engine: $(ENGINE_BUILD)
+
+engine-clean:
+	$(PY) tools/build_engine.py --clean
 
 # The Node.js example bot's dependencies (skipped with a note where npm is missing).
 $(NODE_BOT): clients/node/package-lock.json
@@ -20,8 +34,17 @@ $(NODE_BOT): clients/node/package-lock.json
 		npm ci --prefix clients/node --no-audit --no-fund --loglevel=error && touch $@; \
 	else echo "npm not found: the Node.js bot's tests will be skipped"; fi
 
+# The whole suite on the engine as built (compiled when the build succeeds), then the engine's own
+# tests again on pure Python. A failed build is reported and the tests run on pure Python;
+# HEARTS_EXPECT_ENGINE makes a test fail if the engine in use is not the one this build promised.
 test: $(STAMP) $(NODE_BOT)
-	$(PY) -m pytest -q
+	@if $(MAKE) --no-print-directory engine; then expect=compiled; else expect=pure; \
+		echo "*** the compiled engine could not be built: testing pure Python only ***" >&2; fi; \
+	HEARTS_EXPECT_ENGINE=$$expect $(PY) -m pytest -q || exit 1; \
+	if [ $$expect = compiled ]; then \
+		echo "== the engine tests again, pure Python"; \
+		HEARTS_PURE_PYTHON=1 HEARTS_EXPECT_ENGINE=pure $(PY) -m pytest -q tests/rules tests/test_layers.py || exit 1; \
+	fi
 
 demo: $(STAMP)
 	$(PY) -m ladder.demo
@@ -32,10 +55,11 @@ $(VENV)/.bench: $(STAMP)
 	touch $@
 
 bench: $(VENV)/.bench $(NODE_BOT)
+	@$(MAKE) --no-print-directory engine || echo "*** the compiled engine could not be built: benchmarking pure Python ***" >&2
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 proto: $(STAMP)
 	$(PY) -m grpc_tools.protoc -Iproto --python_out=proto --pyi_out=proto --grpc_python_out=proto proto/hearts/v1/*.proto
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache build *.egg-info referee/rules/_compiled referee/rules/_compiled.new

@@ -4,31 +4,42 @@ When OpenSpiel is installed (``pip install -e '.[bench]'``), the same run measur
 ``hearts`` driven from a Python loop the same way (a random legal action at each step, chance
 included) and prints the ratio. Target: at least 2x pyspiel.
 
-On a busy machine, ``--rounds N`` alternates the standard and pyspiel measurements N times and
-reports the medians (the ratio is the median of the per-round ratios), so that both sides see
-the same load.
+The engine runs compiled by mypyc (``make engine``) or as pure Python (referee/rules/_loader.py
+decides; ``HEARTS_PURE_PYTHON=1`` forces pure). Each hearts-arena measurement runs in a child
+process pinned to one engine, which checks it got that engine; by default both are measured
+when the compiled build is usable (``--engine both``), and each row names its engine.
 
-    python bench/engine.py [--seconds 3] [--rounds 1] [--json]
+On a busy machine, ``--rounds N`` alternates the measurements (each engine, then pyspiel) N times
+and reports the medians (each ratio is the median of the per-round ratios), so that all sides
+see the same load.
+
+    python bench/engine.py [--seconds 3] [--rounds 1] [--engine both|compiled|pure|loaded] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from referee.rules import Match, Phase, Rules  # noqa: E402
-from referee.rules.cards import cards_of  # noqa: E402
+ENGINES = ("compiled", "pure")
 
 
-def hearts_arena(rules: Rules, seconds: float) -> tuple[float, int]:
-    """Hands per second of random play through the public, checked engine API."""
+def hearts_arena(preset: str, seconds: float) -> tuple[float, int]:
+    """Hands per second of random play through the public, checked engine API (this process's engine)."""
+    from referee.rules import Match, Phase, Rules  # noqa: PLC0415
+    from referee.rules.cards import cards_of  # noqa: PLC0415
+
+    rules = Rules.preset(preset)
     rng = random.Random(1)
     choice, sample = rng.choice, rng.sample
     hands = 0
@@ -82,45 +93,112 @@ def _median_row(rows: list[tuple[float, int]]) -> tuple[float, int]:
     return statistics.median(r for r, _ in rows), sum(n for _, n in rows)
 
 
+def _engine_env(engine: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("HEARTS_PURE_PYTHON", None)
+    if engine == "pure":
+        env["HEARTS_PURE_PYTHON"] = "1"
+    return env
+
+
+def _loaded_engine(engine: str) -> tuple[str, str]:
+    """The engine a child process gets when it asks for ``engine`` (and why), without measuring."""
+    code = "import warnings; warnings.simplefilter('ignore'); import referee.rules as r; print(r.ENGINE, r.ENGINE_REASON)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_engine_env(engine), capture_output=True,
+                         text=True, check=True).stdout.strip()
+    got, _, why = out.partition(" ")
+    return got, why
+
+
+def measure(engine: str, preset: str, seconds: float) -> tuple[float, int]:
+    """One measurement in a child process running ``engine`` (it fails if it got the other one)."""
+    cmd = [sys.executable, __file__, "--child", engine, "--preset", preset, "--seconds", str(seconds)]
+    out = subprocess.run(cmd, cwd=ROOT, env=_engine_env(engine), capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"the {engine} measurement failed:\n{out.stderr}")
+    data = json.loads(out.stdout)
+    return data["rate"], data["hands"]
+
+
+def _child(engine: str, preset: str, seconds: float) -> None:
+    import referee.rules  # noqa: PLC0415
+
+    if referee.rules.ENGINE != engine:
+        raise SystemExit(f"asked for the {engine} engine, got {referee.rules.ENGINE}: {referee.rules.ENGINE_REASON}")
+    rate, hands = hearts_arena(preset, seconds)
+    print(json.dumps({"engine": engine, "rate": rate, "hands": hands}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
     ap.add_argument("--rounds", type=int, default=1,
-                    help="alternate the standard and pyspiel measurements this many times; report medians")
+                    help="alternate the engine and pyspiel measurements this many times; report medians")
+    ap.add_argument("--engine", choices=("both", "loaded", *ENGINES), default="both",
+                    help="which engine to measure: both (the compiled one only when its build is usable), "
+                         "the one referee.rules loads here, compiled (fails without a usable build), or pure")
     ap.add_argument("--json", action="store_true", help="print one JSON object with the figures")
+    ap.add_argument("--child", choices=ENGINES, help=argparse.SUPPRESS)
+    ap.add_argument("--preset", default="standard", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    standard, spiels, ratios = [], [], []
+    if args.child:
+        _child(args.child, args.preset, args.seconds)
+        return
+    loaded, why = _loaded_engine("compiled")  # what referee.rules runs here by default
+    if args.engine == "both":
+        engines = ["compiled", "pure"] if loaded == "compiled" else ["pure"]
+    elif args.engine == "loaded":
+        engines = [loaded]
+    else:
+        engines = [args.engine]
+    if "compiled" in engines and loaded != "compiled":
+        raise SystemExit(f"no usable compiled engine ({why}): run `make engine`")
+    standard: dict[str, list[tuple[float, int]]] = {e: [] for e in engines}
+    ratios: dict[str, list[float]] = {e: [] for e in engines}
+    spiels = []
     for _ in range(max(1, args.rounds)):
-        standard.append(hearts_arena(Rules.preset("standard"), args.seconds))
+        for e in engines:
+            standard[e].append(measure(e, "standard", args.seconds))
         spiel_round = pyspiel_hearts(args.seconds)
         if spiel_round:
             spiels.append(spiel_round)
-            ratios.append(standard[-1][0] / spiel_round[0])
-    rows = {
-        "standard": _median_row(standard),
-        "black-maria": hearts_arena(Rules.preset("black-maria"), args.seconds),
-    }
+            for e in engines:
+                ratios[e].append(standard[e][-1][0] / spiel_round[0])
+    rows: dict[tuple[str, str], tuple[float, int]] = {}
+    for e in engines:
+        rows[("standard", e)] = _median_row(standard[e])
+    for e in engines:
+        rows[("black-maria", e)] = measure(e, "black-maria", args.seconds)
     spiel = _median_row(spiels) if spiels else None
+    ratio = {e: round(statistics.median(ratios[e]), 2) for e in engines} if spiel else {}
     result = {
         "benchmark": "engine",
-        "hands_per_second": {k: round(v[0], 1) for k, v in rows.items()},
+        "engine": loaded,  # what referee.rules loads here: the headline figures are this engine's
+        "engines_measured": engines,
+        "hands_per_second": {p: round(v[0], 1) for (p, e), v in rows.items() if e == engines[0]},
         "pyspiel_hands_per_second": round(spiel[0], 1) if spiel else None,
-        "ratio_vs_pyspiel": round(statistics.median(ratios), 2) if spiel else None,
+        "ratio_vs_pyspiel": ratio.get(engines[0]),
+        "by_engine": {e: {"hands_per_second": {p: round(v[0], 1) for (p, e2), v in rows.items() if e2 == e},
+                          "ratio_vs_pyspiel": ratio.get(e),
+                          **({"round_ratios": [round(r, 2) for r in ratios[e]]} if len(ratios[e]) > 1 else {})}
+                      for e in engines},
         "target_ratio": 2.0,
     }
-    if len(ratios) > 1:
-        result["round_ratios"] = [round(r, 2) for r in ratios]
     if args.json:
         print(json.dumps(result))
         return
-    print(f"{'engine':<32}{'hands/s':>12}{'hands':>10}")
-    for k, (rate, n) in rows.items():
-        print(f"{'hearts-arena ' + k:<32}{rate:>12,.0f}{n:>10,}")
+    if loaded != "compiled":
+        print(f"note: the compiled engine is not in use here ({why}); `make engine` builds it")
+    print(f"{'engine':<42}{'hands/s':>12}{'hands':>10}{'vs pyspiel':>12}")
+    for (preset, e), (rate, n) in rows.items():
+        vs = f"{ratio[e]:.2f}x" if preset == "standard" and e in ratio else ""
+        print(f"{f'hearts-arena {preset} [{e}]':<42}{rate:>12,.0f}{n:>10,}{vs:>12}")
     if spiel:
-        print(f"{'pyspiel hearts (Python loop)':<32}{spiel[0]:>12,.0f}{spiel[1]:>10,}")
-        ok = "meets" if result["ratio_vs_pyspiel"] >= 2.0 else "misses"
-        rounds = f" (median of rounds: {', '.join(f'{r:.2f}' for r in ratios)})" if len(ratios) > 1 else ""
-        print(f"ratio vs pyspiel: {result['ratio_vs_pyspiel']:.2f}x ({ok} the 2x target){rounds}")
+        print(f"{'pyspiel hearts (Python loop)':<42}{spiel[0]:>12,.0f}{spiel[1]:>10,}")
+        for e in engines:
+            ok = "meets" if ratio[e] >= 2.0 else "misses"
+            rounds = f" (median of rounds: {', '.join(f'{r:.2f}' for r in ratios[e])})" if len(ratios[e]) > 1 else ""
+            print(f"ratio vs pyspiel, {e} engine: {ratio[e]:.2f}x ({ok} the 2x target){rounds}")
     else:
         print("pyspiel not installed (pip install -e '.[bench]'): no ratio measured")
 

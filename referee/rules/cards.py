@@ -38,14 +38,15 @@ class Suit(enum.IntEnum):
         return suit
 
 
-_SUIT_NAMES: dict[str, Suit] = {}
+_SUIT_NAMES: Final[dict[str, Suit]] = {}
 for _s in Suit:
     for _k in (_s.letter, _s.symbol, _s.name, _s.name.lower(), _s.name[:-1]):
         _SUIT_NAMES[_k] = _s
 _SUIT_NAMES.update({"♧": Suit.CLUBS, "♢": Suit.DIAMONDS, "♤": Suit.SPADES, "♡": Suit.HEARTS})
 
 RANK_LETTERS: Final = {11: "J", 12: "Q", 13: "K", 14: "A"}
-_RANK_NAMES: dict[str, int] = {str(r): r for r in range(2, 11)}
+_INTERNED: Final[list[Card]] = []  # the 52 cards, built once below; Card(suit, rank) returns one of them
+_RANK_NAMES: Final[dict[str, int]] = {str(r): r for r in range(2, 11)}
 _RANK_NAMES.update({"T": 10, "J": 11, "Q": 12, "K": 13, "A": 14})
 
 
@@ -61,17 +62,19 @@ class Card:
     suit: Suit
     rank: int
     mask: int
+    _text: str
 
     def __new__(cls, suit: Suit | int, rank: int) -> Card:
         if not 2 <= rank <= 14:
             raise ValueError(f"not a rank: {rank!r} (expected 2..14, ace high)")
-        return _DECK[int(suit) * 13 + rank - 2]
-
-    @classmethod
-    def _make(cls, index: int) -> Card:
-        card = object.__new__(cls)
+        index = int(suit) * 13 + rank - 2
+        if len(_INTERNED) == 52:
+            return _INTERNED[index]
+        # Building the deck, once, at import (below). ``super().__new__`` rather than a separate
+        # ``object.__new__(cls)`` factory: compiled with mypyc, a native class can only be
+        # allocated from its own ``__new__``.
+        card = super().__new__(cls)
         suit = Suit(index // 13)
-        rank = index % 13 + 2
         object.__setattr__(card, "index", index)
         object.__setattr__(card, "suit", suit)
         object.__setattr__(card, "rank", rank)
@@ -130,7 +133,8 @@ class Card:
         return self.index >= other.index
 
 
-_DECK: tuple[Card, ...] = tuple(Card._make(i) for i in range(52))
+_INTERNED.extend([Card(i // 13, i % 13 + 2) for i in range(52)])
+_DECK: Final[tuple[Card, ...]] = tuple(_INTERNED)
 DECK: Final = _DECK
 """All 52 cards, clubs 2..A, diamonds, spades, hearts."""
 FULL_MASK: Final = (1 << 52) - 1
@@ -146,12 +150,16 @@ def card_from_index(index: int) -> Card:
 
 # For each 13-bit pattern of one suit, the cards it holds (lowest first): iterating a
 # 52-bit mask is then four table look-ups instead of 52 bit tests.
-_SUIT_TABLES: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
+_SUIT_TABLES: Final[tuple[tuple[tuple[Card, ...], ...], ...]] = tuple(
     tuple(tuple(_DECK[s * 13 + r] for r in range(13) if pattern >> r & 1) for pattern in range(1 << 13))
     for s in range(4)
 )
-# One global per suit: the hot paths index them directly (no tuple-of-tables indexing).
-_T0, _T1, _T2, _T3 = _SUIT_TABLES
+# One global per suit: the hot paths index them directly (no tuple-of-tables indexing). Module
+# globals are Final here and in state.py: compiled, a Final global is a C static, not a dict look-up.
+_T0: Final = _SUIT_TABLES[0]
+_T1: Final = _SUIT_TABLES[1]
+_T2: Final = _SUIT_TABLES[2]
+_T3: Final = _SUIT_TABLES[3]
 
 
 def cards_of(mask: int) -> tuple[Card, ...]:
@@ -237,11 +245,17 @@ class CardSet:
         return f"CardSet(parse_cards({str(self)!r}))"
 
 
-_new_object = object.__new__
+_new_object: Final = object.__new__
+# True when this module runs compiled by mypyc (its functions are then built-ins, not Python
+# functions). The two modes want different hot-path constructors, see cardset_of_mask.
+COMPILED: Final = type(lowest_bit).__name__ != "function"
 
 
 def cardset_of_mask(mask: int) -> CardSet:
     """``CardSet(mask)`` without the class call and type test: the engine's hot-path constructor."""
+    if COMPILED:
+        # A native class's constructor is a direct C call, and object.__new__ refuses native classes.
+        return CardSet(mask)
     cs = _new_object(CardSet)
     cs.mask = mask
     cs.cards = _T0[mask & 0x1FFF] + _T1[mask >> 13 & 0x1FFF] + _T2[mask >> 26 & 0x1FFF] + _T3[mask >> 39 & 0x1FFF]

@@ -407,7 +407,7 @@ class Rules:
         return "custom"
 
     def pass_direction(self, hand_number: int) -> str:
-        return self.pass_cycle[hand_number % len(self.pass_cycle)]
+        return self.pass_cycle[hand_number % len(self.pass_cycle)]  # type: ignore[index,arg-type]  # set by __post_init__
 
     def may_pass_on(self, direction: str) -> bool:
         """Whether a player may pass on (pass no cards) on a hand passing this way (option pass_on)."""

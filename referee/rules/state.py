@@ -16,9 +16,12 @@ import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Final, NamedTuple
+
+from mypy_extensions import mypyc_attr
 
 from .cards import (
+    COMPILED,
     DECK,
     FULL_MASK,
     HEARTS_MASK,
@@ -33,15 +36,15 @@ from .cards import (
 )
 from .options import Rules
 
-_QS = QUEEN_OF_SPADES.mask
-_new_object = object.__new__
-_SPADES = SUIT_MASKS[Suit.SPADES]
-_HIGH_SPADES = Card(Suit.SPADES, 13).mask | Card(Suit.SPADES, 14).mask
-_CLUBS = SUIT_MASKS[Suit.CLUBS]
-_NOT_HEARTS = FULL_MASK & ~HEARTS_MASK
-_MASK64 = (1 << 64) - 1
+_QS: Final = QUEEN_OF_SPADES.mask
+_new_object: Final = object.__new__
+_SPADES: Final = SUIT_MASKS[Suit.SPADES]
+_HIGH_SPADES: Final = Card(Suit.SPADES, 13).mask | Card(Suit.SPADES, 14).mask
+_CLUBS: Final = SUIT_MASKS[Suit.CLUBS]
+_NOT_HEARTS: Final = FULL_MASK & ~HEARTS_MASK
+_MASK64: Final = (1 << 64) - 1
 # Per card index: the mask of its suit (a plain tuple look-up on the hot path).
-_SUIT_MASK_OF: tuple[int, ...] = tuple(SUIT_MASKS[i // 13] for i in range(52))
+_SUIT_MASK_OF: Final[tuple[int, ...]] = tuple(SUIT_MASKS[i // 13] for i in range(52))
 
 
 class Phase(enum.Enum):
@@ -53,7 +56,10 @@ class Phase(enum.Enum):
 
 
 # Module globals: a global load is cheaper than an enum class attribute on the hot path.
-_PASS, _PLAY, _MOON, _OVER = Phase.PASS, Phase.PLAY, Phase.MOON, Phase.OVER
+_PASS: Final = Phase.PASS
+_PLAY: Final = Phase.PLAY
+_MOON: Final = Phase.MOON
+_OVER: Final = Phase.OVER
 
 
 class MoonChoice(enum.Enum):
@@ -131,9 +137,10 @@ class Trick(NamedTuple):
 
 # Builds a Trick from a ready (leader, cards, winner) tuple without the generated keyword
 # ``__new__`` (a third of the cost, once per trick).
-_new_tuple = tuple.__new__
+_new_tuple: Final = tuple.__new__
 
 
+@mypyc_attr(native_class=False)  # compiled or not, a plain frozen dataclass (it has a __dict__)
 @dataclass(frozen=True)
 class HandResult:
     """The scoring of one hand."""
@@ -183,6 +190,16 @@ class SeededRandom:
     def choice(self, items: Sequence):  # type: ignore[no-untyped-def]
         return items[self.below(len(items))]
 
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return (_seeded_random_at, (self._state,))
+
+
+def _seeded_random_at(state: int) -> SeededRandom:
+    """A generator in this state (copy and pickle: compiled, a native class needs its __init__)."""
+    r = SeededRandom(0)
+    r._state = state
+    return r
+
 
 def shuffled(items: list, seed: int, *stream: int | str) -> list:
     """Fisher–Yates shuffle driven by SHAKE-256 of (seed, stream): portable and fast.
@@ -199,7 +216,7 @@ def shuffled(items: list, seed: int, *stream: int | str) -> list:
     return items
 
 
-_DECK_BITS: dict[int, tuple[int, ...]] = {}  # deck mask -> the bit of each card in it, once per ruleset
+_DECK_BITS: Final[dict[int, tuple[int, ...]]] = {}  # deck mask -> the bit of each card in it, once per ruleset
 
 
 def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
@@ -216,7 +233,7 @@ def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
     return Deal(hand_number, hands, cardset_of_mask(sum(cards[n * per:])))
 
 
-_OFFSETS = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
+_OFFSETS: Final = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
 
 
 # -- one hand ----------------------------------------------------------------------------------
@@ -401,8 +418,9 @@ class Hand:
         if self.phase is not Phase.PASS:
             raise IllegalPlayError(f"seat {seat} cannot pass: the hand is in the {self.phase.value} phase",
                                    seat=seat, tried=tuple(cards))
-        if self.passed[seat] is not None:
-            raise IllegalPlayError(f"seat {seat} has already passed {' '.join(map(str, self.passed[seat]))}",
+        already = self.passed[seat]
+        if already is not None:
+            raise IllegalPlayError(f"seat {seat} has already passed {' '.join(map(str, already))}",
                                    seat=seat, tried=tuple(cards))
         cards = tuple(cards)
         if not cards and rules.may_pass_on(self.direction):
@@ -471,6 +489,9 @@ def places_of(totals: Sequence[int], first: int | None = None) -> tuple[int, ...
                  for s, t in enumerate(totals))
 
 
+# Compiled or not, a plain frozen dataclass: Match.observation fills its __dict__ directly (the fast
+# path, see there), which a mypyc native class, having no __dict__, would not allow.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Observation:
     """What one seat may know: its own cards and the public play, never another hand."""
@@ -513,7 +534,27 @@ class Observation:
         return self.rules.players
 
 
-_NO_CARDS = CardSet()  # one shared empty set: card sets are immutable
+_NO_CARDS: Final = CardSet()
+
+
+def _attrs(obj: object) -> dict[str, object]:
+    """An instance's attributes: its __dict__, or, compiled, those mypyc lists for its native class."""
+    if COMPILED:
+        return {name: getattr(obj, name) for name in getattr(type(obj), "__mypyc_attrs__")}
+    return dict(obj.__dict__)
+
+
+def _match_from_attrs(rules: Rules, seed: int, match: dict[str, object], hand: dict[str, object]) -> Match:
+    """A match with these attributes (``_attrs`` of a match and of its hand): a throwaway match of the
+    same rules and seed, built the ordinary way (the only way to build a native class), overwritten."""
+    m = Match(rules, seed)
+    h = m.hand
+    for name, value in match.items():
+        setattr(m, name, value)
+    for name, value in hand.items():
+        setattr(h, name, value)
+    m.hand = h
+    return m  # one shared empty set: card sets are immutable
 
 
 class Match:
@@ -593,10 +634,11 @@ class Match:
 
     def pass_cards(self, seat: int, cards: Iterable[Card | str]) -> None:
         """Record a pass (checked). The exchange happens when the last seat has passed."""
-        cs = tuple(cards)
-        for c in cs:
+        given = tuple(cards)
+        cs: tuple[Card, ...] = given  # type: ignore[assignment]  # checked just below
+        for c in given:
             if type(c) is not Card:  # text: parse the lot (rare; the engine's callers pass cards)
-                cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cs)
+                cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in given)
                 break
         self._check_seat(seat)
         hand = self.hand
@@ -626,6 +668,7 @@ class Match:
         s = hand.turn
         m = c.mask
         legal = hand._legal
+        trick: Trick | None
         # Hot path: the legal set of this decision is already known (legal_plays or an observation
         # computed it), which implies the play phase, no pending moon choice and a live match, and
         # the card is in it. These lines repeat Hand.play's (keep the two in step); everything
@@ -709,17 +752,28 @@ class Match:
 
     def __deepcopy__(self, memo: dict) -> Match:
         # Cards, card sets, rules and history events are immutable: share them, copy the lists.
-        m = object.__new__(Match)
-        m.__dict__.update(self.__dict__)
+        if COMPILED:
+            # Native classes have no __dict__ and object.__new__ refuses them: see _match_from_attrs.
+            m = _match_from_attrs(self.rules, self.seed, _attrs(self), _attrs(self.hand))
+            h = m.hand
+        else:
+            m = _new_object(Match)
+            m.__dict__.update(self.__dict__)
+            h = _new_object(Hand)
+            h.__dict__.update(self.hand.__dict__)
         m.scores = list(self.scores)
         m.results = list(self.results)
         m._log = list(self._log)
-        h = object.__new__(Hand)
-        h.__dict__.update(self.hand.__dict__)
         for name in ("hands", "passed", "received", "captured", "tricks_won", "tricks", "trick_cards"):
             setattr(h, name, list(getattr(self.hand, name)))
         m.hand = h
         return m
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Pickle the attributes, rebuilt the way __deepcopy__ rebuilds them compiled (where the
+        # default pickling, through object.__new__, cannot build a native class).
+        attrs = {name: value for name, value in _attrs(self).items() if name != "hand"}
+        return (_match_from_attrs, (self.rules, self.seed, attrs, _attrs(self.hand)))
 
     def _check_seat(self, seat: int) -> None:
         if not 0 <= seat < self.rules.players:
