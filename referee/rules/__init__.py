@@ -12,8 +12,9 @@ from ._loader import load_engine
 ENGINE, ENGINE_REASON = load_engine()  # imports .cards, .options and .state, compiled or not
 
 from .cards import DECK, QUEEN_OF_SPADES, TWO_OF_CLUBS, Card, CardSet, Suit, cards_of, mask_of, parse_cards
-from .options import OPTIONS, PASS_CYCLES, PASS_DIRECTIONS, POINT_SCHEMES, PRESETS, Option, Rules
+from .options import OPTIONS, PASS_CYCLES, PASS_DIRECTIONS, POINT_SCHEMES, PRESETS, Option, Rules, pass_call
 from .state import (
+    CallPass,
     ChooseMoon,
     Deal,
     Discard,
@@ -36,7 +37,7 @@ from .state import (
 
 __all__ = [
     "DECK", "QUEEN_OF_SPADES", "TWO_OF_CLUBS", "Card", "CardSet", "Suit", "cards_of", "mask_of", "parse_cards",
-    "OPTIONS", "PASS_CYCLES", "PASS_DIRECTIONS", "POINT_SCHEMES", "PRESETS", "Option", "Rules",
-    "ChooseMoon", "Deal", "Discard", "Event", "Hand", "HandResult", "IllegalPlayError", "Match", "MixRedeal", "MoonChoice",
+    "OPTIONS", "PASS_CYCLES", "PASS_DIRECTIONS", "POINT_SCHEMES", "PRESETS", "Option", "Rules", "pass_call",
+    "CallPass", "ChooseMoon", "Deal", "Discard", "Event", "Hand", "HandResult", "IllegalPlayError", "Match", "MixRedeal", "MoonChoice",
     "Observation", "PassCards", "Phase", "Play", "SeededRandom", "Trick", "deal", "places_of",
 ]

@@ -12,14 +12,16 @@ the engine reads options, it is never forked. The sources are the files in share
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .cards import DECK, SUIT_MASKS, Card, Suit, parse_cards
 
-PASS_DIRECTIONS: Final = ("left", "right", "across", "left2", "right2", "scatter", "mix", "hold")
-"""``left2``/``right2``: the second player to the left/right (5 players, 002)."""
+PASS_DIRECTIONS: Final = ("left", "right", "across", "left2", "right2", "scatter", "mix", "hold", "call")
+"""``left2``/``right2``: the second player to the left/right (5 players, 002). ``call``: the dealer
+calls the pass of the hand (002 Da Nasty Fix); the call is then one of the others but hold, or a
+split such as two cards to the left and one to the right."""
 DIRECTIONAL_PASSES: Final = ("left", "right", "across", "left2", "right2")
 """The passes that send every player's cards to one seat: the ones a player may pass on (pass_on)."""
 
@@ -38,6 +40,45 @@ PASS_CYCLES: Final[dict[str, tuple[str, ...]]] = {
     "five-player-long": ("left", "right", "left2", "hold", "left", "right", "right2", "hold"),
 }
 """Named passing cycles (002 "Passing" and "Other Numbers of Players")."""
+
+
+def pass_call(players: int, pass_count: int, call: str | Sequence[int]) -> tuple[str, tuple[int, ...]]:
+    """A dealer's call of the pass (002 Da Nasty Fix) as (direction, offsets); ``ValueError`` if it is none.
+
+    ``call`` is ``"mix"`` ("Shittin' in the Kitty"), a direction of this table (left, right,
+    across, left2, right2, scatter), or ``pass_count`` offsets: the k-th card passed goes to the
+    player that many seats to the left (1 .. players - 1), e.g. ``(1, 1, 3)``, two to the left and
+    one to the right with four players. Offsets that make a named pass get its name; others are a
+    ``"split"``. Every player passes the same way, so each passes and receives ``pass_count``.
+    """
+    n, k = players, pass_count
+    named = {"left": (1,) * k, "right": (n - 1,) * k}
+    if n == 4:
+        named["across"] = (2,) * k
+    if n == 5:
+        named["left2"], named["right2"] = (2,) * k, (3,) * k
+    if k % (n - 1) == 0:
+        named["scatter"] = tuple(i % (n - 1) + 1 for i in range(k))
+    if isinstance(call, str):
+        text = call.strip().lower()
+        if text == "mix":
+            return "mix", ()
+        if text in named:
+            return text, named[text]
+        parts = text.replace(",", " ").split()
+        if not parts or not all(p.lstrip("-").isdigit() for p in parts):
+            raise ValueError(f"not a pass call: {call!r}: expected mix, {', '.join(named)}, "
+                             f"or {k} offsets from 1 to {n - 1} (seats to the left), e.g. "
+                             f"{' '.join(map(str, named['left'][:-1] + (n - 1,)))}")
+        call = tuple(int(p) for p in parts)
+    offsets: tuple[int, ...] = tuple(call)
+    if len(offsets) != k or not all(type(o) is int and 1 <= o < n for o in offsets):
+        raise ValueError(f"not a pass call: {offsets!r}: expected {k} offsets from 1 to {n - 1} (seats to the "
+                         f"left, one per card passed), mix, or one of {', '.join(named)}")
+    for name, value in named.items():
+        if value == offsets:
+            return name, offsets
+    return "split", offsets
 
 
 def _standard_points(card: Card) -> int:
@@ -110,7 +151,8 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("pass_cycle", PASS_CYCLES["standard"], "a named cycle or directions: " + " ".join(PASS_DIRECTIONS),
            "001 Passing cards; 002 Passing, Other Numbers of Players",
            "Pass direction by hand number, repeating (default left right across hold; for 3 or 5 players "
-           "left right hold). Named cycles: " + ", ".join(PASS_CYCLES)),
+           "left right hold); call: the dealer calls each hand's pass (002 Da Nasty Fix). Named cycles: "
+           + ", ".join(PASS_CYCLES)),
     Option("pass_count", 3, "1 or more", "001 Passing cards; 002 Other Numbers of Players",
            "Cards each player passes (scatter with 3 players needs 4: two to each)."),
     Option("pass_on", False, "true | false", "002 Passing",
@@ -478,7 +520,7 @@ PRESETS: Final[dict[str, Rules]] = {
     # 004 No Passing mode: every hand played exactly as dealt.
     "no-passing": Rules(pass_cycle=("hold",)),
     # 002 Dirty Nasty Filthy Hearts (Da Nasty Fix): J♦ −10, Q♠ 26, the other queens 13, game to 300, a
-    # successful shoot wins the game. Its dealer's call of the pass each hand is not modelled: the
-    # standard cycle stands in (any cycle, mix included, can be set with pass_cycle).
-    "nasty": Rules(points="nasty", bonus_card=Card.parse("JD"), bonus_points=-10, moon="wins-match", target=300),
+    # successful shoot wins the game, and the dealer calls each hand's pass.
+    "nasty": Rules(points="nasty", bonus_card=Card.parse("JD"), bonus_points=-10, moon="wins-match", target=300,
+                   pass_cycle=("call",)),
 }

@@ -34,7 +34,7 @@ from .cards import (
     cards_of,
     lowest_bit,
 )
-from .options import Rules
+from .options import Rules, pass_call
 
 _QS: Final = QUEEN_OF_SPADES.mask
 _new_object: Final = object.__new__
@@ -48,6 +48,7 @@ _SUIT_MASK_OF: Final[tuple[int, ...]] = tuple(SUIT_MASKS[i // 13] for i in range
 
 
 class Phase(enum.Enum):
+    CALL = "call"  # the dealer calls the hand's pass (pass_cycle call, 002 Da Nasty Fix)
     PASS = "pass"
     PLAY = "play"
     DISCARD = "discard"  # the kitty's taker discards into its tricks (kitty_discard)
@@ -106,6 +107,14 @@ class Play(NamedTuple):
     card: Card
 
 
+class CallPass(NamedTuple):
+    """The dealer's call of the hand's pass: a direction, or offsets per card passed (pass_call)."""
+
+    seat: int
+    direction: str
+    offsets: tuple[int, ...]
+
+
 class Discard(NamedTuple):
     """The kitty's taker discards as many cards into its tricks (kitty_discard)."""
 
@@ -118,7 +127,7 @@ class ChooseMoon(NamedTuple):
     choice: MoonChoice
 
 
-Event = Deal | PassCards | MixRedeal | Play | Discard | ChooseMoon
+Event = Deal | CallPass | PassCards | MixRedeal | Play | Discard | ChooseMoon
 
 
 class Trick(NamedTuple):
@@ -273,7 +282,8 @@ class Hand:
         self._first_trick_safe = not rules.points_on_first_trick
         self._not_penalty = FULL_MASK & ~rules.penalty_mask
         self._queen_first_safe = rules.queen_at_first_safe_chance
-        self.phase = Phase.PASS if direction != "hold" else Phase.PLAY
+        self.offsets: tuple[int, ...] = ()  # a called split pass: seats to the left, per card passed
+        self.phase = Phase.CALL if direction == "call" else Phase.PASS if direction != "hold" else Phase.PLAY
         if self.phase is Phase.PLAY:
             self._start_play()
 
@@ -412,6 +422,16 @@ class Hand:
         self._legal = -1
         self.phase = _PLAY if self.hands[seat] else _OVER
 
+    def call(self, seat: int, direction: str, offsets: tuple[int, ...]) -> None:
+        """The dealer calls the pass (checked; ``direction`` and ``offsets`` as ``pass_call`` gives them)."""
+        if self.phase is not Phase.CALL or seat != self.dealer:
+            why = (f"the hand is in the {self.phase.value} phase" if self.phase is not Phase.CALL
+                   else f"seat {self.dealer} deals this hand")
+            raise IllegalPlayError(f"seat {seat} cannot call the pass: {why}", seat=seat, tried=direction)
+        self.direction = direction
+        self.offsets = offsets if direction == "split" else ()
+        self.phase = Phase.PASS
+
     def pass_cards(self, seat: int, cards: Sequence[Card]) -> None:
         """Record ``seat``'s pass (checked); when every seat has passed, exchange the cards."""
         rules = self.rules
@@ -457,6 +477,11 @@ class Hand:
             assert mix is not None
             self.received = [r.mask for r in mix.received]
             self.kitty = mix.kitty.mask
+        elif self.direction == "split":
+            # 002 Da Nasty Fix: a called split, e.g. 'two to the left, one to the right'.
+            for s in range(n):
+                for k, c in enumerate(passed[s]):
+                    self.received[(s + self.offsets[k]) % n] |= c.mask
         elif self.direction == "scatter":
             # The k-th card passed goes to the player k mod (n-1) + 1 seats to the left.
             for s in range(n):
@@ -515,6 +540,7 @@ class Observation:
     kitty: CardSet = CardSet()  # the kitty's cards: shown to the seat that took it only
     moon_points: int = 0  # in the moon phase: the points the shooter's choice concerns
     discarded: tuple[Card, ...] = ()  # kitty_discard: what this seat discarded, shown to it only
+    pass_offsets: tuple[int, ...] = ()  # a called split pass: seats to the left, per card passed
 
     @property
     def trick_number(self) -> int:
@@ -610,6 +636,8 @@ class Match:
             return (self._moon_shooter,)  # type: ignore[return-value]
         if p is Phase.DISCARD:
             return (self.hand.turn,)  # the kitty's taker, who leads next
+        if p is Phase.CALL:
+            return (self.hand.dealer,)
         return ()
 
     @property
@@ -700,6 +728,17 @@ class Match:
             self._end_of_hand()
         return trick
 
+    def call_pass(self, seat: int, call: str | Sequence[int]) -> None:
+        """The dealer calls this hand's pass (pass_cycle call; checked): ``"mix"``, a direction, or one
+        offset per card passed (seats to the left), e.g. ``(1, 1, 3)``: see ``pass_call``."""
+        self._check_seat(seat)
+        try:
+            direction, offsets = pass_call(self.rules.players, self.rules.pass_count, call)
+        except ValueError as e:
+            raise IllegalPlayError(f"seat {seat}: {e}", seat=seat, tried=call) from None
+        self.hand.call(seat, direction, offsets)
+        self._log.append(CallPass(seat, direction, offsets))
+
     def discard(self, seat: int, cards: Iterable[Card | str]) -> None:
         """The kitty's taker discards as many cards as the kitty held into its tricks (kitty_discard; checked)."""
         cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cards)
@@ -731,6 +770,8 @@ class Match:
             self.play(event.card, event.seat)
         elif isinstance(event, Discard):
             self.discard(event.seat, event.cards)
+        elif isinstance(event, CallPass):
+            self.call_pass(event.seat, event.offsets or event.direction)
         elif isinstance(event, ChooseMoon):
             self.choose_moon(event.seat, event.choice)
         elif isinstance(event, (Deal, MixRedeal)):
@@ -917,6 +958,7 @@ class Match:
             moon_points=(self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
             if phase is Phase.MOON else 0,
             discarded=hand.discarded if hand.kitty_taker == seat else (),
+            pass_offsets=hand.offsets,
         )
         return obs
 

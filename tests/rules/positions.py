@@ -266,6 +266,10 @@ def random_step(match: Match, rng: random.Random) -> None:
         match.play(rng.choice(legal.cards))
     elif phase is Phase.MOON:
         match.choose_moon(match.turn, rng.choice(list(MoonChoice)))
+    elif phase is Phase.CALL:  # the dealer calls the pass: a named one, mix, or a random split
+        n, k = match.rules.players, match.rules.pass_count
+        call = rng.choice(["left", "right", "mix", tuple(rng.randrange(1, n) for _ in range(k))])
+        match.call_pass(match.to_move[0], call)
     elif phase is Phase.DISCARD:
         seat = match.to_move[0]
         match.discard(seat, rng.sample(cards_of(match.hand.hands[seat]), match.rules.kitty_size))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from referee.rules import (
+    CallPass,
     Card,
     ChooseMoon,
     Deal,
@@ -103,6 +104,7 @@ class RefHand:
     n_tricks: int = 0
     leader: int | None = None
     kitty_taker: int | None = None
+    call: CallPass | None = None
 
 
 @dataclass
@@ -205,9 +207,18 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
                         captured=[set() for _ in range(n)], tricks_won=[0] * n)
             if rules.pass_direction(e.hand_number) == "hold":
                 start_play(h)
+        elif isinstance(e, CallPass):  # 002 Da Nasty Fix: the dealer calls the pass
+            assert h is not None and rules.pass_direction(h.number) == "call" and h.call is None
+            assert e.seat == h.number % n, "only the dealer calls the pass"
+            assert e.direction == "mix" or (len(e.offsets) == rules.pass_count
+                                            and all(1 <= o < n for o in e.offsets))
+            h.call = e
         elif isinstance(e, PassCards):
             assert h is not None and e.seat not in h.passed
             d = rules.pass_direction(h.number)
+            if d == "call":
+                assert h.call is not None, "a pass before the dealer called it"
+                d = h.call.direction  # a named pass (as its offsets show), mix, or a split
             # 002 pass_on: no cards at all, on a pass to one seat, sends on whatever is passed to it.
             passes_on = rules.pass_on and d in OFFSETS and not e.cards
             assert passes_on or (len(e.cards) == rules.pass_count and set(e.cards) <= h.hands[e.seat])
@@ -219,6 +230,8 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
                     for k, c in enumerate(h.passed[s]):
                         if d == "scatter":
                             to = (s + 1 + k % (n - 1)) % n
+                        elif d == "split":  # the k-th card passed goes offsets[k] seats to the left
+                            to = (s + h.call.offsets[k]) % n
                         else:  # on around the table past every seat that passed on
                             to = (s + OFFSETS[d]) % n
                             while not h.passed[to]:

@@ -56,6 +56,9 @@ MIXES = {
     "three-no-2c": dict(players=3, removed_cards="2C", pass_cycle="left-right"),
     "ten-of-diamonds-share": dict(bonus_card="TD", tied_lowest="share", exact_target_reset=0),
     "pass-on": dict(pass_on=True, pass_cycle="left right across scatter"),
+    "dealer-calls": dict(pass_cycle="call hold"),
+    "three-dealer-calls-four": dict(players=3, pass_count=4, pass_cycle="call"),
+    "five-dealer-calls-kitty": dict(players=5, removed_cards="2C", kitty="first-trick", pass_cycle="call left"),
     "kitty-discard": dict(kitty="first-trick", kitty_discard=True, hand_size=12, pass_cycle="left mix hold"),
     "three-kitty-discard-points": dict(players=3, removed_cards="", kitty="first-points", kitty_discard=True),
     "five-kitty-discard-choice": dict(players=5, removed_cards="2C", kitty="first-points", kitty_discard=True,
@@ -187,6 +190,8 @@ def test_a_pending_decision_always_has_a_legal_choice(name, seed, rng_seed, styl
         elif m.phase is Phase.PASS:
             for s in m.to_move:
                 assert m.hand.hands[s].bit_count() >= rules.pass_count
+        elif m.phase is Phase.CALL:  # the dealer owes the call, and nobody may pass before it
+            assert m.to_move == (m.hand.dealer,) and not m.legal_plays()
         elif m.phase is Phase.DISCARD:  # the kitty's taker holds the kitty and can discard as many
             (s,) = m.to_move
             assert s == m.hand.kitty_taker and m.hand.hands[s] & m.hand.kitty == m.hand.kitty

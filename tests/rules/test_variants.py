@@ -311,6 +311,64 @@ def test_nasty_first_trick_is_calm_unless_wide_open():
     assert wide.legal_plays() == cs("QH 4D")
 
 
+def test_nasty_the_dealer_calls_the_pass_before_anyone_passes():
+    """002: 'After the cut, but before the start of the deal, the dealer "calls pass", that is, specifies how
+    cards will be passed for that hand.'"""
+    m = Match(NASTY, 3)
+    assert NASTY.pass_cycle == ("call",) and m.phase is Phase.CALL and m.to_move == (m.hand.dealer,) == (0,)
+    assert m.observation(2).pass_direction == "call" and not m.legal_plays()
+    with pytest.raises(IllegalPlayError, match="in the call phase"):
+        m.pass_cards(1, cards_of(m.hand.hands[1])[:3])
+    with pytest.raises(IllegalPlayError, match="seat 1 cannot call the pass: seat 0 deals this hand"):
+        m.call_pass(1, "left")
+    m.call_pass(0, "across")
+    assert m.phase is Phase.PASS and m.hand.direction == "across" and m.observation(3).pass_direction == "across"
+    sent = pass_lowest(m)
+    assert all(m.hand.received[(s + 2) % 4] == _mask(sent[s]) for s in range(4))
+    advance_to_hand(m, 1)
+    assert m.phase is Phase.CALL and m.to_move == (1,)  # the next dealer calls the next hand
+
+
+def test_nasty_a_called_split_two_to_the_left_one_to_the_right():
+    """002: 'The dealer may choose any variant (for example: two to the left, one to the right)'"""
+    m = Match(NASTY, 8)
+    m.call_pass(0, (1, 1, 3))  # the first two cards passed go left, the third right (3 seats to the left)
+    obs = m.observation(2)
+    assert obs.pass_direction == "split" and obs.pass_offsets == (1, 1, 3)
+    sent = pass_lowest(m)
+    for s in range(4):
+        assert m.hand.received[(s + 1) % 4] & _mask(sent[s][:2]) == _mask(sent[s][:2])
+        assert m.hand.received[(s + 3) % 4] & sent[s][2].mask
+        assert m.hand.received[s].bit_count() == 3
+
+
+def test_nasty_a_call_passes_and_receives_three_the_same_for_all():
+    """002: 'as long as each player passes and receives three cards and the method is the same for all four
+    players.'"""
+    m = Match(NASTY, 8)
+    for bad, why in (("hold", "not a pass call: 'hold'"), ((1, 1), "expected 3 offsets"),
+                     ((1, 1, 4), "expected 3 offsets from 1 to 3"), ((0, 1, 2), "from 1 to 3")):
+        with pytest.raises(IllegalPlayError, match=why):
+            m.call_pass(0, bad)
+    assert m.phase is Phase.CALL
+    assert [m.rules.pass_count] * 4 == [3, 3, 3, 3]
+    m.call_pass(0, "2 2 2")  # offsets as text: across, by its name
+    assert m.hand.direction == "across"
+
+
+def test_nasty_the_dealer_may_call_everything_to_the_middle():
+    """002: 'everyone passes to the middle, and those 12 cards are shuffled and dealt by the dealer.'"""
+    m = Match(NASTY, 5)
+    m.call_pass(0, "mix")
+    assert m.hand.direction == "mix"
+    sent = pass_lowest(m)
+    pool = sum(_mask(c) for c in sent.values())
+    assert all(m.hand.received[s].bit_count() == 3 and not m.hand.received[s] & ~pool for s in range(4))
+    assert sum(m.hand.received) == pool
+    again = Match.replay(m.rules, m.seed, m.history)
+    assert again.hand.hands == m.hand.hands
+
+
 # -- No Passing (004) -------------------------------------------------------------------------------------
 
 
