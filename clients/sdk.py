@@ -42,7 +42,7 @@ from grpc_reflection.v1alpha import reflection
 from clients.view import View, card_to_wire, trick_from_wire, view_from_wire
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
-from referee.rules import Card, MoonChoice, Phase, Trick
+from referee.rules import Card, MoonChoice, Phase, Trick, pass_call
 
 __all__ = [
     "PROTOCOL_VERSION", "SERVICE_NAME", "Bot", "BotProtocol", "BotServer", "BotServicer", "ListenError", "Notification",
@@ -68,7 +68,7 @@ T = TypeVar("T")
 @runtime_checkable
 class BotProtocol(Protocol):
     """What a bot must have. Everything else (``Bot``'s attributes, ``choose_moon``, ``discard_cards``,
-    ``notify``) is optional."""
+    ``call_pass``, ``notify``) is optional."""
 
     def pass_cards(self, view: View) -> Sequence[Card] | Awaitable[Sequence[Card]]: ...
 
@@ -76,7 +76,8 @@ class BotProtocol(Protocol):
 
 
 class Bot:
-    """An optional base class: the handshake attributes, ``choose_moon`` and ``discard_cards`` with their defaults.
+    """An optional base class: the handshake attributes, ``choose_moon``, ``discard_cards`` and ``call_pass``
+    with their defaults.
 
     Any object with ``pass_cards`` and ``play_card`` is a bot; subclassing only saves typing.
     """
@@ -99,6 +100,9 @@ class Bot:
 
     def discard_cards(self, view: View) -> Sequence[Card]:
         return default_discard(view)
+
+    def call_pass(self, view: View) -> str | Sequence[int]:
+        return "left"
 
 
 def default_discard(view: View) -> list[Card]:
@@ -180,6 +184,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         self.bot = bot
         self._choose_moon: Callable[[View], Any] | None = getattr(bot, "choose_moon", None)
         self._discard_cards: Callable[[View], Any] = getattr(bot, "discard_cards", None) or default_discard
+        self._call_pass: Callable[[View], Any] = getattr(bot, "call_pass", None) or (lambda view: "left")
         self._notify: Callable[[Notification], Any] | None = getattr(bot, "notify", None)
 
     async def _answer(self, context: grpc.aio.ServicerContext, what: str, make: Callable[[], Awaitable[T]]) -> T:
@@ -225,6 +230,15 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             return pb.PlayCardResponse(card=card_to_wire(_as_card(card)))
 
         return await self._answer(context, "play_card", make)
+
+    async def CallPass(self, request: pb.CallPassRequest, context: grpc.aio.ServicerContext) -> pb.CallPassResponse:
+        async def make() -> pb.CallPassResponse:
+            view = view_from_wire(request.view, Phase.CALL)
+            call = await _maybe_await(self._call_pass(view))
+            direction, offsets = pass_call(view.rules.players, view.rules.pass_count, call)
+            return pb.CallPassResponse(mix=direction == "mix", offsets=offsets)
+
+        return await self._answer(context, "call_pass", make)
 
     async def DiscardCards(self, request: pb.DiscardCardsRequest,
                            context: grpc.aio.ServicerContext) -> pb.DiscardCardsResponse:

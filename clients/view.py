@@ -21,6 +21,8 @@ _DIRECTIONS = {
     pb.PASS_DIRECTION_MIX: "mix",
     pb.PASS_DIRECTION_LEFT_TWO: "left2",
     pb.PASS_DIRECTION_RIGHT_TWO: "right2",
+    pb.PASS_DIRECTION_CALL: "call",
+    pb.PASS_DIRECTION_SPLIT: "split",
 }
 
 
@@ -113,6 +115,7 @@ def view_from_wire(v: pb.GameView, phase: Phase, moon_points: int = 0) -> View:
         kitty=_cards(v.kitty),
         moon_points=moon_points,
         discarded=tuple(DECK[c - 1] for c in v.discarded),
+        pass_offsets=tuple(v.pass_offsets),
         match_id=v.match_id,
         player_names=tuple(v.player_names),
         budget_ms=v.budget_ms,

@@ -189,11 +189,21 @@ def _m4_kitty_discard(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m5_pass_call(db: sqlite_utils.Database) -> None:
+    """Where the dealer calls the pass (pass_cycle call): the call and how it was decided."""
+    _executescript_in_transaction(db, """
+    ALTER TABLE hands ADD COLUMN pass_call TEXT;                               -- NULL: no call this hand
+    ALTER TABLE hands ADD COLUMN pass_call_substituted INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE hands ADD COLUMN pass_call_latency_ms REAL;
+    """)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
     _m3_runner,
     _m4_kitty_discard,
+    _m5_pass_call,
     # Append new migrations here (each runs once, in its own transaction, in order).
 ]
 
@@ -311,6 +321,8 @@ class Store:
                 "moon_choice_latency_ms": h.moon_choice_latency_ms,
                 "discard_seat": h.discard_seat, "discard": " ".join(h.discard),
                 "discard_substituted": int(h.discard_substituted), "discard_latency_ms": h.discard_latency_ms,
+                "pass_call": h.pass_call, "pass_call_substituted": int(h.pass_call_substituted),
+                "pass_call_latency_ms": h.pass_call_latency_ms,
             } for h in record.hands)
             self.db["passes"].insert_all({
                 "match_id": mid, "hand": p.hand, "seat": p.seat, "cards": " ".join(p.cards),
@@ -380,10 +392,12 @@ class Store:
                             score=tuple(json.loads(r[6])), totals=tuple(json.loads(r[7])), moon=r[8], sun=r[9],
                             moon_choice=r[10], moon_choice_substituted=bool(r[11]), moon_choice_latency_ms=r[12],
                             discard_seat=r[13], discard=tuple(r[14].split()), discard_substituted=bool(r[15]),
-                            discard_latency_ms=r[16])
+                            discard_latency_ms=r[16], pass_call=r[17], pass_call_substituted=bool(r[18]),
+                            pass_call_latency_ms=r[19])
                  for r in q("SELECT hand, pass_direction, dealer, deal, kitty, points_taken, score, totals, moon, "
                             "sun, moon_choice, moon_choice_substituted, moon_choice_latency_ms, discard_seat, "
-                            "discard, discard_substituted, discard_latency_ms FROM hands "
+                            "discard, discard_substituted, discard_latency_ms, pass_call, pass_call_substituted, "
+                            "pass_call_latency_ms FROM hands "
                             "WHERE match_id = ? ORDER BY hand", [mid])]
         plays = [PlayRecord(hand=r[0], trick=r[1], seat=r[2], card=r[3], latency_ms=r[4], substituted=bool(r[5]))
                  for r in q("SELECT hand, trick, seat, card, latency_ms, substituted FROM plays WHERE match_id = ? "

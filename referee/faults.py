@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import grpc
 
 from referee.record import FaultKind
-from referee.rules import Card, CardSet, MoonChoice, Observation, SeededRandom
+from referee.rules import Card, CardSet, MoonChoice, Observation, SeededRandom, pass_call
 from referee.rules.cards import DECK
 from referee.seats import SeatClosed, UndecodableReply
 from referee.wire import moon_choice_from_wire
@@ -130,6 +130,16 @@ def judge_discard(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
     return cards
 
 
+def judge_call(answer: object, obs: Observation) -> str:
+    """The dealer's call as text ``pass_call`` takes ("left", "mix", "1 1 3"), if it is a pass; else a ``Fault``."""
+    rules = obs.rules
+    try:
+        direction, offsets = pass_call(rules.players, rules.pass_count, answer)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as e:
+        raise Fault(FaultKind.WRONG_CALL, str(e)[:200], repr(answer)[:300]) from None
+    return " ".join(map(str, offsets)) if direction == "split" else direction
+
+
 def judge_moon(answer: int) -> MoonChoice:
     try:
         return moon_choice_from_wire(answer)  # the wire boundary decodes; the referee judges
@@ -160,6 +170,11 @@ def substitute_discard(seed: int, obs: Observation) -> tuple[Card, ...]:
     return tuple(cards[:len(obs.kitty)])
 
 
+def substitute_call(seed: int, obs: Observation) -> str:
+    rng = SeededRandom(seed, "substitute", "call", obs.hand_number, obs.seat)
+    return rng.choice(("left", "right", "mix") + (("across",) if obs.rules.players == 4 else ()))
+
+
 def substitute_moon(seed: int, obs: Observation) -> MoonChoice:
     rng = SeededRandom(seed, "substitute", "moon", obs.hand_number, obs.seat)
     return rng.choice((MoonChoice.ADD_TO_OTHERS, MoonChoice.SUBTRACT_FROM_SHOOTER))
@@ -176,6 +191,8 @@ def describe(kind: str, obs: Observation) -> str:
         return f"{head} trick {obs.trick_number}: hand {obs.hand}; trick {trick}; legal {obs.legal}"
     if kind == "PassCards":
         return f"{head} pass {obs.rules.pass_count} {obs.pass_direction}: hand {obs.hand}"
+    if kind == "CallPass":
+        return f"{head}: call the pass of {obs.rules.pass_count} cards; hand {obs.hand}"
     if kind == "DiscardCards":
         return f"{head} discard {len(obs.kitty)} (kitty {obs.kitty}): hand {obs.hand}"
     if kind == "ChooseMoon":

@@ -28,10 +28,12 @@ from referee.faults import (
     cards_text,
     describe,
     fault_from_error,
+    judge_call,
     judge_discard,
     judge_moon,
     judge_pass,
     judge_play,
+    substitute_call,
     substitute_discard,
     substitute_moon,
     substitute_pass,
@@ -365,8 +367,12 @@ class _Referee:
                     await self._play()
                 elif phase is Phase.DISCARD:
                     await self._discard()
+                elif phase is Phase.CALL:
+                    await self._call()
                 elif phase is Phase.MOON:
                     await self._moon()
+                else:  # a phase this referee does not know would never end: say so
+                    raise AssertionError(f"the referee has no decision for the {phase.value} phase")
                 self._close_hands()
             self._finish()
             self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, match_over=pb.MatchOver(
@@ -479,6 +485,25 @@ class _Referee:
         self.record.plays.append(PlayRecord(hand_number, trick_number, s, str(card), latency, substituted))
         if trick is not None:
             self._notify_trick(hand_number, trick)
+
+    async def _call(self) -> None:
+        m = self.match
+        (s,) = m.to_move
+        o = m.observation(s)
+        st = self.states[s]
+        answer = latency = fault = None
+        if not st.forfeit:
+            request = self._request(o, st, pb.CallPassRequest)
+            answer, latency, fault = await self._ask(s, st.seat.call_pass, request, o)
+        call, fault, substituted = _settle(answer, fault, lambda a: judge_call(a, o),
+                                           lambda: substitute_call(self.seed, o))
+        if fault is not None:
+            self._fault(s, fault, o.hand_number, None, describe("CallPass", o),
+                        f"called the seeded substitute {call}")
+        m.call_pass(s, call)
+        h = self.record.hands[-1]
+        h.pass_call, h.pass_call_substituted, h.pass_call_latency_ms = call, substituted, latency
+        h.pass_direction = m.hand.direction
 
     async def _discard(self) -> None:
         m = self.match

@@ -26,6 +26,7 @@ class FaultKind(str, enum.Enum):
     REPEATED_PASS_CARD = "repeated_pass_card"  # the same card twice in one pass
     OVERSIZED = "oversized"  # a reply larger than the referee's receive limit
     WRONG_DISCARD = "wrong_discard"  # kitty_discard: not as many distinct cards as the kitty held
+    WRONG_CALL = "wrong_call"  # pass_cycle call: the dealer's call is no pass (see rules.pass_call)
 
 
 class MatchStatus(str, enum.Enum):
@@ -87,6 +88,9 @@ class HandRecord:
     discard: tuple[str, ...] = ()  # what it discarded face down into its tricks
     discard_substituted: bool = False
     discard_latency_ms: float | None = None
+    pass_call: str | None = None  # pass_cycle call: the dealer's call ("left", "mix", "1 1 3" for a split)
+    pass_call_substituted: bool = False
+    pass_call_latency_ms: float | None = None
 
 
 @dataclass

@@ -43,6 +43,8 @@ def latencies(record: MatchRecord, seat: int) -> list[float]:
             out.append(h.moon_choice_latency_ms)
         if h.discard_seat == seat and h.discard_latency_ms is not None:
             out.append(h.discard_latency_ms)
+        if h.pass_call is not None and h.dealer == seat and h.pass_call_latency_ms is not None:
+            out.append(h.pass_call_latency_ms)
     return out
 
 
@@ -95,6 +97,8 @@ def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick]]]:
     m = Match(rules, record.seed)
     plays = iter(record.plays)
     for h in record.hands:
+        if m.phase is Phase.CALL:
+            m.call_pass(m.to_move[0], h.pass_call or "")
         for p in h.passes:
             m.pass_cards(p.seat, [Card.parse(c) for c in p.cards])
         tricks: list[Trick] = []
@@ -123,7 +127,10 @@ def replay(record: MatchRecord) -> RenderableType:
         f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
         f"seats: {', '.join(f'{i} {b}' for i, b in enumerate(names))}", style="bold")]
     for (number, tricks), h in zip(_tricks_by_hand(record), record.hands):
-        parts.append(Text(f"\nHand {number}: pass {h.pass_direction}, dealer {names[h.dealer]}", style="bold"))
+        called = (f" (called by the dealer: {h.pass_call}" + (", substitute)" if h.pass_call_substituted else ")")
+                  if h.pass_call is not None else "")
+        parts.append(Text(f"\nHand {number}: pass {h.pass_direction}{called}, dealer {names[h.dealer]}",
+                          style="bold"))
         deal = Table(show_header=True, box=None, padding=(0, 1))
         deal.add_column("seat")
         deal.add_column("dealt")

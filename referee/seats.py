@@ -70,6 +70,8 @@ class Seat(Protocol):
 
     async def discard_cards(self, request: pb.DiscardCardsRequest, obs: Observation, timeout: float) -> list[int]: ...
 
+    async def call_pass(self, request: pb.CallPassRequest, obs: Observation, timeout: float) -> object: ...
+
     async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int: ...
 
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None: ...
@@ -108,6 +110,7 @@ class GrpcSeat:
         self._play_card: Any = None
         self._choose_moon: Any = None
         self._discard_cards: Any = None
+        self._call_pass: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._hello: pb.HandshakeResponse | None = None
         self._hello_task: asyncio.Task[pb.HandshakeResponse] | None = None
@@ -125,13 +128,13 @@ class GrpcSeat:
             self._close_foreign_channel()
             self._channel = grpc.aio.insecure_channel(self.address, options=self._options)
             self._stub = bot_pb2_grpc.BotServiceStub(self._channel)
-            # The stub's four decision methods, but taking serialised requests too.
-            self._pass_cards, self._play_card, self._choose_moon, self._discard_cards = (
+            # The stub's five decision methods, but taking serialised requests too.
+            self._pass_cards, self._play_card, self._choose_moon, self._discard_cards, self._call_pass = (
                 self._channel.unary_unary(f"/hearts.v1.BotService/{name}", request_serializer=_serialize,
                                           response_deserializer=reply.FromString, _registered_method=True)
                 for name, reply in (("PassCards", pb.PassCardsResponse), ("PlayCard", pb.PlayCardResponse),
                                     ("ChooseMoon", pb.ChooseMoonResponse),
-                                    ("DiscardCards", pb.DiscardCardsResponse)))
+                                    ("DiscardCards", pb.DiscardCardsResponse), ("CallPass", pb.CallPassResponse)))
             self._loop = loop
             self._hello = None
             self._hello_task = None
@@ -198,6 +201,12 @@ class GrpcSeat:
         reply = _decoded(await self._discard_cards(request, timeout=timeout), "DiscardCards")
         return list(reply.cards)
 
+    async def call_pass(self, request: pb.CallPassRequest | bytes, obs: Observation, timeout: float) -> object:
+        """``"mix"`` or the offsets the dealer called (judged by the referee)."""
+        self.stub()
+        reply = _decoded(await self._call_pass(request, timeout=timeout), "CallPass")
+        return "mix" if reply.mix else tuple(reply.offsets)
+
     async def choose_moon(self, request: pb.ChooseMoonRequest | bytes, obs: Observation, timeout: float) -> int:
         self.stub()
         reply = _decoded(await self._choose_moon(request, timeout=timeout), "ChooseMoon")
@@ -226,7 +235,8 @@ class InProcessSeat:
     """A Python object seated directly: fast local play and tests.
 
     The object has ``pass_cards(obs)``, ``play_card(obs)`` and optionally ``choose_moon(obs)``,
-    ``discard_cards(obs)`` (asked only under kitty_discard)
+    ``discard_cards(obs)`` (asked only under kitty_discard), ``call_pass(obs)`` (the dealer, where
+    the pass cycle says call; default ``"left"``)
     and ``notify(request)``; each may be a coroutine function (then the deadline applies) or a
     plain one (then the referee can only measure it afterwards). Answers may be Cards, card text,
     wire enum values or MoonChoices; anything else goes to the referee as a malformed answer.
@@ -267,6 +277,11 @@ class InProcessSeat:
         if answer is None or isinstance(answer, (str, int, Card)):
             return [_card_value(answer)]
         return [_card_value(c) for c in answer]
+
+    async def call_pass(self, request: pb.CallPassRequest, obs: Observation, timeout: float) -> object:
+        if not hasattr(self.bot, "call_pass"):
+            return "left"  # the plain pass, for bots that never thought of it (as the SDK does)
+        return await self._call("call_pass", obs, timeout)
 
     async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int:
         if not hasattr(self.bot, "choose_moon"):

@@ -25,6 +25,8 @@ _DIRECTIONS = {
     "mix": pb.PASS_DIRECTION_MIX,
     "left2": pb.PASS_DIRECTION_LEFT_TWO,
     "right2": pb.PASS_DIRECTION_RIGHT_TWO,
+    "call": pb.PASS_DIRECTION_CALL,
+    "split": pb.PASS_DIRECTION_SPLIT,
 }
 
 
@@ -231,6 +233,9 @@ class ViewEncoder:
         if obs.discarded:
             b = bytes([c.index + 1 for c in obs.discarded])
             parts += (b"\xa2\x01", _BYTE[len(b)], b)  # field 20
+        if obs.pass_offsets:
+            b = bytes(obs.pass_offsets)  # offsets < 5: one byte each
+            parts += (b"\xaa\x01", _BYTE[len(b)], b)  # field 21
         return b"".join(parts)
 
     def build(self, obs: Observation, time_bank_ms: int, out: pb.GameView | None = None) -> pb.GameView:
@@ -302,6 +307,7 @@ def view_to_wire_reference(
         v.kitty_taker = obs.kitty_taker
         v.kitty.extend(card_values(obs.kitty))
     v.discarded.extend(card_values(obs.discarded))
+    v.pass_offsets.extend(obs.pass_offsets)
     return v
 
 

@@ -86,6 +86,7 @@ const service = {
   })),
   PassCards: unary((req) => ({ cards: highestCards(req.view) })),
   PlayCard: unary((req) => ({ card: lowestLegal(req.view) })),
+  CallPass: unary((req) => ({ offsets: Array(req.view.rules.pass_count).fill(1) })), // the dealer calls left
   DiscardCards: unary((req) => ({ cards: discardCards(req) })),
   ChooseMoon: unary(() => ({ choice: MOON_CHOICE_ADD_TO_OTHERS })),
   Notify: unary(() => ({})),

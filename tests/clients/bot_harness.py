@@ -63,6 +63,19 @@ def step(match: Match, stub_of: Callable[[int], bot_pb2_grpc.BotServiceStub], ta
             timeout=TIMEOUT_S)
         match.choose_moon(seat, moon_choice_from_wire(reply.choice))
         tally.requests["moon"] += 1
+    elif phase is Phase.CALL:  # the dealer calls the pass (pass_cycle call)
+        seat = match.to_move[0]
+        reply = stub_of(seat).CallPass(pb.CallPassRequest(view=request_view(match, seat, match_id)),
+                                       timeout=TIMEOUT_S)
+        match.call_pass(seat, "mix" if reply.mix else tuple(reply.offsets))
+        tally.requests["call"] += 1
+    elif phase is Phase.DISCARD:  # the kitty's taker discards (kitty_discard)
+        seat = match.to_move[0]
+        reply = stub_of(seat).DiscardCards(
+            pb.DiscardCardsRequest(view=request_view(match, seat, match_id), count=match.rules.kitty_size),
+            timeout=TIMEOUT_S)
+        match.discard(seat, [card_from_wire(v) for v in reply.cards])
+        tally.requests["discard"] += 1
     else:
         raise AssertionError(f"no decision in phase {phase}")
 

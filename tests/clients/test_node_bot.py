@@ -123,7 +123,8 @@ def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_f
         try:
             return [await play_match(seats, rules, seed=3) for rules in
                     (Rules(), Rules(pass_cycle=("scatter", "mix"), moon="shooter-chooses"),
-                     Rules(kitty="first-points", kitty_discard=True, hand_size=12, pass_on=True, target=60))]
+                     Rules(kitty="first-points", kitty_discard=True, hand_size=12, pass_on=True, target=60),
+                     Rules.preset("nasty", target=150))]
         finally:
             for seat in seats:
                 await seat.close()
@@ -134,6 +135,8 @@ def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_f
     for record in records:
         assert record.faults == [], record.faults
         assert sorted(s.place for s in record.seats)[0] == 1
-    discards = [h for h in records[-1].hands if h.discard_seat is not None]  # every bot answers DiscardCards
-    assert len(discards) == len(records[-1].hands) and all(len(h.discard) == 4 for h in discards)
+    discards = [h for h in records[2].hands if h.discard_seat is not None]  # every bot answers DiscardCards
+    assert len(discards) == len(records[2].hands) and all(len(h.discard) == 4 for h in discards)
+    calls = [h.pass_call for h in records[3].hands]  # every dealer answers CallPass: node and SDK call left
+    assert calls and all(c == "left" for c in calls) and not any(h.pass_call_substituted for h in records[3].hands)
     assert not any(h.discard_substituted for h in discards)

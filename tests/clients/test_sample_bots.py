@@ -28,13 +28,14 @@ MIXES: dict[str, Rules] = {
     "free-play": Rules(first_lead="left-of-dealer", hearts_lead="any-time", queen_at_first_safe_chance=True,
                        lead_hearts_with_queen=True, no_tricks_bonus=-5, exact_target_reset=50),
     "omnibus-3p-black-maria": Rules.preset("black-maria", players=3, bonus_card="JD", pass_cycle="left-right"),
+    "kitty-discard-pass-on": Rules(kitty="first-points", kitty_discard=True, hand_size=12, pass_on=True),
 }
 RULESETS: dict[str, Rules] = {**PRESETS, **MIXES}
 
 
 def test_the_rulesets_cover_every_pass_direction() -> None:
     directions = {d for r in RULESETS.values() for d in r.pass_cycle}
-    assert directions == {"left", "right", "across", "left2", "right2", "scatter", "mix", "hold"}
+    assert directions == {"left", "right", "across", "left2", "right2", "scatter", "mix", "hold", "call"}
 
 
 @pytest.mark.parametrize("ruleset", list(RULESETS))

@@ -60,6 +60,11 @@ class FirstLegal(bot_pb2_grpc.BotServiceServicer):
             self.calls += 1
         return pb.DiscardCardsResponse(cards=list(request.view.hand)[:request.count])
 
+    def CallPass(self, request: pb.CallPassRequest, context: Any) -> pb.CallPassResponse:
+        with self.lock:
+            self.calls += 1
+        return pb.CallPassResponse(offsets=[1] * request.view.rules.pass_count)
+
     def ChooseMoon(self, request: pb.ChooseMoonRequest, context: Any) -> pb.ChooseMoonResponse:
         return pb.ChooseMoonResponse(choice=pb.MOON_CHOICE_ADD_TO_OTHERS)
 
@@ -76,6 +81,15 @@ class ShortDiscard(FirstLegal):
 
     def DiscardCards(self, request: pb.DiscardCardsRequest, context: Any) -> pb.DiscardCardsResponse:
         return pb.DiscardCardsResponse(cards=list(request.view.hand)[:request.count - 1])
+
+
+class BadCall(FirstLegal):
+    """Where the dealer calls the pass, calls one offset too few."""
+
+    name = "bad-call"
+
+    def CallPass(self, request: pb.CallPassRequest, context: Any) -> pb.CallPassResponse:
+        return pb.CallPassResponse(offsets=[1] * (request.view.rules.pass_count - 1))
 
 
 class NoDiscard(FirstLegal):

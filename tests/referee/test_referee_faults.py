@@ -12,6 +12,7 @@ import pytest
 from referee_bots import (
     OVERSIZED_PLAY,
     UNDECODABLE_PLAY,
+    BadCall,
     BrokenListener,
     Illegal,
     Listener,
@@ -152,6 +153,24 @@ def test_a_wrong_discard_is_a_fault_and_the_seeded_substitute_discards(
             assert h.discard_substituted
     assert not [f for f in rec.faults if f.seat != FAULTY]
     assert max(rec.hands[-1].totals) >= 60
+
+
+def test_a_call_that_is_no_pass_is_a_fault_and_the_seeded_substitute_calls(
+        serve: Callable[..., str], good_address: str) -> None:
+    """002 Da Nasty Fix: the dealer 'specifies how cards will be passed for that hand', 'as long as each player
+    passes and receives three cards': a call of two cards is a fault, and a seeded substitute call stands."""
+    rules = Rules.parse("standard,pass_cycle=call,target=60")
+    rec = run(table(good_address, serve(BadCall())), seed=2, rules=rules)
+    mine = [f for f in rec.faults if f.seat == FAULTY]
+    assert mine and all(f.kind is FaultKind.WRONG_CALL for f in mine) and not rec.faults[len(mine):]
+    f = mine[0]
+    assert "expected 3 offsets" in f.detail and f.sent.startswith("CallPass hand") and "(1, 1)" in f.received
+    assert "called the seeded substitute" in f.action
+    for h in rec.hands:
+        assert h.pass_call is not None and h.pass_direction != "call"
+        assert h.pass_call_substituted == (h.dealer == FAULTY)
+        if h.dealer != FAULTY:
+            assert h.pass_call == "left" and h.pass_direction == "left" and h.pass_call_latency_ms is not None
 
 
 def test_a_timeout_empties_the_bank_and_the_deadline_shrinks(serve: Callable[..., str], good_address: str) -> None:

@@ -71,6 +71,10 @@ class Randomly:
     def discard_cards(self, obs: Observation) -> Any:
         return self.rng.sample(obs.hand.cards, len(obs.kitty))
 
+    def call_pass(self, obs: Observation) -> Any:
+        n = obs.rules.players
+        return self.rng.choice(["left", "mix", [self.rng.randrange(1, n) for _ in range(obs.rules.pass_count)]])
+
 
 # -- clocks --------------------------------------------------------------------------------------
 
@@ -190,6 +194,10 @@ class Recording:
         self.views["discard", request.view.hand_number] = request.view
         return await self.inner.discard_cards(request, obs, timeout)
 
+    async def call_pass(self, request: pb.CallPassRequest, obs: Observation, timeout: float) -> object:
+        self.views["call", request.view.hand_number] = request.view
+        return await self.inner.call_pass(request, obs, timeout)
+
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None:
         return None
 
@@ -219,7 +227,7 @@ def _cards(mask: int) -> Any:
 RULESETS = ["standard", "omnibus", "spot,target=200", "black-maria", "standard,players=3", "standard,players=5",
             "standard,pass_cycle=scatter", "standard,pass_cycle=mix", "standard,kitty=first-trick,hand_size=12",
             "standard,moon=shooter-chooses,sun_points=52", "standard,pass_on=true",
-            "standard,kitty=first-points,hand_size=12,kitty_discard=true"]
+            "standard,kitty=first-points,hand_size=12,kitty_discard=true", "nasty,target=150"]
 
 
 def test_no_request_of_200_matches_holds_another_seats_unplayed_card() -> None:
@@ -241,6 +249,11 @@ def test_no_request_of_200_matches_holds_another_seats_unplayed_card() -> None:
         plays = iter(rec.plays)
         for h in rec.hands:
             assert m.hand_number == h.hand
+            if m.phase is Phase.CALL:
+                s = m.to_move[0]
+                checked += _check_view(seats[s].views["call", h.hand], m, s)
+                requests += 1
+                m.call_pass(s, h.pass_call)
             for p in h.passes:
                 checked += _check_view(seats[p.seat].views["pass", h.hand], m, p.seat)
                 requests += 1

@@ -82,6 +82,8 @@ class PassDirection(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     PASS_DIRECTION_MIX: _ClassVar[PassDirection]
     PASS_DIRECTION_LEFT_TWO: _ClassVar[PassDirection]
     PASS_DIRECTION_RIGHT_TWO: _ClassVar[PassDirection]
+    PASS_DIRECTION_CALL: _ClassVar[PassDirection]
+    PASS_DIRECTION_SPLIT: _ClassVar[PassDirection]
 
 class MoonChoice(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -155,6 +157,8 @@ PASS_DIRECTION_SCATTER: PassDirection
 PASS_DIRECTION_MIX: PassDirection
 PASS_DIRECTION_LEFT_TWO: PassDirection
 PASS_DIRECTION_RIGHT_TWO: PassDirection
+PASS_DIRECTION_CALL: PassDirection
+PASS_DIRECTION_SPLIT: PassDirection
 MOON_CHOICE_UNSPECIFIED: MoonChoice
 MOON_CHOICE_ADD_TO_OTHERS: MoonChoice
 MOON_CHOICE_SUBTRACT_FROM_SHOOTER: MoonChoice
@@ -228,7 +232,7 @@ class Trick(_message.Message):
     def __init__(self, leader: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[Card, str]]] = ..., winner: _Optional[int] = ...) -> None: ...
 
 class GameView(_message.Message):
-    __slots__ = ("match_id", "hand_number", "seat", "player_names", "rules", "scores", "pass_direction", "hand", "passed_cards", "received_cards", "tricks", "current_trick", "hearts_broken", "legal_cards", "budget_ms", "time_bank_ms", "dealer", "kitty_taker", "kitty", "discarded")
+    __slots__ = ("match_id", "hand_number", "seat", "player_names", "rules", "scores", "pass_direction", "hand", "passed_cards", "received_cards", "tricks", "current_trick", "hearts_broken", "legal_cards", "budget_ms", "time_bank_ms", "dealer", "kitty_taker", "kitty", "discarded", "pass_offsets")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -249,6 +253,7 @@ class GameView(_message.Message):
     KITTY_TAKER_FIELD_NUMBER: _ClassVar[int]
     KITTY_FIELD_NUMBER: _ClassVar[int]
     DISCARDED_FIELD_NUMBER: _ClassVar[int]
+    PASS_OFFSETS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hand_number: int
     seat: int
@@ -269,7 +274,8 @@ class GameView(_message.Message):
     kitty_taker: int
     kitty: _containers.RepeatedScalarFieldContainer[Card]
     discarded: _containers.RepeatedScalarFieldContainer[Card]
-    def __init__(self, match_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., seat: _Optional[int] = ..., player_names: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., scores: _Optional[_Iterable[int]] = ..., pass_direction: _Optional[_Union[PassDirection, str]] = ..., hand: _Optional[_Iterable[_Union[Card, str]]] = ..., passed_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., received_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., hearts_broken: _Optional[bool] = ..., legal_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., budget_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., dealer: _Optional[int] = ..., kitty_taker: _Optional[int] = ..., kitty: _Optional[_Iterable[_Union[Card, str]]] = ..., discarded: _Optional[_Iterable[_Union[Card, str]]] = ...) -> None: ...
+    pass_offsets: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, match_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., seat: _Optional[int] = ..., player_names: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., scores: _Optional[_Iterable[int]] = ..., pass_direction: _Optional[_Union[PassDirection, str]] = ..., hand: _Optional[_Iterable[_Union[Card, str]]] = ..., passed_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., received_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., hearts_broken: _Optional[bool] = ..., legal_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., budget_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., dealer: _Optional[int] = ..., kitty_taker: _Optional[int] = ..., kitty: _Optional[_Iterable[_Union[Card, str]]] = ..., discarded: _Optional[_Iterable[_Union[Card, str]]] = ..., pass_offsets: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class HandshakeRequest(_message.Message):
     __slots__ = ("protocol_version", "referee")
@@ -324,6 +330,20 @@ class PlayCardResponse(_message.Message):
     CARD_FIELD_NUMBER: _ClassVar[int]
     card: Card
     def __init__(self, card: _Optional[_Union[Card, str]] = ...) -> None: ...
+
+class CallPassRequest(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: GameView
+    def __init__(self, view: _Optional[_Union[GameView, _Mapping]] = ...) -> None: ...
+
+class CallPassResponse(_message.Message):
+    __slots__ = ("offsets", "mix")
+    OFFSETS_FIELD_NUMBER: _ClassVar[int]
+    MIX_FIELD_NUMBER: _ClassVar[int]
+    offsets: _containers.RepeatedScalarFieldContainer[int]
+    mix: bool
+    def __init__(self, offsets: _Optional[_Iterable[int]] = ..., mix: _Optional[bool] = ...) -> None: ...
 
 class DiscardCardsRequest(_message.Message):
     __slots__ = ("view", "count")

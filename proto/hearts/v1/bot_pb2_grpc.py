@@ -55,6 +55,11 @@ class BotServiceStub:
                 request_serializer=hearts_dot_v1_dot_bot__pb2.ChooseMoonRequest.SerializeToString,
                 response_deserializer=hearts_dot_v1_dot_bot__pb2.ChooseMoonResponse.FromString,
                 _registered_method=True)
+        self.CallPass = channel.unary_unary(
+                '/hearts.v1.BotService/CallPass',
+                request_serializer=hearts_dot_v1_dot_bot__pb2.CallPassRequest.SerializeToString,
+                response_deserializer=hearts_dot_v1_dot_bot__pb2.CallPassResponse.FromString,
+                _registered_method=True)
         self.DiscardCards = channel.unary_unary(
                 '/hearts.v1.BotService/DiscardCards',
                 request_serializer=hearts_dot_v1_dot_bot__pb2.DiscardCardsRequest.SerializeToString,
@@ -99,6 +104,14 @@ class BotServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CallPass(self, request, context):
+        """On a hand whose pass the dealer calls (pass_cycle "call"), the dealer chooses it, before
+        anyone passes. Never called otherwise.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def DiscardCards(self, request, context):
         """Under rules.kitty_discard, the seat that took the kitty (now in its hand) chooses as many
         cards to discard face down into its tricks. Never called otherwise.
@@ -137,6 +150,11 @@ def add_BotServiceServicer_to_server(servicer, server):
                     servicer.ChooseMoon,
                     request_deserializer=hearts_dot_v1_dot_bot__pb2.ChooseMoonRequest.FromString,
                     response_serializer=hearts_dot_v1_dot_bot__pb2.ChooseMoonResponse.SerializeToString,
+            ),
+            'CallPass': grpc.unary_unary_rpc_method_handler(
+                    servicer.CallPass,
+                    request_deserializer=hearts_dot_v1_dot_bot__pb2.CallPassRequest.FromString,
+                    response_serializer=hearts_dot_v1_dot_bot__pb2.CallPassResponse.SerializeToString,
             ),
             'DiscardCards': grpc.unary_unary_rpc_method_handler(
                     servicer.DiscardCards,
@@ -258,6 +276,33 @@ class BotService:
             '/hearts.v1.BotService/ChooseMoon',
             hearts_dot_v1_dot_bot__pb2.ChooseMoonRequest.SerializeToString,
             hearts_dot_v1_dot_bot__pb2.ChooseMoonResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CallPass(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hearts.v1.BotService/CallPass',
+            hearts_dot_v1_dot_bot__pb2.CallPassRequest.SerializeToString,
+            hearts_dot_v1_dot_bot__pb2.CallPassResponse.FromString,
             options,
             channel_credentials,
             insecure,
