@@ -136,6 +136,9 @@ def load_engine() -> tuple[str, str]:
     _install(None)
     _import_all()
     stray = sorted(p.name for p in HERE.glob(f"*{extension_suffix()}"))
+    # No build at all is a plain pure-Python install (no compiler, pip install .): nothing to warn of.
+    # A build or a compiled file that is not used is: someone expects speed they do not get.
+    quiet = quiet or (why == "no compiled build" and not stray)
     if stray:
         why += f"; ignoring stray compiled files beside the sources ({', '.join(stray)})"
     if not quiet:

@@ -217,3 +217,12 @@ def test_the_compiled_engine_still_loads_options_from_source_beside_a_stray_exte
     (dest / f"options{_loader.extension_suffix()}").write_bytes(b"not an extension module")
     (engine, file, edited, phase), err = _import_in(tmp_path)
     assert engine == "compiled" and phase == "pass" and err == ""
+
+
+def test_no_build_at_all_runs_pure_python_quietly(tmp_path):
+    """A plain install without a compiler has no build: pure Python, and no warning in every process."""
+    dest = _copy_package(tmp_path)
+    shutil.rmtree(dest / _loader.BUILD_DIR)
+    (engine, file, edited, _), err = _import_in(tmp_path)
+    assert engine == "pure" and file == str(dest / "state.py") and edited == "-"
+    assert err == ""
