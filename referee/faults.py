@@ -81,16 +81,21 @@ def judge_play(answer: int, obs: Observation) -> Card:
     return card
 
 
-def judge_pass(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
-    """The cards a PassCards answer names, if they make a valid pass; else a ``Fault``."""
+def _cards_of_answer(answer: Sequence[int], what: str) -> tuple[tuple[Card, ...], str]:
+    """The cards a pass or discard answer names and its text for the record; a ``Fault`` for a non-card."""
     received = "cards=" + (" ".join(_card_text(v) for v in answer[:20]) or "none")
     if len(answer) > 20:
         received += f" ... ({len(answer)} in all)"
     bad = [v for v in answer if not 1 <= v <= 52]
     if bad:
-        what = "no card (CARD_UNSPECIFIED)" if bad[0] == 0 else f"unknown card enum value {bad[0]}"
-        raise Fault(FaultKind.MALFORMED, f"pass holds {what}", received)
-    cards = tuple(DECK[v - 1] for v in answer)
+        name = "no card (CARD_UNSPECIFIED)" if bad[0] == 0 else f"unknown card enum value {bad[0]}"
+        raise Fault(FaultKind.MALFORMED, f"{what} holds {name}", received)
+    return tuple(DECK[v - 1] for v in answer), received
+
+
+def judge_pass(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
+    """The cards a PassCards answer names, if they make a valid pass; else a ``Fault``."""
+    cards, received = _cards_of_answer(answer, "pass")
     if not cards and obs.rules.may_pass_on(obs.pass_direction):
         return cards  # 002 pass_on: it passes on, unseen, the cards passed to it
     seen: set[Card] = set()
@@ -110,14 +115,7 @@ def judge_pass(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
 
 def judge_discard(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
     """The cards a DiscardCards answer names, if they make a valid discard; else a ``Fault``."""
-    received = "cards=" + (" ".join(_card_text(v) for v in answer[:20]) or "none")
-    if len(answer) > 20:
-        received += f" ... ({len(answer)} in all)"
-    bad = [v for v in answer if not 1 <= v <= 52]
-    if bad:
-        what = "no card (CARD_UNSPECIFIED)" if bad[0] == 0 else f"unknown card enum value {bad[0]}"
-        raise Fault(FaultKind.MALFORMED, f"discard holds {what}", received)
-    cards = tuple(DECK[v - 1] for v in answer)
+    cards, received = _cards_of_answer(answer, "discard")
     need = len(obs.kitty)
     if len(set(cards)) != len(cards) or len(cards) != need:
         again = [c for i, c in enumerate(cards) if c in cards[:i]]
