@@ -475,8 +475,14 @@ class _Referee:
         if not st.forfeit:
             request = self._request(o, st, pb.PlayCardRequest)
             answer, latency, fault = await self._ask(s, st.seat.play_card, request, o)
-        card, fault, substituted = _settle(answer, fault, lambda a: judge_play(a, o),
-                                           lambda: substitute_play(self.seed, o))
+        if answer is not None and fault is None:  # the usual case, without _settle's closures (hot path)
+            try:
+                card, substituted = judge_play(answer, o), False
+            except Fault as f:
+                card, fault, substituted = substitute_play(self.seed, o), f, True
+        else:
+            card, fault, substituted = _settle(answer, fault, lambda a: judge_play(a, o),
+                                               lambda: substitute_play(self.seed, o))
         hand_number, trick_number = o.hand_number, len(o.tricks)  # o.trick_number
         if fault is not None:
             self._fault(s, fault, hand_number, trick_number, describe("PlayCard", o),

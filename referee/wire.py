@@ -122,6 +122,8 @@ def _varint(n: int) -> bytes:
         if n < 0:
             raise ValueError(f"Value out of range: {n}")
         return _BYTE[n]
+    if n < 0x4000:  # two bytes: every request's length (a view is a few hundred bytes)
+        return bytes((n & 0x7F | 0x80, n >> 7))
     if n >= 1 << 32:
         raise ValueError(f"Value out of range: {n}")
     out = bytearray()
