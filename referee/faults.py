@@ -128,13 +128,25 @@ def judge_discard(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
     return cards
 
 
+def _safe_repr(answer: object) -> str:
+    try:
+        return repr(answer)[:300]
+    except Exception:  # noqa: BLE001
+        return f"<{type(answer).__name__}>"
+
+
 def judge_call(answer: object, obs: Observation) -> str:
     """The dealer's call as text ``pass_call`` takes ("left", "mix", "1 1 3"), if it is a pass; else a ``Fault``."""
     rules = obs.rules
+    if answer is None or answer == "" or answer == ():
+        raise Fault(FaultKind.MALFORMED, "no call (neither offsets nor mix)", repr(answer)[:300])
     try:
         direction, offsets = pass_call(rules.players, rules.pass_count, answer)  # type: ignore[arg-type]
     except (TypeError, ValueError) as e:
-        raise Fault(FaultKind.WRONG_CALL, str(e)[:200], repr(answer)[:300]) from None
+        raise Fault(FaultKind.WRONG_CALL, str(e)[:200], _safe_repr(answer)) from None
+    except Exception as e:  # noqa: BLE001 - an in-process bot's odd object: judged, never trusted
+        raise Fault(FaultKind.MALFORMED, f"the call could not be read ({type(e).__name__})",
+                    _safe_repr(answer)) from None
     return " ".join(map(str, offsets)) if direction == "split" else direction
 
 

@@ -206,6 +206,14 @@ def _settle(answer: object, fault: Fault | None, judge: Callable[[Any], T],
     return substitute(), fault, True
 
 
+def _unimplemented(fault: Fault | None, rpc: str, option: str) -> Fault | None:
+    """A bot written before a variant's RPC answers UNIMPLEMENTED: say which RPC the rules need."""
+    if fault is not None and fault.kind is FaultKind.ERROR_STATUS and "UNIMPLEMENTED" in fault.received:
+        return Fault(fault.kind, f"the bot does not implement {rpc}, which {option} needs (see docs/protocol.md)",
+                     fault.received)
+    return fault
+
+
 class _SeatState:
     __slots__ = ("clock", "faults", "forfeit", "forfeit_reason", "notifier", "seat", "wants_notify", "wire_requests")
 
@@ -501,6 +509,7 @@ class _Referee:
         if not st.forfeit:
             request = self._request(o, st, pb.CallPassRequest)
             answer, latency, fault = await self._ask(s, st.seat.call_pass, request, o)
+        fault = _unimplemented(fault, "CallPass", "pass_cycle=call")
         call, fault, substituted = _settle(answer, fault, lambda a: judge_call(a, o),
                                            lambda: substitute_call(self.seed, o))
         if fault is not None:
@@ -521,6 +530,7 @@ class _Referee:
             rest = pb.DiscardCardsRequest(count=len(o.kitty))
             request = self._request(o, st, lambda: rest, rest.SerializeToString())
             answer, latency, fault = await self._ask(s, st.seat.discard_cards, request, o)
+        fault = _unimplemented(fault, "DiscardCards", "kitty_discard=true")
         cards, fault, substituted = _settle(answer, fault, lambda a: judge_discard(a, o),
                                             lambda: substitute_discard(self.seed, o))
         if fault is not None:

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.record import MatchRecord
-from referee.rules import Card, Match, MoonChoice, Phase, Rules, Trick
+from referee.rules import Card, Match, MoonChoice, Phase, Rules, Trick, cards_of
 
 
 def _sym(card: str) -> str:
@@ -91,8 +91,9 @@ def summary(record: MatchRecord) -> RenderableType:
     return Group(*parts)
 
 
-def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick]]]:
-    """Re-play the record through the engine; yield each hand's tricks (with leader and winner)."""
+def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick], tuple[str, ...]]]:
+    """Re-play the record through the engine; yield each hand's tricks (with leader and winner) and its
+    kitty as it was when taken (a mix pass deals a new kitty: the record holds the one dealt)."""
     rules = Rules.from_dict(record.rules)
     m = Match(rules, record.seed)
     plays = iter(record.plays)
@@ -102,18 +103,20 @@ def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick]]]:
         for p in h.passes:
             m.pass_cards(p.seat, [Card.parse(c) for c in p.cards])
         tricks: list[Trick] = []
+        kitty = h.kitty
         while not m.over and m.hand_number == h.hand:
             if m.phase is Phase.MOON:
                 m.choose_moon(m.turn, MoonChoice(h.moon_choice))
                 continue
             if m.phase is Phase.DISCARD:
+                kitty = tuple(str(c) for c in cards_of(m.hand.kitty))
                 m.discard(m.turn, [Card.parse(c) for c in h.discard])
                 continue
             p = next(plays)
             trick = m.play(Card.parse(p.card), p.seat)
             if trick is not None:
                 tricks.append(trick)
-        yield h.hand, tricks
+        yield h.hand, tricks, kitty
 
 
 def replay(record: MatchRecord) -> RenderableType:
@@ -126,7 +129,7 @@ def replay(record: MatchRecord) -> RenderableType:
     parts: list[RenderableType] = [Text(
         f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
         f"seats: {', '.join(f'{i} {b}' for i, b in enumerate(names))}", style="bold")]
-    for (number, tricks), h in zip(_tricks_by_hand(record), record.hands):
+    for (number, tricks, kitty), h in zip(_tricks_by_hand(record), record.hands):
         called = (f" (called by the dealer: {h.pass_call}" + (", substitute)" if h.pass_call_substituted else ")")
                   if h.pass_call is not None else "")
         parts.append(Text(f"\nHand {number}: pass {h.pass_direction}{called}, dealer {names[h.dealer]}",
@@ -160,14 +163,17 @@ def replay(record: MatchRecord) -> RenderableType:
                           str(points) if points else "")
         parts.append(table)
         if h.discard_seat is not None:
-            parts.append(Text(f"{names[h.discard_seat]} took the kitty {_cards(h.kitty)} and discarded "
+            parts.append(Text(f"{names[h.discard_seat]} took the kitty {_cards(kitty)} and discarded "
                               f"{_cards(h.discard)} into its tricks" + (" (substitute)" if h.discard_substituted
                                                                          else "")))
         score = "  ".join(f"{names[s]} {h.points_taken[s]} pts → {h.score[s]:+d} = {h.totals[s]}" for s in range(n))
-        if h.moon is not None:
-            score += f"  ({names[h.moon]} shot the moon: {h.moon_choice})"
-        elif h.sun is not None:
-            score += f"  ({names[h.sun]} shot the sun" + (f": {h.moon_choice})" if h.moon_choice else ")")
+        shooter = h.moon if h.moon is not None else h.sun
+        if shooter is not None:
+            shot = "moon" if h.moon is not None else "sun"
+            if rules.moon == "wins-match":  # 002 Da Nasty Fix: the shot wins the game
+                score += f"  ({names[shooter]} shot the {shot} and wins the match)"
+            else:
+                score += f"  ({names[shooter]} shot the {shot}" + (f": {h.moon_choice})" if h.moon_choice else ")")
         parts.append(Text(score))
     parts.append(Text("\n* a substitute played for a faulty or forfeited bot; green: the trick's winner"))
     return Group(*parts)

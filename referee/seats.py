@@ -281,7 +281,8 @@ class InProcessSeat:
     async def call_pass(self, request: pb.CallPassRequest, obs: Observation, timeout: float) -> object:
         if not hasattr(self.bot, "call_pass"):
             return "left"  # the plain pass, for bots that never thought of it (as the SDK does)
-        return await self._call("call_pass", obs, timeout)
+        answer = await self._call("call_pass", obs, timeout)
+        return "" if answer is None else answer  # None is an answer (no call: a fault), not a missing one
 
     async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int:
         if not hasattr(self.bot, "choose_moon"):

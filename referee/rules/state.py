@@ -945,7 +945,9 @@ class Match:
             phase=phase,
             scores=tuple(self.scores),  # totals before this hand (final totals once over)
             pass_direction=hand.direction,
-            hand=cardset_of_mask(hand.hands[seat]),
+            # 002 Da Nasty Fix: the dealer calls the pass 'before the start of the deal': nobody holds a
+            # card yet (the deal is drawn from the seed already, but no seat may see it).
+            hand=cardset_of_mask(hand.hands[seat]) if phase is not Phase.CALL else _NO_CARDS,
             passed=passed,
             received=cardset_of_mask(received) if received else _NO_CARDS,
             tricks=tuple(hand.tricks),

@@ -131,7 +131,7 @@ KITTY_DISCARD = Rules.parse("standard,kitty=first-trick,hand_size=12,kitty_disca
 
 @pytest.mark.parametrize("make_bot, kind, words", [
     (ShortDiscard, FaultKind.WRONG_DISCARD, "discarded 3 cards: 4 distinct cards wanted"),
-    (NoDiscard, FaultKind.ERROR_STATUS, "UNIMPLEMENTED"),
+    (NoDiscard, FaultKind.ERROR_STATUS, "does not implement DiscardCards, which kitty_discard=true needs"),
 ])
 def test_a_wrong_discard_is_a_fault_and_the_seeded_substitute_discards(
         serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], kind: FaultKind,

@@ -207,7 +207,11 @@ class Recording:
 
 def _check_view(view: pb.GameView, m: Match, seat: int) -> int:
     """The view must hold the seat's true hand, and no card still in another seat's hand (except
-    the cards this seat itself passed there). Returns the number of cards checked."""
+    the cards this seat itself passed there). Returns the number of cards checked. The dealer's call
+    of the pass comes 'before the start of the deal' (002): its view holds no card at all."""
+    if m.phase is Phase.CALL:
+        assert not view.hand and not view.legal_cards and view.pass_direction == pb.PASS_DIRECTION_CALL
+        return 1
     mentioned = set(view.hand) | set(view.received_cards) | set(view.legal_cards) | set(view.kitty) | set(view.discarded)
     for t in list(view.tricks) + [view.current_trick]:
         mentioned |= set(t.cards)
@@ -380,3 +384,51 @@ def test_a_shot_that_wins_the_match_places_the_shooter_first_even_beside_a_forfe
     scores = [s.final_score for s in rec.seats]
     assert scores[0] == max(scores)
     assert [s.place for s in rec.seats] == [1, 4, 2 if scores[2] < scores[3] else 3, 2 if scores[3] < scores[2] else 3]
+
+
+def test_the_shot_that_wins_the_match_is_named_in_the_replay() -> None:
+    """002 Da Nasty Fix: 'If you successfully shoot ... you win the game': the replay says so."""
+    from rich.console import Console
+
+    from referee.report import replay
+
+    seats = [InProcessSeat(Shooter(), "shooter"), InProcessSeat(Feeder(), "f1"),
+             InProcessSeat(Feeder(), "f2"), InProcessSeat(Feeder(), "f3")]
+    rec = run(seats, Rules.preset("nasty"), 8)
+    assert rec.hands[-1].moon == 0 and rec.winners == (0,)
+    console = Console(record=True, width=240)
+    console.print(replay(rec))
+    assert "(shooter shot the moon and wins the match)" in console.export_text()
+
+
+class OddDealer(Feeder):
+    """Calls the pass with answers no dealer should give: None, then an object that cannot be read."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def call_pass(self, obs: Observation) -> Any:
+        self.n += 1
+
+        class Unreadable:
+            def __iter__(self) -> Any:
+                raise RuntimeError("no")
+
+            def __len__(self) -> int:
+                raise RuntimeError("no")
+
+        return None if self.n % 2 else Unreadable()
+
+
+def test_a_dealer_answering_none_or_an_unreadable_call_is_faulted_not_trusted() -> None:
+    """InProcessSeat: None is no call (a malformed answer, not a missing one), and an object that cannot be
+    read is malformed too; the match goes on with the seeded substitute call."""
+    seats = [InProcessSeat(OddDealer(), "odd")] + [InProcessSeat(Feeder(), f"f{i}") for i in range(3)]
+    rec = run(seats, Rules.parse("standard,pass_cycle=call,target=60"), 3, MatchSettings(max_faults=100))
+    odd = [f for f in rec.faults if f.seat == 0]
+    assert odd and all(f.kind is FaultKind.MALFORMED and f.sent.startswith("CallPass") for f in odd)
+    assert {f.detail.split(" (")[0] for f in odd} <= {"no call", "the call could not be read"}
+    assert any(f.detail == "no call (neither offsets nor mix)" for f in odd)
+    assert any(f.detail.startswith("the call could not be read") for f in odd)
+    assert all(h.pass_call_substituted for h in rec.hands if h.dealer == 0)
+    assert not any(h.pass_call_substituted for h in rec.hands if h.dealer != 0)

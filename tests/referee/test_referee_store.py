@@ -13,7 +13,7 @@ from ladder import store as store_module
 from ladder.store import MIGRATIONS, Store
 from referee.match import MatchSettings, play_match
 from referee.record import FaultKind, MatchRecord
-from referee.rules import Observation, Rules
+from referee.rules import Card, Observation, Rules, cards_of
 from referee.seats import InProcessSeat
 
 TABLES = ("bots", "matches", "seats", "hands", "passes", "plays", "faults")
@@ -166,3 +166,24 @@ def test_wal_mode_and_foreign_keys_are_on(tmp_path: Path) -> None:
 def test_loading_an_unknown_match_names_it(tmp_path: Path) -> None:
     with Store(tmp_path / "arena.db") as db, pytest.raises(KeyError, match="no match 'nope'"):
         db.load_match("nope")
+
+
+def test_the_replay_names_the_kitty_a_mix_dealt_not_the_one_dealt_first(tmp_path: Path) -> None:
+    """A mix pass shuffles the kitty in (002: 'so that the new kitty can contain some of the discards'):
+    the replay's discard line shows the kitty that was taken, found by replaying the match."""
+    from referee.report import replay
+    from referee.rules import Match, Phase
+    from rich.console import Console
+
+    rec = a_record(rules="standard,kitty=first-trick,hand_size=12,kitty_discard=true,pass_cycle=mix hold,target=40")
+    m = Match(Rules.from_dict(rec.rules), rec.seed)
+    h = rec.hands[0]
+    for p in h.passes:
+        m.pass_cards(p.seat, p.cards)
+    taken = m.hand.kitty  # after the mix
+    assert taken != sum(Card.parse(c).mask for c in h.kitty), "this seed's mix changed the kitty"
+    console = Console(record=True, width=240)
+    console.print(replay(rec))
+    line = next(x for x in console.export_text().splitlines() if "took the kitty" in x)
+    shown = line.split("took the kitty ")[1].split(" and discarded")[0]
+    assert shown == " ".join(c.symbol for c in cards_of(taken))

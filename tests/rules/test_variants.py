@@ -317,6 +317,7 @@ def test_nasty_the_dealer_calls_the_pass_before_anyone_passes():
     m = Match(NASTY, 3)
     assert NASTY.pass_cycle == ("call",) and m.phase is Phase.CALL and m.to_move == (m.hand.dealer,) == (0,)
     assert m.observation(2).pass_direction == "call" and not m.legal_plays()
+    assert all(not m.observation(s).hand for s in range(4))  # 'before the start of the deal': no cards seen
     with pytest.raises(IllegalPlayError, match="in the call phase"):
         m.pass_cards(1, cards_of(m.hand.hands[1])[:3])
     with pytest.raises(IllegalPlayError, match="seat 1 cannot call the pass: seat 0 deals this hand"):
