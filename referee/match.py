@@ -206,6 +206,10 @@ def _settle(answer: object, fault: Fault | None, judge: Callable[[Any], T],
     return substitute(), fault, True
 
 
+# The request message of each decision whose request holds nothing but the view.
+_REQUESTS: dict[str, Callable[[], Any]] = {"pass_cards": pb.PassCardsRequest, "call_pass": pb.CallPassRequest}
+
+
 def _unimplemented(fault: Fault | None, rpc: str, option: str) -> Fault | None:
     """A bot written before a variant's RPC answers UNIMPLEMENTED: say which RPC the rules need."""
     if fault is not None and fault.kind is FaultKind.ERROR_STATUS and "UNIMPLEMENTED" in fault.received:
@@ -329,6 +333,17 @@ class _Referee:
                 FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms; {allowed * 1000:.0f} ms allowed",
                 f"{answer!r} (too late)"[:300])
         return answer, elapsed * 1000, None
+
+    async def _decide(self, o: Observation, rpc: str, rest: Any = None) -> tuple[Any, float | None, Fault | None]:
+        """Ask seat ``o.seat`` one decision by its seat method ``rpc`` (``"pass_cards"``, ...) with the
+        request built from ``o`` (``rest``: the request's fields besides the view, a message): (answer,
+        latency ms, fault); nothing is asked of a forfeited seat. ``_play`` inlines this (its hot path)."""
+        st = self.states[o.seat]
+        if st.forfeit:
+            return None, None, None
+        request = (self._request(o, st, lambda: rest, rest.SerializeToString()) if rest is not None
+                   else self._request(o, st, _REQUESTS[rpc]))
+        return await self._ask(o.seat, getattr(st.seat, rpc), request, o)
 
     def _request(self, obs: Observation, st: _SeatState, make: Callable[[], MessageT],
                  rest: bytes = b"") -> MessageT | bytes:
@@ -454,15 +469,7 @@ class _Referee:
         seats = m.to_move
         hand = m.hand_number
         obs = [m.observation(s) for s in seats]
-
-        async def ask(o: Observation) -> tuple[list[int] | None, float | None, Fault | None]:
-            st = self.states[o.seat]
-            if st.forfeit:
-                return None, None, None
-            request = self._request(o, st, pb.PassCardsRequest)
-            return await self._ask(o.seat, st.seat.pass_cards, request, o)
-
-        outcomes = await asyncio.gather(*(ask(o) for o in obs))
+        outcomes = await asyncio.gather(*(self._decide(o, "pass_cards") for o in obs))
         # Judged and applied in seat order, so the record does not depend on who answered first.
         for o, (answer, latency, fault) in zip(obs, outcomes):
             cards, fault, substituted = _settle(answer, fault, lambda a: judge_pass(a, o),
@@ -504,11 +511,7 @@ class _Referee:
         m = self.match
         (s,) = m.to_move
         o = m.observation(s)
-        st = self.states[s]
-        answer = latency = fault = None
-        if not st.forfeit:
-            request = self._request(o, st, pb.CallPassRequest)
-            answer, latency, fault = await self._ask(s, st.seat.call_pass, request, o)
+        answer, latency, fault = await self._decide(o, "call_pass")
         fault = _unimplemented(fault, "CallPass", "pass_cycle=call")
         call, fault, substituted = _settle(answer, fault, lambda a: judge_call(a, o),
                                            lambda: substitute_call(self.seed, o))
@@ -524,12 +527,7 @@ class _Referee:
         m = self.match
         (s,) = m.to_move
         o = m.observation(s)
-        st = self.states[s]
-        answer = latency = fault = None
-        if not st.forfeit:
-            rest = pb.DiscardCardsRequest(count=len(o.kitty))
-            request = self._request(o, st, lambda: rest, rest.SerializeToString())
-            answer, latency, fault = await self._ask(s, st.seat.discard_cards, request, o)
+        answer, latency, fault = await self._decide(o, "discard_cards", pb.DiscardCardsRequest(count=len(o.kitty)))
         fault = _unimplemented(fault, "DiscardCards", "kitty_discard=true")
         cards, fault, substituted = _settle(answer, fault, lambda a: judge_discard(a, o),
                                             lambda: substitute_discard(self.seed, o))
@@ -545,14 +543,10 @@ class _Referee:
         m = self.match
         s = m.turn
         o = m.observation(s)
-        st = self.states[s]
-        answer = latency = fault = None
-        if not st.forfeit:
-            # The sun (every trick) is public: every trick of the hand was won by the shooter.
-            sun = bool(o.rules.sun_points) and all(t.winner == s for t in o.tricks)
-            rest = pb.ChooseMoonRequest(moon_points=o.moon_points, sun=sun)
-            request = self._request(o, st, lambda: rest, rest.SerializeToString())
-            answer, latency, fault = await self._ask(s, st.seat.choose_moon, request, o)
+        # The sun (every trick) is public: every trick of the hand was won by the shooter.
+        sun = bool(o.rules.sun_points) and all(t.winner == s for t in o.tricks)
+        answer, latency, fault = await self._decide(o, "choose_moon",
+                                                    pb.ChooseMoonRequest(moon_points=o.moon_points, sun=sun))
         choice, fault, substituted = _settle(answer, fault, judge_moon, lambda: substitute_moon(self.seed, o))
         h = self.record.hands[-1]
         h.moon_choice_substituted = substituted
