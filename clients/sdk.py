@@ -46,7 +46,7 @@ from referee.rules import Card, MoonChoice, Phase, Trick, pass_call
 
 __all__ = [
     "PROTOCOL_VERSION", "SERVICE_NAME", "Bot", "BotProtocol", "BotServer", "BotServicer", "ListenError", "Notification",
-    "ThreadedBotServer", "View", "serve", "serve_async", "start_in_thread",
+    "ThreadedBotServer", "View", "default_discard", "serve", "serve_async", "start_in_thread",
 ]
 
 PROTOCOL_VERSION = 1
