@@ -6,8 +6,9 @@ docs/cli.md documents every command and option (tests/ladder/test_docs.py checks
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -180,6 +181,25 @@ _AT_LEAST_1 = click.IntRange(min=1)
 
 _DB_OPTION = click.option("--db", type=click.Path(dir_okay=False), default="arena.db", show_default=True,
                           help="The arena's SQLite file.")
+_EXISTING_DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, exists=True), default="arena.db",
+                                   show_default=True, help="The arena's SQLite file.")
+# The time control and fault limit of every match, the same for hearts match and hearts tournament run.
+_CLOCK_OPTIONS = (
+    click.option("--budget-ms", type=_POSITIVE, default=1000, show_default=True,
+                 help="Time for one decision (ms, more than 0)."),
+    click.option("--bank-ms", type=_NON_NEGATIVE, default=10000, show_default=True,
+                 help="Time bank per bot per match, drawn on when a decision runs over budget (ms, 0 or more)."),
+    click.option("--grace-ms", type=_NON_NEGATIVE, default=50, show_default=True,
+                 help="Network slack on every decision (ms, 0 or more)."),
+    click.option("--max-faults", type=_AT_LEAST_1, default=3, show_default=True,
+                 help="Faults before a bot forfeits (at least 1)."),
+)
+
+
+def _clock_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(_CLOCK_OPTIONS):
+        f = option(f)
+    return f
 
 
 @bot.command("add")
@@ -261,16 +281,8 @@ def bot_remove(name: str, db: str) -> None:
 @click.option("--rules", "ruleset", default="standard", show_default=True,
               help="PRESET[,option=value...]; see hearts rules.")
 @click.option("--seed", type=int, default=None, help="The match seed (deals, substitutes). Default: random.")
-@click.option("--db", type=click.Path(dir_okay=False), default="arena.db", show_default=True,
-              help="SQLite file to record the match in.")
-@click.option("--budget-ms", type=_POSITIVE, default=1000, show_default=True,
-              help="Time for one decision (ms, more than 0).")
-@click.option("--bank-ms", type=_NON_NEGATIVE, default=10000, show_default=True,
-              help="Time bank per bot per match, drawn on when a decision runs over budget (ms, 0 or more).")
-@click.option("--grace-ms", type=_NON_NEGATIVE, default=50, show_default=True,
-              help="Network slack on every decision (ms, 0 or more).")
-@click.option("--max-faults", type=_AT_LEAST_1, default=3, show_default=True,
-              help="Faults before a bot forfeits (at least 1).")
+@_DB_OPTION
+@_clock_options
 def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, db: str, budget_ms: float,
                   bank_ms: float, grace_ms: float, max_faults: int) -> None:
     """Play one match among bots served over gRPC, record it in --db and print a summary.
@@ -319,8 +331,7 @@ def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, d
 
 @main.command("replay")
 @click.argument("match_id")
-@click.option("--db", type=click.Path(dir_okay=False, exists=True), default="arena.db", show_default=True,
-              help="SQLite file the match is recorded in.")
+@_EXISTING_DB_OPTION
 def replay_command(match_id: str, db: str) -> None:
     """Print a recorded match hand by hand, trick by trick (MATCH_ID may be a unique prefix).
 
@@ -342,8 +353,7 @@ def replay_command(match_id: str, db: str) -> None:
 
 
 @main.command("matches")
-@click.option("--db", type=click.Path(dir_okay=False, exists=True), default="arena.db", show_default=True,
-              help="The arena's SQLite file.")
+@_EXISTING_DB_OPTION
 @click.option("--tournament", "tournament_id", type=int, help="Only this tournament's matches.")
 @click.option("--limit", type=_AT_LEAST_1, default=50, show_default=True, help="Show at most this many, newest first.")
 def matches_command(db: str, tournament_id: int | None, limit: int) -> None:
@@ -431,14 +441,7 @@ _STARTUP_TIMEOUT_OPTION = click.option(
 @click.option("--no-duplicate", is_flag=True, help="Play each deal once (seats still rotate across deals).")
 @click.option("--concurrency", type=_AT_LEAST_1, default=4, show_default=True,
               help="Matches played at once (at least 1).")
-@click.option("--budget-ms", type=_POSITIVE, default=1000, show_default=True,
-              help="Time for one decision (ms, more than 0).")
-@click.option("--bank-ms", type=_NON_NEGATIVE, default=10000, show_default=True,
-              help="Time bank per bot per match (ms, 0 or more).")
-@click.option("--grace-ms", type=_NON_NEGATIVE, default=50, show_default=True,
-              help="Network slack on every decision (ms, 0 or more).")
-@click.option("--max-faults", type=_AT_LEAST_1, default=3, show_default=True,
-              help="Faults before a bot forfeits (at least 1).")
+@_clock_options
 @_STARTUP_TIMEOUT_OPTION
 @_DB_OPTION
 def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gauntlet: str | None, ruleset: str,
