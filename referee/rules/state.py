@@ -560,7 +560,7 @@ class Observation:
         return self.rules.players
 
 
-_NO_CARDS: Final = CardSet()
+_NO_CARDS: Final = CardSet()  # one shared empty set: card sets are immutable
 
 
 def _attrs(obj: object) -> dict[str, object]:
@@ -580,7 +580,7 @@ def _match_from_attrs(rules: Rules, seed: int, match: dict[str, object], hand: d
     for name, value in hand.items():
         setattr(h, name, value)
     m.hand = h
-    return m  # one shared empty set: card sets are immutable
+    return m
 
 
 class Match:
