@@ -110,6 +110,12 @@ async def _timed(work: Callable[[], Awaitable[int]]) -> Figure:
 
 def typical_request_bytes() -> int:
     """The size of a PlayCardRequest in the middle of a hand (trick 6 of hand 0, standard rules)."""
+    return len(typical_request()[0])
+
+
+def typical_request() -> tuple[bytes, Any]:
+    """A PlayCardRequest in the middle of a hand (trick 6 of hand 0, standard rules), serialised as the
+    referee sends it, with the observation it was built from."""
     from referee import wire
     from referee.rules import Match, Rules
 
@@ -121,7 +127,7 @@ def typical_request_bytes() -> int:
     obs = m.observation(m.turn)
     view = wire.view_to_wire(obs, match_id="0" * 32, player_names=["first-legal"] * 4, budget_ms=1000,
                              time_bank_ms=10000)
-    return len(pb.PlayCardRequest(view=view).SerializeToString())
+    return pb.PlayCardRequest(view=view).SerializeToString(), obs
 
 
 class Echo:
@@ -206,24 +212,69 @@ class Referee:
             await s.close()
 
 
-async def measure(single: int, concurrent: int, rounds: int) -> dict[str, Any]:
+class SeatLoop:
+    """The referee's ceiling (``--seat-loop``): one constant PlayCardRequest sent through the referee's
+    own ``GrpcSeat`` to the same bots, ``in_flight`` at a time, round robin, with no match behind it.
+    Its gap to the echo is what gRPC and the seat layer cost; the referee's gap to it is its own work."""
+
+    def __init__(self, addresses: list[str]) -> None:
+        from referee.seats import GrpcSeat
+
+        self.seats = [GrpcSeat(a, f"loop{i}") for i, a in enumerate(addresses)]
+        self.request, self.obs = typical_request()
+
+    async def measure(self, calls: int, in_flight: int) -> Figure:
+        left = calls
+        seats, request, obs = self.seats, self.request, self.obs
+
+        async def worker(w: int) -> int:
+            nonlocal left
+            done, i = 0, w
+            while left > 0:
+                left -= 1
+                await seats[i % len(seats)].play_card(request, obs, 5.0)
+                i += 1
+                done += 1
+            return done
+
+        async def run() -> int:
+            return sum(await asyncio.gather(*(worker(w) for w in range(in_flight))))
+
+        return await _timed(run)
+
+    async def close(self) -> None:
+        for s in self.seats:
+            await s.close()
+
+
+async def measure(single: int, concurrent: int, rounds: int, seat_loop: bool = False) -> dict[str, Any]:
     bots, bot_addresses = start_servers("bot", 4)
     echoes, echo_addresses = start_servers("echo", 4)
     size = typical_request_bytes()
     ref, bare = Referee(bot_addresses), Echo(echo_addresses, size)
+    loop = SeatLoop(bot_addresses) if seat_loop else None
     runs: dict[str, list[tuple[Figure, Figure]]] = {"one_match_at_a_time": [], "16_matches_at_once": []}
+    if loop is not None:
+        runs["seat_loop_16_in_flight"] = []
     try:
         await ref.play()  # warm up: channels, handshakes
         await bare.warm_up()
+        if loop is not None:
+            await loop.measure(16, 4)
         # Interleaved rounds, best of each: other work on a shared machine slows one side at a time.
         for _ in range(rounds):
             one = await ref.measure(single, 1)
             runs["one_match_at_a_time"].append((one, await bare.measure(one.count, 1)))
             many = await ref.measure(concurrent, 16)
-            runs["16_matches_at_once"].append((many, await bare.measure(many.count, 16)))
+            echo = await bare.measure(many.count, 16)
+            runs["16_matches_at_once"].append((many, echo))
+            if loop is not None:
+                runs["seat_loop_16_in_flight"].append((await loop.measure(many.count, 16), echo))
     finally:
         await ref.close()
         await bare.close()
+        if loop is not None:
+            await loop.close()
         for p in bots + echoes:
             p.terminate()
         for p in bots + echoes:
@@ -240,8 +291,7 @@ async def measure(single: int, concurrent: int, rounds: int) -> dict[str, Any]:
                                 "ratio": round(a.per_second / b.per_second, 3)} for a, b in pairs]}
 
     return {"request_bytes": size, "reply_bytes": REPLY_BYTES, "cpus": os.cpu_count(), "grpc": grpc.__version__,
-            "one_match_at_a_time": row(runs["one_match_at_a_time"], single),
-            "16_matches_at_once": row(runs["16_matches_at_once"], concurrent)}
+            **{key: row(pairs, single if key == "one_match_at_a_time" else concurrent) for key, pairs in runs.items()}}
 
 
 def print_table(r: dict[str, Any]) -> None:
@@ -253,7 +303,10 @@ def print_table(r: dict[str, Any]) -> None:
     for col in ("", "decisions/s", "echo calls/s", "ratio", "rounds' ratios", "CPU µs/decision",
                 "CPU µs/echo"):
         t.add_column(col, justify="right" if col else "left")
-    for name, key in (("one match at a time", "one_match_at_a_time"), ("16 matches at once", "16_matches_at_once")):
+    for name, key in (("one match at a time", "one_match_at_a_time"), ("16 matches at once", "16_matches_at_once"),
+                      ("seat loop, 16 in flight (ceiling)", "seat_loop_16_in_flight")):
+        if key not in r:
+            continue
         x = r[key]
         ok = "green" if x["ratio"] >= 0.8 else "red"
         t.add_row(name, f"{x['decisions_per_s']:,}", f"{x['echo_calls_per_s']:,}",
@@ -269,13 +322,15 @@ def main() -> None:
     ap.add_argument("--single", type=int, default=3, help="matches played one at a time, per round")
     ap.add_argument("--concurrent", type=int, default=16, help="matches played 16 at a time, per round")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (best of each side is reported)")
+    ap.add_argument("--seat-loop", action="store_true",
+                    help="also measure the referee's ceiling: a constant request through its GrpcSeat, 16 in flight")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     ap.add_argument("--serve", choices=["bot", "echo"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
         asyncio.run(_serve(args.serve))
         return
-    result = asyncio.run(measure(args.single, args.concurrent, args.rounds))
+    result = asyncio.run(measure(args.single, args.concurrent, args.rounds, args.seat_loop))
     if args.json:
         print(json.dumps(result))
     else:
