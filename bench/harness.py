@@ -108,6 +108,29 @@ async def _timed(work: Callable[[], Awaitable[int]]) -> Figure:
     return Figure(count, time.perf_counter() - t0, time.process_time() - c0)
 
 
+async def _round_robin(targets: list[tuple[Callable[..., Awaitable[Any]], tuple[Any, ...], dict[str, Any]]],
+                       calls: int, in_flight: int) -> Figure:
+    """``calls`` calls, ``in_flight`` at a time, each worker going round the targets (one per server):
+    (function, args, keyword args), called directly, so no wrapper adds to what is measured."""
+    left = calls
+
+    async def worker(w: int) -> int:
+        nonlocal left
+        done, i = 0, w
+        while left > 0:
+            left -= 1
+            fn, args, kwargs = targets[i % len(targets)]
+            await fn(*args, **kwargs)
+            i += 1
+            done += 1
+        return done
+
+    async def run() -> int:
+        return sum(await asyncio.gather(*(worker(w) for w in range(in_flight))))
+
+    return await _timed(run)
+
+
 def typical_request_bytes() -> int:
     """The size of a PlayCardRequest in the middle of a hand (trick 6 of hand 0, standard rules)."""
     return len(typical_request()[0])
@@ -145,23 +168,8 @@ class Echo:
             await stub(self.payload, timeout=5)
 
     async def measure(self, calls: int, in_flight: int) -> Figure:
-        left = calls
-        stubs, payload = self.stubs, self.payload
-
-        async def worker(w: int) -> int:
-            nonlocal left
-            done, i = 0, w
-            while left > 0:
-                left -= 1
-                await stubs[i % len(stubs)](payload, timeout=5)
-                i += 1
-                done += 1
-            return done
-
-        async def run() -> int:
-            return sum(await asyncio.gather(*(worker(w) for w in range(in_flight))))
-
-        return await _timed(run)
+        payload = self.payload
+        return await _round_robin([(stub, (payload,), {"timeout": 5}) for stub in self.stubs], calls, in_flight)
 
     async def close(self) -> None:
         for c in self.channels:
@@ -224,23 +232,9 @@ class SeatLoop:
         self.request, self.obs = typical_request()
 
     async def measure(self, calls: int, in_flight: int) -> Figure:
-        left = calls
-        seats, request, obs = self.seats, self.request, self.obs
-
-        async def worker(w: int) -> int:
-            nonlocal left
-            done, i = 0, w
-            while left > 0:
-                left -= 1
-                await seats[i % len(seats)].play_card(request, obs, 5.0)
-                i += 1
-                done += 1
-            return done
-
-        async def run() -> int:
-            return sum(await asyncio.gather(*(worker(w) for w in range(in_flight))))
-
-        return await _timed(run)
+        request, obs = self.request, self.obs
+        return await _round_robin([(seat.play_card, (request, obs, 5.0), {}) for seat in self.seats], calls,
+                                  in_flight)
 
     async def close(self) -> None:
         for s in self.seats:
