@@ -1,0 +1,29 @@
+"""The throughput benchmark runs end to end (tiny sizes) and reports what docs/referee.md says it does.
+
+Not a timed test: it checks the benchmark's plumbing (paired rounds in both orders, the JSON it
+prints), never its figures, which belong to `make bench`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_harness_pairs_rounds_in_both_orders_and_reports_the_median() -> None:
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "harness.py"), "--single", "1", "--concurrent", "2",
+                          "--rounds", "2", "--seat-loop", "--json"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT, check=True)
+    r = json.loads(out.stdout)
+    for key in ("one_match_at_a_time", "16_matches_at_once", "seat_loop_16_in_flight"):
+        row = r[key]
+        ratios = [x["ratio"] for x in row["each_round"]]
+        assert len(ratios) == 2  # round 0 the referee first, round 1 the echo first
+        assert min(ratios) <= row["ratio"] <= max(ratios)
+        assert row["ratio_range"] == [min(ratios), max(ratios)]
+        assert row["decisions_per_s"] > 0 and row["echo_calls_per_s"] > 0 and row["best_of_each_ratio"] > 0
+    assert r["16_matches_at_once"]["decisions"] > 500  # two whole matches' decisions, none faulted
