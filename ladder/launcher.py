@@ -363,18 +363,20 @@ async def _terminate(proc: subprocess.Popen[bytes] | None, grace: float) -> None
         return
     _signal_group(proc, signal.SIGTERM)
     deadline = time.monotonic() + grace
-    while (proc.poll() is None or _group_alive(proc.pid)) and time.monotonic() < deadline:
+    while (proc.poll() is None or process_alive(proc.pid, group=True)) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
-    if proc.poll() is None or _group_alive(proc.pid):
+    if proc.poll() is None or process_alive(proc.pid, group=True):
         _signal_group(proc, signal.SIGKILL)
         while proc.poll() is None:
             await asyncio.sleep(0.01)
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of the group is left (an unreaped zombie counts: bounded by the grace)."""
+def process_alive(pid: int, *, group: bool = False) -> bool:
+    """Whether process ``pid`` (or, with ``group``, any process of group ``pid``) is left: signal 0
+    asks without sending. One another user owns counts as alive; so does an unreaped zombie (its
+    wait is bounded by the caller's grace)."""
     try:
-        os.killpg(pgid, 0)
+        (os.killpg if group else os.kill)(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:

@@ -43,7 +43,7 @@ from typing import Any, TextIO
 
 from hearts.v1 import bot_pb2 as pb
 
-from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher
+from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher, process_alive
 from ladder.leaderboard import live_elo
 from ladder.ratings import ELO_BASE, live_elo_update
 from ladder.registry import BotEntry, add_bots, list_bots
@@ -87,23 +87,13 @@ class TournamentBusy(ValueError):
     """Another live process is playing the tournament."""
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _claim(store: Store, tid: int) -> None:
     """Record this process as the tournament's runner; ``TournamentBusy`` if a live one already is.
     A runner that is gone (killed, crashed) is taken over."""
     with store.db.atomic():
         row = store.db.execute("SELECT runner_pid FROM tournaments WHERE id = ?", [tid]).fetchone()
         pid = row[0] if row is not None else None
-        if pid is not None and pid != os.getpid() and _pid_alive(pid):
+        if pid is not None and pid != os.getpid() and process_alive(pid):
             raise TournamentBusy(f"tournament {tid} is being played by process {pid}; wait for it or stop it")
         store.db.execute("UPDATE tournaments SET runner_pid = ? WHERE id = ?", [os.getpid(), tid])
 
