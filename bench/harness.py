@@ -13,8 +13,7 @@ Absolute figures drift ±25% between runs on shared machines; the ratio is what 
 round runs the referee and the echo back to back (alternating which goes first), and the ratio
 reported is the median of the rounds' ratios: pairing cancels the machine's drift, and the median
 ignores a round that other work disturbed. The best-of-each ratio (the fastest referee round over
-the fastest echo round) is printed too: it is lower, since the echo's shorter runs make its best
-round the more extreme.
+the fastest echo round, what earlier versions reported) is printed beside it.
 
     python bench/harness.py [--single N] [--concurrent N] [--rounds N] [--json]
 """
@@ -277,12 +276,12 @@ async def measure(single: int, concurrent: int, rounds: int, seat_loop: bool = F
         # round, so neither side always runs first (the echo, when first, makes as many calls as the
         # referee's previous round decided).
         for r in range(rounds):
-            last = runs["16_matches_at_once"][-1][0].count if r % 2 else None
-            last_one = runs["one_match_at_a_time"][-1][0].count if r % 2 else None
-            one = await _pair(lambda: ref.measure(single, 1), lambda n: bare.measure(n, 1), last_one)
-            runs["one_match_at_a_time"].append(one)
-            many = await _pair(lambda: ref.measure(concurrent, 16), lambda n: bare.measure(n, 16), last)
-            runs["16_matches_at_once"].append(many)
+            for key, matches, in_flight in (("one_match_at_a_time", single, 1),
+                                            ("16_matches_at_once", concurrent, 16)):
+                echo_first = runs[key][-1][0].count if r % 2 else None
+                runs[key].append(await _pair(lambda m=matches, f=in_flight: ref.measure(m, f),
+                                             lambda n, f=in_flight: bare.measure(n, f), echo_first))
+            many = runs["16_matches_at_once"][-1]
             if loop is not None:
                 runs["seat_loop_16_in_flight"].append((await loop.measure(many[1].count, 16), many[1]))
     finally:
@@ -331,8 +330,9 @@ def print_table(r: dict[str, Any]) -> None:
         ok = "green" if x["ratio"] >= 0.8 else "red"
         t.add_row(name, f"{x['decisions_per_s']:,}", f"{x['echo_calls_per_s']:,}",
                   f"[{ok}]{x['ratio']:.2f}[/]", " ".join(f"{y['ratio']:.2f}" for y in x["each_round"]),
-                  f"{x['best_of_each_ratio']:.2f}", f"{x['referee_cpu_us_per_decision']:.0f}", f"{x['echo_cpu_us_per_call']:.0f}")
-    Console(width=max(Console().width, 132)).print(t)  # a piped run keeps its rows on one line each
+                  f"{x['best_of_each_ratio']:.2f}", f"{x['referee_cpu_us_per_decision']:.0f}",
+                  f"{x['echo_cpu_us_per_call']:.0f}")
+    Console(width=max(Console().width, 132)).print(t)  # piped, each row still fits one line
     print("ratio: the median of the rounds' ratios (each round: the referee and the echo back to back); "
           "figures: medians over the rounds; target: ratio >= 0.8 (the referee adds at most 20% to a bare gRPC "
           "round trip of the same sizes); CPU: this process only (bots and echo servers run apart)")
