@@ -332,7 +332,7 @@ def print_table(r: dict[str, Any]) -> None:
                   f"[{ok}]{x['ratio']:.2f}[/]", " ".join(f"{y['ratio']:.2f}" for y in x["each_round"]),
                   f"{x['best_of_each_ratio']:.2f}", f"{x['referee_cpu_us_per_decision']:.0f}",
                   f"{x['echo_cpu_us_per_call']:.0f}")
-    Console(width=max(Console().width, 132)).print(t)  # piped, each row still fits one line
+    Console(width=max(Console().width, 150)).print(t)  # piped, each row still fits one line
     print("ratio: the median of the rounds' ratios (each round: the referee and the echo back to back); "
           "figures: medians over the rounds; target: ratio >= 0.8 (the referee adds at most 20% to a bare gRPC "
           "round trip of the same sizes); CPU: this process only (bots and echo servers run apart)")
