@@ -262,10 +262,7 @@ class InProcessSeat:
                                     language="python", wants_notifications=hasattr(self.bot, "notify"))
 
     async def pass_cards(self, request: pb.PassCardsRequest, obs: Observation, timeout: float) -> list[int]:
-        answer = await self._call("pass_cards", obs, timeout)
-        if answer is None or isinstance(answer, (str, int, Card)):
-            return [_card_value(answer)]
-        return [_card_value(c) for c in answer]
+        return _card_values(await self._call("pass_cards", obs, timeout))
 
     async def play_card(self, request: pb.PlayCardRequest, obs: Observation, timeout: float) -> int:
         return _card_value(await self._call("play_card", obs, timeout))
@@ -273,10 +270,7 @@ class InProcessSeat:
     async def discard_cards(self, request: pb.DiscardCardsRequest, obs: Observation, timeout: float) -> list[int]:
         # A bot without discard_cards is asked anyway: the AttributeError is its fault (error_status),
         # as UNIMPLEMENTED is for a gRPC bot, and the seeded substitute discards for it.
-        answer = await self._call("discard_cards", obs, timeout)
-        if answer is None or isinstance(answer, (str, int, Card)):
-            return [_card_value(answer)]
-        return [_card_value(c) for c in answer]
+        return _card_values(await self._call("discard_cards", obs, timeout))
 
     async def call_pass(self, request: pb.CallPassRequest, obs: Observation, timeout: float) -> object:
         if not hasattr(self.bot, "call_pass"):
@@ -303,6 +297,14 @@ class InProcessSeat:
 
     async def close(self) -> None:
         return None
+
+
+def _card_values(answer: Any) -> list[int]:
+    """A bot's answer of several cards (a pass, a discard) as wire enum values; a lone card or
+    ``None`` is one value, for the referee to judge as a wrong count."""
+    if answer is None or isinstance(answer, (str, int, Card)):
+        return [_card_value(answer)]
+    return [_card_value(c) for c in answer]
 
 
 def _card_value(answer: object) -> int:
