@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hearts.v1 import bot_pb2 as pb
-from referee.rules import Card, CardSet, Observation, Phase, Rules, Trick
+from referee.rules import Card, CardSet, Observation, Phase, Rules, Suit, Trick
 from referee.rules.cards import DECK
 
 _DIRECTIONS = {
@@ -34,6 +34,29 @@ class View(Observation):
     player_names: tuple[str, ...] = ()
     budget_ms: int = 0
     time_bank_ms: int = 0
+
+    # Observation's own properties, restated: compiled by mypyc (make engine), they check that
+    # ``self`` is exactly an Observation and raise TypeError on a View, so a bot must never reach them.
+    @property
+    def trick_number(self) -> int:
+        """How many tricks of this hand are complete (0 during the first)."""
+        return len(self.tricks)
+
+    @property
+    def is_leading(self) -> bool:
+        """Whether the trick in progress has no card yet (this seat leads it, when asked to play)."""
+        return not self.current_trick.cards
+
+    @property
+    def led_suit(self) -> Suit | None:
+        """The suit of the trick in progress, None before its first card."""
+        cards = self.current_trick.cards
+        return cards[0].suit if cards else None
+
+    @property
+    def players(self) -> int:
+        """The number of seats at the table."""
+        return self.rules.players
 
 
 def _cards(values: object) -> CardSet:
