@@ -9,12 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import grpc
-
 from referee.record import FaultKind
-from referee.rules import Card, CardSet, MoonChoice, Observation, SeededRandom, pass_call
+from referee.rules import (
+    Card,
+    CardNotHeldError,
+    CardNotLegalError,
+    CardSet,
+    IllegalPlayError,
+    MoonChoice,
+    Observation,
+    RepeatedCardError,
+    SeededRandom,
+    WrongCallError,
+    WrongCountError,
+)
 from referee.rules.cards import DECK
-from referee.seats import SeatClosed, UndecodableReply
+from referee.seats import BotErrorStatus, BotTimeout, BotUnreachable, MalformedReply, OversizedReply, SeatError
 from referee.wire import moon_choice_from_wire
 
 MAX_FAULTS = 3
@@ -22,6 +32,10 @@ MAX_FAULTS = 3
 
 FORFEIT_AT_ONCE = frozenset({FaultKind.TRANSPORT})
 """Kinds that end a bot's match at the first occurrence: an unreachable bot cannot come back."""
+
+MAX_ANSWER_CARDS = 52
+"""No answer of several cards (a pass, a discard) ever needs more than a hand holds; a hand never
+holds more than the deck. An answer longer than the seat's hand is refused before any card is read."""
 
 
 class Fault(Exception):
@@ -34,30 +48,51 @@ class Fault(Exception):
         self.received = received
 
 
+# The kind of each failure a seat observed. Order matters: a subclass before its base.
+_SEAT_FAULTS: tuple[tuple[type[SeatError], FaultKind], ...] = (
+    (BotTimeout, FaultKind.TIMEOUT),
+    (BotUnreachable, FaultKind.TRANSPORT),
+    (OversizedReply, FaultKind.OVERSIZED),
+    (MalformedReply, FaultKind.MALFORMED),
+    (BotErrorStatus, FaultKind.ERROR_STATUS),
+)
+
+
 def fault_from_error(error: BaseException) -> Fault:
-    """Classify an exception raised while asking a bot."""
-    if isinstance(error, grpc.aio.AioRpcError):
-        code = error.code()
-        details = error.details() or ""
-        received = f"status {code.name}: {details}"[:300]
-        if code is grpc.StatusCode.DEADLINE_EXCEEDED:
-            return Fault(FaultKind.TIMEOUT, "no answer before the deadline", received)
-        if code is grpc.StatusCode.UNAVAILABLE:
-            return Fault(FaultKind.TRANSPORT, "bot unreachable (is it running?)", received)
-        if code is grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in details.lower():
-            return Fault(FaultKind.OVERSIZED, "reply larger than the referee's receive limit", received)
-        if code is grpc.StatusCode.INTERNAL and "deserializ" in details.lower():
-            return Fault(FaultKind.MALFORMED, "reply could not be decoded", received)
-        if code is grpc.StatusCode.CANCELLED and "locally" not in details.lower():
-            return Fault(FaultKind.TRANSPORT, "the call was cut off", received)
-        return Fault(FaultKind.ERROR_STATUS, f"bot answered with status {code.name}", received)
-    if isinstance(error, SeatClosed):
-        return Fault(FaultKind.TRANSPORT, "the seat was closed (its bot replaced or gone)", str(error)[:300])
-    if isinstance(error, UndecodableReply):
-        return Fault(FaultKind.MALFORMED, "reply could not be decoded", str(error))
-    if isinstance(error, TimeoutError):  # asyncio.TimeoutError is TimeoutError (3.11)
-        return Fault(FaultKind.TIMEOUT, "no answer before the deadline", "nothing")
-    return Fault(FaultKind.ERROR_STATUS, f"bot raised {type(error).__name__}", repr(error)[:300])
+    """The fault of a call that brought no answer: the kind its seat observed (a ``SeatError``).
+
+    Any other exception is a seat implementation's own failure: judged as the bot's error status,
+    never allowed to stop the match.
+    """
+    if isinstance(error, SeatError):
+        for cls, kind in _SEAT_FAULTS:
+            if isinstance(error, cls):
+                return Fault(kind, error.detail, error.received)
+    return Fault(FaultKind.ERROR_STATUS, f"the seat failed: {type(error).__name__}", repr(error)[:300])
+
+
+# The fault kind of each of the engine's rejections, per decision.
+_REJECTIONS: dict[str, tuple[tuple[type[IllegalPlayError], FaultKind], ...]] = {
+    "play": ((CardNotHeldError, FaultKind.CARD_NOT_HELD), (CardNotLegalError, FaultKind.ILLEGAL_CARD)),
+    "pass": ((CardNotHeldError, FaultKind.CARD_NOT_HELD), (WrongCountError, FaultKind.WRONG_PASS_COUNT),
+             (RepeatedCardError, FaultKind.REPEATED_PASS_CARD)),
+    "discard": ((CardNotHeldError, FaultKind.CARD_NOT_HELD), (WrongCountError, FaultKind.WRONG_DISCARD),
+                (RepeatedCardError, FaultKind.WRONG_DISCARD)),
+    "call": ((WrongCallError, FaultKind.WRONG_CALL),),
+    "moon": (),  # the engine refuses a moon choice only when none is owed: never the bot's doing
+}
+
+
+def fault_from_rejection(error: IllegalPlayError, decision: str, received: str) -> Fault:
+    """The fault of an answer the engine refused, of the kind the engine's own check names.
+
+    A rejection no decision of a bot can cause (another seat's turn, the wrong phase) is the
+    referee's own error and is raised as it is.
+    """
+    for cls, kind in _REJECTIONS[decision]:
+        if isinstance(error, cls):
+            return Fault(kind, str(error), received)
+    raise error
 
 
 def _card_text(value: int) -> str:
@@ -68,89 +103,71 @@ def _card_text(value: int) -> str:
     return f"unknown card {value}"
 
 
-def judge_play(answer: int, obs: Observation) -> Card:
-    """The card a PlayCard answer names, if the seat may play it; else a ``Fault``."""
+def card_of_answer(answer: int) -> Card:
+    """The card a PlayCard answer names; a ``Fault`` (malformed) for no card or an unknown value."""
     if not 1 <= answer <= 52:
         what = "no card (CARD_UNSPECIFIED or missing)" if answer == 0 else f"unknown card enum value {answer}"
         raise Fault(FaultKind.MALFORMED, what, f"card={answer}")
-    card = DECK[answer - 1]
-    if not obs.hand.mask & card.mask:  # card not in obs.hand, without two calls on every decision
-        raise Fault(FaultKind.CARD_NOT_HELD, f"played {card}, which it does not hold", f"card={card}")
-    if not obs.legal.mask & card.mask:
-        raise Fault(FaultKind.ILLEGAL_CARD, f"played {card}; legal: {obs.legal}", f"card={card}")
-    return card
+    return DECK[answer - 1]
 
 
-def _cards_of_answer(answer: Sequence[int], what: str) -> tuple[tuple[Card, ...], str]:
-    """The cards a pass or discard answer names and its text for the record; a ``Fault`` for a non-card."""
+def answer_text(answer: Sequence[int]) -> str:
+    """A pass or discard answer for the record: its first 20 cards and how many there were."""
     received = "cards=" + (" ".join(_card_text(v) for v in answer[:20]) or "none")
     if len(answer) > 20:
         received += f" ... ({len(answer)} in all)"
-    bad = [v for v in answer if not 1 <= v <= 52]
-    if bad:
-        name = "no card (CARD_UNSPECIFIED)" if bad[0] == 0 else f"unknown card enum value {bad[0]}"
-        raise Fault(FaultKind.MALFORMED, f"{what} holds {name}", received)
-    return tuple(DECK[v - 1] for v in answer), received
+    return received
 
 
-def judge_pass(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
-    """The cards a PassCards answer names, if they make a valid pass; else a ``Fault``."""
-    cards, received = _cards_of_answer(answer, "pass")
-    if not cards and obs.rules.may_pass_on(obs.pass_direction):
-        return cards  # 002 pass_on: it passes on, unseen, the cards passed to it
-    seen: set[Card] = set()
-    for c in cards:
-        if c in seen:
-            raise Fault(FaultKind.REPEATED_PASS_CARD, f"passed {c} twice", received)
-        seen.add(c)
-    need = obs.rules.pass_count
-    if len(cards) != need:
-        may = " (or none, to pass on)" if obs.rules.may_pass_on(obs.pass_direction) else ""
-        raise Fault(FaultKind.WRONG_PASS_COUNT, f"passed {len(cards)} cards, not {need}{may}", received)
-    missing = [c for c in cards if c not in obs.hand]
-    if missing:
-        raise Fault(FaultKind.CARD_NOT_HELD, f"passed {' '.join(map(str, missing))}, not in its hand", received)
-    return cards
+def cards_of_answer(answer: Sequence[int], what: str, obs: Observation, too_many: FaultKind) -> tuple[Card, ...]:
+    """The cards a pass or discard answer names.
+
+    Linear in the answer, and bounded before that: an answer of more cards than the seat holds is
+    a ``too_many`` fault at once, whatever it holds. A non-card value is a malformed fault. Whether
+    the cards make a valid decision is the engine's to judge.
+    """
+    held = len(obs.hand)
+    if len(answer) > held:
+        raise Fault(too_many, f"{what} of {len(answer)} cards; the hand holds {held}", answer_text(answer))
+    cards = []
+    for v in answer:
+        if not 1 <= v <= 52:
+            name = "no card (CARD_UNSPECIFIED)" if v == 0 else f"unknown card enum value {v}"
+            raise Fault(FaultKind.MALFORMED, f"{what} holds {name}", answer_text(answer))
+        cards.append(DECK[v - 1])
+    return tuple(cards)
 
 
-def judge_discard(answer: Sequence[int], obs: Observation) -> tuple[Card, ...]:
-    """The cards a DiscardCards answer names, if they make a valid discard; else a ``Fault``."""
-    cards, received = _cards_of_answer(answer, "discard")
-    need = len(obs.kitty)
-    if len(set(cards)) != len(cards) or len(cards) != need:
-        again = [c for i, c in enumerate(cards) if c in cards[:i]]
-        twice = f"; {again[0]} twice" if again else ""
-        raise Fault(FaultKind.WRONG_DISCARD, f"discarded {len(cards)} cards{twice}: {need} distinct cards wanted "
-                    "(as many as the kitty held)", received)
-    missing = [c for c in cards if c not in obs.hand]
-    if missing:
-        raise Fault(FaultKind.CARD_NOT_HELD, f"discarded {' '.join(map(str, missing))}, not in its hand", received)
-    return cards
-
-
-def _safe_repr(answer: object) -> str:
+def safe_repr(answer: object) -> str:
+    """An in-process bot's answer for the record, capped; an object whose ``__repr__`` fails is still named."""
     try:
         return repr(answer)[:300]
     except Exception:  # noqa: BLE001
         return f"<{type(answer).__name__}>"
 
 
-def judge_call(answer: object, obs: Observation) -> str:
-    """The dealer's call as text ``pass_call`` takes ("left", "mix", "1 1 3"), if it is a pass; else a ``Fault``."""
-    rules = obs.rules
-    if answer is None or answer == "" or answer == ():
-        raise Fault(FaultKind.MALFORMED, "no call (neither offsets nor mix)", repr(answer)[:300])
-    try:
-        direction, offsets = pass_call(rules.players, rules.pass_count, answer)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as e:
-        raise Fault(FaultKind.WRONG_CALL, str(e)[:200], _safe_repr(answer)) from None
-    except Exception as e:  # noqa: BLE001 - an in-process bot's odd object: judged, never trusted
-        raise Fault(FaultKind.MALFORMED, f"the call could not be read ({type(e).__name__})",
-                    _safe_repr(answer)) from None
-    return " ".join(map(str, offsets)) if direction == "split" else direction
+def call_of_answer(answer: object, obs: Observation) -> str | tuple[int, ...]:
+    """What a dealer's call answer says, for the engine to judge (``Match.call_pass``): a text or
+    offsets, bounded by the pass it could name; a ``Fault`` for no call or an unreadable object."""
+    k = obs.rules.pass_count
+    if isinstance(answer, str):
+        if not answer.strip():
+            raise Fault(FaultKind.MALFORMED, "no call (neither offsets nor mix)", repr(answer)[:300])
+        if len(answer) > 200:  # no call is that long: refused before it is read
+            raise Fault(FaultKind.WRONG_CALL, f"a call of {len(answer)} characters is no pass", repr(answer[:100]))
+        return answer
+    if isinstance(answer, (tuple, list)):
+        if not answer:
+            raise Fault(FaultKind.MALFORMED, "no call (neither offsets nor mix)", repr(answer))
+        if len(answer) > k:
+            raise Fault(FaultKind.WRONG_CALL, f"called {len(answer)} offsets; a pass of {k} cards takes {k}",
+                        safe_repr(answer[:20]) + (f" ... ({len(answer)} in all)" if len(answer) > 20 else ""))
+        return tuple(answer)
+    raise Fault(FaultKind.MALFORMED, f"the call could not be read ({type(answer).__name__})", safe_repr(answer))
 
 
-def judge_moon(answer: int) -> MoonChoice:
+def moon_of_answer(answer: int) -> MoonChoice:
+    """The moon choice a ChooseMoon answer names; a ``Fault`` (malformed) for none or an unknown value."""
     try:
         return moon_choice_from_wire(answer)  # the wire boundary decodes; the referee judges
     except ValueError:

@@ -25,14 +25,16 @@ from referee.faults import (
     FORFEIT_AT_ONCE,
     MAX_FAULTS,
     Fault,
+    answer_text,
+    call_of_answer,
+    card_of_answer,
+    cards_of_answer,
     cards_text,
     describe,
     fault_from_error,
-    judge_call,
-    judge_discard,
-    judge_moon,
-    judge_pass,
-    judge_play,
+    fault_from_rejection,
+    moon_of_answer,
+    safe_repr,
     substitute_call,
     substitute_discard,
     substitute_moon,
@@ -42,6 +44,7 @@ from referee.faults import (
 from referee.record import (
     FaultKind,
     FaultRecord,
+    ForfeitReason,
     HandRecord,
     MatchRecord,
     MatchStatus,
@@ -49,7 +52,7 @@ from referee.record import (
     PlayRecord,
     SeatRecord,
 )
-from referee.rules import Match, Observation, Phase, Rules, Trick, cards_of, places_of
+from referee.rules import IllegalPlayError, Match, Observation, Phase, Rules, Trick, cards_of, places_of
 from referee.seats import (
     REFEREE_NAME,
     GrpcSeat,
@@ -192,18 +195,28 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _settle(answer: object, fault: Fault | None, judge: Callable[[Any], T],
+def _judged(answer: object, fault: Fault | None, decision: str, decode: Callable[[Any], T],
+            show: Callable[[Any], str], apply: Callable[[T], object],
             substitute: Callable[[], T]) -> tuple[T, Fault | None, bool]:
-    """Judge a seat's answer: (the decision, the fault if any, whether the seeded substitute stands in).
+    """Judge a seat's answer once, with the engine's own check, and apply it: (the decision, the
+    fault if any, whether the seeded substitute stood in).
 
-    No answer (a fault of the call, or a forfeited seat) or one the judge refuses gets the substitute.
+    ``decode`` reads the answer's wire values (a ``Fault`` for what is no card or no choice);
+    ``apply`` hands the decision to the engine, whose rejection names the fault's kind (``show``
+    gives the answer's text for the record). No answer, or a refused one, gets the substitute.
     """
     if answer is not None:
         try:
-            return judge(answer), fault, False
+            value = decode(answer)
+            apply(value)
+            return value, fault, False
         except Fault as f:
             fault = f
-    return substitute(), fault, True
+        except IllegalPlayError as e:
+            fault = fault_from_rejection(e, decision, show(answer))
+    value = substitute()
+    apply(value)
+    return value, fault, True
 
 
 # The request message of each decision whose request holds nothing but the view.
@@ -226,7 +239,7 @@ class _SeatState:
         self.clock = Clock(settings)
         self.faults = 0
         self.forfeit = False
-        self.forfeit_reason: str | None = None
+        self.forfeit_reason: ForfeitReason | None = None
         self.wants_notify = False
         self.notifier: _Notifier | None = None
         self.wire_requests = bool(getattr(seat, "wire_requests", False))  # takes serialised requests
@@ -367,8 +380,8 @@ class _Referee:
             st.forfeit = True
             if st.notifier is not None:
                 st.notifier.pending.clear()
-            st.forfeit_reason = (f"unreachable ({fault.received})" if fault.kind in FORFEIT_AT_ONCE
-                                 else f"{st.faults} faults")
+            st.forfeit_reason = (ForfeitReason.UNREACHABLE if fault.kind in FORFEIT_AT_ONCE
+                                 else ForfeitReason.FAULTS)
             action += "; the bot forfeits: substitutes play the rest of its match"
         self.record.faults.append(FaultRecord(hand=hand, trick=trick, seat=s, kind=fault.kind, detail=fault.detail,
                                               sent=sent, received=fault.received, action=action))
@@ -472,12 +485,12 @@ class _Referee:
         outcomes = await asyncio.gather(*(self._decide(o, "pass_cards") for o in obs))
         # Judged and applied in seat order, so the record does not depend on who answered first.
         for o, (answer, latency, fault) in zip(obs, outcomes):
-            cards, fault, substituted = _settle(answer, fault, lambda a: judge_pass(a, o),
-                                                lambda: substitute_pass(self.seed, o))
+            cards, fault, substituted = _judged(
+                answer, fault, "pass", lambda a: cards_of_answer(a, "pass", o, FaultKind.WRONG_PASS_COUNT),
+                answer_text, lambda c: m.pass_cards(o.seat, c), lambda: substitute_pass(self.seed, o))
             if fault is not None:
                 self._fault(o.seat, fault, hand, None, describe("PassCards", o),
                             f"passed the seeded substitute {cards_text(cards)}")
-            m.pass_cards(o.seat, cards)
             self.record.hands[-1].passes.append(PassRecord(hand=hand, seat=o.seat, cards=tuple(map(str, cards)),
                                                            latency_ms=latency, substituted=substituted))
 
@@ -490,19 +503,23 @@ class _Referee:
         if not st.forfeit:
             request = self._request(o, st, pb.PlayCardRequest)
             answer, latency, fault = await self._ask(s, st.seat.play_card, request, o)
-        if answer is not None and fault is None:  # the usual case, without _settle's closures (hot path)
+        card = None
+        if answer is not None:  # judged by the engine's own check as it plays (the hot path: no closures)
             try:
-                card, substituted = judge_play(answer, o), False
+                card = card_of_answer(answer)
+                trick = m.play(card, s)
             except Fault as f:
-                card, fault, substituted = substitute_play(self.seed, o), f, True
-        else:
-            card, fault, substituted = _settle(answer, fault, lambda a: judge_play(a, o),
-                                               lambda: substitute_play(self.seed, o))
+                card, fault = None, f
+            except IllegalPlayError as e:
+                card, fault = None, fault_from_rejection(e, "play", f"card={card}")
+        substituted = card is None
+        if card is None:
+            card = substitute_play(self.seed, o)
+            trick = m.play(card, s)
         hand_number, trick_number = o.hand_number, len(o.tricks)  # o.trick_number
         if fault is not None:
             self._fault(s, fault, hand_number, trick_number, describe("PlayCard", o),
                         f"played the seeded substitute {card}")
-        trick = m.play(card, s)
         self.record.plays.append(PlayRecord(hand_number, trick_number, s, str(card), latency, substituted))
         if trick is not None:
             self._notify_trick(hand_number, trick)
@@ -513,15 +530,16 @@ class _Referee:
         o = m.observation(s)
         answer, latency, fault = await self._decide(o, "call_pass")
         fault = _unimplemented(fault, "CallPass", "pass_cycle=call")
-        call, fault, substituted = _settle(answer, fault, lambda a: judge_call(a, o),
-                                           lambda: substitute_call(self.seed, o))
+        _, fault, substituted = _judged(answer, fault, "call", lambda a: call_of_answer(a, o), safe_repr,
+                                        lambda c: m.call_pass(s, c), lambda: substitute_call(self.seed, o))
+        hand = m.hand
+        call = " ".join(map(str, hand.offsets)) if hand.direction == "split" else hand.direction
         if fault is not None:
             self._fault(s, fault, o.hand_number, None, describe("CallPass", o),
                         f"called the seeded substitute {call}")
-        m.call_pass(s, call)
         h = self.record.hands[-1]
         h.pass_call, h.pass_call_substituted, h.pass_call_latency_ms = call, substituted, latency
-        h.pass_direction = m.hand.direction
+        h.pass_direction = hand.direction
 
     async def _discard(self) -> None:
         m = self.match
@@ -529,15 +547,15 @@ class _Referee:
         o = m.observation(s)
         answer, latency, fault = await self._decide(o, "discard_cards", pb.DiscardCardsRequest(count=len(o.kitty)))
         fault = _unimplemented(fault, "DiscardCards", "kitty_discard=true")
-        cards, fault, substituted = _settle(answer, fault, lambda a: judge_discard(a, o),
-                                            lambda: substitute_discard(self.seed, o))
+        cards, fault, substituted = _judged(
+            answer, fault, "discard", lambda a: cards_of_answer(a, "discard", o, FaultKind.WRONG_DISCARD),
+            answer_text, lambda c: m.discard(s, c), lambda: substitute_discard(self.seed, o))
         if fault is not None:
             self._fault(s, fault, o.hand_number, len(o.tricks), describe("DiscardCards", o),
                         f"discarded the seeded substitute {cards_text(cards)}")
         h = self.record.hands[-1]
         h.discard_seat, h.discard = s, tuple(map(str, cards))
         h.discard_substituted, h.discard_latency_ms = substituted, latency
-        m.discard(s, cards)
 
     async def _moon(self) -> None:
         m = self.match
@@ -547,14 +565,14 @@ class _Referee:
         sun = bool(o.rules.sun_points) and all(t.winner == s for t in o.tricks)
         answer, latency, fault = await self._decide(o, "choose_moon",
                                                     pb.ChooseMoonRequest(moon_points=o.moon_points, sun=sun))
-        choice, fault, substituted = _settle(answer, fault, judge_moon, lambda: substitute_moon(self.seed, o))
-        h = self.record.hands[-1]
+        h = self.record.hands[-1]  # before the choice: scoring the hand may end the match
+        choice, fault, substituted = _judged(answer, fault, "moon", moon_of_answer, str,
+                                             lambda c: m.choose_moon(s, c), lambda: substitute_moon(self.seed, o))
         h.moon_choice_substituted = substituted
         h.moon_choice_latency_ms = latency
         if fault is not None:
             self._fault(s, fault, o.hand_number, None, describe("ChooseMoon", o),
                         f"chose the seeded substitute {choice.value}")
-        m.choose_moon(s, choice)
 
     # -- notifications: best effort, never faults ------------------------------------------------
 

@@ -29,6 +29,13 @@ class FaultKind(str, enum.Enum):
     WRONG_CALL = "wrong_call"  # pass_cycle call: the dealer's call is no pass (see rules.pass_call)
 
 
+class ForfeitReason(str, enum.Enum):
+    """Why a bot forfeited a match. The value is what the store keeps; the fault records say the rest."""
+
+    UNREACHABLE = "unreachable"  # a transport fault: the bot could not be reached, so it cannot come back
+    FAULTS = "faults"  # as many faults as the match's fault limit
+
+
 class MatchStatus(str, enum.Enum):
     FINISHED = "finished"  # played to the end (forfeits included: a match always completes)
     ABORTED = "aborted"  # stopped by the operator or a referee crash; not produced by play_match
@@ -44,7 +51,7 @@ class SeatRecord:
     place: int = 0  # 1 is best; ties share a place; a forfeiter places last
     faults: int = 0
     forfeit: bool = False
-    forfeit_reason: str | None = None
+    forfeit_reason: ForfeitReason | None = None
     address: str | None = None  # where the bot was served (None for an in-process seat)
     time_bank_left_ms: float | None = None
 

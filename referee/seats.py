@@ -2,8 +2,11 @@
 
 A seat asks its bot for one decision and returns the raw answer (wire enum values); it never
 validates: judging an answer is the referee's job, so a gRPC bot and an in-process bot are judged
-by the same code. Errors come back as exceptions (``grpc.aio.AioRpcError`` from a gRPC seat,
-``asyncio.TimeoutError`` or whatever the bot raised from an in-process seat).
+by the same code. A call that brings no answer raises a ``SeatError`` of the kind the seat itself
+observed: ``BotTimeout`` (the deadline passed, by the referee's own clock), ``BotUnreachable`` (no
+connection), ``BotErrorStatus`` (the bot answered an error status, or an in-process bot raised),
+``OversizedReply`` (more bytes than the receive limit, measured) or ``MalformedReply`` (bytes that
+are no reply). What a bot says about itself (a status code, a message) never picks the kind.
 
 Every call gets both the wire request (built by the referee from the seat's observation alone)
 and that observation: a gRPC seat sends the request, an in-process seat hands the observation to
@@ -14,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Sequence
+import re
+import time
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import grpc
@@ -25,13 +30,14 @@ from referee import wire
 from referee.rules import Card, MoonChoice, Observation
 
 T = TypeVar("T")
+_perf_counter = time.perf_counter
 
 REFEREE_NAME = "hearts-arena referee 0.1"
 MAX_RECEIVE_BYTES = 64 * 1024
 """The referee's receive limit: a bigger reply is an ``oversized`` fault, not a memory spike."""
 
 CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
-    ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+    ("grpc.max_receive_message_length", 4 * MAX_RECEIVE_BYTES),  # HARD_RECEIVE_BYTES: see there
     # A channel made before its bot listens otherwise waits ~0.7 s after the bot comes up.
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.min_reconnect_backoff_ms", 100),
@@ -41,18 +47,130 @@ CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
 )
 
 
-class SeatClosed(Exception):
-    """A call on a ``GrpcSeat`` after its ``close()``: a transport fault (the bot is gone for this seat)."""
+HARD_RECEIVE_BYTES = 4 * MAX_RECEIVE_BYTES
+"""gRPC's own receive limit on the referee's channels. Replies up to it arrive and are measured
+against ``MAX_RECEIVE_BYTES`` by the referee itself; a larger one gRPC cuts off (and says so in
+words naming this limit, which is how its error is told from a bot's status)."""
+
+# What gRPC says when it cut off a reply itself: over our own hard receive limit, or a status
+# message and metadata over its header limit. A bot may send a status with any text: only these
+# exact local forms, the first naming the referee's own limit, are taken as observed.
+_CUT_MESSAGE = re.compile(r"(?:Stream removed \(CLIENT: )?Received message larger than max "
+                          r"\(\d+ vs\. (\d+)\)\)?")
+_CUT_HEADERS = re.compile(r"Stream removed \(received metadata size exceeds (hard|soft) limit "
+                          r"\(value length \d+ vs\. \d+\)\)")
 
 
-class UndecodableReply(Exception):
-    """A reply that is not a message of the expected type (grpc.aio hands back None for it)."""
+class SeatError(Exception):
+    """A call that brought no answer, of the kind the seat observed.
+
+    ``detail`` says what happened in a line; ``received`` what came back (a status and its
+    message, a size), for the fault record. Bot-controlled text in either is raw: show it with
+    ``referee.untrusted.inert``.
+    """
+
+    def __init__(self, detail: str, received: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.received = received
 
 
-def _decoded(reply: T | None, method: str) -> T:
-    if reply is None:
-        raise UndecodableReply(f"{method} reply could not be decoded")
-    return reply
+class BotTimeout(SeatError):
+    """No answer before the deadline, measured by the referee's clock."""
+
+
+class BotUnreachable(SeatError):
+    """The bot could not be reached: no connection, a connection lost, or a closed seat."""
+
+
+class SeatClosed(BotUnreachable):
+    """A call on a ``GrpcSeat`` after its ``close()`` (the bot is gone for this seat)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail, detail)
+
+
+class BotErrorStatus(SeatError):
+    """The bot answered with an error status (over gRPC), or raised (in process)."""
+
+
+class OversizedReply(SeatError):
+    """A reply of more bytes than the referee's receive limit (or a status over its header limit)."""
+
+
+class MalformedReply(SeatError):
+    """Bytes that are not a reply of the expected message type."""
+
+
+# A reply the referee's own reader refused: it stands in for the message and is raised by the seat.
+class _Refused:
+    __slots__ = ("error",)
+
+    def __init__(self, error: SeatError) -> None:
+        self.error = error
+
+
+def _reader(message: Any, method: str, limit: int) -> Callable[[bytes], Any]:
+    """The response deserializer of one RPC: the message, or ``_Refused`` for an oversized or
+    undecodable reply (measured here, never inferred from a status)."""
+    parse = message.FromString
+
+    def read(data: bytes) -> Any:
+        if len(data) > limit:
+            return _Refused(OversizedReply(f"{method} reply of {len(data)} bytes; the referee's receive limit "
+                                           f"is {limit}", f"{len(data)} bytes"))
+        try:
+            return parse(data)
+        except Exception as e:  # noqa: BLE001 - any bytes a bot sends are judged, none crash the reader
+            return _Refused(MalformedReply(f"{method} reply could not be decoded ({type(e).__name__})",
+                                           f"{len(data)} bytes: {data[:40].hex()}"))
+
+    return read
+
+
+def _refused(reply: object, method: str) -> SeatError:
+    if isinstance(reply, _Refused):
+        return reply.error
+    return MalformedReply(f"{method} reply could not be decoded", repr(reply)[:100])
+
+
+CONNECTION_SETTLE_S = 0.1
+"""How long a connection must stay up after an UNAVAILABLE for the status to be the bot's own."""
+
+
+async def _still_connected(channel: grpc.aio.Channel | None) -> bool:
+    """Whether the connection stays up: then the bot itself answered UNAVAILABLE (a status, not a
+    transport fault). A lost connection may still read READY for a moment, so it is given a moment."""
+    if channel is None or channel.get_state(try_to_connect=False) is not grpc.ChannelConnectivity.READY:
+        return False
+    try:
+        await asyncio.wait_for(channel.wait_for_state_change(grpc.ChannelConnectivity.READY), CONNECTION_SETTLE_S)
+    except TimeoutError:
+        return True
+    return False
+
+
+async def _rpc_failure(error: grpc.aio.AioRpcError, elapsed: float, timeout: float, method: str,
+                 channel: grpc.aio.Channel | None, hard_limit: int) -> SeatError:
+    """Classify a failed call by what the referee observed: its own clock, its connection, the sizes
+    its own gRPC cut off; anything else is the bot's own status, whatever code or text it claims."""
+    code = error.code()
+    details = error.details() or ""
+    received = f"status {code.name}: {details[:300]}"
+    if elapsed >= timeout * 0.999:
+        began = " (it had begun a reply but never completed the call)" if "Stream removed" in details else ""
+        return BotTimeout(f"no answer before the deadline{began}", received)
+    if code is grpc.StatusCode.RESOURCE_EXHAUSTED:
+        cut = _CUT_MESSAGE.fullmatch(details)
+        if cut is not None and int(cut.group(1)) == hard_limit:
+            return OversizedReply(f"{method} reply larger than {hard_limit} bytes, cut off by the referee",
+                                  received)
+        if _CUT_HEADERS.fullmatch(details):
+            return OversizedReply(f"{method}: the bot's status message or metadata exceeded the referee's "
+                                  "header limit", received)
+    if code is grpc.StatusCode.UNAVAILABLE and not await _still_connected(channel):
+        return BotUnreachable("bot unreachable (is it running?)", received)
+    return BotErrorStatus(f"the bot answered {code.name}" + (f": {details[:200]}" if details else ""), received)
 
 
 @runtime_checkable
@@ -85,15 +203,17 @@ def _serialize(request: Any) -> bytes:
 
 
 class GrpcSeat:
-    """A bot served over gRPC at ``address`` (``host:port``).
+    """A bot served over gRPC at ``address`` (``host:port``, or ``unix:PATH``).
 
     One channel per bot, made lazily inside the running event loop (aio channels belong to one
     loop) and reused by every match that seats this bot, concurrent ones included. The handshake
     is asked once per channel and remembered.
 
-    ``pass_cards``, ``play_card`` and ``choose_moon`` take the request as a message or already
-    serialised (``bytes``, what the referee sends when ``wire_requests`` is true): the referee
-    encodes it once from the seat's observation, and those very bytes go on the wire.
+    The decision methods take the request as a message or already serialised (``bytes``, what
+    the referee sends when ``wire_requests`` is true): the referee encodes it once from the seat's
+    observation, and those very bytes go on the wire. Every reply is read by the seat's own
+    deserializer, which measures it against ``max_receive_bytes`` (gRPC's own limit on the channel
+    is four times that, so the referee sees an oversized reply rather than a gRPC error about it).
     """
 
     wire_requests = True
@@ -102,10 +222,13 @@ class GrpcSeat:
                  max_receive_bytes: int = MAX_RECEIVE_BYTES) -> None:
         self.address = address
         self.name = name
+        self.max_receive_bytes = max_receive_bytes
+        self._hard_limit = 4 * max_receive_bytes
         self._options = [o for o in CHANNEL_OPTIONS if o[0] != "grpc.max_receive_message_length"]
-        self._options.append(("grpc.max_receive_message_length", max_receive_bytes))
+        self._options.append(("grpc.max_receive_message_length", self._hard_limit))
         self._channel: grpc.aio.Channel | None = None
         self._stub: bot_pb2_grpc.BotServiceStub | None = None
+        self._handshake: Any = None
         self._pass_cards: Any = None
         self._play_card: Any = None
         self._choose_moon: Any = None
@@ -128,12 +251,15 @@ class GrpcSeat:
             self._close_foreign_channel()
             self._channel = grpc.aio.insecure_channel(self.address, options=self._options)
             self._stub = bot_pb2_grpc.BotServiceStub(self._channel)
-            # The stub's five decision methods, but taking serialised requests too.
-            self._pass_cards, self._play_card, self._choose_moon, self._discard_cards, self._call_pass = (
+            # The handshake and the five decisions, read by the seat's own measuring reader and
+            # taking serialised requests too.
+            (self._handshake, self._pass_cards, self._play_card, self._choose_moon, self._discard_cards,
+             self._call_pass) = (
                 self._channel.unary_unary(f"/hearts.v1.BotService/{name}", request_serializer=_serialize,
-                                          response_deserializer=reply.FromString, _registered_method=True)
-                for name, reply in (("PassCards", pb.PassCardsResponse), ("PlayCard", pb.PlayCardResponse),
-                                    ("ChooseMoon", pb.ChooseMoonResponse),
+                                          response_deserializer=_reader(reply, name, self.max_receive_bytes),
+                                          _registered_method=True)
+                for name, reply in (("Handshake", pb.HandshakeResponse), ("PassCards", pb.PassCardsResponse),
+                                    ("PlayCard", pb.PlayCardResponse), ("ChooseMoon", pb.ChooseMoonResponse),
                                     ("DiscardCards", pb.DiscardCardsResponse), ("CallPass", pb.CallPassResponse)))
             self._loop = loop
             self._hello = None
@@ -154,6 +280,17 @@ class GrpcSeat:
         if old_loop.is_running():
             asyncio.run_coroutine_threadsafe(channel.close(), old_loop)
 
+    async def _call(self, rpc: Any, request: Any, timeout: float, method: str, reply_type: type[T]) -> T:
+        """One call of ``rpc``; its reply, or the ``SeatError`` the seat observed."""
+        t0 = _perf_counter()
+        try:
+            reply = await rpc(request, timeout=timeout)
+        except grpc.aio.AioRpcError as e:
+            raise await _rpc_failure(e, _perf_counter() - t0, timeout, method, self._channel, self._hard_limit) from None
+        if type(reply) is not reply_type:
+            raise _refused(reply, method)
+        return reply  # type: ignore[no-any-return]  # its type was just checked
+
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
         """The bot's handshake, asked once per channel and remembered.
 
@@ -168,11 +305,16 @@ class GrpcSeat:
         if task is None:
             task = self._hello_task = asyncio.get_running_loop().create_task(self._greet(stub, request, timeout))
             task.add_done_callback(self._greeted)
-        return await asyncio.wait_for(asyncio.shield(task), timeout)
+        t0 = _perf_counter()
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), timeout)
+        except TimeoutError:
+            raise BotTimeout("no handshake before the deadline", f"nothing in {(_perf_counter() - t0) * 1000:.0f} ms")\
+                from None
 
     async def _greet(self, stub: bot_pb2_grpc.BotServiceStub, request: pb.HandshakeRequest,
                      timeout: float) -> pb.HandshakeResponse:
-        hello = _decoded(await stub.Handshake(request, timeout=timeout), "Handshake")
+        hello = await self._call(self._handshake, request, timeout, "Handshake", pb.HandshakeResponse)
         if self._stub is stub:  # not a channel closed or replaced meanwhile
             self._hello = hello
         return hello
@@ -185,31 +327,36 @@ class GrpcSeat:
 
     async def pass_cards(self, request: pb.PassCardsRequest | bytes, obs: Observation, timeout: float) -> list[int]:
         self.stub()
-        reply = _decoded(await self._pass_cards(request, timeout=timeout), "PassCards")
+        reply = await self._call(self._pass_cards, request, timeout, "PassCards", pb.PassCardsResponse)
         return list(reply.cards)
 
     async def play_card(self, request: pb.PlayCardRequest | bytes, obs: Observation, timeout: float) -> int:
         self.stub()
-        reply = await self._play_card(request, timeout=timeout)
-        if reply is None:
-            raise UndecodableReply("PlayCard reply could not be decoded")
+        t0 = _perf_counter()  # _call written out: this is every play's path
+        try:
+            reply = await self._play_card(request, timeout=timeout)
+        except grpc.aio.AioRpcError as e:
+            raise await _rpc_failure(e, _perf_counter() - t0, timeout, "PlayCard", self._channel, self._hard_limit) \
+                from None
+        if type(reply) is not pb.PlayCardResponse:
+            raise _refused(reply, "PlayCard")
         return reply.card
 
     async def discard_cards(self, request: pb.DiscardCardsRequest | bytes, obs: Observation,
                             timeout: float) -> list[int]:
         self.stub()
-        reply = _decoded(await self._discard_cards(request, timeout=timeout), "DiscardCards")
+        reply = await self._call(self._discard_cards, request, timeout, "DiscardCards", pb.DiscardCardsResponse)
         return list(reply.cards)
 
     async def call_pass(self, request: pb.CallPassRequest | bytes, obs: Observation, timeout: float) -> object:
         """``"mix"`` or the offsets the dealer called (judged by the referee)."""
         self.stub()
-        reply = _decoded(await self._call_pass(request, timeout=timeout), "CallPass")
+        reply = await self._call(self._call_pass, request, timeout, "CallPass", pb.CallPassResponse)
         return "mix" if reply.mix else tuple(reply.offsets)
 
     async def choose_moon(self, request: pb.ChooseMoonRequest | bytes, obs: Observation, timeout: float) -> int:
         self.stub()
-        reply = _decoded(await self._choose_moon(request, timeout=timeout), "ChooseMoon")
+        reply = await self._call(self._choose_moon, request, timeout, "ChooseMoon", pb.ChooseMoonResponse)
         return reply.choice
 
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None:
@@ -222,7 +369,8 @@ class GrpcSeat:
         task, self._hello_task = self._hello_task, None
         if task is not None and task.get_loop() is asyncio.get_running_loop():
             task.cancel()
-        self._pass_cards = self._play_card = self._choose_moon = None
+        self._handshake = self._pass_cards = self._play_card = self._choose_moon = None
+        self._discard_cards = self._call_pass = None
         if channel is not None:
             if self._loop is asyncio.get_running_loop():
                 await channel.close()
@@ -252,9 +400,16 @@ class InProcessSeat:
         return f"InProcessSeat({self.bot!r}, name={self.name!r})"
 
     async def _call(self, method: str, arg: Any, timeout: float) -> Any:
-        result = getattr(self.bot, method)(arg)
-        if inspect.isawaitable(result):
-            result = await asyncio.wait_for(result, timeout)
+        t0 = _perf_counter()
+        try:
+            result = getattr(self.bot, method)(arg)
+            if inspect.isawaitable(result):
+                result = await asyncio.wait_for(result, timeout)
+        except Exception as e:  # noqa: BLE001 - whatever the bot raised is its fault, of the kind observed
+            if isinstance(e, TimeoutError) and _perf_counter() - t0 >= timeout * 0.999:
+                raise BotTimeout("no answer before the deadline", "nothing") from None
+            raise BotErrorStatus(f"the bot raised {type(e).__name__}: {_message(e)}"[:300], _message(e, repr)) \
+                from None
         return result
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
@@ -299,6 +454,14 @@ class InProcessSeat:
         return None
 
 
+def _message(error: BaseException, show: Callable[[object], str] = str) -> str:
+    """An in-process bot's exception as text (capped); an exception whose ``__str__`` fails is still named."""
+    try:
+        return show(error)[:300]
+    except Exception:  # noqa: BLE001
+        return f"<{type(error).__name__}>"
+
+
 def _card_values(answer: Any) -> list[int]:
     """A bot's answer of several cards (a pass, a discard) as wire enum values; a lone card or
     ``None`` is one value, for the referee to judge as a wrong count."""
@@ -336,11 +499,8 @@ def parse_seat(spec: str) -> tuple[str, str]:
 
 def unreachable_message(name: str, address: str, error: BaseException) -> str | None:
     """A message a person can act on when ``error`` means the bot is not there; else None."""
-    if isinstance(error, grpc.aio.AioRpcError):
-        code = error.code()
-        if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            return None
-        why = f"{code.name}: {error.details()}"
+    if isinstance(error, (BotUnreachable, BotTimeout)):
+        why = f"{error.detail}; {error.received}"
     elif isinstance(error, (TimeoutError, OSError)):  # asyncio.TimeoutError is TimeoutError
         why = repr(error)
     else:

@@ -15,6 +15,8 @@ from .cards import DECK, QUEEN_OF_SPADES, TWO_OF_CLUBS, Card, CardSet, Suit, car
 from .options import OPTIONS, PASS_CYCLES, PASS_DIRECTIONS, POINT_SCHEMES, PRESETS, Option, Rules, pass_call
 from .state import (
     CallPass,
+    CardNotHeldError,
+    CardNotLegalError,
     ChooseMoon,
     Deal,
     Discard,
@@ -25,12 +27,16 @@ from .state import (
     Match,
     MixRedeal,
     MoonChoice,
+    NotYourTurnError,
     Observation,
     PassCards,
     Phase,
     Play,
+    RepeatedCardError,
     SeededRandom,
     Trick,
+    WrongCallError,
+    WrongCountError,
     deal,
     places_of,
 )
@@ -38,6 +44,7 @@ from .state import (
 __all__ = [
     "DECK", "QUEEN_OF_SPADES", "TWO_OF_CLUBS", "Card", "CardSet", "Suit", "cards_of", "mask_of", "parse_cards",
     "OPTIONS", "PASS_CYCLES", "PASS_DIRECTIONS", "POINT_SCHEMES", "PRESETS", "Option", "Rules", "pass_call",
-    "CallPass", "ChooseMoon", "Deal", "Discard", "Event", "Hand", "HandResult", "IllegalPlayError", "Match", "MixRedeal", "MoonChoice",
-    "Observation", "PassCards", "Phase", "Play", "SeededRandom", "Trick", "deal", "places_of",
+    "CallPass", "CardNotHeldError", "CardNotLegalError", "ChooseMoon", "Deal", "Discard", "Event", "Hand", "HandResult",
+    "IllegalPlayError", "Match", "MixRedeal", "MoonChoice", "NotYourTurnError", "Observation", "PassCards", "Phase",
+    "Play", "RepeatedCardError", "SeededRandom", "Trick", "WrongCallError", "WrongCountError", "deal", "places_of",
 ]

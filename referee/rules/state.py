@@ -69,13 +69,41 @@ class MoonChoice(enum.Enum):
 
 
 class IllegalPlayError(ValueError):
-    """A decision the rules do not allow. Names the seat, what was tried and what was legal."""
+    """A decision the rules do not allow. Names the seat, what was tried and what was legal.
+
+    Each rejection raises the subclass that says why, so a caller (the referee judging a bot's
+    answer) learns the kind from the engine's own check instead of repeating it.
+    """
 
     def __init__(self, message: str, *, seat: int, tried: object = None, legal: object = None) -> None:
         super().__init__(message)
         self.seat = seat
         self.tried = tried
         self.legal = legal
+
+
+class NotYourTurnError(IllegalPlayError):
+    """The seat owes no such decision now: another phase, another seat's turn, or the match is over."""
+
+
+class CardNotHeldError(IllegalPlayError):
+    """A card the seat does not hold."""
+
+
+class CardNotLegalError(IllegalPlayError):
+    """A card the seat holds but the rules forbid now (following suit, trick one, unbroken hearts)."""
+
+
+class WrongCountError(IllegalPlayError):
+    """Not as many cards as the decision takes (a pass, a discard)."""
+
+
+class RepeatedCardError(IllegalPlayError):
+    """The same card twice in one pass or discard."""
+
+
+class WrongCallError(IllegalPlayError):
+    """The dealer's call of the pass names no pass (see ``pass_call``)."""
 
 
 # -- history -----------------------------------------------------------------------------------
@@ -340,20 +368,21 @@ class Hand:
     def play(self, seat: int, card: Card) -> Trick | None:
         """Play ``card`` for ``seat`` (checked). Returns the trick when this card completed it."""
         if self.phase is not _PLAY:
-            raise IllegalPlayError(f"seat {seat} cannot play {card}: the hand is in the {self.phase.value} phase",
+            raise NotYourTurnError(f"seat {seat} cannot play {card}: the hand is in the {self.phase.value} phase",
                                    seat=seat, tried=card)
         if seat != self.turn:
-            raise IllegalPlayError(f"seat {seat} cannot play {card}: it is seat {self.turn}'s turn",
+            raise NotYourTurnError(f"seat {seat} cannot play {card}: it is seat {self.turn}'s turn",
                                    seat=seat, tried=card)
         legal = self._legal
         if legal < 0:
             legal = self._compute_legal(seat)
         m = card.mask
         if not legal & m:
-            why = "does not hold it" if not self.hands[seat] & m else "the rules forbid it now"
-            raise IllegalPlayError(
-                f"seat {seat} cannot play {card} ({why}); legal: {CardSet(legal)}",
-                seat=seat, tried=card, legal=CardSet(legal))
+            held = self.hands[seat] & m
+            error = CardNotLegalError if held else CardNotHeldError
+            why = "the rules forbid it now" if held else "does not hold it"
+            raise error(f"seat {seat} cannot play {card} ({why}); legal: {CardSet(legal)}",
+                        seat=seat, tried=card, legal=CardSet(legal))
         # Match.play repeats these lines inline (its hot path): keep the two in step.
         self._legal = -1
         self.hands[seat] ^= m
@@ -402,19 +431,19 @@ class Hand:
         if self.phase is not Phase.DISCARD or seat != self.kitty_taker:
             why = (f"the hand is in the {self.phase.value} phase" if self.phase is not Phase.DISCARD
                    else f"seat {self.kitty_taker} took the kitty")
-            raise IllegalPlayError(f"seat {seat} cannot discard: {why}", seat=seat, tried=cards)
+            raise NotYourTurnError(f"seat {seat} cannot discard: {why}", seat=seat, tried=cards)
         need = self.kitty.bit_count()
         held = self.hands[seat]
         m = 0
         for c in cards:
             if m & c.mask:
-                raise IllegalPlayError(f"seat {seat} discarded {c} twice", seat=seat, tried=cards)
+                raise RepeatedCardError(f"seat {seat} discarded {c} twice", seat=seat, tried=cards)
             m |= c.mask
         if len(cards) != need:
-            raise IllegalPlayError(f"seat {seat} must discard exactly {need} cards (as many as the kitty), "
+            raise WrongCountError(f"seat {seat} must discard exactly {need} cards (as many as the kitty), "
                                    f"not {len(cards)}", seat=seat, tried=cards, legal=CardSet(held))
         if m & ~held:
-            raise IllegalPlayError(f"seat {seat} cannot discard {CardSet(m & ~held)}: not in its hand "
+            raise CardNotHeldError(f"seat {seat} cannot discard {CardSet(m & ~held)}: not in its hand "
                                    f"{CardSet(held)}", seat=seat, tried=cards, legal=CardSet(held))
         self.hands[seat] = held & ~m
         self.captured[seat] |= m  # 002: 'face down into their tricks': they score for the taker
@@ -427,7 +456,7 @@ class Hand:
         if self.phase is not Phase.CALL or seat != self.dealer:
             why = (f"the hand is in the {self.phase.value} phase" if self.phase is not Phase.CALL
                    else f"seat {self.dealer} deals this hand")
-            raise IllegalPlayError(f"seat {seat} cannot call the pass: {why}", seat=seat, tried=direction)
+            raise NotYourTurnError(f"seat {seat} cannot call the pass: {why}", seat=seat, tried=direction)
         self.direction = direction
         self.offsets = offsets if direction == "split" else ()
         self.phase = Phase.PASS
@@ -436,11 +465,11 @@ class Hand:
         """Record ``seat``'s pass (checked); when every seat has passed, exchange the cards."""
         rules = self.rules
         if self.phase is not Phase.PASS:
-            raise IllegalPlayError(f"seat {seat} cannot pass: the hand is in the {self.phase.value} phase",
+            raise NotYourTurnError(f"seat {seat} cannot pass: the hand is in the {self.phase.value} phase",
                                    seat=seat, tried=tuple(cards))
         already = self.passed[seat]
         if already is not None:
-            raise IllegalPlayError(f"seat {seat} has already passed {' '.join(map(str, already))}",
+            raise NotYourTurnError(f"seat {seat} has already passed {' '.join(map(str, already))}",
                                    seat=seat, tried=tuple(cards))
         cards = tuple(cards)
         if not cards and rules.may_pass_on(self.direction):
@@ -448,17 +477,17 @@ class Hand:
             return
         if len(cards) != rules.pass_count:
             may = " (or none, to pass on the cards passed to it)" if rules.may_pass_on(self.direction) else ""
-            raise IllegalPlayError(
+            raise WrongCountError(
                 f"seat {seat} must pass exactly {rules.pass_count} cards{may}, not {len(cards)} "
                 f"({' '.join(map(str, cards)) or 'none'})", seat=seat, tried=cards)
         m = 0
         for c in cards:
             if m & c.mask:
-                raise IllegalPlayError(f"seat {seat} passed {c} twice", seat=seat, tried=cards)
+                raise RepeatedCardError(f"seat {seat} passed {c} twice", seat=seat, tried=cards)
             m |= c.mask
         if m & ~self.hands[seat]:
             missing = CardSet(m & ~self.hands[seat])
-            raise IllegalPlayError(f"seat {seat} cannot pass {missing}: not in its hand {CardSet(self.hands[seat])}",
+            raise CardNotHeldError(f"seat {seat} cannot pass {missing}: not in its hand {CardSet(self.hands[seat])}",
                                    seat=seat, tried=cards, legal=CardSet(self.hands[seat]))
         self.passed[seat] = cards
 
@@ -719,7 +748,7 @@ class Match:
                 s = seat
             if self.over or self._moon_shooter is not None:
                 why = "the match is over" if self.over else f"seat {self._moon_shooter} must choose how the moon scores"
-                raise IllegalPlayError(f"seat {s} cannot play {c}: {why}", seat=s, tried=c)
+                raise NotYourTurnError(f"seat {s} cannot play {c}: {why}", seat=s, tried=c)
             trick = hand.play(s, c)
             self._log.append((s, c))
             if trick is None:
@@ -735,7 +764,7 @@ class Match:
         try:
             direction, offsets = pass_call(self.rules.players, self.rules.pass_count, call)
         except ValueError as e:
-            raise IllegalPlayError(f"seat {seat}: {e}", seat=seat, tried=call) from None
+            raise WrongCallError(f"seat {seat}: {e}", seat=seat, tried=call) from None
         self.hand.call(seat, direction, offsets)
         self._log.append(CallPass(seat, direction, offsets))
 
@@ -757,7 +786,7 @@ class Match:
     def choose_moon(self, seat: int, choice: MoonChoice | str) -> None:
         ch = MoonChoice(choice)
         if self._moon_shooter is None or seat != self._moon_shooter:
-            raise IllegalPlayError(f"seat {seat} has no moon choice to make", seat=seat, tried=ch)
+            raise NotYourTurnError(f"seat {seat} has no moon choice to make", seat=seat, tried=ch)
         self._log.append(ChooseMoon(seat, ch))
         self._moon_shooter = None
         self._score_hand(ch)
@@ -818,9 +847,9 @@ class Match:
 
     def _check_seat(self, seat: int) -> None:
         if not 0 <= seat < self.rules.players:
-            raise IllegalPlayError(f"no seat {seat}: seats are 0..{self.rules.players - 1}", seat=seat)
+            raise NotYourTurnError(f"no seat {seat}: seats are 0..{self.rules.players - 1}", seat=seat)
         if self.over:
-            raise IllegalPlayError(f"seat {seat} cannot act: the match is over", seat=seat)
+            raise NotYourTurnError(f"seat {seat} cannot act: the match is over", seat=seat)
 
     # -- scoring ----------------------------------------------------------------------------
 

@@ -87,8 +87,8 @@ PLAY_FAULTS: list[tuple[Callable[[], Any], FaultKind, str]] = [
     (UnknownEnum, FaultKind.MALFORMED, "99"),
     (Illegal, FaultKind.ILLEGAL_CARD, "legal"),
     (NotHeld, FaultKind.CARD_NOT_HELD, "does not hold"),
-    (ShortPass, FaultKind.WRONG_PASS_COUNT, "not 3"),
-    (PassOn, FaultKind.WRONG_PASS_COUNT, "passed 0 cards, not 3"),
+    (ShortPass, FaultKind.WRONG_PASS_COUNT, "exactly 3 cards, not 2"),
+    (PassOn, FaultKind.WRONG_PASS_COUNT, "exactly 3 cards, not 0"),
     (RepeatPass, FaultKind.REPEATED_PASS_CARD, "twice"),
     (OversizedPass, FaultKind.OVERSIZED, "receive limit"),
     (lambda: raw_play_bot(OVERSIZED_PLAY), FaultKind.OVERSIZED, "receive limit"),
@@ -130,7 +130,7 @@ KITTY_DISCARD = Rules.parse("standard,kitty=first-trick,hand_size=12,kitty_disca
 
 
 @pytest.mark.parametrize("make_bot, kind, words", [
-    (ShortDiscard, FaultKind.WRONG_DISCARD, "discarded 3 cards: 4 distinct cards wanted"),
+    (ShortDiscard, FaultKind.WRONG_DISCARD, "exactly 4 cards (as many as the kitty), not 3"),
     (NoDiscard, FaultKind.ERROR_STATUS, "does not implement DiscardCards, which kitty_discard=true needs"),
 ])
 def test_a_wrong_discard_is_a_fault_and_the_seeded_substitute_discards(
