@@ -38,6 +38,8 @@ from types import TracebackType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from referee.untrusted import inert
+
 __all__ = [
     "DEFAULT_STARTUP_TIMEOUT",
     "DEFAULT_STOP_GRACE",
@@ -82,8 +84,8 @@ class BotStartError(RuntimeError):
         if log_path is not None:
             lines.append(f"  log: {log_path}")
         if tail.strip():
-            lines.append("  last lines of the log:")
-            lines.extend(f"    {ln}" for ln in tail.rstrip().splitlines())
+            lines.append("  last lines of the log:")  # the bot's own output: shown inert, never as escape codes
+            lines.extend(f"    {inert(ln)}" for ln in tail.rstrip().splitlines())
         super().__init__("\n".join(lines))
 
 

@@ -13,8 +13,17 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from referee.record import MatchRecord
+from referee.record import ForfeitReason, MatchRecord, SeatRecord
 from referee.rules import Card, Match, MoonChoice, Phase, Rules, Trick, cards_of
+from referee.untrusted import inert, inert_text
+
+NAME_LIMIT = 40
+"""Characters of a bot's name shown (a name may come from the bot's own handshake)."""
+
+
+def _names(record: MatchRecord) -> list[str]:
+    """The seats' bot names, inert: safe inside a ``Text``, and as table cells through ``Text``."""
+    return [inert(s.bot, NAME_LIMIT) for s in record.seats]
 
 
 def _sym(card: str) -> str:
@@ -48,17 +57,23 @@ def latencies(record: MatchRecord, seat: int) -> list[float]:
     return out
 
 
+def _forfeit_text(seat: SeatRecord) -> str:
+    if seat.forfeit_reason == ForfeitReason.FAULTS:
+        return f"{seat.faults} faults"
+    return str(ForfeitReason(seat.forfeit_reason).value) if seat.forfeit_reason else "forfeit"
+
+
 def summary(record: MatchRecord) -> RenderableType:
     """Scores by hand, the final standing with latencies, and the faults."""
     rules = Rules.from_dict(record.rules)
-    names = [s.bot for s in record.seats]
+    names = _names(record)
     title = (f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
              f"winner {', '.join(names[w] for w in record.winners) or 'none'}")
     by_hand = Table(title="Scores by hand", title_justify="left")
     by_hand.add_column("hand", justify="right")
     by_hand.add_column("pass")
     for n in names:
-        by_hand.add_column(n, justify="right")
+        by_hand.add_column(Text(n), justify="right")
     by_hand.add_column("")
     for h in record.hands:
         note = ""
@@ -67,7 +82,7 @@ def summary(record: MatchRecord) -> RenderableType:
         if h.sun is not None:
             note = f"{names[h.sun]} shot the sun" + (f" ({h.moon_choice})" if h.moon_choice else "")
         by_hand.add_row(str(h.hand), h.pass_direction,
-                        *(f"{sc:+d} → {t}" for sc, t in zip(h.score, h.totals)), note)
+                        *(f"{sc:+d} → {t}" for sc, t in zip(h.score, h.totals)), Text(note))
 
     standing = Table(title="Result (latency of each bot's decisions, ms)", title_justify="left")
     for col, just in (("seat", "right"), ("bot", "left"), ("score", "right"), ("place", "right"),
@@ -76,8 +91,8 @@ def summary(record: MatchRecord) -> RenderableType:
         standing.add_column(col, justify=just)  # type: ignore[arg-type]
     for s in record.seats:
         lat = latencies(record, s.seat)
-        standing.add_row(str(s.seat), s.bot, str(s.final_score), str(s.place), str(s.faults),
-                         s.forfeit_reason or "" if s.forfeit else "", str(len(lat)),
+        standing.add_row(str(s.seat), Text(names[s.seat]), str(s.final_score), str(s.place), str(s.faults),
+                         _forfeit_text(s) if s.forfeit else "", str(len(lat)),
                          *(f"{percentile(lat, q):.1f}" if lat else "-" for q in (50, 95, 100)))
     parts: list[RenderableType] = [Text(title, style="bold"), by_hand, standing]
     if record.faults:
@@ -85,8 +100,9 @@ def summary(record: MatchRecord) -> RenderableType:
         for col in ("hand", "trick", "seat", "kind", "detail", "instead"):
             faults.add_column(col)
         for f in record.faults:
+            # The detail quotes the bot (its status message, its reply): data, never markup.
             faults.add_row("-" if f.hand is None else str(f.hand), "-" if f.trick is None else str(f.trick),
-                           names[f.seat], f.kind.value, f.detail, f.action)
+                           Text(names[f.seat]), f.kind.value, inert_text(f.detail), inert_text(f.action))
         parts.append(faults)
     return Group(*parts)
 
@@ -123,7 +139,7 @@ def replay(record: MatchRecord) -> RenderableType:
     """The match hand by hand, trick by trick: the deal, the passes, every trick's leader, cards,
     winner and points, and each hand's score."""
     rules = Rules.from_dict(record.rules)
-    names = [s.bot for s in record.seats]
+    names = _names(record)
     n = len(names)
     substituted = {(p.hand, p.trick, p.seat) for p in record.plays if p.substituted}
     parts: list[RenderableType] = [Text(
@@ -143,13 +159,13 @@ def replay(record: MatchRecord) -> RenderableType:
             p = passes.get(s)
             passed = ((_cards(p.cards) if p.cards else "passed on") + (" (substitute)" if p.substituted else "")
                       if p else "")
-            deal.add_row(names[s], _cards(h.deal[s]), passed)
+            deal.add_row(Text(names[s]), _cards(h.deal[s]), passed)
         parts.append(deal)
         table = Table(box=None, padding=(0, 1))
         table.add_column("trick", justify="right")
         table.add_column("leader")
         for name in names:
-            table.add_column(name)
+            table.add_column(Text(name))
         table.add_column("winner")
         table.add_column("points", justify="right")
         for t_no, trick in enumerate(tricks):
@@ -159,7 +175,7 @@ def replay(record: MatchRecord) -> RenderableType:
                 text = card.symbol + ("*" if (number, t_no, seat) in substituted else "")
                 cells[seat] = f"[bold green]{text}[/]" if seat == trick.winner else text
             points = sum(rules.points_of(c) for c in trick.cards)
-            table.add_row(str(t_no), names[trick.leader], *cells, names[trick.winner or 0],
+            table.add_row(str(t_no), Text(names[trick.leader]), *cells, Text(names[trick.winner or 0]),
                           str(points) if points else "")
         parts.append(table)
         if h.discard_seat is not None:
