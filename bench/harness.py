@@ -58,10 +58,25 @@ class TrivialBot(bot_pb2_grpc.BotServiceServicer):
         return pb.ChooseMoonResponse(choice=pb.MOON_CHOICE_ADD_TO_OTHERS)
 
 
+class ThinkingBot(TrivialBot):
+    """The trivial bot, thinking ``THINK_S`` before each decision (an async server: any number at once)."""
+
+    async def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
+        await asyncio.sleep(THINK_S)
+        return await super().PassCards(request, context)
+
+    async def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        await asyncio.sleep(THINK_S)
+        return await super().PlayCard(request, context)
+
+
+THINK_S = 0.2
+
+
 async def _serve(kind: str) -> None:
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    if kind == "bot":
-        bot_pb2_grpc.add_BotServiceServicer_to_server(TrivialBot(), server)
+    if kind in ("bot", "thinking"):
+        bot_pb2_grpc.add_BotServiceServicer_to_server(TrivialBot() if kind == "bot" else ThinkingBot(), server)
     else:
         reply = b"\x08\x25"[:REPLY_BYTES].ljust(REPLY_BYTES, b"\x00")
 
@@ -257,6 +272,77 @@ class SeatLoop:
             await s.close()
 
 
+class Thinking:
+    """``tables`` matches at once among four bots that each think ``THINK_S`` a decision.
+
+    Latency-bound: the most the referee can reach is ``tables / THINK_S`` decisions/s (or its
+    CPU-bound rate, whichever is lower). Decisions are counted as they are answered, over a window
+    after the tables have started; the matches are then cancelled (a 200 ms match lasts minutes).
+    """
+
+    def __init__(self, addresses: list[str]) -> None:
+        from referee.seats import BotTimeout, GrpcSeat
+
+        timeout_kind = BotTimeout
+        counts = self.counts = {"answered": 0, "timeouts": 0}
+
+        class Counting(GrpcSeat):
+            async def pass_cards(self, *args: Any) -> list[int]:
+                return await self._counted(super().pass_cards(*args))
+
+            async def play_card(self, *args: Any) -> int:
+                return await self._counted(super().play_card(*args))
+
+            async def _counted(self, call: Awaitable[Any]) -> Any:
+                try:
+                    answer = await call
+                except timeout_kind:
+                    counts["timeouts"] += 1
+                    raise
+                counts["answered"] += 1
+                return answer
+
+        self.seats = [Counting(a, f"thinker{i}") for i, a in enumerate(addresses)]
+
+    async def measure(self, tables: int, warm_s: float, window_s: float) -> dict[str, Any]:
+        from referee.match import MatchSettings, play_match
+        from referee.rules import Rules
+
+        settings = MatchSettings(budget_ms=1000, bank_ms=10000)
+        matches = [asyncio.ensure_future(play_match(self.seats, Rules(), seed=i + 1, settings=settings))
+                   for i in range(tables)]
+        try:
+            await asyncio.sleep(warm_s)
+            c0, t0, n0 = time.process_time(), time.perf_counter(), self.counts["answered"]
+            await asyncio.sleep(window_s)
+            seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+            answered = self.counts["answered"] - n0
+        finally:
+            for m in matches:
+                m.cancel()
+            await asyncio.gather(*matches, return_exceptions=True)
+        return {"tables": tables, "think_ms": THINK_S * 1000, "decisions_per_s": round(answered / seconds),
+                "latency_bound_per_s": round(tables / THINK_S), "referee_cpu_us_per_decision":
+                round(cpu / max(answered, 1) * 1e6, 1), "timeouts": self.counts["timeouts"]}
+
+    async def close(self) -> None:
+        for s in self.seats:
+            await s.close()
+
+
+async def measure_thinking(tables: int, warm_s: float, window_s: float) -> dict[str, Any]:
+    procs, addresses = start_servers("thinking", 4)
+    thinking = Thinking(addresses)
+    try:
+        return await thinking.measure(tables, warm_s, window_s)
+    finally:
+        await thinking.close()
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=10)
+
+
 async def measure(single: int, concurrent: int, rounds: int, seat_loop: bool = False) -> dict[str, Any]:
     bots, bot_addresses = start_servers("bot", 4)
     echoes, echo_addresses = start_servers("echo", 4)
@@ -332,7 +418,16 @@ def print_table(r: dict[str, Any]) -> None:
                   f"[{ok}]{x['ratio']:.2f}[/]", " ".join(f"{y['ratio']:.2f}" for y in x["each_round"]),
                   f"{x['best_of_each_ratio']:.2f}", f"{x['referee_cpu_us_per_decision']:.0f}",
                   f"{x['echo_cpu_us_per_call']:.0f}")
-    Console(width=max(Console().width, 150)).print(t)  # piped, each row still fits one line
+    console = Console(width=max(Console().width, 150))  # piped, each row still fits one line
+    console.print(t)
+    if "thinking" in r:
+        x, cpu_bound = r["thinking"], r["16_matches_at_once"]["decisions_per_s"]
+        bound = min(x["latency_bound_per_s"], cpu_bound)
+        ok = "green" if x["decisions_per_s"] >= 0.8 * bound and not x["timeouts"] else "red"
+        console.print(f"{x['tables']} tables of {x['think_ms']:.0f} ms bots: [{ok}]{x['decisions_per_s']:,} decisions/s = "
+              f"{x['decisions_per_s'] / bound:.2f} x min({x['latency_bound_per_s']:,} latency-bound, "
+              f"{cpu_bound:,} CPU-bound)[/], {x['timeouts']} timeouts, "
+              f"{x['referee_cpu_us_per_decision']:.0f} CPU µs/decision (target: >= 0.8x, 0 timeouts)")
     print("ratio: the median of the rounds' ratios (each round: the referee and the echo back to back); "
           "figures: medians over the rounds; target: ratio >= 0.8 (the referee adds at most 20% to a bare gRPC "
           "round trip of the same sizes); CPU: this process only (bots and echo servers run apart)")
@@ -346,13 +441,18 @@ def main() -> None:
                     help="paired rounds (referee and echo back to back); the median ratio is reported")
     ap.add_argument("--seat-loop", action="store_true",
                     help="also measure the referee's ceiling: a constant request through its GrpcSeat, 16 in flight")
+    ap.add_argument("--tables", type=int, default=256,
+                    help="matches at once of 200 ms bots, for the latency-bound row (0: skip it)")
+    ap.add_argument("--window", type=float, default=6.0, help="seconds the latency-bound row is counted over")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    ap.add_argument("--serve", choices=["bot", "echo"], help=argparse.SUPPRESS)
+    ap.add_argument("--serve", choices=["bot", "echo", "thinking"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
         asyncio.run(_serve(args.serve))
         return
     result = asyncio.run(measure(args.single, args.concurrent, args.rounds, args.seat_loop))
+    if args.tables:
+        result["thinking"] = asyncio.run(measure_thinking(args.tables, min(2.0, args.window), args.window))
     if args.json:
         print(json.dumps(result))
     else:

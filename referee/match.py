@@ -114,8 +114,16 @@ class Clock:
 # -- bounding what is in flight ------------------------------------------------------------------
 
 MAX_IN_FLIGHT = 16
-"""Decisions in flight per referee process (per event loop). Beyond ~16 gRPC throughput is flat
-and only latency grows, and client-side queueing counts against the bots' deadlines."""
+"""Decisions the referee works on at once per process (per event loop). Beyond ~16 gRPC throughput
+is flat and only latency grows, and client-side queueing counts against the bots' deadlines. A
+decision waiting on its bot longer than ``PATIENCE_S`` no longer counts (see ``_Decisions``)."""
+
+PATIENCE_S = 0.010
+"""A decision whose bot has not answered within this long is waiting on the bot, not on the referee:
+its slot passes on. The referee's own work on a decision is well under a millisecond, and its
+answer comes back in a few milliseconds at 16 in flight on two cores when bots answer at once; so
+the bound keeps limiting the referee's CPU work, and no longer caps bots that think (200 ms bots
+on 256 tables would otherwise be held to 16 / 0.2 s = 80 decisions/s)."""
 
 
 class _InFlight:
@@ -171,20 +179,60 @@ class _InFlight:
         self.release()
 
 
+class _Decisions(_InFlight):
+    """The decisions' bound: a slot held by a call that has waited on its bot for ``PATIENCE_S``
+    passes on, so waiting on slow bots never holds the slots that the referee's own work needs.
+
+    ``hold()`` takes note of a call that holds a slot; ``let_go(held)`` releases its slot unless a
+    sweep already did. One timer per loop sweeps, every ``PATIENCE_S``, while any slot is held.
+    """
+
+    __slots__ = ("held", "timer")
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n)
+        self.held: collections.deque[list[Any]] = collections.deque()  # [started, slot released], in order
+        self.timer: asyncio.TimerHandle | None = None
+
+    def hold(self, started: float) -> list[Any]:
+        held = [started, False]
+        self.held.append(held)
+        if self.timer is None:
+            self.timer = asyncio.get_running_loop().call_later(PATIENCE_S, self._sweep)
+        return held
+
+    def let_go(self, held: list[Any]) -> None:
+        if not held[1]:
+            held[1] = True
+            self.release()
+
+    def _sweep(self) -> None:
+        self.timer = None
+        held = self.held
+        patient = _perf_counter() - PATIENCE_S
+        while held and (held[0][1] or held[0][0] <= patient):
+            oldest = held.popleft()
+            if not oldest[1]:
+                oldest[1] = True  # waiting on its bot: the slot goes to the next decision
+                self.release()
+        if held:
+            self.timer = asyncio.get_running_loop().call_later(PATIENCE_S, self._sweep)
+
+
 MAX_NOTIFY_IN_FLIGHT = 16
 """Notifications in flight per referee process (per event loop): their own bound, so listeners slow
 to answer Notify hold none of the slots decisions need (nor slow any match but by dropped courtesies)."""
 
-_in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[_InFlight, _InFlight]] = (
+_in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[_Decisions, _InFlight]] = (
     weakref.WeakKeyDictionary())
 
 
-def _semaphores() -> tuple[_InFlight, _InFlight]:
+def _semaphores() -> tuple[_Decisions, _InFlight]:
     """This loop's bounds: (decisions, notifications)."""
     loop = asyncio.get_running_loop()
     sems = _in_flight.get(loop)
     if sems is None:
-        sems = _in_flight[loop] = (_InFlight(MAX_IN_FLIGHT), _InFlight(MAX_NOTIFY_IN_FLIGHT))
+        sems = _in_flight[loop] = (_Decisions(MAX_IN_FLIGHT), _InFlight(MAX_NOTIFY_IN_FLIGHT))
     return sems
 
 
@@ -323,10 +371,11 @@ class _Referee:
         in_flight = self.in_flight
         if not in_flight.take():
             await in_flight.wait()
+        clock = st.clock
+        # The clock starts once the call can go out: the referee's own queue is not the bot's time.
+        t0 = _perf_counter()
+        held = in_flight.hold(t0)
         try:
-            clock = st.clock
-            # The clock starts once the call can go out: the referee's own queue is not the bot's time.
-            t0 = _perf_counter()
             try:
                 answer = await method(request, obs, clock.deadline())
             except Exception as e:  # noqa: BLE001 - every failure of a bot is judged, none stops the match
@@ -338,7 +387,7 @@ class _Referee:
                     clock.charge(elapsed)  # a failure costs the bot its time like an answer does
                 return None, elapsed * 1000, fault
         finally:
-            in_flight.release()
+            in_flight.let_go(held)
         elapsed = _perf_counter() - t0
         allowed = clock.deadline()
         if not clock.charge(elapsed):

@@ -28,6 +28,7 @@ from hearts.v1 import bot_pb2_grpc
 
 from referee import wire
 from referee.rules import Card, MoonChoice, Observation
+from referee.untrusted import inert
 
 T = TypeVar("T")
 _perf_counter = time.perf_counter
@@ -500,7 +501,7 @@ def parse_seat(spec: str) -> tuple[str, str]:
 def unreachable_message(name: str, address: str, error: BaseException) -> str | None:
     """A message a person can act on when ``error`` means the bot is not there; else None."""
     if isinstance(error, (BotUnreachable, BotTimeout)):
-        why = f"{error.detail}; {error.received}"
+        why = inert(f"{error.detail}; {error.received}")  # the status text may be the bot's own
     elif isinstance(error, (TimeoutError, OSError)):  # asyncio.TimeoutError is TimeoutError
         why = repr(error)
     else:

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_harness_pairs_rounds_in_both_orders_and_reports_the_median() -> None:
     out = subprocess.run([sys.executable, str(ROOT / "bench" / "harness.py"), "--single", "1", "--concurrent", "2",
-                          "--rounds", "2", "--seat-loop", "--json"],
+                          "--rounds", "2", "--seat-loop", "--tables", "8", "--window", "1", "--json"],
                          capture_output=True, text=True, timeout=300, cwd=ROOT, check=True)
     r = json.loads(out.stdout)
     for key in ("one_match_at_a_time", "16_matches_at_once", "seat_loop_16_in_flight"):
@@ -27,3 +27,6 @@ def test_harness_pairs_rounds_in_both_orders_and_reports_the_median() -> None:
         assert row["ratio_range"] == [min(ratios), max(ratios)]
         assert row["decisions_per_s"] > 0 and row["echo_calls_per_s"] > 0 and row["best_of_each_ratio"] > 0
     assert r["16_matches_at_once"]["decisions"] > 500  # two whole matches' decisions, none faulted
+    thinking = r["thinking"]  # 8 tables of 200 ms bots: latency-bound at 40 decisions/s
+    assert thinking["tables"] == 8 and thinking["latency_bound_per_s"] == 40 and thinking["decisions_per_s"] > 0
+    assert thinking["timeouts"] == 0

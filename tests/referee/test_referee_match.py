@@ -432,3 +432,45 @@ def test_a_dealer_answering_none_or_an_unreadable_call_is_faulted_not_trusted() 
     assert any(f.detail.startswith("the call could not be read") for f in odd)
     assert all(h.pass_call_substituted for h in rec.hands if h.dealer == 0)
     assert not any(h.pass_call_substituted for h in rec.hands if h.dealer != 0)
+
+
+def test_decisions_waiting_on_their_bots_do_not_hold_the_referees_slots() -> None:
+    """The in-flight bound limits the referee's own work: bots that think are all asked at once, not 16
+    at a time (which would cap 200 ms bots at 80 decisions/s however many tables play)."""
+    import asyncio
+
+    from referee.match import MAX_IN_FLIGHT, play_match
+    from referee.rules import Rules
+    from referee.seats import InProcessSeat
+
+    class Thinker:
+        """Answers nothing until told: counts how many of its decisions wait at once."""
+
+        def __init__(self, go: asyncio.Event) -> None:
+            self.go, self.waiting, self.most = go, 0, 0
+
+        async def pass_cards(self, obs: object) -> list[object]:
+            self.waiting += 1
+            self.most = max(self.most, self.waiting)
+            await self.go.wait()
+            self.waiting -= 1
+            return list(obs.hand.cards)[:3]  # type: ignore[attr-defined]
+
+        async def play_card(self, obs: object) -> object:
+            return obs.legal.cards[0]  # type: ignore[attr-defined]
+
+    async def go() -> int:
+        release = asyncio.Event()
+        bot = Thinker(release)
+        seats = [InProcessSeat(bot, f"t{i}") for i in range(4)]
+        tables = [asyncio.ensure_future(play_match(seats, Rules.parse("standard,target=1"), seed))
+                  for seed in range(1, 13)]
+        for _ in range(200):  # until every table's four passes wait on the bot (bounded: ~2 s at most)
+            await asyncio.sleep(0.01)
+            if bot.waiting == 4 * len(tables):
+                break
+        release.set()
+        await asyncio.gather(*tables)
+        return bot.most
+
+    assert asyncio.run(go()) == 48 > MAX_IN_FLIGHT
