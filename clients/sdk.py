@@ -196,8 +196,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         except Exception as e:  # noqa: BLE001 - every bot failure must reach the referee as a status
             log.exception("%s failed", what)
             message = f"{what}: {type(e).__name__}: {e}"
-        # UNKNOWN, as gRPC itself reports an uncaught handler exception; INTERNAL would read as a
-        # transport-level decoding failure to the referee.
+        # UNKNOWN, as gRPC itself reports an uncaught handler exception.
         await context.abort(grpc.StatusCode.UNKNOWN, message)
         raise AssertionError("unreachable: abort raises")
 

@@ -43,5 +43,61 @@ def test_a_flooding_bot_costs_the_bots_of_other_matches_nothing(tmp_path: Path) 
                 lat = latencies(rec, s.seat)
                 assert lat and max(lat) < BUDGET_MS, (s.bot, max(lat))
     # Each kind of flood was refused: a pass and a discard of too many cards, a call of too many offsets, and
-    # plays of a card not held or not legal (5, the 4 of clubs, repeated ~32,000 times).
+    # plays of a card not held or not legal (5, the 6 of clubs, repeated ~32,000 times).
     assert {FaultKind.WRONG_PASS_COUNT, FaultKind.WRONG_DISCARD, FaultKind.WRONG_CALL} <= seen <= flooded
+
+
+def test_each_flooded_reply_is_read_and_judged_once(tmp_path: Path) -> None:
+    """The five decisions' largest replies, each through the referee's own seat and judge: the several-card
+    answers are refused as too many before any card is read; a play or moon choice written 32,000 times is
+    one value (protobuf keeps the last), judged like any other."""
+    import asyncio
+    from concurrent import futures
+
+    import grpc
+    from hearts.v1 import bot_pb2 as pb
+
+    sys.path.insert(0, str(HERE / "bots"))
+    from flooding import REPLIES, Flooding
+
+    from referee.faults import Fault, call_of_answer, card_of_answer, cards_of_answer, moon_of_answer
+    from referee.rules import Match, MoonChoice, Rules
+    from referee.seats import GrpcSeat
+
+    assert all(len(r) <= 64 * 1024 for r in REPLIES.values())
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    server.add_generic_rpc_handlers((Flooding(),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    obs = Match(Rules.parse(RULES.replace(",pass_cycle=call", "")), 1).observation(0)  # a hand of 12, dealt
+
+    async def go() -> None:
+        seat = GrpcSeat(f"127.0.0.1:{port}", "flooding")
+        try:
+            for method, what, kind in (("pass_cards", "pass", FaultKind.WRONG_PASS_COUNT),
+                                       ("discard_cards", "discard", FaultKind.WRONG_DISCARD)):
+                answer = await getattr(seat, method)(pb.PassCardsRequest(), obs, 5.0)
+                assert len(answer) > 65_000
+                try:
+                    cards_of_answer(answer, what, obs, kind)
+                except Fault as f:
+                    assert f.kind is kind and f"{what} of {len(answer)} cards; the hand holds 12" in f.detail
+                    assert len(f.received) < 200
+                else:
+                    raise AssertionError("a flood was taken as an answer")
+            offsets = await seat.call_pass(pb.CallPassRequest(), obs, 5.0)
+            try:
+                call_of_answer(offsets, obs)
+            except Fault as f:
+                assert f.kind is FaultKind.WRONG_CALL and "a pass of 3 cards takes 3" in f.detail
+            else:
+                raise AssertionError("a flood was taken as a call")
+            assert str(card_of_answer(await seat.play_card(pb.PlayCardRequest(), obs, 5.0))) == "6C"
+            assert moon_of_answer(await seat.choose_moon(pb.ChooseMoonRequest(), obs, 5.0)) is MoonChoice.ADD_TO_OTHERS
+        finally:
+            await seat.close()
+
+    try:
+        asyncio.run(go())
+    finally:
+        server.stop(0)
