@@ -113,6 +113,9 @@ class Clock:
 
 # -- bounding what is in flight ------------------------------------------------------------------
 
+NAME_LIMIT = 64
+"""Characters kept of a bot's handshake name, where it names its seat (no seat name was given)."""
+
 MAX_IN_FLIGHT = 16
 """Decisions the referee works on at once per process (per event loop). Beyond ~16 gRPC throughput
 is flat and only latency grows, and client-side queueing counts against the bots' deadlines. A
@@ -493,7 +496,7 @@ class _Referee:
                 name = ""
             else:
                 st.wants_notify = reply.wants_notifications
-                name = reply.name
+                name = reply.name[:NAME_LIMIT]  # the bot's own text: kept as data, but bounded
                 if reply.protocol_version not in (0, wire.PROTOCOL_VERSION):  # 0: left unset, taken as ours
                     self._fault(s, Fault(FaultKind.MALFORMED, f"speaks protocol {reply.protocol_version}, "
                                          f"the referee speaks {wire.PROTOCOL_VERSION}",
