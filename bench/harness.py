@@ -170,7 +170,7 @@ def typical_request_bytes() -> int:
 def typical_request() -> tuple[bytes, Any]:
     """A PlayCardRequest in the middle of a hand (trick 6 of hand 0, standard rules), serialised as the
     referee sends it, with the observation it was built from."""
-    from referee import wire
+    from hearts.v1 import codec
     from referee.rules import Match, Rules
 
     m = Match(Rules(), seed=1)
@@ -179,7 +179,7 @@ def typical_request() -> tuple[bytes, Any]:
     while len(m.hand.tricks) < 6 or len(m.hand.trick_cards) < 2:
         m.play(m.legal_plays()[0])
     obs = m.observation(m.turn)
-    view = wire.view_to_wire(obs, match_id="0" * 32, player_names=["first-legal"] * 4, budget_ms=1000,
+    view = codec.view_to_wire(obs, match_id="0" * 32, player_names=["first-legal"] * 4, budget_ms=1000,
                              time_bank_ms=10000)
     return pb.PlayCardRequest(view=view).SerializeToString(), obs
 

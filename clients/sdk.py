@@ -39,9 +39,10 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from clients.view import View, card_to_wire, trick_from_wire, view_from_wire
+from clients.view import View, view_from_wire
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
+from hearts.v1.codec import PROTOCOL_VERSION, card_to_wire, trick_from_wire
 from referee.rules import Card, MoonChoice, Phase, Trick, pass_call
 
 __all__ = [
@@ -49,7 +50,6 @@ __all__ = [
     "ThreadedBotServer", "View", "default_discard", "serve", "serve_async", "start_in_thread",
 ]
 
-PROTOCOL_VERSION = 1
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name  # "hearts.v1.BotService"
 
 # A second bot started on a taken port must fail loudly, not silently share the port's traffic

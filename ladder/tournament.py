@@ -41,7 +41,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from hearts.v1 import bot_pb2 as pb
 
 from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher, process_alive
 from ladder.leaderboard import live_elo
@@ -49,9 +48,9 @@ from ladder.ratings import ELO_BASE, live_elo_update
 from ladder.registry import BotEntry, add_bots, list_bots
 from ladder.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
 from ladder.store import Store
-from referee import wire
+from hearts.v1 import codec
 from referee.match import MatchSettings, play_match
-from referee.record import MatchRecord
+from referee.record import ForfeitReason, MatchRecord
 from referee.rules import Rules
 from referee.seats import REFEREE_NAME, GrpcSeat
 
@@ -421,7 +420,7 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
 
 async def _limits(seats: dict[str, GrpcSeat]) -> dict[str, int]:
     """Each bot's max_concurrent_games from its handshake (0: no limit, also when it does not answer)."""
-    request = pb.HandshakeRequest(protocol_version=wire.PROTOCOL_VERSION, referee=REFEREE_NAME)
+    request = codec.handshake_request(REFEREE_NAME)
 
     async def one(seat: GrpcSeat) -> int:
         try:
@@ -504,7 +503,7 @@ async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rule
                     continue  # another process saved it first: its record stands
 
                 unreachable.update(m.seats[s.seat] for s in record.seats
-                                   if s.forfeit and (s.forfeit_reason or "").startswith("unreachable"))
+                                   if s.forfeit_reason is ForfeitReason.UNREACHABLE)
                 faults = len(record.faults)
                 summary.played += 1
                 summary.faults += faults

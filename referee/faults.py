@@ -25,7 +25,7 @@ from referee.rules import (
 )
 from referee.rules.cards import DECK
 from referee.seats import BotErrorStatus, BotTimeout, BotUnreachable, MalformedReply, OversizedReply, SeatError
-from referee.wire import moon_choice_from_wire
+from hearts.v1.codec import moon_choice_from_wire
 
 MAX_FAULTS = 3
 """Faults after which a bot forfeits the match."""

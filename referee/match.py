@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from hearts.v1 import bot_pb2 as pb
 
-from referee import wire
+from hearts.v1 import codec
 from referee.faults import (
     FORFEIT_AT_ONCE,
     MAX_FAULTS,
@@ -420,7 +420,7 @@ class _Referee:
         """
         view = self.views.encode(obs, int(st.clock.bank * 1000))
         if st.wire_requests:
-            return wire.request_bytes(view, rest)
+            return codec.request_bytes(view, rest)
         message = make()
         message.view.MergeFromString(view)
         return message
@@ -479,7 +479,7 @@ class _Referee:
         return self.record
 
     async def _handshakes(self) -> None:
-        request = pb.HandshakeRequest(protocol_version=wire.PROTOCOL_VERSION, referee=REFEREE_NAME)
+        request = codec.handshake_request(REFEREE_NAME)
         timeout = self.settings.handshake_ms / 1000
 
         async def one(st: _SeatState) -> pb.HandshakeResponse | BaseException:
@@ -489,7 +489,7 @@ class _Referee:
                 return e
 
         replies = await asyncio.gather(*(one(st) for st in self.states))
-        sent = f"Handshake protocol {wire.PROTOCOL_VERSION}"
+        sent = f"Handshake protocol {codec.PROTOCOL_VERSION}"
         for s, (st, reply) in enumerate(zip(self.states, replies)):
             if isinstance(reply, BaseException):
                 self._fault(s, fault_from_error(reply), None, None, sent, "the match starts without the handshake")
@@ -497,14 +497,14 @@ class _Referee:
             else:
                 st.wants_notify = reply.wants_notifications
                 name = reply.name[:NAME_LIMIT]  # the bot's own text: kept as data, but bounded
-                if reply.protocol_version not in (0, wire.PROTOCOL_VERSION):  # 0: left unset, taken as ours
+                if reply.protocol_version not in (0, codec.PROTOCOL_VERSION):  # 0: left unset, taken as ours
                     self._fault(s, Fault(FaultKind.MALFORMED, f"speaks protocol {reply.protocol_version}, "
-                                         f"the referee speaks {wire.PROTOCOL_VERSION}",
+                                         f"the referee speaks {codec.PROTOCOL_VERSION}",
                                          f"protocol_version={reply.protocol_version}"),
-                                None, None, sent, f"plays on under protocol {wire.PROTOCOL_VERSION}")
+                                None, None, sent, f"plays on under protocol {codec.PROTOCOL_VERSION}")
             if not self.names[s]:
                 self.names[s] = st.seat.name or name or f"seat {s}"
-        self.views = wire.ViewEncoder(self.match_id, self.names, self.budget_ms)
+        self.views = codec.ViewEncoder(self.match_id, self.names, self.budget_ms)
 
     def _open_hand(self) -> None:
         hand = self.match.hand
@@ -525,7 +525,7 @@ class _Referee:
         h.moon, h.sun = result.moon, result.sun
         h.moon_choice = result.moon_choice.value if result.moon_choice is not None else None
         self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s,
-                                                    hand_scored=wire.hand_scored_to_wire(result)))
+                                                    hand_scored=codec.hand_scored_to_wire(result)))
         if not m.over:
             self._open_hand()
 
@@ -631,7 +631,7 @@ class _Referee:
     def _notify_trick(self, hand: int, trick: Trick) -> None:
         if not any(st.wants_notify and not st.forfeit for st in self.states):
             return
-        t = wire.trick_to_wire(trick)
+        t = codec.trick_to_wire(trick)
         self._notify_all(lambda s: pb.NotifyRequest(
             match_id=self.match_id, seat=s, trick_completed=pb.TrickCompleted(hand_number=hand, trick=t)))
 

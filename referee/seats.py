@@ -26,7 +26,7 @@ import grpc
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 
-from referee import wire
+from hearts.v1 import codec
 from referee.rules import Card, MoonChoice, Observation
 from referee.untrusted import inert
 
@@ -414,7 +414,7 @@ class InProcessSeat:
         return result
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
-        return pb.HandshakeResponse(protocol_version=wire.PROTOCOL_VERSION, name=self.name or "",
+        return pb.HandshakeResponse(protocol_version=codec.PROTOCOL_VERSION, name=self.name or "",
                                     language="python", wants_notifications=hasattr(self.bot, "notify"))
 
     async def pass_cards(self, request: pb.PassCardsRequest, obs: Observation, timeout: float) -> list[int]:
@@ -514,7 +514,7 @@ def unreachable_message(name: str, address: str, error: BaseException) -> str | 
 
 async def reach(seats: Sequence[Seat], timeout: float = 3.0) -> list[BaseException | None]:
     """Handshake every seat once; for each, ``None`` or the error (for a friendly check up front)."""
-    request = pb.HandshakeRequest(protocol_version=wire.PROTOCOL_VERSION, referee=REFEREE_NAME)
+    request = codec.handshake_request(REFEREE_NAME)
 
     async def one(seat: Seat) -> BaseException | None:
         try:

@@ -148,7 +148,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
            "tricks (their points count for the taker); default: the kitty goes straight to the tricks."),
     Option("hand_size", None, "cards per player", "002 Kitty",
            "Default: as many as deal out evenly; with a kitty, e.g. 12 for 4 players leaves a 4-card kitty."),
-    Option("pass_cycle", PASS_CYCLES["standard"], "a named cycle or directions: " + " ".join(PASS_DIRECTIONS),
+    Option("pass_cycle", None, "a named cycle or directions: " + " ".join(PASS_DIRECTIONS),
            "001 Passing cards; 002 Passing, Other Numbers of Players",
            "Pass direction by hand number, repeating (default left right across hold; for 3 or 5 players "
            "left right hold); call: the dealer calls each hand's pass (002 Da Nasty Fix). Named cycles: "
@@ -194,6 +194,8 @@ OPTIONS: Final[tuple[Option, ...]] = (
            "A tie for the lowest total keeps dealing (001), or the tied players share the win (000)."),
 )
 OPTION_NAMES: Final = tuple(o.name for o in OPTIONS)
+_DEFAULTS: Final[dict[str, object]] = {o.name: o.default for o in OPTIONS}
+"""Each option's default, as the table declares it (``Rules``' field defaults must equal these: tested)."""
 
 
 @dataclass(frozen=True)
@@ -479,7 +481,7 @@ def _coerce_options(changes: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in changes.items():
         if key not in OPTION_NAMES:
             raise ValueError(f"unknown rule option {key!r}: expected one of {', '.join(OPTION_NAMES)}")
-        default = Rules.__dataclass_fields__[key].default
+        default = _DEFAULTS[key]
         if isinstance(value, str):
             text = value.strip()
             if key in ("removed_cards",):

@@ -1,6 +1,6 @@
 """Drive real engine matches through bots over gRPC, the way the referee will.
 
-Every request is built with ``referee.wire.view_to_wire`` from the engine's observation of the
+Every request is built with ``referee.codec.view_to_wire`` from the engine's observation of the
 seat, sent to the seat's bot stub, and the answer applied to the ``Match`` with its checked
 methods: an illegal answer raises ``IllegalPlayError`` and fails the test.
 """
@@ -18,7 +18,7 @@ from clients.bots import BOTS
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 from referee.rules import Match, Phase, Rules
-from referee.wire import card_from_wire, moon_choice_from_wire, view_to_wire
+from hearts.v1.codec import card_from_wire, moon_choice_from_wire, view_to_wire
 
 SAMPLE_BOTS: tuple[str, ...] = (*BOTS, "minimal")  # the sample bots and the README's minimal bot
 TIMEOUT_S = 5.0  # generous: a loopback call takes ~1 ms; this only stops a hung test

@@ -22,7 +22,7 @@ from clients.view import view_from_wire
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 from referee.rules import Match, Phase, Rules
-from referee.wire import card_from_wire
+from hearts.v1.codec import card_from_wire
 
 NODE_DIR = ROOT / "clients" / "node"
 

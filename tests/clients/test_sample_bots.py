@@ -1,7 +1,7 @@
 """Every sample bot answers every kind of request legally, over real gRPC, under every ruleset.
 
 Real engine matches are driven to their end through the bots (bot_harness.play_match): every
-request comes from referee.wire and every answer goes through the engine's checked methods.
+request comes from hearts.v1.codec and every answer goes through the engine's checked methods.
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def test_the_minimal_bot_in_docs_is_the_example_file_verbatim() -> None:
 def test_a_bot_reads_back_the_very_rules_the_referee_sent(ruleset: str) -> None:
     """Every option crosses the wire: the view's rules equal the referee's (so a bot may rely on any of them)."""
     from clients.view import rules_from_wire
-    from referee.wire import rules_to_wire
+    from hearts.v1.codec import rules_to_wire
 
     rules = RULESETS.get(ruleset) or Rules(pass_on=True, pass_cycle="left right across")
     assert rules_from_wire(pb.Rules.FromString(rules_to_wire(rules).SerializeToString())) == rules

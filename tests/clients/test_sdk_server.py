@@ -18,7 +18,7 @@ from clients.sdk import Bot, BotServer, Notification, View, start_in_thread
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 from referee.rules import QUEEN_OF_SPADES, Card, Match, MoonChoice, Phase, Rules
-from referee.wire import card_from_wire
+from hearts.v1.codec import card_from_wire
 
 def _play_positions(n: int) -> list[tuple[pb.GameView, frozenset[Card]]]:
     """``n`` distinct play requests from real matches (various rules and points of a hand), with their legal sets."""

@@ -28,7 +28,7 @@ from bot_harness import TIMEOUT_S, Tally, play_match
 
 import referee.rules
 from clients.sdk import Bot, View, start_in_thread
-from clients.view import _DIRECTIONS
+from hearts.v1.codec import DIRECTIONS_FROM_WIRE as _DIRECTIONS
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 from referee.rules import (
@@ -45,7 +45,7 @@ from referee.rules import (
     Trick,
     _loader,
 )
-from referee.wire import view_to_wire
+from hearts.v1.codec import view_to_wire
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "sdk.md").read_text()

@@ -10,13 +10,13 @@ import pytest
 from hearts.v1 import bot_pb2 as pb
 from referee_bots import SilentHello
 
-from referee import wire
+from hearts.v1 import codec
 from referee.match import MatchSettings, play_match
 from referee.record import FaultKind
 from referee.rules import Rules
 from referee.seats import REFEREE_NAME, BotTimeout, GrpcSeat
 
-HELLO = pb.HandshakeRequest(protocol_version=wire.PROTOCOL_VERSION, referee=REFEREE_NAME)
+HELLO = codec.handshake_request(REFEREE_NAME)
 RULES = Rules.parse("standard,pass_cycle=left,target=60")
 
 

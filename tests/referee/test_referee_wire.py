@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from referee import wire
+from hearts.v1 import codec
 from referee.rules import Match, Phase, Rules
 
 SPECS = ["standard", "omnibus,moon=shooter-chooses,sun_points=52", "standard,kitty=first-trick,hand_size=12",
@@ -24,18 +24,18 @@ def test_view_to_wire_equals_the_reference_builder_in_every_state(spec: str) -> 
     checked = 0
     for seed in range(2):
         m, rng = Match(rules, seed), random.Random(seed)
-        encoder = wire.ViewEncoder(f"m{seed}", names, 100)
+        encoder = codec.ViewEncoder(f"m{seed}", names, 100)
         while not m.over:
             for s in range(rules.players):
                 o = m.observation(s)
                 args = {"match_id": f"m{seed}", "player_names": names, "budget_ms": 100, "time_bank_ms": seed}
-                a, b = wire.view_to_wire_reference(o, **args), wire.view_to_wire(o, **args)
+                a, b = codec.view_to_wire_reference(o, **args), codec.view_to_wire(o, **args)
                 assert a == b
                 assert a.SerializeToString(deterministic=True) == b.SerializeToString(deterministic=True)
                 assert encoder.encode(o, seed) == a.SerializeToString(deterministic=True)
                 bank = rng.choice([0, 1, 300, 10_000, 2**20])  # one-, two- and three-byte varints
                 args["time_bank_ms"] = bank
-                assert encoder.encode(o, bank) == wire.view_to_wire_reference(o, **args).SerializeToString()
+                assert encoder.encode(o, bank) == codec.view_to_wire_reference(o, **args).SerializeToString()
                 checked += 1
             if m.phase is Phase.PASS:
                 for s in m.to_move:

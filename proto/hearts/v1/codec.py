@@ -1,22 +1,29 @@
-"""The one boundary between the engine and the wire: engine values to hearts.v1 messages.
+"""The codec of hearts.v1, both directions: engine values to messages and back.
 
-Every request a bot receives is built here from that seat's ``Observation`` alone, so a bot can
-never see what its seat may not know. Cards go on the wire as enum values (index + 1), which
-protobuf packs as varints: far cheaper to build than nested messages.
+The referee encodes every request here from a seat's ``Observation`` alone (so a bot can never see
+what its seat may not know), and decodes the bots' answers; the Python SDK decodes the same
+requests into the bot's ``View`` and encodes its answers. It lives beside the generated code it
+wraps because both sides import it: the referee, and bots, which may import the engine and the
+protocol but never the referee.
+
+Cards go on the wire as enum values (index + 1), which protobuf packs as varints: far cheaper to
+build than nested messages. The fast encoder writes bytes directly; every field tag it writes is
+computed from the generated descriptors, so an edit of bot.proto cannot silently desynchronise it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from hearts.v1 import bot_pb2 as pb
-
-from referee.rules import Card, HandResult, MoonChoice, Observation, Rules, Trick
+from referee.rules import OPTIONS, Card, CardSet, HandResult, MoonChoice, Observation, Rules, Trick
 from referee.rules.cards import DECK
 
 PROTOCOL_VERSION = 1
+"""The version of hearts.v1 spoken here: the referee sends it, bots answer with theirs."""
 
-_DIRECTIONS = {
+PASS_DIRECTIONS: dict[str, int] = {
     "left": pb.PASS_DIRECTION_LEFT,
     "right": pb.PASS_DIRECTION_RIGHT,
     "across": pb.PASS_DIRECTION_ACROSS,
@@ -28,6 +35,18 @@ _DIRECTIONS = {
     "call": pb.PASS_DIRECTION_CALL,
     "split": pb.PASS_DIRECTION_SPLIT,
 }
+"""The engine's pass directions and their enum values."""
+
+DIRECTIONS_FROM_WIRE: dict[int, str] = {v: k for k, v in PASS_DIRECTIONS.items()}
+
+
+def handshake_request(referee: str) -> pb.HandshakeRequest:
+    """The referee's greeting: its protocol version and name."""
+    return pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION, referee=referee)
+
+
+def card_to_wire(card: Card) -> int:
+    return card.index + 1
 
 
 def card_values(cards: Iterable[Card]) -> list[int]:
@@ -41,6 +60,39 @@ def card_from_wire(value: int) -> Card:
     return DECK[value - 1]
 
 
+# How each rule option crosses the wire, where it is not a field of the same name holding the same
+# value: (the field, engine value to wire value, message to engine value). Every option of
+# ``referee.rules.OPTIONS`` reaches bots through this loop: a new option needs its field in bot.proto
+# (of the same name) and, only if its value is not a plain one, an entry here.
+_OPTION_FIELDS: dict[str, tuple[str, Callable[[Rules], Any], Callable[[pb.Rules], Any]]] = {
+    "removed_cards": ("removed_cards", lambda r: card_values(r.removed),
+                      lambda m: tuple(card_from_wire(v) for v in m.removed_cards)),
+    "hand_size": ("cards_per_player", lambda r: r.cards_per_player, lambda m: m.cards_per_player or None),
+    "pass_cycle": ("pass_cycle", lambda r: [PASS_DIRECTIONS[d] for d in r.pass_cycle],
+                   lambda m: tuple(DIRECTIONS_FROM_WIRE[d] for d in m.pass_cycle)),
+    "kitty": ("kitty", lambda r: r.kitty, lambda m: m.kitty or "none"),
+    "bonus_card": ("bonus_card", lambda r: r.bonus_card.index + 1 if r.bonus_card else 0,
+                   lambda m: card_from_wire(m.bonus_card) if m.bonus_card else None),
+    "exact_target_reset": ("exact_target_reset", lambda r: r.exact_target_reset,
+                           lambda m: m.exact_target_reset if m.HasField("exact_target_reset") else None),
+}
+DERIVED_RULES_FIELDS: dict[str, Callable[[Rules], Any]] = {
+    "preset": lambda r: r.name,
+    "kitty_size": lambda r: r.kitty_size,
+    "card_points": lambda r: list(r.card_points),
+    "moon_points": lambda r: r.moon_total,
+}
+"""Fields of the Rules message that no option sets: what the options imply, sent so bots need not derive it."""
+
+
+def _plain(name: str) -> tuple[str, Callable[[Rules], Any], Callable[[pb.Rules], Any]]:
+    return name, lambda r: getattr(r, name), lambda m: getattr(m, name)
+
+
+OPTION_FIELDS: dict[str, tuple[str, Callable[[Rules], Any], Callable[[pb.Rules], Any]]] = {
+    o.name: _OPTION_FIELDS.get(o.name) or _plain(o.name) for o in OPTIONS}
+"""Each rule option's wire field and its conversions both ways, in the order of the option table."""
+
 _RULES_CACHE: dict[Rules, pb.Rules] = {}
 
 
@@ -48,37 +100,12 @@ def rules_to_wire(rules: Rules) -> pb.Rules:
     """The rules message (cached: a match sends the same rules in every request)."""
     msg = _RULES_CACHE.get(rules)
     if msg is None:
-        msg = pb.Rules(
-            preset=rules.name,
-            players=rules.players,
-            removed_cards=card_values(rules.removed),
-            kitty=rules.kitty,
-            cards_per_player=rules.cards_per_player,
-            kitty_size=rules.kitty_size,
-            pass_cycle=[_DIRECTIONS[d] for d in rules.pass_cycle],
-            pass_count=rules.pass_count,
-            pass_on=rules.pass_on,
-            kitty_discard=rules.kitty_discard,
-            first_lead=rules.first_lead,
-            hearts_lead=rules.hearts_lead,
-            queen_breaks_hearts=rules.queen_breaks_hearts,
-            lead_hearts_with_queen=rules.lead_hearts_with_queen,
-            points_on_first_trick=rules.points_on_first_trick,
-            queen_at_first_safe_chance=rules.queen_at_first_safe_chance,
-            points=rules.points,
-            card_points=list(rules.card_points),
-            bonus_card=rules.bonus_card.index + 1 if rules.bonus_card else 0,
-            bonus_points=rules.bonus_points,
-            moon=rules.moon,
-            moon_points=rules.moon_total,
-            sun_points=rules.sun_points,
-            no_tricks_bonus=rules.no_tricks_bonus,
-            target=rules.target,
-            tied_lowest=rules.tied_lowest,
-        )
-        if rules.exact_target_reset is not None:
-            msg.exact_target_reset = rules.exact_target_reset
-        _RULES_CACHE[rules] = msg
+        fields = {name: derive(rules) for name, derive in DERIVED_RULES_FIELDS.items()}
+        for wire_name, to_wire, _ in OPTION_FIELDS.values():
+            value = to_wire(rules)
+            if value is not None:  # an optional field left unset
+                fields[wire_name] = value
+        msg = _RULES_CACHE[rules] = pb.Rules(**fields)
     return msg
 
 
@@ -100,12 +127,12 @@ _SUIT_VALUES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 
 def _trick_body(leader: int, cards: Sequence[Card], winner: int | None) -> bytes:
     """A Trick message's bytes, as protobuf writes them (leader has no presence, winner has)."""
-    body = b"\x08" + _varint(leader) if leader else b""
+    body = _TRICK_LEADER + _varint(leader) if leader else b""
     if cards:
         b = bytes([c.index + 1 for c in cards])
-        body += b"\x12" + _BYTE[len(b)] + b
+        body += _TRICK_CARDS + _BYTE[len(b)] + b
     if winner is not None:
-        body += b"\x18" + _varint(winner)
+        body += _TRICK_WINNER + _varint(winner)
     return body
 
 
@@ -113,7 +140,7 @@ def _trick_bytes(trick: Trick) -> bytes:
     # A completed trick as GameView field 11, written once per match by ViewEncoder._tricks_of:
     # every later request of the hand holds it, joined as bytes.
     body = _trick_body(trick.leader, trick.cards, trick.winner)
-    return b"\x5a" + _BYTE[len(body)] + body
+    return _VIEW_TRICKS + _BYTE[len(body)] + body
 
 
 def _varint(n: int) -> bytes:
@@ -135,7 +162,38 @@ def _varint(n: int) -> bytes:
 
 
 _BYTE = tuple(bytes((i,)) for i in range(256))
-_EMPTY_CURRENT_TRICK = b"\x62\x00"  # field 12, present and empty
+
+
+def field_tag(message: Any, name: str) -> bytes:
+    """The key protobuf writes before field ``name`` of ``message`` (its number and wire type, as a
+    varint), read from the generated descriptor: the encoder's bytes follow bot.proto as it stands."""
+    f = message.DESCRIPTOR.fields_by_name[name]
+    length_delimited = f.type in (f.TYPE_STRING, f.TYPE_BYTES, f.TYPE_MESSAGE) or f.is_packed
+    if f.is_repeated and not length_delimited:
+        raise ValueError(f"{message.DESCRIPTOR.name}.{name} is an unpacked repeated field: the encoder writes packed")
+    return _varint(f.number << 3 | (2 if length_delimited else 0))
+
+
+_TRICK_LEADER, _TRICK_CARDS, _TRICK_WINNER = (field_tag(pb.Trick, n) for n in ("leader", "cards", "winner"))
+(_VIEW_HAND, _VIEW_PASSED, _VIEW_RECEIVED, _VIEW_TRICKS, _VIEW_CURRENT_TRICK, _VIEW_LEGAL, _VIEW_BUDGET,
+ _VIEW_TIME_BANK, _VIEW_DEALER, _VIEW_KITTY_TAKER, _VIEW_KITTY, _VIEW_DISCARDED, _VIEW_PASS_OFFSETS) = (
+    field_tag(pb.GameView, n) for n in ("hand", "passed_cards", "received_cards", "tricks", "current_trick",
+                                        "legal_cards", "budget_ms", "time_bank_ms", "dealer", "kitty_taker",
+                                        "kitty", "discarded", "pass_offsets"))
+_VIEW_HEARTS_BROKEN = field_tag(pb.GameView, "hearts_broken") + b"\x01"
+_REQUESTS_WITH_A_VIEW = (pb.PassCardsRequest, pb.PlayCardRequest, pb.DiscardCardsRequest, pb.ChooseMoonRequest,
+                         pb.CallPassRequest)
+_REQUEST_VIEW = field_tag(pb.PlayCardRequest, "view")
+if any(field_tag(r, "view") != _REQUEST_VIEW for r in _REQUESTS_WITH_A_VIEW):  # request_bytes writes one tag
+    raise ImportError("bot.proto: every decision request must keep its GameView in the same field number")
+
+
+def _cards_field(tag: bytes, mask: int) -> bytes:
+    """A packed field of the cards of a 52-bit mask: four look-ups, one per suit."""
+    t = _SUIT_BYTES
+    b = t[0][mask & 0x1FFF] + t[1][mask >> 13 & 0x1FFF] + t[2][mask >> 26 & 0x1FFF] + t[3][mask >> 39 & 0x1FFF]
+    return tag + _BYTE[len(b)] + b
+_EMPTY_CURRENT_TRICK = _VIEW_CURRENT_TRICK + b"\x00"  # present and empty
 
 
 class ViewEncoder:
@@ -155,7 +213,7 @@ class ViewEncoder:
         self.match_id = match_id
         self._names = list(player_names)
         self.budget_ms = budget_ms
-        self._budget = b"\x78" + _varint(budget_ms) if budget_ms else b""  # field 15
+        self._budget = _VIEW_BUDGET + _varint(budget_ms) if budget_ms else b""
         self._heads: dict[tuple[object, ...], tuple[Rules, bytes, bytes]] = {}
         self._tricks: tuple[Trick, ...] = ()
         self._tricks_bytes = b""
@@ -171,10 +229,10 @@ class ViewEncoder:
             self._heads.clear()
         v = pb.GameView(match_id=self.match_id, hand_number=obs.hand_number, seat=obs.seat,
                         player_names=self._names, scores=obs.scores,
-                        pass_direction=_DIRECTIONS[obs.pass_direction])
+                        pass_direction=PASS_DIRECTIONS[obs.pass_direction])
         v.rules.CopyFrom(rules_to_wire(obs.rules))
         entry = self._heads[key] = (obs.rules, v.SerializeToString(),
-                                    b"\x88\x01" + _varint(obs.dealer) if obs.dealer else b"")
+                                    _VIEW_DEALER + _varint(obs.dealer) if obs.dealer else b"")
         return entry
 
     def _tricks_of(self, tricks: tuple[Trick, ...]) -> bytes:
@@ -193,51 +251,46 @@ class ViewEncoder:
         """The serialised GameView of ``obs``'s seat."""
         head = self._head(obs)
         parts = [head[1]]
-        t = _SUIT_BYTES
         m = obs.hand.mask
         if m:
-            b = t[0][m & 0x1FFF] + t[1][m >> 13 & 0x1FFF] + t[2][m >> 26 & 0x1FFF] + t[3][m >> 39 & 0x1FFF]
-            parts += (b"\x42", _BYTE[len(b)], b)
+            parts.append(_cards_field(_VIEW_HAND, m))
         if obs.passed:
             b = bytes([c.index + 1 for c in obs.passed])
-            parts += (b"\x4a", _BYTE[len(b)], b)
+            parts += (_VIEW_PASSED, _BYTE[len(b)], b)
         m = obs.received.mask
         if m:
-            b = t[0][m & 0x1FFF] + t[1][m >> 13 & 0x1FFF] + t[2][m >> 26 & 0x1FFF] + t[3][m >> 39 & 0x1FFF]
-            parts += (b"\x52", _BYTE[len(b)], b)
+            parts.append(_cards_field(_VIEW_RECEIVED, m))
         if obs.tricks:
             parts.append(self._tricks_of(obs.tricks))
         ct = obs.current_trick
         if ct.cards or ct.leader or ct.winner is not None:
             c = _trick_body(ct.leader, ct.cards, ct.winner)
-            parts += (b"\x62", _BYTE[len(c)], c)
+            parts += (_VIEW_CURRENT_TRICK, _BYTE[len(c)], c)
         else:
             parts.append(_EMPTY_CURRENT_TRICK)
         if obs.hearts_broken:
-            parts.append(b"\x68\x01")
+            parts.append(_VIEW_HEARTS_BROKEN)
         m = obs.legal.mask
         if m:
-            b = t[0][m & 0x1FFF] + t[1][m >> 13 & 0x1FFF] + t[2][m >> 26 & 0x1FFF] + t[3][m >> 39 & 0x1FFF]
-            parts += (b"\x72", _BYTE[len(b)], b)
+            parts.append(_cards_field(_VIEW_LEGAL, m))
         parts.append(self._budget)
         if time_bank_ms:
             bank = self._bank
             if bank[0] != time_bank_ms:
-                self._bank = bank = (time_bank_ms, b"\x80\x01" + _varint(time_bank_ms))
+                self._bank = bank = (time_bank_ms, _VIEW_TIME_BANK + _varint(time_bank_ms))
             parts.append(bank[1])
         parts.append(head[2])
         if obs.kitty_taker is not None:
-            parts += (b"\x90\x01", _varint(obs.kitty_taker))
+            parts += (_VIEW_KITTY_TAKER, _varint(obs.kitty_taker))
             m = obs.kitty.mask
             if m:
-                b = t[0][m & 0x1FFF] + t[1][m >> 13 & 0x1FFF] + t[2][m >> 26 & 0x1FFF] + t[3][m >> 39 & 0x1FFF]
-                parts += (b"\x9a\x01", _BYTE[len(b)], b)
+                parts.append(_cards_field(_VIEW_KITTY, m))
         if obs.discarded:
             b = bytes([c.index + 1 for c in obs.discarded])
-            parts += (b"\xa2\x01", _BYTE[len(b)], b)  # field 20
+            parts += (_VIEW_DISCARDED, _BYTE[len(b)], b)
         if obs.pass_offsets:
             b = bytes(obs.pass_offsets)  # offsets < 5: one byte each
-            parts += (b"\xaa\x01", _BYTE[len(b)], b)  # field 21
+            parts += (_VIEW_PASS_OFFSETS, _BYTE[len(b)], b)
         return b"".join(parts)
 
     def build(self, obs: Observation, time_bank_ms: int, out: pb.GameView | None = None) -> pb.GameView:
@@ -251,7 +304,7 @@ def request_bytes(view: bytes, rest: bytes = b"") -> bytes:
     """A serialised request whose field 1 is the serialised GameView ``view`` (PassCardsRequest,
     PlayCardRequest, DiscardCardsRequest, ChooseMoonRequest), followed by its other fields ``rest``,
     already serialised."""
-    return b"\x0a" + _varint(len(view)) + view + rest
+    return _REQUEST_VIEW + _varint(len(view)) + view + rest
 
 
 # The packed varint bytes of the cards of each 13-bit suit pattern (every card value fits one byte).
@@ -291,7 +344,7 @@ def view_to_wire_reference(
         seat=obs.seat,
         player_names=player_names,
         scores=obs.scores,
-        pass_direction=_DIRECTIONS[obs.pass_direction],
+        pass_direction=PASS_DIRECTIONS[obs.pass_direction],
         hand=card_values(obs.hand),
         passed_cards=card_values(obs.passed),
         received_cards=card_values(obs.received),
@@ -333,3 +386,31 @@ def hand_scored_to_wire(result: HandResult) -> pb.HandScored:
     if result.sun is not None:
         msg.sun_shooter = result.sun
     return msg
+
+
+# -- decoding: messages to engine values ----------------------------------------------------------
+
+
+def cards_from_wire(values: Iterable[int]) -> CardSet:
+    """Card enum values to a card set (values are 1..52: the referee sends no other)."""
+    m = 0
+    for v in values:
+        m |= 1 << (v - 1)
+    return CardSet(m)
+
+
+_RULES_FROM_WIRE: dict[bytes, Rules] = {}
+
+
+def rules_from_wire(msg: pb.Rules) -> Rules:
+    """The rules a message carries (cached: a match sends the same rules in every request)."""
+    key = msg.SerializeToString(deterministic=True)
+    rules = _RULES_FROM_WIRE.get(key)
+    if rules is None:
+        rules = _RULES_FROM_WIRE[key] = Rules(**{name: from_wire(msg)
+                                                 for name, (_, _, from_wire) in OPTION_FIELDS.items()})
+    return rules
+
+
+def trick_from_wire(t: pb.Trick) -> Trick:
+    return Trick(t.leader, tuple(DECK[v - 1] for v in t.cards), t.winner if t.HasField("winner") else None)
