@@ -1,4 +1,4 @@
-"""Dependencies point one way: ladder → referee → rules; clients → rules and the protocol.
+"""Dependencies point one way: ladder → referee → the codec (hearts.v1.codec) → rules; clients → the codec and rules.
 
 The engine (referee/rules) must stay pure: no I/O libraries, no asyncio, no protobuf, nothing
 else of ours. These checks read every module's imports, so a stray import fails here first.
@@ -47,3 +47,12 @@ def test_bots_see_only_the_engine_and_the_protocol(path: Path) -> None:
     bad = sorted(n for n in _imports(path)
                  if n.split(".")[0] in ("referee", "ladder") and not n.startswith("referee.rules"))
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_the_codec_sees_only_the_engine_and_the_generated_protocol() -> None:
+    """hearts.v1.codec is shared by the referee and the bots, so it may import neither."""
+    path = ROOT / "proto" / "hearts" / "v1" / "codec.py"
+    bad = sorted(n for n in _imports(path)
+                 if n.split(".")[0] in ("ladder", "clients", "grpc") or (n.startswith("referee") and
+                                                                         not n.startswith("referee.rules")))
+    assert not bad, f"the codec imports {bad}"
