@@ -260,11 +260,21 @@ class SeatLoop:
         from referee.seats import GrpcSeat
 
         self.seats = [GrpcSeat(a, f"loop{i}") for i, a in enumerate(addresses)]
-        self.request, self.obs = typical_request()
+        from referee.seats import Ask
+
+        request, obs = typical_request()
+
+        class Constant(Ask):
+            """The same request every time: the seat's cost without the referee's encoding."""
+
+            def wire(self) -> bytes:
+                return request
+
+        self.ask = Constant(obs, None, 0)  # type: ignore[arg-type]  # wire() never encodes
 
     async def measure(self, calls: int, in_flight: int) -> Figure:
-        request, obs = self.request, self.obs
-        return await _round_robin([(seat.play_card, (request, obs, 5.0), {}) for seat in self.seats], calls,
+        ask = self.ask
+        return await _round_robin([(seat.play_card, (ask, 5.0), {}) for seat in self.seats], calls,
                                   in_flight)
 
     async def close(self) -> None:

@@ -95,7 +95,8 @@ def fault_from_rejection(error: IllegalPlayError, decision: str, received: str) 
     raise error
 
 
-def _card_text(value: int) -> str:
+def card_text(value: int) -> str:
+    """A card enum value as the record shows it: the card, or what the value is instead."""
     if 1 <= value <= 52:
         return str(DECK[value - 1])
     if value == 0:
@@ -113,7 +114,7 @@ def card_of_answer(answer: int) -> Card:
 
 def answer_text(answer: Sequence[int]) -> str:
     """A pass or discard answer for the record: its first 20 cards and how many there were."""
-    received = "cards=" + (" ".join(_card_text(v) for v in answer[:20]) or "none")
+    received = "cards=" + (" ".join(card_text(v) for v in answer[:20]) or "none")
     if len(answer) > 20:
         received += f" ... ({len(answer)} in all)"
     return received

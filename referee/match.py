@@ -28,6 +28,7 @@ from referee.faults import (
     answer_text,
     call_of_answer,
     card_of_answer,
+    card_text,
     cards_of_answer,
     cards_text,
     describe,
@@ -53,8 +54,11 @@ from referee.record import (
     SeatRecord,
 )
 from referee.rules import IllegalPlayError, Match, Observation, Phase, Rules, Trick, cards_of, places_of
+
+_PLAY = Phase.PLAY
 from referee.seats import (
     REFEREE_NAME,
+    Ask,
     GrpcSeat,
     Seat,
     SeatUnreachable,
@@ -63,8 +67,6 @@ from referee.seats import (
 )
 
 T = TypeVar("T")
-M = TypeVar("M")
-MessageT = TypeVar("MessageT", pb.PassCardsRequest, pb.PlayCardRequest, pb.ChooseMoonRequest)
 _perf_counter = time.perf_counter
 
 
@@ -246,44 +248,144 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _judged(answer: object, fault: Fault | None, decision: str, decode: Callable[[Any], T],
-            show: Callable[[Any], str], apply: Callable[[T], object],
-            substitute: Callable[[], T]) -> tuple[T, Fault | None, bool]:
-    """Judge a seat's answer once, with the engine's own check, and apply it: (the decision, the
-    fault if any, whether the seeded substitute stood in).
-
-    ``decode`` reads the answer's wire values (a ``Fault`` for what is no card or no choice);
-    ``apply`` hands the decision to the engine, whose rejection names the fault's kind (``show``
-    gives the answer's text for the record). No answer, or a refused one, gets the substitute.
-    """
+def _judged(decision: Decision, m: Match, o: Observation, answer: object,
+            fault: Fault | None) -> tuple[Any, Fault | None, bool]:
+    """The judge and substitute stages: judge a seat's answer once, with the engine's own check, as
+    it is applied; no answer, or a refused one, gets the seeded substitute. (the decision applied,
+    the fault if any, whether the substitute stood in)."""
     if answer is not None:
         try:
-            value = decode(answer)
-            apply(value)
+            value = decision.decode(answer, o)
+            decision.apply(m, o.seat, value)
             return value, fault, False
         except Fault as f:
             fault = f
         except IllegalPlayError as e:
-            fault = fault_from_rejection(e, decision, show(answer))
-    value = substitute()
-    apply(value)
-    return value, fault, True
+            fault = fault_from_rejection(e, decision.judge, decision.show(answer))
+    return _substituted(decision, m, o), fault, True
 
 
-# The request message of each decision whose request holds nothing but the view.
-_REQUESTS: dict[str, Callable[[], Any]] = {"pass_cards": pb.PassCardsRequest, "call_pass": pb.CallPassRequest}
+def _substituted(decision: Decision, m: Match, o: Observation) -> Any:
+    value = decision.substitute(m.seed, o)
+    decision.apply(m, o.seat, value)
+    return value
 
 
-def _unimplemented(fault: Fault | None, rpc: str, option: str) -> Fault | None:
+def _unimplemented(fault: Fault | None, decision: Decision) -> Fault | None:
     """A bot written before a variant's RPC answers UNIMPLEMENTED: say which RPC the rules need."""
-    if fault is not None and fault.kind is FaultKind.ERROR_STATUS and "UNIMPLEMENTED" in fault.received:
-        return Fault(fault.kind, f"the bot does not implement {rpc}, which {option} needs (see docs/protocol.md)",
-                     fault.received)
+    if (decision.needs and fault is not None and fault.kind is FaultKind.ERROR_STATUS
+            and "UNIMPLEMENTED" in fault.received):
+        return Fault(fault.kind, f"the bot does not implement {decision.rpc}, which {decision.needs} needs "
+                     "(see docs/protocol.md)", fault.received)
     return fault
 
 
+@dataclass(frozen=True)
+class Decision:
+    """One kind of decision, described once; ``_Referee._decide`` runs every kind through the same
+    named stages: observe, ask, judge (with the engine's own check, as it applies the answer),
+    substitute, record the fault, record the decision.
+
+    ``rest`` gives the request's fields besides the view, serialised; ``decode`` reads the answer's
+    wire values (a ``Fault`` for what is no card or no choice); ``show`` is the answer's text for a
+    fault record; ``apply`` hands a decision to the engine; ``substitute`` is the seeded stand-in;
+    ``instead`` says in words what the referee did instead (after the decision was applied);
+    ``trick`` is the trick a fault names (None outside trick play); ``record`` writes the decision
+    into the match record. ``needs`` names the rule option that asks this RPC of bots written before it.
+    """
+
+    phase: Phase
+    rpc: str
+    method: str
+    judge: str
+    rest: Callable[[Observation], bytes]
+    decode: Callable[[Any, Observation], Any]
+    show: Callable[[Any], str]
+    apply: Callable[[Match, int, Any], object]
+    substitute: Callable[[int, Observation], Any]
+    instead: Callable[[Match, Any], str]
+    trick: Callable[[Observation], int | None]
+    record: Callable[[MatchRecord, Match, Observation, Any, float | None, bool], None]
+    needs: str = ""
+
+
+def _record_pass(rec: MatchRecord, m: Match, o: Observation, cards: Any, latency: float | None,
+                 substituted: bool) -> None:
+    rec.hands[-1].passes.append(PassRecord(hand=o.hand_number, seat=o.seat, cards=tuple(map(str, cards)),
+                                           latency_ms=latency, substituted=substituted))
+
+
+def _record_play(rec: MatchRecord, m: Match, o: Observation, card: Any, latency: float | None,
+                 substituted: bool) -> None:
+    rec.plays.append(PlayRecord(o.hand_number, len(o.tricks), o.seat, str(card), latency, substituted))
+
+
+def _call_text(m: Match) -> str:
+    hand = m.hand
+    return " ".join(map(str, hand.offsets)) if hand.direction == "split" else hand.direction
+
+
+def _record_call(rec: MatchRecord, m: Match, o: Observation, call: Any, latency: float | None,
+                 substituted: bool) -> None:
+    h = rec.hands[-1]
+    h.pass_call, h.pass_call_substituted, h.pass_call_latency_ms = _call_text(m), substituted, latency
+    h.pass_direction = m.hand.direction
+
+
+def _record_discard(rec: MatchRecord, m: Match, o: Observation, cards: Any, latency: float | None,
+                    substituted: bool) -> None:
+    h = rec.hands[-1]
+    h.discard_seat, h.discard = o.seat, tuple(map(str, cards))
+    h.discard_substituted, h.discard_latency_ms = substituted, latency
+
+
+def _record_moon(rec: MatchRecord, m: Match, o: Observation, choice: Any, latency: float | None,
+                 substituted: bool) -> None:
+    h = rec.hands[-1]  # still this hand's: the next hand's record opens after the decision
+    h.moon_choice_substituted, h.moon_choice_latency_ms = substituted, latency
+
+
+def _moon_rest(o: Observation) -> bytes:
+    # The sun (every trick) is public: every trick of the hand was won by the shooter.
+    sun = bool(o.rules.sun_points) and all(t.winner == o.seat for t in o.tricks)
+    return pb.ChooseMoonRequest(moon_points=o.moon_points, sun=sun).SerializeToString()
+
+
+def _no_rest(o: Observation) -> bytes:
+    return b""
+
+
+def _no_trick(o: Observation) -> None:
+    return None
+
+
+DECISIONS: dict[Phase, Decision] = {d.phase: d for d in (
+    Decision(Phase.PASS, "PassCards", "pass_cards", "pass", _no_rest,
+             lambda a, o: cards_of_answer(a, "pass", o, FaultKind.WRONG_PASS_COUNT), answer_text,
+             lambda m, s, cards: m.pass_cards(s, cards), substitute_pass,
+             lambda m, cards: f"passed the seeded substitute {cards_text(cards)}", _no_trick, _record_pass),
+    Decision(Phase.PLAY, "PlayCard", "play_card", "play", _no_rest, lambda a, o: card_of_answer(a),
+             lambda a: f"card={card_text(a)}", lambda m, s, card: m.play(card, s), substitute_play,
+             lambda m, card: f"played the seeded substitute {card}", lambda o: len(o.tricks), _record_play),
+    Decision(Phase.CALL, "CallPass", "call_pass", "call", _no_rest, call_of_answer, safe_repr,
+             lambda m, s, call: m.call_pass(s, call), substitute_call,
+             lambda m, call: f"called the seeded substitute {_call_text(m)}", _no_trick, _record_call,
+             needs="pass_cycle=call"),
+    Decision(Phase.DISCARD, "DiscardCards", "discard_cards", "discard",
+             lambda o: pb.DiscardCardsRequest(count=len(o.kitty)).SerializeToString(),
+             lambda a, o: cards_of_answer(a, "discard", o, FaultKind.WRONG_DISCARD), answer_text,
+             lambda m, s, cards: m.discard(s, cards), substitute_discard,
+             lambda m, cards: f"discarded the seeded substitute {cards_text(cards)}", lambda o: len(o.tricks),
+             _record_discard, needs="kitty_discard=true"),
+    Decision(Phase.MOON, "ChooseMoon", "choose_moon", "moon", _moon_rest, lambda a, o: moon_of_answer(a), str,
+             lambda m, s, choice: m.choose_moon(s, choice), substitute_moon,
+             lambda m, choice: f"chose the seeded substitute {choice.value}", _no_trick, _record_moon),
+)}
+"""Every decision a bot is asked, by the engine phase that asks it."""
+
+
 class _SeatState:
-    __slots__ = ("clock", "faults", "forfeit", "forfeit_reason", "notifier", "seat", "wants_notify", "wire_requests")
+    __slots__ = ("clock", "faults", "forfeit", "forfeit_reason", "notifier", "seat", "wants_notify")
 
     def __init__(self, seat: Seat, settings: MatchSettings) -> None:
         self.seat = seat
@@ -293,7 +395,6 @@ class _SeatState:
         self.forfeit_reason: ForfeitReason | None = None
         self.wants_notify = False
         self.notifier: _Notifier | None = None
-        self.wire_requests = bool(getattr(seat, "wire_requests", False))  # takes serialised requests
 
 
 class _Notifier:
@@ -359,14 +460,15 @@ class _Referee:
         self.record = MatchRecord(match_id=match_id, seed=seed, rules=rules.to_dict(), seats=[],
                                   tournament_id=tournament_id)
         self.budget_ms = int(settings.budget_ms)
+        self.fast_play = True  # plays by the written-out path (False: the general one, to test they agree)
 
     # -- asking ----------------------------------------------------------------------------------
 
-    async def _ask(self, s: int, method: Callable[[M, Observation, float], Awaitable[T]], request: M,
-                   obs: Observation) -> tuple[T | None, float | None, Fault | None]:
-        """Ask seat ``s`` one decision under its clock: (answer, latency ms, fault).
+    async def _ask(self, s: int, method: Callable[[Ask, float], Awaitable[T]],
+                   ask: Ask) -> tuple[T | None, float | None, Fault | None]:
+        """The ask stage: seat ``s``'s answer under its clock: (answer, latency ms, fault).
 
-        ``method`` is the seat's bound method, called as ``method(request, obs, deadline)``.
+        ``method`` is the seat's bound method, called as ``method(ask, deadline)``.
         """
         st = self.states[s]
         if st.forfeit:
@@ -380,7 +482,7 @@ class _Referee:
         held = in_flight.hold(t0)
         try:
             try:
-                answer = await method(request, obs, clock.deadline())
+                answer = await method(ask, clock.deadline())
             except Exception as e:  # noqa: BLE001 - every failure of a bot is judged, none stops the match
                 elapsed = _perf_counter() - t0
                 fault = fault_from_error(e)
@@ -399,31 +501,30 @@ class _Referee:
                 f"{answer!r} (too late)"[:300])
         return answer, elapsed * 1000, None
 
-    async def _decide(self, o: Observation, rpc: str, rest: Any = None) -> tuple[Any, float | None, Fault | None]:
-        """Ask seat ``o.seat`` one decision by its seat method ``rpc`` (``"pass_cards"``, ...) with the
-        request built from ``o`` (``rest``: the request's fields besides the view, a message): (answer,
-        latency ms, fault); nothing is asked of a forfeited seat. ``_play`` inlines this (its hot path)."""
+    def _asked(self, o: Observation, st: _SeatState, rest: bytes = b"") -> Ask:
+        """The one place a decision is put to a seat: from this seat's observation alone (its wire
+        request is encoded from it only if the seat sends one)."""
+        return Ask(o, self.views, int(st.clock.bank * 1000), rest)
+
+    async def _decide(self, decision: Decision) -> None:
+        """Every seat the engine waits on is asked ``decision`` at once (several only for passes);
+        the answers are judged, applied and recorded in seat order, so the record does not depend
+        on who answered first. ``_play`` is this, written out for plays (the hot path)."""
+        m = self.match
+        obs = [m.observation(s) for s in m.to_move]  # observe
+        outcomes = await asyncio.gather(*(self._answer(decision, o) for o in obs))  # ask
+        for o, (answer, latency, fault) in zip(obs, outcomes):
+            value, fault, substituted = _judged(decision, m, o, answer, _unimplemented(fault, decision))
+            if fault is not None:
+                self._fault(o.seat, fault, o.hand_number, decision.trick(o), describe(decision.rpc, o),
+                            decision.instead(m, value))
+            decision.record(self.record, m, o, value, latency, substituted)
+
+    async def _answer(self, decision: Decision, o: Observation) -> tuple[Any, float | None, Fault | None]:
         st = self.states[o.seat]
         if st.forfeit:
-            return None, None, None
-        request = (self._request(o, st, lambda: rest, rest.SerializeToString()) if rest is not None
-                   else self._request(o, st, _REQUESTS[rpc]))
-        return await self._ask(o.seat, getattr(st.seat, rpc), request, o)
-
-    def _request(self, obs: Observation, st: _SeatState, make: Callable[[], MessageT],
-                 rest: bytes = b"") -> MessageT | bytes:
-        """The one place requests are built: from this seat's observation alone.
-
-        ``make()`` gives the request without its view; ``rest`` is that, serialised. A seat that
-        takes serialised requests (``wire_requests``) gets the bytes, which gRPC sends as they are;
-        any other seat gets the message, its view parsed from the same bytes.
-        """
-        view = self.views.encode(obs, int(st.clock.bank * 1000))
-        if st.wire_requests:
-            return codec.request_bytes(view, rest)
-        message = make()
-        message.view.MergeFromString(view)
-        return message
+            return None, None, None  # nothing is asked of a forfeited seat
+        return await self._ask(o.seat, getattr(st.seat, decision.method), self._asked(o, st, decision.rest(o)))
 
     def _fault(self, s: int, fault: Fault, hand: int | None, trick: int | None, sent: str, action: str) -> None:
         st = self.states[s]
@@ -449,18 +550,13 @@ class _Referee:
             self._open_hand()
             while not m.over:
                 phase = m.phase
-                if phase is Phase.PASS:
-                    await self._passes()
-                elif phase is Phase.PLAY:
+                if phase is _PLAY and self.fast_play:
                     await self._play()
-                elif phase is Phase.DISCARD:
-                    await self._discard()
-                elif phase is Phase.CALL:
-                    await self._call()
-                elif phase is Phase.MOON:
-                    await self._moon()
-                else:  # a phase this referee does not know would never end: say so
-                    raise AssertionError(f"the referee has no decision for the {phase.value} phase")
+                else:
+                    decision = DECISIONS.get(phase)
+                    if decision is None:  # a phase this referee does not know would never end: say so
+                        raise AssertionError(f"the referee has no decision for the {phase.value} phase")
+                    await self._decide(decision)
                 self._close_hands()
             self._finish()
             self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, match_over=pb.MatchOver(
@@ -529,34 +625,19 @@ class _Referee:
         if not m.over:
             self._open_hand()
 
-    async def _passes(self) -> None:
-        m = self.match
-        seats = m.to_move
-        hand = m.hand_number
-        obs = [m.observation(s) for s in seats]
-        outcomes = await asyncio.gather(*(self._decide(o, "pass_cards") for o in obs))
-        # Judged and applied in seat order, so the record does not depend on who answered first.
-        for o, (answer, latency, fault) in zip(obs, outcomes):
-            cards, fault, substituted = _judged(
-                answer, fault, "pass", lambda a: cards_of_answer(a, "pass", o, FaultKind.WRONG_PASS_COUNT),
-                answer_text, lambda c: m.pass_cards(o.seat, c), lambda: substitute_pass(self.seed, o))
-            if fault is not None:
-                self._fault(o.seat, fault, hand, None, describe("PassCards", o),
-                            f"passed the seeded substitute {cards_text(cards)}")
-            self.record.hands[-1].passes.append(PassRecord(hand=hand, seat=o.seat, cards=tuple(map(str, cards)),
-                                                           latency_ms=latency, substituted=substituted))
-
     async def _play(self) -> None:
+        """``_decide(DECISIONS[Phase.PLAY])`` written out, with no closures: every play's path (tested
+        to agree with the general one)."""
         m = self.match
         s = m.turn
         o = m.observation(s)
         st = self.states[s]
         answer = latency = fault = None
         if not st.forfeit:
-            request = self._request(o, st, pb.PlayCardRequest)
-            answer, latency, fault = await self._ask(s, st.seat.play_card, request, o)
+            answer, latency, fault = await self._ask(s, st.seat.play_card, Ask(o, self.views,
+                                                                               int(st.clock.bank * 1000)))
         card = None
-        if answer is not None:  # judged by the engine's own check as it plays (the hot path: no closures)
+        if answer is not None:  # judged by the engine's own check as it plays
             try:
                 card = card_of_answer(answer)
                 trick = m.play(card, s)
@@ -575,56 +656,6 @@ class _Referee:
         self.record.plays.append(PlayRecord(hand_number, trick_number, s, str(card), latency, substituted))
         if trick is not None:
             self._notify_trick(hand_number, trick)
-
-    async def _call(self) -> None:
-        m = self.match
-        (s,) = m.to_move
-        o = m.observation(s)
-        answer, latency, fault = await self._decide(o, "call_pass")
-        fault = _unimplemented(fault, "CallPass", "pass_cycle=call")
-        _, fault, substituted = _judged(answer, fault, "call", lambda a: call_of_answer(a, o), safe_repr,
-                                        lambda c: m.call_pass(s, c), lambda: substitute_call(self.seed, o))
-        hand = m.hand
-        call = " ".join(map(str, hand.offsets)) if hand.direction == "split" else hand.direction
-        if fault is not None:
-            self._fault(s, fault, o.hand_number, None, describe("CallPass", o),
-                        f"called the seeded substitute {call}")
-        h = self.record.hands[-1]
-        h.pass_call, h.pass_call_substituted, h.pass_call_latency_ms = call, substituted, latency
-        h.pass_direction = hand.direction
-
-    async def _discard(self) -> None:
-        m = self.match
-        (s,) = m.to_move
-        o = m.observation(s)
-        answer, latency, fault = await self._decide(o, "discard_cards", pb.DiscardCardsRequest(count=len(o.kitty)))
-        fault = _unimplemented(fault, "DiscardCards", "kitty_discard=true")
-        cards, fault, substituted = _judged(
-            answer, fault, "discard", lambda a: cards_of_answer(a, "discard", o, FaultKind.WRONG_DISCARD),
-            answer_text, lambda c: m.discard(s, c), lambda: substitute_discard(self.seed, o))
-        if fault is not None:
-            self._fault(s, fault, o.hand_number, len(o.tricks), describe("DiscardCards", o),
-                        f"discarded the seeded substitute {cards_text(cards)}")
-        h = self.record.hands[-1]
-        h.discard_seat, h.discard = s, tuple(map(str, cards))
-        h.discard_substituted, h.discard_latency_ms = substituted, latency
-
-    async def _moon(self) -> None:
-        m = self.match
-        s = m.turn
-        o = m.observation(s)
-        # The sun (every trick) is public: every trick of the hand was won by the shooter.
-        sun = bool(o.rules.sun_points) and all(t.winner == s for t in o.tricks)
-        answer, latency, fault = await self._decide(o, "choose_moon",
-                                                    pb.ChooseMoonRequest(moon_points=o.moon_points, sun=sun))
-        h = self.record.hands[-1]  # before the choice: scoring the hand may end the match
-        choice, fault, substituted = _judged(answer, fault, "moon", moon_of_answer, str,
-                                             lambda c: m.choose_moon(s, c), lambda: substitute_moon(self.seed, o))
-        h.moon_choice_substituted = substituted
-        h.moon_choice_latency_ms = latency
-        if fault is not None:
-            self._fault(s, fault, o.hand_number, None, describe("ChooseMoon", o),
-                        f"chose the seeded substitute {choice.value}")
 
     # -- notifications: best effort, never faults ------------------------------------------------
 

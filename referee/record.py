@@ -147,7 +147,8 @@ class MatchRecord:
             s.pop("time_bank_left_ms")
             s.pop("address")
         for h in d["hands"]:
-            h.pop("moon_choice_latency_ms")
+            for latency in ("moon_choice_latency_ms", "discard_latency_ms", "pass_call_latency_ms"):
+                h.pop(latency)
             for p in h["passes"]:
                 p.pop("latency_ms")
         for p in d["plays"]:

@@ -8,9 +8,10 @@ connection), ``BotErrorStatus`` (the bot answered an error status, or an in-proc
 ``OversizedReply`` (more bytes than the receive limit, measured) or ``MalformedReply`` (bytes that
 are no reply). What a bot says about itself (a status code, a message) never picks the kind.
 
-Every call gets both the wire request (built by the referee from the seat's observation alone)
-and that observation: a gRPC seat sends the request, an in-process seat hands the observation to
-its Python object, which then sees no more than a remote bot would.
+Every decision comes to a seat as one ``Ask``: the seat's observation, from which the referee
+builds the wire request only when a seat sends one. A gRPC seat sends those bytes; an in-process
+seat hands the observation to its Python object (which then sees no more than a remote bot would),
+and no request is built or parsed for it.
 """
 
 from __future__ import annotations
@@ -174,6 +175,23 @@ async def _rpc_failure(error: grpc.aio.AioRpcError, elapsed: float, timeout: flo
     return BotErrorStatus(f"the bot answered {code.name}" + (f": {details[:200]}" if details else ""), received)
 
 
+class Ask:
+    """One decision asked of a seat: the seat's ``observation``, and ``wire()``, its request as the
+    bytes gRPC sends (the view encoded from that observation alone, then the request's other fields,
+    ``rest``, already serialised). Nothing is encoded until a seat asks for the bytes."""
+
+    __slots__ = ("bank_ms", "observation", "rest", "views")
+
+    def __init__(self, observation: Observation, views: codec.ViewEncoder, bank_ms: int, rest: bytes = b"") -> None:
+        self.observation = observation
+        self.views = views
+        self.bank_ms = bank_ms
+        self.rest = rest
+
+    def wire(self) -> bytes:
+        return codec.request_bytes(self.views.encode(self.observation, self.bank_ms), self.rest)
+
+
 @runtime_checkable
 class Seat(Protocol):
     """The referee's side of one bot. ``timeout`` is the whole deadline of the call, in seconds."""
@@ -183,15 +201,15 @@ class Seat(Protocol):
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse: ...
 
-    async def pass_cards(self, request: pb.PassCardsRequest, obs: Observation, timeout: float) -> list[int]: ...
+    async def pass_cards(self, ask: Ask, timeout: float) -> list[int]: ...
 
-    async def play_card(self, request: pb.PlayCardRequest, obs: Observation, timeout: float) -> int: ...
+    async def play_card(self, ask: Ask, timeout: float) -> int: ...
 
-    async def discard_cards(self, request: pb.DiscardCardsRequest, obs: Observation, timeout: float) -> list[int]: ...
+    async def discard_cards(self, ask: Ask, timeout: float) -> list[int]: ...
 
-    async def call_pass(self, request: pb.CallPassRequest, obs: Observation, timeout: float) -> object: ...
+    async def call_pass(self, ask: Ask, timeout: float) -> object: ...
 
-    async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int: ...
+    async def choose_moon(self, ask: Ask, timeout: float) -> int: ...
 
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None: ...
 
@@ -210,14 +228,11 @@ class GrpcSeat:
     loop) and reused by every match that seats this bot, concurrent ones included. The handshake
     is asked once per channel and remembered.
 
-    The decision methods take the request as a message or already serialised (``bytes``, what
-    the referee sends when ``wire_requests`` is true): the referee encodes it once from the seat's
-    observation, and those very bytes go on the wire. Every reply is read by the seat's own
+    Each decision sends its ``Ask``'s bytes, encoded once from the seat's observation: those very
+    bytes go on the wire. Every reply is read by the seat's own
     deserializer, which measures it against ``max_receive_bytes`` (gRPC's own limit on the channel
     is four times that, so the referee sees an oversized reply rather than a gRPC error about it).
     """
-
-    wire_requests = True
 
     def __init__(self, address: str, name: str | None = None, *,
                  max_receive_bytes: int = MAX_RECEIVE_BYTES) -> None:
@@ -326,13 +341,14 @@ class GrpcSeat:
         if not task.cancelled():
             task.exception()  # retrieved: every waiter may have given up before it failed
 
-    async def pass_cards(self, request: pb.PassCardsRequest | bytes, obs: Observation, timeout: float) -> list[int]:
+    async def pass_cards(self, ask: Ask, timeout: float) -> list[int]:
         self.stub()
-        reply = await self._call(self._pass_cards, request, timeout, "PassCards", pb.PassCardsResponse)
+        reply = await self._call(self._pass_cards, ask.wire(), timeout, "PassCards", pb.PassCardsResponse)
         return list(reply.cards)
 
-    async def play_card(self, request: pb.PlayCardRequest | bytes, obs: Observation, timeout: float) -> int:
+    async def play_card(self, ask: Ask, timeout: float) -> int:
         self.stub()
+        request = ask.wire()
         t0 = _perf_counter()  # _call written out: this is every play's path
         try:
             reply = await self._play_card(request, timeout=timeout)
@@ -343,21 +359,20 @@ class GrpcSeat:
             raise _refused(reply, "PlayCard")
         return reply.card
 
-    async def discard_cards(self, request: pb.DiscardCardsRequest | bytes, obs: Observation,
-                            timeout: float) -> list[int]:
+    async def discard_cards(self, ask: Ask, timeout: float) -> list[int]:
         self.stub()
-        reply = await self._call(self._discard_cards, request, timeout, "DiscardCards", pb.DiscardCardsResponse)
+        reply = await self._call(self._discard_cards, ask.wire(), timeout, "DiscardCards", pb.DiscardCardsResponse)
         return list(reply.cards)
 
-    async def call_pass(self, request: pb.CallPassRequest | bytes, obs: Observation, timeout: float) -> object:
+    async def call_pass(self, ask: Ask, timeout: float) -> object:
         """``"mix"`` or the offsets the dealer called (judged by the referee)."""
         self.stub()
-        reply = await self._call(self._call_pass, request, timeout, "CallPass", pb.CallPassResponse)
+        reply = await self._call(self._call_pass, ask.wire(), timeout, "CallPass", pb.CallPassResponse)
         return "mix" if reply.mix else tuple(reply.offsets)
 
-    async def choose_moon(self, request: pb.ChooseMoonRequest | bytes, obs: Observation, timeout: float) -> int:
+    async def choose_moon(self, ask: Ask, timeout: float) -> int:
         self.stub()
-        reply = await self._call(self._choose_moon, request, timeout, "ChooseMoon", pb.ChooseMoonResponse)
+        reply = await self._call(self._choose_moon, ask.wire(), timeout, "ChooseMoon", pb.ChooseMoonResponse)
         return reply.choice
 
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None:
@@ -417,27 +432,27 @@ class InProcessSeat:
         return pb.HandshakeResponse(protocol_version=codec.PROTOCOL_VERSION, name=self.name or "",
                                     language="python", wants_notifications=hasattr(self.bot, "notify"))
 
-    async def pass_cards(self, request: pb.PassCardsRequest, obs: Observation, timeout: float) -> list[int]:
-        return _card_values(await self._call("pass_cards", obs, timeout))
+    async def pass_cards(self, ask: Ask, timeout: float) -> list[int]:
+        return _card_values(await self._call("pass_cards", ask.observation, timeout))
 
-    async def play_card(self, request: pb.PlayCardRequest, obs: Observation, timeout: float) -> int:
-        return _card_value(await self._call("play_card", obs, timeout))
+    async def play_card(self, ask: Ask, timeout: float) -> int:
+        return _card_value(await self._call("play_card", ask.observation, timeout))
 
-    async def discard_cards(self, request: pb.DiscardCardsRequest, obs: Observation, timeout: float) -> list[int]:
+    async def discard_cards(self, ask: Ask, timeout: float) -> list[int]:
         # A bot without discard_cards is asked anyway: the AttributeError is its fault (error_status),
         # as UNIMPLEMENTED is for a gRPC bot, and the seeded substitute discards for it.
-        return _card_values(await self._call("discard_cards", obs, timeout))
+        return _card_values(await self._call("discard_cards", ask.observation, timeout))
 
-    async def call_pass(self, request: pb.CallPassRequest, obs: Observation, timeout: float) -> object:
+    async def call_pass(self, ask: Ask, timeout: float) -> object:
         if not hasattr(self.bot, "call_pass"):
             return "left"  # the plain pass, for bots that never thought of it (as the SDK does)
-        answer = await self._call("call_pass", obs, timeout)
+        answer = await self._call("call_pass", ask.observation, timeout)
         return "" if answer is None else answer  # None is an answer (no call: a fault), not a missing one
 
-    async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int:
+    async def choose_moon(self, ask: Ask, timeout: float) -> int:
         if not hasattr(self.bot, "choose_moon"):
             return pb.MOON_CHOICE_ADD_TO_OTHERS  # the usual scoring, for bots that never thought of it
-        answer = await self._call("choose_moon", obs, timeout)
+        answer = await self._call("choose_moon", ask.observation, timeout)
         if isinstance(answer, int):
             return answer
         try:

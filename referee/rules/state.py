@@ -383,7 +383,7 @@ class Hand:
             why = "the rules forbid it now" if held else "does not hold it"
             raise error(f"seat {seat} cannot play {card} ({why}); legal: {CardSet(legal)}",
                         seat=seat, tried=card, legal=CardSet(legal))
-        # Match.play repeats these lines inline (its hot path): keep the two in step.
+        # Match.play repeats these lines inline (its hot path); a property test plays both ways at every play.
         self._legal = -1
         self.hands[seat] ^= m
         cards = self.trick_cards
@@ -728,7 +728,7 @@ class Match:
         trick: Trick | None
         # Hot path: the legal set of this decision is already known (legal_plays or an observation
         # computed it), which implies the play phase, no pending moon choice and a live match, and
-        # the card is in it. These lines repeat Hand.play's (keep the two in step); everything
+        # the card is in it. These lines repeat Hand.play's (a property test checks they agree); everything
         # else, errors included, goes through Hand.play.
         if legal > 0 and legal & m and (seat is None or seat == s):
             hand._legal = -1

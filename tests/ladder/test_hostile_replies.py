@@ -55,14 +55,14 @@ def test_each_flooded_reply_is_read_and_judged_once(tmp_path: Path) -> None:
     from concurrent import futures
 
     import grpc
-    from hearts.v1 import bot_pb2 as pb
 
     sys.path.insert(0, str(HERE / "bots"))
     from flooding import REPLIES, Flooding
 
     from referee.faults import Fault, call_of_answer, card_of_answer, cards_of_answer, moon_of_answer
     from referee.rules import Match, MoonChoice, Rules
-    from referee.seats import GrpcSeat
+    from hearts.v1 import codec
+    from referee.seats import Ask, GrpcSeat
 
     assert all(len(r) <= 64 * 1024 for r in REPLIES.values())
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
@@ -70,13 +70,14 @@ def test_each_flooded_reply_is_read_and_judged_once(tmp_path: Path) -> None:
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     obs = Match(Rules.parse(RULES.replace(",pass_cycle=call", "")), 1).observation(0)  # a hand of 12, dealt
+    ask = Ask(obs, codec.ViewEncoder("m", ["a", "b", "c", "d"], 1000), 1000)
 
     async def go() -> None:
         seat = GrpcSeat(f"127.0.0.1:{port}", "flooding")
         try:
             for method, what, kind in (("pass_cards", "pass", FaultKind.WRONG_PASS_COUNT),
                                        ("discard_cards", "discard", FaultKind.WRONG_DISCARD)):
-                answer = await getattr(seat, method)(pb.PassCardsRequest(), obs, 5.0)
+                answer = await getattr(seat, method)(ask, 5.0)
                 assert len(answer) > 65_000
                 try:
                     cards_of_answer(answer, what, obs, kind)
@@ -85,15 +86,15 @@ def test_each_flooded_reply_is_read_and_judged_once(tmp_path: Path) -> None:
                     assert len(f.received) < 200
                 else:
                     raise AssertionError("a flood was taken as an answer")
-            offsets = await seat.call_pass(pb.CallPassRequest(), obs, 5.0)
+            offsets = await seat.call_pass(ask, 5.0)
             try:
                 call_of_answer(offsets, obs)
             except Fault as f:
                 assert f.kind is FaultKind.WRONG_CALL and "a pass of 3 cards takes 3" in f.detail
             else:
                 raise AssertionError("a flood was taken as a call")
-            assert str(card_of_answer(await seat.play_card(pb.PlayCardRequest(), obs, 5.0))) == "6C"
-            assert moon_of_answer(await seat.choose_moon(pb.ChooseMoonRequest(), obs, 5.0)) is MoonChoice.ADD_TO_OTHERS
+            assert str(card_of_answer(await seat.play_card(ask, 5.0))) == "6C"
+            assert moon_of_answer(await seat.choose_moon(ask, 5.0)) is MoonChoice.ADD_TO_OTHERS
         finally:
             await seat.close()
 

@@ -15,7 +15,7 @@ from referee_bots import FirstLegal, Unspecified
 from referee.match import Clock, MatchSettings, play_match
 from referee.record import FaultKind, MatchRecord
 from referee.rules import Match, Observation, Phase, Rules
-from referee.seats import GrpcSeat, InProcessSeat, Seat
+from referee.seats import Ask, GrpcSeat, InProcessSeat, Seat
 
 
 def run(seats: Sequence[Seat], rules: Rules, seed: int, settings: MatchSettings | None = None) -> MatchRecord:
@@ -177,26 +177,27 @@ class Recording:
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
         return await self.inner.handshake(request, timeout)
 
-    async def pass_cards(self, request: pb.PassCardsRequest, obs: Observation, timeout: float) -> list[int]:
-        self.views["pass", request.view.hand_number] = request.view
-        return await self.inner.pass_cards(request, obs, timeout)
+    # Each request as a bot would receive it: the very bytes a gRPC seat sends, parsed.
+    async def pass_cards(self, ask: Ask, timeout: float) -> list[int]:
+        self.views["pass", ask.observation.hand_number] = pb.PassCardsRequest.FromString(ask.wire()).view
+        return await self.inner.pass_cards(ask, timeout)
 
-    async def play_card(self, request: pb.PlayCardRequest, obs: Observation, timeout: float) -> int:
-        v = request.view
+    async def play_card(self, ask: Ask, timeout: float) -> int:
+        v = pb.PlayCardRequest.FromString(ask.wire()).view
         self.views["play", v.hand_number, len(v.tricks)] = v
-        return await self.inner.play_card(request, obs, timeout)
+        return await self.inner.play_card(ask, timeout)
 
-    async def choose_moon(self, request: pb.ChooseMoonRequest, obs: Observation, timeout: float) -> int:
-        self.views["moon", request.view.hand_number] = request.view
-        return await self.inner.choose_moon(request, obs, timeout)
+    async def choose_moon(self, ask: Ask, timeout: float) -> int:
+        self.views["moon", ask.observation.hand_number] = pb.ChooseMoonRequest.FromString(ask.wire()).view
+        return await self.inner.choose_moon(ask, timeout)
 
-    async def discard_cards(self, request: pb.DiscardCardsRequest, obs: Observation, timeout: float) -> list[int]:
-        self.views["discard", request.view.hand_number] = request.view
-        return await self.inner.discard_cards(request, obs, timeout)
+    async def discard_cards(self, ask: Ask, timeout: float) -> list[int]:
+        self.views["discard", ask.observation.hand_number] = pb.DiscardCardsRequest.FromString(ask.wire()).view
+        return await self.inner.discard_cards(ask, timeout)
 
-    async def call_pass(self, request: pb.CallPassRequest, obs: Observation, timeout: float) -> object:
-        self.views["call", request.view.hand_number] = request.view
-        return await self.inner.call_pass(request, obs, timeout)
+    async def call_pass(self, ask: Ask, timeout: float) -> object:
+        self.views["call", ask.observation.hand_number] = pb.CallPassRequest.FromString(ask.wire()).view
+        return await self.inner.call_pass(ask, timeout)
 
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None:
         return None
@@ -474,3 +475,46 @@ def test_decisions_waiting_on_their_bots_do_not_hold_the_referees_slots() -> Non
         return bot.most
 
     assert asyncio.run(go()) == 48 > MAX_IN_FLIGHT
+
+
+@pytest.mark.parametrize("rules_text", ["standard,target=40", "omnibus,target=40,moon=shooter-chooses",
+                                        "standard,players=3,target=40",
+                                        "standard,kitty=first-trick,hand_size=12,kitty_discard=true,target=40",
+                                        "standard,pass_cycle=call,target=40"])
+def test_the_written_out_play_path_agrees_with_the_general_pipeline(rules_text: str) -> None:
+    """``_play`` is ``_decide(DECISIONS[Phase.PLAY])`` written out for speed: with bots that answer
+    legally, illegally, with cards they do not hold, with no card, or by raising, both paths give the
+    same record, decision for decision."""
+    import random
+
+    from referee.match import MatchSettings, _Referee
+
+    class Erratic:
+        def __init__(self, seed: int) -> None:
+            self.rng = random.Random(seed)
+
+        def pass_cards(self, obs: Observation) -> list[Any]:
+            return list(obs.hand.cards)[:obs.rules.pass_count]
+
+        def play_card(self, obs: Observation) -> Any:
+            roll = self.rng.random()
+            if roll < 0.7:
+                return self.rng.choice(obs.legal.cards)
+            if roll < 0.8:
+                return self.rng.choice(obs.hand.cards)  # often not legal
+            if roll < 0.88:
+                return "AS" if "AS" not in {str(c) for c in obs.hand.cards} else "2C"
+            if roll < 0.94:
+                return None
+            raise ValueError("erratic")
+
+    rules = Rules.parse(rules_text)
+
+    def play(fast: bool) -> dict[str, Any]:
+        seats = [InProcessSeat(Erratic(s), f"e{s}") for s in range(rules.players)]
+        referee = _Referee(seats, rules, 17, MatchSettings(max_faults=1000), "m", None, None)
+        referee.fast_play = fast
+        return asyncio.run(referee.run()).decisions()
+
+    fast, general = play(True), play(False)
+    assert fast["faults"] and fast == general

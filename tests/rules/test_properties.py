@@ -416,3 +416,27 @@ def test_replay_rejects_a_foreign_deal_and_an_illegal_decision():
     with pytest.raises(ValueError):
         Match.replay(Rules(), 4, history)  # the same decisions do not fit another seed's deal
     assert Match.replay(Rules(), 3, history).history == history
+
+
+@FAST
+@given(name=rulesets, seed=seeds, rng_seed=seeds, style=styles)
+def test_the_matchs_fast_play_agrees_with_the_hands_checked_play(name, seed, rng_seed, style):
+    """001: 'The highest card of the led suit wins the trick, the winner collects the four cards, and the
+    winner leads the next trick.' ``Match.play`` writes ``Hand.play``'s lines out for a legal set already
+    known; at every play of a random match, a card played both ways leaves the same state."""
+    rules = RULESETS[name]
+    rng = random.Random(rng_seed)
+
+    def check(m: Match) -> None:
+        if m.phase is not Phase.PLAY:
+            return
+        fast, checked = m.clone(), m.clone()
+        card = rng.choice(fast.legal_plays().cards)  # the legal set known: Match.play's own lines
+        if hasattr(checked.hand, "_legal"):
+            checked.hand._legal = -1  # unknown: through Hand.play
+        assert fast.play(card) == checked.play(card)
+        assert fast.history == checked.history and fast.phase is checked.phase and fast.scores == checked.scores
+        for s in range(rules.players):
+            assert fast.observation(s) == checked.observation(s)
+
+    drive(rules, seed, rng_seed, hands=3, before=check, style=style)
