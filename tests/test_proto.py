@@ -43,3 +43,30 @@ def test_regenerating_the_protocol_code_gives_the_committed_files(tmp_path: Path
         fresh = (tmp_path / "hearts/v1" / name).read_bytes()
         committed = (ROOT / "proto/hearts/v1" / name).read_bytes()
         assert fresh == committed, f"proto/hearts/v1/{name} differs from what `make proto` generates: run make proto"
+
+
+def _comment_of(field: str) -> str:
+    """The comment lines right above ``field``'s declaration in the Rules message of bot.proto."""
+    lines = (ROOT / "proto/hearts/v1/bot.proto").read_text().splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("message Rules"))
+    at = next(i for i in range(start, len(lines)) if re.match(rf"\s+\S+ {field} = \d+;", lines[i]))
+    comment = []
+    for ln in reversed(lines[start:at]):
+        if not ln.strip().startswith("//"):
+            break
+        comment.append(ln.strip()[2:])
+    return " ".join(reversed(comment))
+
+
+def test_bot_proto_names_every_value_of_each_named_option() -> None:
+    """A bot author reads the contract, not the engine: every preset and every value of a named rule
+    option that the engine plays is written in the comment of its field."""
+    from referee.rules import PRESETS
+    from referee.rules.options import FIRST_LEADS, KITTY_TAKERS, MOON_SCORING, POINT_SCHEMES, TIED_LOWEST
+
+    for field, values in (("preset", [*PRESETS, "custom"]), ("kitty", KITTY_TAKERS), ("first_lead", FIRST_LEADS),
+                          ("hearts_lead", ("broken", "any-time")), ("points", POINT_SCHEMES),
+                          ("moon", MOON_SCORING), ("tied_lowest", TIED_LOWEST)):
+        comment = _comment_of(field)
+        missing = [v for v in values if f'"{v}"' not in comment]
+        assert not missing, f"bot.proto's comment on Rules.{field} does not name {missing}"
