@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from referee.rules import OPTIONS, PRESETS, Rules
 
@@ -209,23 +210,28 @@ def _clock_options(f: Callable[..., Any]) -> Callable[..., Any]:
                    '"python -m clients.bots.random --port {port}".')
 @click.option("--address", metavar="HOST:PORT", help="Where a bot that is already running listens.")
 @click.option("--description", default=None, help="A line about the bot (kept when updating without it).")
+@click.option("--max-concurrency", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Never seat the bot in more than N matches at once (0: no limit; kept when updating "
+                   "without it). A bot that answers one request at a time needs 1.")
 @click.option("--from", "bots_file", type=click.Path(dir_okay=False, exists=True),
               help="Register every bot of a bots TOML file instead (see bots.toml).")
 @_DB_OPTION
 def bot_add(name: str | None, command: str | None, address: str | None, description: str | None,
-            bots_file: str | None, db: str) -> None:
+            max_concurrency: int | None, bots_file: str | None, db: str) -> None:
     """Register bot NAME with a --command that starts it or the --address it serves on.
 
-    A bot already registered under NAME is updated (its description is kept unless --description
-    is given). A name is letters, digits, '-', '_' and '.'.
+    A bot already registered under NAME is updated (its description and limit are kept unless
+    --description or --max-concurrency is given; without --command and --address it keeps those
+    too). A name is letters, digits, '-', '_' and '.'.
     """
-    from ladder.registry import BotEntry, RegistryError, add_bot, add_bots, load_bots_file
+    from ladder.registry import BotEntry, RegistryError, add_bot, add_bots, get_bot, load_bots_file
     from ladder.store import Store
 
     try:
         if bots_file is not None:
-            if name or command or address or description is not None:
-                raise click.UsageError("give either --from FILE or NAME with --command/--address/--description")
+            if name or command or address or description is not None or max_concurrency is not None:
+                raise click.UsageError("give either --from FILE or NAME with --command/--address/--description/"
+                                       "--max-concurrency")
             entries = load_bots_file(bots_file)
             with Store(db) as store:
                 add_bots(store, entries)
@@ -234,7 +240,12 @@ def bot_add(name: str | None, command: str | None, address: str | None, descript
         if not name:
             raise click.UsageError("give the bot's NAME (or --from FILE)")
         with Store(db) as store:
-            new = add_bot(store, BotEntry(name, command=command, address=address, description=description))
+            current = get_bot(store, name)
+            if command is None and address is None and current is not None:
+                # Setting a limit or a description alone keeps how the bot is started.
+                command, address = current.command, current.address
+            new = add_bot(store, BotEntry(name, command=command, address=address, description=description,
+                                          max_concurrency=max_concurrency))
     except RegistryError as e:
         raise click.ClickException(str(e)) from None
     console.print(f"{'registered' if new else 'updated'} bot {name!r}")
@@ -252,10 +263,15 @@ def bot_list(db: str) -> None:
     if not entries:
         console.print(f"no bots registered in {db}: hearts bot add NAME --command CMD, or --from bots.toml")
         return
-    table = _table(f"Bots in {db}", "bot", "command or address", "description")
+    table = _table(f"Bots in {db}", "bot", "command or address", "description", "limit")
     for e in entries:
-        table.add_row(e.name, e.command if e.command is not None else f"remote {e.address}", e.description or "")
+        # Registered text is the organiser's, but never read as markup (a description may hold "[").
+        table.add_row(Text(e.name), Text(e.command if e.command is not None else f"remote {e.address}"),
+                      Text(e.description or ""), str(e.max_concurrency) if e.max_concurrency else "")
     console.print(table)
+    if any(e.max_concurrency for e in entries):
+        console.print("limit: max_concurrency, the most matches the bot is seated in at once (blank: none "
+                      "but what its handshake declares)", soft_wrap=True)
 
 
 @bot.command("remove")
@@ -510,6 +526,7 @@ def tournament_resume(tournament_id: int, concurrency: int, startup_timeout: flo
         changes = registry_changes(store, tournament_id)
         for name, e in sorted(changes.items()):
             how = f"command {e.command}" if e.command is not None else f"address {e.address}"
+            how += f", max_concurrency {e.max_concurrency}" if e.max_concurrency else ", no max_concurrency"
             console.print(f"bot {name!r}: started by its current registration ({how}), not the entry stored "
                           f"with tournament {tournament_id}", soft_wrap=True)
         _play_tournament(store, db, tournament_id, concurrency, startup_timeout, bots=changes)

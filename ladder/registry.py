@@ -1,11 +1,15 @@
 """The bots of a ladder: registered by name with a command that starts them, or a remote address.
 
 Registrations live in the store's ``bots`` table (columns ``command``, ``address``,
-``description``, ``registered_at``), so ``hearts bot add/list/remove`` and a tournament see the
-same list. A bots file (TOML, read with tomllib) registers several at once::
+``description``, ``max_concurrency``, ``registered_at``), so ``hearts bot add/list/remove`` and a
+tournament see the same list. A bots file (TOML, read with tomllib) registers several at once::
 
     [bots.random]
     command = "python -m clients.bots.random --port {port} --seed 1"
+
+    [bots.student]
+    command = "python student.py --port {port}"
+    max_concurrency = 1   # it answers one request at a time: never seat it in two matches at once
 
     [bots.far-away]
     address = "10.0.0.7:50051"
@@ -45,7 +49,8 @@ __all__ = [
 ]
 
 _ADDRESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
-_KEYS = {"command", "address", "description"}
+_TEXT_KEYS = {"command", "address", "description"}
+_KEYS = _TEXT_KEYS | {"max_concurrency"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -60,12 +65,18 @@ class BotEntry:
     ``description`` None (a bots file or a command line without one) means "keep the registered
     description" in ``add_bot``; "" clears it. Entries read from the store have None for no
     description (so an entry read and added again changes nothing).
+
+    ``max_concurrency`` is the organiser's limit on the matches the bot plays at once; a tournament
+    uses the lower of it and the handshake's ``max_concurrent_games``. Like ``description``: None
+    keeps the registered limit in ``add_bot``, 0 clears it (no limit), and the store reads no limit
+    as None.
     """
 
     name: str
     command: str | None = None
     address: str | None = None
     description: str | None = None
+    max_concurrency: int | None = None
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.strip():
@@ -76,6 +87,10 @@ class BotEntry:
             raise RegistryError(f"bot {self.name!r}: the command is empty")
         if self.address is not None and not _ADDRESS.match(self.address):
             raise RegistryError(f"bot {self.name!r}: address {self.address!r} is not HOST:PORT")
+        limit = self.max_concurrency
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise RegistryError(f"bot {self.name!r}: max_concurrency must be a whole number, 0 or more "
+                                f"(0: no limit), not {limit!r}")
 
     @property
     def kind(self) -> str:
@@ -83,12 +98,13 @@ class BotEntry:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "command": self.command, "address": self.address,
-                "description": self.description}
+                "description": self.description, "max_concurrency": self.max_concurrency}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BotEntry:
+        # Tournaments stored before max_concurrency existed have no such key: no limit.
         return cls(name=d["name"], command=d.get("command"), address=d.get("address"),
-                   description=d.get("description") or None)
+                   description=d.get("description") or None, max_concurrency=d.get("max_concurrency") or None)
 
 
 def check_name(name: str) -> str:
@@ -126,12 +142,16 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
             check_name(name)
         except RegistryError as e:
             raise RegistryError(f"{source}: {e}") from None
-        for key in _KEYS & set(spec):
+        for key in _TEXT_KEYS & set(spec):
             if not isinstance(spec[key], str):
                 raise RegistryError(f"{source}: bots.{name}.{key} must be a string")
+        limit = spec.get("max_concurrency")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise RegistryError(f"{source}: bots.{name}.max_concurrency must be a whole number, 0 or more "
+                                f"(0: no limit), e.g. max_concurrency = 1")
         try:
             out.append(BotEntry(name=name, command=spec.get("command"), address=spec.get("address"),
-                                description=spec.get("description")))
+                                description=spec.get("description"), max_concurrency=limit))
         except RegistryError as e:
             raise RegistryError(f"{source}: {e}") from None
     return out
@@ -157,8 +177,8 @@ def _now() -> str:
 def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
     """Register (or update) a bot; returns True if it was new. ``replace=False`` refuses a change.
 
-    An entry whose ``description`` is None keeps the registered description (none for a new bot).
-    ``RegistryError`` if the name is not allowed (``check_name``).
+    An entry whose ``description`` (or ``max_concurrency``) is None keeps the registered one (none
+    for a new bot). ``RegistryError`` if the name is not allowed (``check_name``).
     """
     check_name(entry.name)
     with store.db.atomic():
@@ -167,14 +187,18 @@ def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
             entry = dataclasses.replace(entry, description=current.description if current is not None else None)
         elif not entry.description:
             entry = dataclasses.replace(entry, description=None)  # "" clears: stored as NULL, read as None
+        if entry.max_concurrency is None:
+            entry = dataclasses.replace(entry, max_concurrency=current.max_concurrency if current else None)
+        elif not entry.max_concurrency:
+            entry = dataclasses.replace(entry, max_concurrency=None)  # 0 clears: no limit is NULL
         if current is not None and current != entry and not replace:
             raise RegistryError(f"bot {entry.name!r} is already registered ({current.kind}: "
                                 f"{current.command or current.address}); remove it first")
         store.bot_id(entry.name)  # the store's own insert keeps its created_at and id rules
         store.db.execute(
-            "UPDATE bots SET command = ?, address = ?, description = ?, registered_at = COALESCE(?, registered_at) "
-            "WHERE name = ?",
-            [entry.command, entry.address, entry.description or None,
+            "UPDATE bots SET command = ?, address = ?, description = ?, max_concurrency = ?, "
+            "registered_at = COALESCE(?, registered_at) WHERE name = ?",
+            [entry.command, entry.address, entry.description or None, entry.max_concurrency,
              _now() if current != entry else None, entry.name])
     return current is None
 
@@ -188,19 +212,24 @@ def add_bots(store: Store, entries: Iterable[BotEntry]) -> list[BotEntry]:
     return entries
 
 
+_SELECT = "SELECT name, command, address, description, max_concurrency FROM bots "
+
+
+def _entry(row: Any) -> BotEntry:
+    return BotEntry(name=row[0], command=row[1], address=row[2], description=row[3] or None,
+                    max_concurrency=row[4] or None)
+
+
 def get_bot(store: Store, name: str) -> BotEntry | None:
-    row = store.db.execute("SELECT name, command, address, description FROM bots WHERE name = ? "
-                           "AND (command IS NOT NULL OR address IS NOT NULL)", [name]).fetchone()
-    if row is None:
-        return None
-    return BotEntry(name=row[0], command=row[1], address=row[2], description=row[3] or None)
+    row = store.db.execute(_SELECT + "WHERE name = ? AND (command IS NOT NULL OR address IS NOT NULL)",
+                           [name]).fetchone()
+    return None if row is None else _entry(row)
 
 
 def list_bots(store: Store) -> list[BotEntry]:
     """Registered bots, by name."""
-    return [BotEntry(name=r[0], command=r[1], address=r[2], description=r[3] or None)
-            for r in store.db.execute("SELECT name, command, address, description FROM bots "
-                                      "WHERE command IS NOT NULL OR address IS NOT NULL ORDER BY name")]
+    return [_entry(r) for r in store.db.execute(_SELECT + "WHERE command IS NOT NULL OR address IS NOT NULL "
+                                                "ORDER BY name")]
 
 
 def remove_bot(store: Store, name: str) -> bool:

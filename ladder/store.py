@@ -198,12 +198,20 @@ def _m5_pass_call(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m6_bot_limit(db: sqlite_utils.Database) -> None:
+    """The organiser's limit on a bot's concurrent matches (bots.toml max_concurrency)."""
+    _executescript_in_transaction(db, """
+    ALTER TABLE bots ADD COLUMN max_concurrency INTEGER;  -- NULL: no limit of the organiser's
+    """)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
     _m3_runner,
     _m4_kitty_discard,
     _m5_pass_call,
+    _m6_bot_limit,
     # Append new migrations here (each runs once, in its own transaction, in order).
 ]
 

@@ -6,16 +6,18 @@ seats and rules) in one transaction. ``play_tournament`` plays whatever is still
 - the bots are started by the ``Launcher`` (or reached at their address), and restarted when one
   dies between matches;
 - up to ``concurrency`` matches run at once on one asyncio loop; a bot never serves more matches
-  at once than its handshake's ``max_concurrent_games`` (0 = no limit), enforced by a per-bot
-  semaphore, and a match is only started when all its bots have a free slot, so no match holds
-  one bot's slot while it waits for another's;
+  at once than its limit: the lower of its entry's ``max_concurrency`` (the organiser's) and its
+  handshake's ``max_concurrent_games`` (0 or None = no limit), enforced by a per-bot semaphore. A
+  match is only started when all its bots have a free slot, so no match holds one bot's slot while
+  it waits for another's. (A bot that answers one request at a time must be held to 1: the clock
+  runs from when a call leaves the referee, so time spent in the bot's own queue is charged to it.)
 - each finished match is saved with ``Store.save_match`` and marked done, with its live Elo
   change, in ONE transaction. A scheduled match is pending exactly while its ``match_id`` is
   NULL, and it is set only in that transaction, so killing the process at any moment loses no
   completed match and plays none twice. Matches in flight when the process dies were never
   saved; ``resume`` plays them again from their seeds.
 
-The tournament row stores the bots' entries (command or address) at creation. ``play_tournament``
+The tournament row stores the bots' entries (command or address, and limit) at creation. ``play_tournament``
 takes replacements (``bots=``): ``hearts tournament resume`` passes the registry's current entries
 that differ (``registry_changes``), so fixing a registration with ``hearts bot add`` and resuming
 works; the replacements are then stored in the tournament row. A tournament that played nothing
@@ -30,6 +32,7 @@ ladder's rating is the batch fit (``ladder.leaderboard``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import sqlite3
@@ -45,7 +48,7 @@ from typing import Any, TextIO
 from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher, process_alive
 from ladder.leaderboard import live_elo
 from ladder.ratings import ELO_BASE, live_elo_update
-from ladder.registry import BotEntry, add_bots, list_bots
+from ladder.registry import BotEntry, add_bots, get_bot, list_bots
 from ladder.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
 from ladder.store import Store
 from hearts.v1 import codec
@@ -64,6 +67,7 @@ __all__ = [
     "TournamentSpec",
     "create_tournament",
     "delete_tournament",
+    "effective_limit",
     "get_tournament",
     "list_tournaments",
     "live_elo",
@@ -156,7 +160,10 @@ class RunSummary:
     remaining: int = 0
     events: list[str] = field(default_factory=list)  # bot restarts and give-ups
     max_in_flight: dict[str, int] = field(default_factory=dict)  # most matches a bot served at once
-    limits: dict[str, int] = field(default_factory=dict)  # max_concurrent_games from the handshakes
+    # The limit each bot was held to: the lower of its entry's max_concurrency and its handshake's
+    # max_concurrent_games (0: neither set one).
+    limits: dict[str, int] = field(default_factory=dict)
+    declared: dict[str, int] = field(default_factory=dict)  # max_concurrent_games from the handshakes
 
 
 # -- creating and reading ------------------------------------------------------------------------
@@ -174,6 +181,9 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
                               max_tables=spec.max_tables, duplicate=spec.duplicate)
     with store.db.atomic():
         add_bots(store, bots)
+        # An entry without a limit keeps the registered one (add_bot): store the limit in force, so
+        # that a resume holds the bot to it whatever the registry says by then.
+        bots = [dataclasses.replace(b, max_concurrency=_registered_limit(store, b.name)) for b in bots]
         cur = store.db.execute(
             "INSERT INTO tournaments (format, rules, seed, rounds, deals, gauntlet, bots, settings, status, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
@@ -228,13 +238,26 @@ def delete_tournament(store: Store, tournament_id: int) -> None:
         store.db.execute("DELETE FROM tournaments WHERE id = ?", [tournament_id])
 
 
+def _registered_limit(store: Store, name: str) -> int | None:
+    entry = get_bot(store, name)
+    return entry.max_concurrency if entry is not None else None
+
+
 def _same_target(a: BotEntry, b: BotEntry) -> bool:
-    return (a.command, a.address) == (b.command, b.address)
+    return (a.command, a.address, a.max_concurrency or None) == (b.command, b.address, b.max_concurrency or None)
+
+
+def effective_limit(max_concurrency: int | None, declared: int) -> int:
+    """The matches a bot may play at once: the lower of the organiser's ``max_concurrency`` and the
+    bot's declared ``max_concurrent_games``, where 0 or None sets no limit; 0 if neither does."""
+    limits = [x for x in (max_concurrency or 0, declared) if x > 0]
+    return min(limits) if limits else 0
 
 
 def registry_changes(store: Store, tournament_id: int) -> dict[str, BotEntry]:
-    """The tournament's bots whose registry entry now starts or reaches them differently from the
-    entry stored with the tournament: name -> current entry (bots no longer registered are left out)."""
+    """The tournament's bots whose registry entry now starts or reaches them differently (another
+    command, address or limit) from the entry stored with the tournament: name -> current entry
+    (bots no longer registered are left out)."""
     stored = {b.name: b for b in get_tournament(store, tournament_id).bots}
     return {e.name: e for e in list_bots(store) if e.name in stored and not _same_target(e, stored[e.name])}
 
@@ -403,7 +426,8 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
         await launcher.start_many((n, entries[n].command, entries[n].address) for n in needed)
         for n in needed:
             seats[n] = GrpcSeat(launcher.bots[n].address or "", n)
-        summary.limits = await _limits(seats)
+        summary.declared = await _limits(seats)
+        summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
         await _run_schedule(store, tournament_id, todo, rules, info.settings, launcher, seats, summary,
                             concurrency, progress, on_record)
     finally:
