@@ -16,10 +16,12 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.rules import OPTIONS, PRESETS, Rules
+from referee.untrusted import inert, inert_text
 
 if TYPE_CHECKING:
     from ladder.registry import BotEntry
     from ladder.store import Store
+    from ladder.tournament import RunSummary
 
 console = Console()
 
@@ -591,11 +593,37 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
         console.print(f"interrupted: {left} matches pending; resume with: hearts tournament resume {tid} --db {db}")
         raise SystemExit(130) from None
     for event in summary.events:
-        console.print(f"[yellow]{event}[/]")
-    console.print(f"played {summary.played} matches in {summary.seconds:.1f} s "
-                  f"({summary.faults} faults, {summary.forfeits} forfeits); logs in "
-                  f"{(Path(db).resolve().parent / 'logs')}")
+        console.print(inert_text(event, style="yellow"))
+    console.print(Text(f"played {summary.played} matches in {summary.seconds:.1f} s "
+                       f"({_count(summary.faults, 'fault')}, {_count(summary.forfeits, 'forfeit')}); logs in "
+                       f"{(Path(db).resolve().parent / 'logs')}"), soft_wrap=True)
+    for line in _faults_by_bot(summary):
+        console.print(line, soft_wrap=True)
     _wide_console().print(render_table(load_leaderboard(store, tournament_id=tid), title=f"Tournament {tid}"))
+
+
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def _faults_by_bot(summary: RunSummary) -> list[Text]:
+    """One line per bot that faulted or forfeited, most faults first: how often, of which kinds,
+    and where its log is (what a closing "12 faults, 4 forfeits" alone cannot say)."""
+    names = set(summary.bot_faults) | set(summary.bot_forfeits)
+    if not names:
+        return []
+    lines = [Text("faults by bot:")]
+    for name in sorted(names, key=lambda n: (-sum(summary.bot_faults.get(n, {}).values()), n)):
+        kinds = summary.bot_faults.get(name, {})
+        what = _count(sum(kinds.values()), "fault")
+        if kinds:
+            what += " (" + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))) + ")"
+        if summary.bot_forfeits.get(name):
+            what += ", " + _count(summary.bot_forfeits[name], "forfeit")
+        log = summary.logs.get(name)
+        where = f"log {log}" if log is not None else "a remote bot: its log is wherever it runs"
+        lines.append(Text(f"  {inert(name)}: {what}; {where}"))
+    return lines
 
 
 @main.command("ladder")

@@ -53,7 +53,7 @@ from ladder.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
 from ladder.store import Store
 from hearts.v1 import codec
 from referee.match import MatchSettings, play_match
-from referee.record import ForfeitReason, MatchRecord
+from referee.record import FaultKind, ForfeitReason, MatchRecord
 from referee.rules import Rules
 from referee.seats import REFEREE_NAME, GrpcSeat
 
@@ -164,6 +164,10 @@ class RunSummary:
     # max_concurrent_games (0: neither set one).
     limits: dict[str, int] = field(default_factory=dict)
     declared: dict[str, int] = field(default_factory=dict)  # max_concurrent_games from the handshakes
+    # Faults of each bot in the matches played: kind -> count (bots without faults are left out).
+    bot_faults: dict[str, dict[str, int]] = field(default_factory=dict)
+    bot_forfeits: dict[str, int] = field(default_factory=dict)  # forfeits by bot (none: left out)
+    logs: dict[str, Path | None] = field(default_factory=dict)  # each bot's log file (None: a remote bot)
 
 
 # -- creating and reading ------------------------------------------------------------------------
@@ -426,6 +430,7 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
         await launcher.start_many((n, entries[n].command, entries[n].address) for n in needed)
         for n in needed:
             seats[n] = GrpcSeat(launcher.bots[n].address or "", n)
+        summary.logs = {n: launcher.bots[n].log_path for n in needed}
         summary.declared = await _limits(seats)
         summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
         await _run_schedule(store, tournament_id, todo, rules, info.settings, launcher, seats, summary,
@@ -532,6 +537,13 @@ async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rule
                 summary.played += 1
                 summary.faults += faults
                 summary.forfeits += sum(s.forfeit for s in record.seats)
+                for f in record.faults:
+                    kinds = summary.bot_faults.setdefault(m.seats[f.seat], {})
+                    kind = FaultKind(f.kind).value
+                    kinds[kind] = kinds.get(kind, 0) + 1
+                for s in record.seats:
+                    if s.forfeit:
+                        summary.bot_forfeits[m.seats[s.seat]] = summary.bot_forfeits.get(m.seats[s.seat], 0) + 1
                 if progress is not None:
                     progress.advance(faults)
                 if on_record is not None:

@@ -90,10 +90,11 @@ def most_at_once(db: Path, bot: str) -> int:
 
 def test_a_synchronous_bot_without_a_limit_times_out_in_a_gauntlet_at_concurrency_8(tmp_path: Path) -> None:
     """The sibling of the next test: without a limit the same bot, clock and schedule time out."""
-    gauntlet(tmp_path, bots_file(tmp_path))
+    result = gauntlet(tmp_path, bots_file(tmp_path))
     faults = faults_of(tmp_path / "arena.db", "sync")
     assert faults.get("timeout", 0) >= 3, faults  # its own queue was charged to it
     assert most_at_once(tmp_path / "arena.db", "sync") > 1
+    assert f"sync: {sum(faults.values())} faults ({faults['timeout']} timeout" in result.stdout
 
 
 def test_max_concurrency_1_keeps_a_synchronous_bot_from_timing_out(tmp_path: Path) -> None:
