@@ -17,6 +17,12 @@ name in every seat) says nothing about one bot against another, and its per-bot 
 count one bot several times: it is left out of every figure, and ``Leaderboard.self_play``
 counts the matches left out (a note under the table, ``self_play`` in the JSON).
 
+A ladder is per ruleset: points per hand, dup Δ and placings mean different things under other
+point schemes and player counts, so ``load_leaderboard`` rates one ruleset (``rules``; by default
+the ruleset of the latest tournament) and lists the others with their match counts
+(``Leaderboard.other_rulesets``). Rulesets are compared in the store's form, the compact sorted
+JSON of ``Rules.to_dict()`` (``ruleset_key``): ``spot`` and ``spot,target=500`` are one ruleset.
+
 Everything here is computed from ``MatchSummary`` values, so it is testable on hand-made records;
 ``load_summaries`` reads them from the store.
 """
@@ -29,8 +35,9 @@ import itertools
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from rich.table import Table
 
@@ -43,18 +50,22 @@ from ladder.ratings import (
     fit,
 )
 from ladder.store import Store
-from referee.rules import Rules
+from referee.rules import PASS_CYCLES, PRESETS, Rules
 
 __all__ = [
     "Leaderboard",
     "LeaderboardRow",
     "MatchSummary",
+    "RulesetCount",
     "SeatResult",
     "compute_leaderboard",
     "live_elo",
     "load_leaderboard",
     "load_summaries",
     "render_table",
+    "ruleset_key",
+    "ruleset_text",
+    "rulesets",
     "to_csv",
     "to_json",
 ]
@@ -109,6 +120,16 @@ class LeaderboardRow:
     dup_delta: float | None  # points per match vs the field on the same deal and seat
 
 
+@dataclass(frozen=True)
+class RulesetCount:
+    """One ruleset of the store's finished matches: its ``--rules`` text (None when this version
+    cannot read the stored rules back), its key (``ruleset_key``) and how many matches it has."""
+
+    rules: str | None
+    key: str
+    matches: int
+
+
 @dataclass
 class Leaderboard:
     rows: list[LeaderboardRow]
@@ -119,6 +140,10 @@ class Leaderboard:
     live_elo: dict[str, float] = field(default_factory=dict)
     # Matches left out because one bot filled more than one seat (see the module's docstring).
     self_play: int = 0
+    # The ruleset rated (its --rules text; None: not loaded from a store, or nothing to rate), and
+    # the other rulesets of the same selection, most matches first.
+    rules: str | None = None
+    other_rulesets: list[RulesetCount] = field(default_factory=list)
 
     @property
     def notes(self) -> list[str]:
@@ -218,24 +243,118 @@ def _duplicate_deltas(ms: Sequence[MatchSummary]) -> dict[str, float]:
 # -- reading the store ---------------------------------------------------------------------------
 
 
-def _match_filters(tournament_id: int | None, rules: str | None) -> tuple[list[str], list[object]]:
+def ruleset_key(rules: str | Rules | Mapping[str, Any]) -> str:
+    """A ruleset as the store keeps it in ``matches.rules``: compact sorted JSON of ``Rules.to_dict()``.
+    ``rules`` is a --rules text (``ValueError`` if it does not parse), a ``Rules`` or its dict."""
+    if isinstance(rules, str):
+        rules = Rules.parse(rules)
+    elif not isinstance(rules, Rules):
+        rules = Rules.from_dict(rules)
+    return json.dumps(rules.to_dict(), separators=(",", ":"), sort_keys=True)
+
+
+def _value_text(key: str, v: object) -> str:
+    # As Rules.parse reads an option's value back; a list is written with spaces.
+    if key == "pass_cycle" and isinstance(v, list | tuple):
+        named = [n for n, cycle in PASS_CYCLES.items() if list(cycle) == list(v)]
+        if named:
+            return min(named, key=len)
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list | tuple):
+        return " ".join(map(str, v))
+    return str(v)
+
+
+def ruleset_text(rules: Mapping[str, Any]) -> str | None:
+    """The shortest ``--rules`` text that selects this ruleset (a ``Rules.to_dict()``): its preset,
+    then the options that differ, e.g. ``standard,target=20``. None if the dict is not a ruleset
+    this version can read (it was stored by another version)."""
+    try:
+        target = Rules.from_dict(rules).to_dict()
+    except (TypeError, ValueError, KeyError):
+        return None
+    best: str | None = None
+    for preset in PRESETS:
+        base = PRESETS[preset].to_dict()
+        opts = {k: _value_text(k, v) for k, v in target.items() if base.get(k) != v}
+        # Drop what follows by itself (a pass cycle that follows the player count, say).
+        for k in list(opts):
+            trial = {o: t for o, t in opts.items() if o != k}
+            if _parses_to(preset, trial, target):
+                opts = trial
+        if not _parses_to(preset, opts, target):
+            continue
+        text = ",".join([preset, *(f"{k}={t}" for k, t in opts.items())])
+        if best is None or len(text) < len(best):
+            best = text
+    return best
+
+
+def _parses_to(preset: str, opts: Mapping[str, str], target: Mapping[str, Any]) -> bool:
+    try:
+        return Rules.parse(",".join([preset, *(f"{k}={t}" for k, t in opts.items())])).to_dict() == target
+    except (TypeError, ValueError):
+        return False
+
+
+def _match_filters(tournament_id: int | None, rules_key: str | None) -> tuple[list[str], list[object]]:
     """SQL conditions on ``matches m`` (and their arguments) for the leaderboard's filters."""
     where: list[str] = []
     args: list[object] = []
     if tournament_id is not None:
         where.append("m.tournament_id = ?")
         args.append(tournament_id)
-    if rules is not None:
-        # The store keeps rules as compact sorted JSON of Rules.to_dict(): compare in that form.
+    if rules_key is not None:
         where.append("m.rules = ?")
-        args.append(json.dumps(Rules.parse(rules).to_dict(), separators=(",", ":"), sort_keys=True))
+        args.append(rules_key)
     return where, args
 
 
-def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str | None = None
+def _key(rules: str | Rules | None) -> str | None:
+    return None if rules is None else ruleset_key(rules)
+
+
+def rulesets(store: Store, *, tournament_id: int | None = None) -> list[RulesetCount]:
+    """The rulesets of the store's finished matches (or one tournament's), most matches first."""
+    where, args = _match_filters(tournament_id, None)
+    sql = ("SELECT m.rules, COUNT(*) FROM matches m WHERE " + " AND ".join(["m.status = 'finished'", *where])
+           + " GROUP BY m.rules ORDER BY COUNT(*) DESC, m.rules")
+    out = []
+    for key, n in store.db.execute(sql, args):
+        try:
+            text = ruleset_text(json.loads(key))
+        except ValueError:
+            text = None
+        out.append(RulesetCount(rules=text, key=key, matches=n))
+    return out
+
+
+def _default_ruleset(store: Store, tournament_id: int | None) -> str | None:
+    """The key of the ruleset a ladder shows by default: the latest tournament's (of those with a
+    finished match), else that of the latest finished single match; None if there is no match."""
+    where, args = _match_filters(tournament_id, None)
+    cond = " AND ".join(["m.status = 'finished'", *where])
+    row = store.db.execute(f"SELECT m.rules FROM matches m WHERE {cond} AND m.tournament_id IS NOT NULL "
+                           "ORDER BY m.tournament_id DESC LIMIT 1", args).fetchone()
+    if row is None:
+        row = store.db.execute(f"SELECT m.rules FROM matches m WHERE {cond} "
+                               "ORDER BY COALESCE(m.finished_at, m.started_at) DESC, m.id DESC LIMIT 1",
+                               args).fetchone()
+    return None if row is None else str(row[0])
+
+
+def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str | Rules | None = None
                    ) -> list[MatchSummary]:
-    """Every finished match in the store (or one tournament's, or one ruleset's), as summaries."""
-    filters, args = _match_filters(tournament_id, rules)
+    """Every finished match in the store (or one tournament's, or one ruleset's: a --rules text or
+    a ``Rules``), as summaries. Without ``rules`` it mixes rulesets: ``load_leaderboard`` never does."""
+    return _load_summaries(store, tournament_id, _key(rules))
+
+
+def _load_summaries(store: Store, tournament_id: int | None, rules_key: str | None) -> list[MatchSummary]:
+    filters, args = _match_filters(tournament_id, rules_key)
     where = ["m.status = 'finished'", *filters]
     sql = ("SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
            "s.faults, "
@@ -256,12 +375,17 @@ def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str
     return out
 
 
-def live_elo(store: Store, *, tournament_id: int | None = None, rules: str | None = None,
+def live_elo(store: Store, *, tournament_id: int | None = None, rules: str | Rules | None = None,
              bots: Iterable[str] | None = None) -> dict[str, float]:
     """Live pairwise Elo by bot: 1500 plus the sum of its changes over the matches that pass the
     leaderboard's filters (``load_summaries``); ``bots`` keeps only those names (one query for a
     whole table). Bots without a change are left out."""
-    where, args = _match_filters(tournament_id, rules)
+    return _live_elo(store, tournament_id, _key(rules), bots)
+
+
+def _live_elo(store: Store, tournament_id: int | None, rules_key: str | None,
+              bots: Iterable[str] | None = None) -> dict[str, float]:
+    where, args = _match_filters(tournament_id, rules_key)
     if bots is not None:
         names = list(bots)
         where.append(f"b.name IN ({', '.join('?' * len(names))})")
@@ -271,13 +395,18 @@ def live_elo(store: Store, *, tournament_id: int | None = None, rules: str | Non
     return {name: ELO_BASE + change for name, change in store.db.execute(sql, args)}
 
 
-def load_leaderboard(store: Store, *, tournament_id: int | None = None, rules: str | None = None,
+def load_leaderboard(store: Store, *, tournament_id: int | None = None, rules: str | Rules | None = None,
                      anchor: str | None = None, provisional_games: int = DEFAULT_PROVISIONAL_GAMES) -> Leaderboard:
-    """The leaderboard of the store's matches (see ``load_summaries`` for the filters); its live Elo
-    counts the same matches."""
-    lb = compute_leaderboard(load_summaries(store, tournament_id=tournament_id, rules=rules), anchor=anchor,
-                             provisional_games=provisional_games)
-    lb.live_elo = live_elo(store, tournament_id=tournament_id, rules=rules)
+    """The leaderboard of one ruleset of the store's matches (or of one tournament's): ``rules``,
+    by default the ruleset of the latest tournament (``_default_ruleset``). Its live Elo counts the
+    same matches; ``other_rulesets`` lists the rest of the selection."""
+    key = _key(rules) if rules is not None else _default_ruleset(store, tournament_id)
+    lb = compute_leaderboard(_load_summaries(store, tournament_id, key) if key is not None else [],
+                             anchor=anchor, provisional_games=provisional_games)
+    if key is not None:
+        lb.live_elo = _live_elo(store, tournament_id, key)
+        lb.rules = ruleset_text(json.loads(key))
+    lb.other_rulesets = [r for r in rulesets(store, tournament_id=tournament_id) if r.key != key]
     return lb
 
 
@@ -294,7 +423,8 @@ def _f(x: float | None, digits: int = 1) -> str:
 
 def render_table(lb: Leaderboard, title: str = "Ladder") -> Table:
     """A rich table of the leaderboard (provisional ratings marked with '?')."""
-    t = Table(title=f"{title}: {lb.matches} matches", title_justify="left")
+    rules = f", rules {lb.rules}" if lb.rules is not None else ""
+    t = Table(title=f"{title}: {lb.matches} matches{rules}", title_justify="left")
     live = bool(lb.live_elo)
     for name in ("rank", "bot", "Elo", "±95%", "LOS↓", "games", "score %", "win %", "avg place", "pts/hand",
                  "dup Δ", "moons", "faults") + (("live Elo*",) if live else ()):
@@ -331,10 +461,12 @@ def _row_dict(lb: Leaderboard, r: LeaderboardRow) -> dict[str, object]:
 
 
 def to_json(lb: Leaderboard) -> str:
-    """The leaderboard as JSON: matches, warnings, notes, self_play (matches left out) and one object
-    per row (null for no value)."""
-    return json.dumps({"matches": lb.matches, "warnings": lb.warnings, "notes": lb.notes,
-                       "self_play": lb.self_play, "rows": [_row_dict(lb, r) for r in lb.rows]}, indent=2)
+    """The leaderboard as JSON: the ruleset rated, matches, warnings, notes, self_play (matches left
+    out), one object per row (null for no value) and the other rulesets with their match counts."""
+    return json.dumps({"rules": lb.rules, "matches": lb.matches, "warnings": lb.warnings, "notes": lb.notes,
+                       "self_play": lb.self_play, "rows": [_row_dict(lb, r) for r in lb.rows],
+                       "other_rulesets": [{"rules": r.rules, "matches": r.matches} for r in lb.other_rulesets]},
+                      indent=2)
 
 
 def to_csv(lb: Leaderboard) -> str:

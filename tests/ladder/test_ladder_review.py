@@ -80,13 +80,21 @@ def test_live_elo_counts_only_the_filtered_matches(tmp_path: Path) -> None:
         lb = load_leaderboard(store, tournament_id=t1)
         assert lb.live_elo == pytest.approx(only_t1)
         assert load_leaderboard(store, rules="standard,target=50").live_elo == pytest.approx(changes(t2))
-        assert load_leaderboard(store).live_elo == pytest.approx(everything)
+        # The default ladder is the latest tournament's ruleset, so its live Elo is t2's alone.
+        assert load_leaderboard(store).live_elo == pytest.approx(changes(t2))
         assert live_elo(store, tournament_id=t2, bots=["a", "d"]) == pytest.approx(
             {k: v for k, v in changes(t2).items() if k in "ad"})
-        # Saving goes on from the all-time figure: the second tournament started where the first ended.
-        first_t2 = store.db.execute("SELECT b.name, l.elo_before FROM live_elo l JOIN bots b ON b.id = l.bot_id "
-                                    "WHERE l.match_id = ?", [f"t{t2}-000000"]).fetchall()
-        assert dict(first_t2) == pytest.approx({n: only_t1[n] for n, _ in first_t2})
+        # Saving goes on from the figure of the match's ruleset: t2 (another ruleset) started at 1500,
+        # a third tournament of t1's ruleset where t1 ended.
+        t3 = create_tournament(store, BOTS, TournamentSpec(rules="standard", seed=3))
+        play_by_hand(store, t3, {"a": 1, "b": 2, "c": 3, "d": 4})
+
+        def before(tid: int) -> dict[str, float]:
+            return dict(store.db.execute("SELECT b.name, l.elo_before FROM live_elo l JOIN bots b ON b.id = "
+                                         "l.bot_id WHERE l.match_id = ?", [f"t{tid}-000000"]).fetchall())
+
+        assert before(t2) == pytest.approx(dict.fromkeys(before(t2), ELO_BASE))
+        assert before(t3) == pytest.approx({n: only_t1[n] for n in before(t3)})
 
 
 # -- 3: a sun counts as a moon -------------------------------------------------------------------
