@@ -96,9 +96,7 @@ class MatchSummary:
     def result(self) -> MatchResult:
         # Ranked by the places the referee recorded, not recomputed from totals: they already put a
         # forfeiter last and a shot that won the match (moon=wins-match) first, whatever its total.
-        return MatchResult(players=tuple(s.bot for s in self.seats),
-                           scores=tuple(float(s.place) for s in self.seats),
-                           forfeited=tuple(s.bot for s in self.seats if s.forfeit))
+        return MatchResult(players=tuple(s.bot for s in self.seats), places=tuple(s.place for s in self.seats))
 
 
 @dataclass(frozen=True)

@@ -82,30 +82,38 @@ _CHUNK_ROWS: int = 200_000  # bounds the memory of the Hessian assembly (rows ×
 
 @dataclass(frozen=True)
 class MatchResult:
-    """One finished match. Lower score is better (Hearts); forfeited players place last."""
+    """One finished match: each player's place, 1 best, ties sharing a place (competition ranking,
+    1, 2, 2, 4). The referee records places (a forfeiter last, a shot that wins the match first), so
+    the ladder rates by them; ``from_scores`` ranks Hearts totals (lower is better) for other callers."""
 
     players: tuple[str, ...]
-    scores: tuple[float, ...]
-    forfeited: tuple[str, ...] = ()
+    places: tuple[int, ...]
 
     def __post_init__(self) -> None:
         # Validate once here so the fitting code can trust its input.
-        if len(self.players) != len(self.scores):
-            raise ValueError("players and scores must have the same length")
+        if len(self.players) != len(self.places):
+            raise ValueError("players and places must have the same length")
         if len(set(self.players)) != len(self.players):
             raise ValueError(f"duplicate player in match: {self.players}")
-        unknown = set(self.forfeited) - set(self.players)
+        for p in self.places:
+            if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
+                raise ValueError(f"a place is a whole number from 1: {p!r}")
+
+    @classmethod
+    def from_scores(cls, players: Sequence[str], scores: Sequence[float],
+                    forfeited: Sequence[str] = ()) -> MatchResult:
+        """The result of totals (lower is better); forfeited players tie for last."""
+        players = tuple(players)
+        if len(players) != len(scores):
+            raise ValueError("players and scores must have the same length")
+        unknown = set(forfeited) - set(players)
         if unknown:
             raise ValueError(f"forfeited players not in the match: {sorted(unknown)}")
-        for s in self.scores:
-            if isinstance(s, float) and math.isnan(s):
-                raise ValueError("score is NaN")
-
-    def places(self) -> tuple[int, ...]:
-        """Competition ranking (1, 2, 2, 4) by score, lower first; forfeits tie for last."""
-        scores = np.asarray(self.scores, dtype=float)[None, :]
-        forf = np.array([p in self.forfeited for p in self.players], dtype=bool)[None, :]
-        return tuple(int(x) for x in places_from_scores(scores, forf)[0])
+        if any(isinstance(s, float) and math.isnan(s) for s in scores):
+            raise ValueError("score is NaN")
+        forf = np.array([p in forfeited for p in players], dtype=bool)[None, :]
+        places = places_from_scores(np.asarray(scores, dtype=float)[None, :], forf)[0]
+        return cls(players, tuple(int(x) for x in places))
 
 
 def places_from_scores(scores: np.ndarray, forfeited: np.ndarray | None = None) -> np.ndarray:
@@ -506,7 +514,7 @@ def fit(
     m = len(res)
     players = np.full((m, width), -1, dtype=np.int64)
     places = np.zeros((m, width), dtype=np.int64)
-    # Places are computed per table size in one vectorised call (a Python call per match is slow).
+    # Filled per table size, one array assignment each (a Python call per match is slow).
     by_size: dict[int, list[int]] = {}
     for row, r in enumerate(res):
         by_size.setdefault(len(r.players), []).append(row)
@@ -516,10 +524,7 @@ def fit(
         idx = np.asarray(rows)
         sub = [res[i] for i in rows]
         players[idx, :k] = np.array([[index[p] for p in r.players] for r in sub], dtype=np.int64)
-        scores = np.array([r.scores for r in sub], dtype=float)
-        forf = np.array([[p in r.forfeited for p in r.players] if r.forfeited else [False] * k
-                         for r in sub], dtype=bool)
-        places[idx, :k] = places_from_scores(scores, forf)
+        places[idx, :k] = np.array([r.places for r in sub], dtype=np.int64)
     return fit_arrays(places, players, len(names), names=names, prior=prior, anchor=anchor,
                       intervals=intervals, provisional_games=provisional_games)
 
@@ -543,6 +548,40 @@ def fit_arrays(
     names:   bot names (default "0", "1", ...); `anchor` is a name or an index.
     """
     t0 = time.perf_counter()
+    places, players, name_list, anchor_idx = _checked(places, players, n_bots, names, prior, anchor)
+    valid = players >= 0
+    games = np.bincount(players[valid], minlength=n_bots).astype(np.int64)
+    blocks, informative = _build_blocks(places, players)
+    t_prep = time.perf_counter()
+    theta = _maximise(blocks, n_bots, prior, informative)
+    t_fit = time.perf_counter()
+    labels = _components(players, informative, n_bots) if n_bots else np.zeros(0, dtype=np.int64)
+    cov: np.ndarray | None = None
+    if intervals and n_bots:
+        theta, cov = _polish_and_covariance(theta, blocks, prior, labels)
+    t_int = time.perf_counter()
+    elo, cov = _on_the_elo_scale(theta, cov, labels, anchor_idx)
+    rows = _rows(theta, elo, cov, labels, games, name_list, _unbounded_records(blocks, n_bots), provisional_games)
+    comps = _component_lists(labels, name_list, games)
+    return Ratings(
+        bots=tuple(rows),
+        warnings=_warnings(comps, anchor_idx, name_list, games),
+        components=comps,
+        anchor=None if anchor_idx is None else name_list[anchor_idx],
+        prior=prior,
+        matches=int(places.shape[0]),
+        informative_matches=int(informative.sum()),
+        timings={"prepare": t_prep - t0, "fit": t_fit - t_prep, "intervals": t_int - t_fit,
+                 "total": time.perf_counter() - t0},
+        names=tuple(name_list),
+        theta=theta,
+        covariance=cov,
+    )
+
+
+def _checked(places: np.ndarray, players: np.ndarray, n_bots: int, names: Sequence[str] | None, prior: float,
+             anchor: str | int | None) -> tuple[np.ndarray, np.ndarray, list[str], int | None]:
+    """The inputs as int arrays, the bots' names, and the anchor's index; ``ValueError`` naming what is wrong."""
     places = np.asarray(places, dtype=np.int64)
     players = np.asarray(players, dtype=np.int64)
     if places.ndim != 2 or places.shape != players.shape:
@@ -571,21 +610,13 @@ def fit_arrays(
             if anchor not in name_list:
                 raise ValueError(f"anchor {anchor!r} is not a rated bot")
             anchor_idx = name_list.index(str(anchor))
+    return places, players, name_list, anchor_idx
 
-    games = np.bincount(players[valid], minlength=n_bots).astype(np.int64)
-    blocks, informative = _build_blocks(places, players)
-    # Σ active·θ is linear: precompute how often each bot sits in a non-bottom group.
-    act_count = _active_counts(blocks, n_bots)
 
-    # Records with no finite MLE: never placed above anyone, or never placed below anyone.
-    beat_someone = np.zeros(n_bots, dtype=bool)
-    beaten = np.zeros(n_bots, dtype=bool)
-    for b in blocks:
-        beat_someone[b.players[_active_mask(b)]] = True
-        beaten[b.players[~_first_group_mask(b)]] = True
-    t_prep = time.perf_counter()
-
-    # L-BFGS on the negative log-posterior, scaled per match so tolerances mean the same at any size.
+def _maximise(blocks: list[_Block | _TieBlock], n_bots: int, prior: float, informative: np.ndarray) -> np.ndarray:
+    """θ at the posterior's maximum: L-BFGS on the negative log-posterior, scaled per match so the
+    tolerances mean the same at any size."""
+    act_count = _active_counts(blocks, n_bots)  # Σ active·θ is linear: how often each bot is not at the bottom
     scale = 1.0 / max(1, int(informative.sum()))
 
     def fun(th: np.ndarray) -> tuple[float, np.ndarray]:
@@ -595,44 +626,59 @@ def fit_arrays(
     theta = np.zeros(n_bots)
     if n_bots and blocks:
         opt = optimize.minimize(fun, theta, jac=True, method="L-BFGS-B",
-                                options={"maxiter": 5000, "maxcor": 20, "gtol": 1e-10,
-                                         "ftol": 1e-15})
+                                options={"maxiter": 5000, "maxcor": 20, "gtol": 1e-10, "ftol": 1e-15})
         theta = np.asarray(opt.x, dtype=float)
-    t_fit = time.perf_counter()
+    return theta
 
-    labels = _components(players, informative, n_bots) if n_bots else np.zeros(0, dtype=np.int64)
-    cov: np.ndarray | None = None
-    if intervals and n_bots:
-        hess = _hessian(theta, blocks, prior)
-        # One Newton step with the exact Hessian polishes L-BFGS to machine precision, so the
-        # result is the same (to ~1e-9 Elo) whatever order the matches came in.
-        _f, g = _nll_grad(theta, blocks, act_count, prior)
-        try:
-            theta = theta - np.linalg.solve(hess, g)
-        except np.linalg.LinAlgError:
-            pass
-        cov = _gauge_covariance(hess, labels)
-    t_int = time.perf_counter()
 
-    # Centre each component to sum zero (the prior already does, up to rounding): the gauge.
-    for c in np.unique(labels):
+def _polish_and_covariance(theta: np.ndarray, blocks: list[_Block | _TieBlock], prior: float,
+                           labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """θ after one Newton step with the exact Hessian (which polishes L-BFGS to machine precision, so
+    the result is the same, to ~1e-9 Elo, whatever order the matches came in), and its covariance."""
+    hess = _hessian(theta, blocks, prior)
+    _f, g = _nll_grad(theta, blocks, _active_counts(blocks, len(theta)), prior)
+    try:
+        theta = theta - np.linalg.solve(hess, g)
+    except np.linalg.LinAlgError:
+        pass
+    return theta, _gauge_covariance(hess, labels)
+
+
+def _on_the_elo_scale(theta: np.ndarray, cov: np.ndarray | None, labels: np.ndarray,
+                      anchor_idx: int | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Elo ratings (θ centred per component, the gauge; or shifted so the anchor is ELO_BASE) and the
+    covariance they are read with (relative to the anchor inside its component)."""
+    for c in np.unique(labels):  # the prior already centres them, up to rounding
         members = labels == c
         theta[members] -= theta[members].mean()
-
+    shift = 0.0
     if anchor_idx is not None:
         shift = theta[anchor_idx]
         if cov is not None:
-            # Intervals relative to the anchor inside its component: Var(θi − θa).
+            # Var(θi − θa) inside the anchor's component.
             members = labels == labels[anchor_idx]
             ca = cov[:, anchor_idx]
             adj = cov - ca[:, None] - ca[None, :] + cov[anchor_idx, anchor_idx]
-            mask = np.outer(members, members)
-            cov = np.where(mask, adj, cov)
-    else:
-        shift = 0.0
-    elo = ELO_BASE + ELO_SCALE * (theta - shift)
+            cov = np.where(np.outer(members, members), adj, cov)
+    return ELO_BASE + ELO_SCALE * (theta - shift), cov
 
-    # Per-bot interval half-width; no informative game means the scale says nothing about the bot.
+
+def _unbounded_records(blocks: list[_Block | _TieBlock], n_bots: int) -> np.ndarray:
+    """Bots whose record has no finite maximum: never placed above anyone, or never below anyone."""
+    beat_someone = np.zeros(n_bots, dtype=bool)
+    beaten = np.zeros(n_bots, dtype=bool)
+    for b in blocks:
+        beat_someone[b.players[_active_mask(b)]] = True
+        beaten[b.players[~_first_group_mask(b)]] = True
+    return ~beat_someone | ~beaten
+
+
+def _rows(theta: np.ndarray, elo: np.ndarray, cov: np.ndarray | None, labels: np.ndarray, games: np.ndarray,
+          names: list[str], unbounded: np.ndarray, provisional_games: int) -> list[BotRating]:
+    """One row per bot, best first: Elo, its 95% half-width, games, provisional, and the likelihood
+    of superiority over the next bot."""
+    n_bots = len(names)
+    # No informative game means the scale says nothing about the bot.
     sizes = np.bincount(labels, minlength=labels.max() + 1 if n_bots else 0)
     alone = sizes[labels] < 2 if n_bots else np.zeros(0, dtype=bool)
     if cov is not None:
@@ -640,9 +686,8 @@ def fit_arrays(
         ci = np.where(alone, math.inf, ci)
     else:
         ci = np.full(n_bots, math.nan)
-    provisional = (games < provisional_games) | ~beat_someone | ~beaten | alone
-
-    order = sorted(range(n_bots), key=lambda i: (-elo[i], name_list[i]))
+    provisional = (games < provisional_games) | unbounded | alone
+    order = sorted(range(n_bots), key=lambda i: (-elo[i], names[i]))
     rows: list[BotRating] = []
     for pos, i in enumerate(order):
         los: float | None = None
@@ -652,10 +697,12 @@ def fit_arrays(
                 var = cov[i, i] + cov[j, j] - 2.0 * cov[i, j]
                 if var > 0:
                     los = float(ndtr((theta[i] - theta[j]) / math.sqrt(var)))
-        rows.append(BotRating(name=name_list[i], elo=float(elo[i]), ci95=float(ci[i]),
+        rows.append(BotRating(name=names[i], elo=float(elo[i]), ci95=float(ci[i]),
                               games=int(games[i]), provisional=bool(provisional[i]), los_next=los))
+    return rows
 
-    comps = _component_lists(labels, name_list, games)
+
+def _warnings(comps: list[list[str]], anchor_idx: int | None, names: list[str], games: np.ndarray) -> list[str]:
     warnings: list[str] = []
     if len(comps) > 1:
         shown = "; ".join(", ".join(c[:5]) + (", ..." if len(c) > 5 else "") for c in comps[:5])
@@ -663,25 +710,11 @@ def fit_arrays(
             f"pool split into {len(comps)} groups that never met (no common scale; compare Elo only "
             f"within a group): {shown}" + (" ..." if len(comps) > 5 else ""))
     if anchor_idx is not None and len(comps) > 1:
-        warnings.append(f"anchor {name_list[anchor_idx]!r} fixes the scale of its own group only")
-    no_games = [name_list[i] for i in range(n_bots) if games[i] == 0]
+        warnings.append(f"anchor {names[anchor_idx]!r} fixes the scale of its own group only")
+    no_games = [names[i] for i in range(len(names)) if games[i] == 0]
     if no_games:
         warnings.append(f"{len(no_games)} bot(s) with no games, rated from the prior only")
-
-    return Ratings(
-        bots=tuple(rows),
-        warnings=warnings,
-        components=comps,
-        anchor=None if anchor_idx is None else name_list[anchor_idx],
-        prior=prior,
-        matches=int(places.shape[0]),
-        informative_matches=int(informative.sum()),
-        timings={"prepare": t_prep - t0, "fit": t_fit - t_prep, "intervals": t_int - t_fit,
-                 "total": time.perf_counter() - t0},
-        names=tuple(name_list),
-        theta=theta,
-        covariance=cov,
-    )
+    return warnings
 
 
 def _component_lists(labels: np.ndarray, names: list[str], games: np.ndarray) -> list[list[str]]:
@@ -701,19 +734,19 @@ def _component_lists(labels: np.ndarray, names: list[str], games: np.ndarray) ->
 def live_elo_update(
     ratings: Mapping[str, float],
     players: Sequence[str],
-    scores: Sequence[float],
+    places: Sequence[float],
     k: float = 32.0,
 ) -> dict[str, float]:
     """Live pairwise Elo after one match — a quick in-play indicator, NOT the ladder's rating.
 
-    Every pair (i, j) is an Elo game: S_ij = 1, ½, 0 as i's final score is lower, equal, higher
-    (lower wins in Hearts), E_ij = 1 / (1 + 10^((R_j − R_i)/400)), ΔR_i = K/(N−1)·Σ_j (S_ij − E_ij).
+    Every pair (i, j) is an Elo game: S_ij = 1, ½, 0 as i's place is better, equal, worse
+    (a Hearts total works the same: lower is better), E_ij = 1 / (1 + 10^((R_j − R_i)/400)), ΔR_i = K/(N−1)·Σ_j (S_ij − E_ij).
     K is divided by N−1 so a match moves a rating as much as one two-player game would; all changes
     use the pre-match ratings and are left unrounded, so they sum to zero. Unknown players start
     at 1500. Returns a new dict (input untouched) with every input rating plus the match players.
     """
-    if len(players) != len(scores):
-        raise ValueError("players and scores must have the same length")
+    if len(players) != len(places):
+        raise ValueError("players and places must have the same length")
     if len(set(players)) != len(players):
         raise ValueError("duplicate player in match")
     out = dict(ratings)
@@ -723,7 +756,7 @@ def live_elo_update(
             out.setdefault(p, ELO_BASE)
         return out
     r = np.array([float(ratings.get(p, ELO_BASE)) for p in players])
-    s = np.asarray(scores, dtype=float)
+    s = np.asarray(places, dtype=float)
     actual = np.where(s[:, None] < s[None, :], 1.0, np.where(s[:, None] == s[None, :], 0.5, 0.0))
     expected = 1.0 / (1.0 + 10.0 ** ((r[None, :] - r[:, None]) / 400.0))
     np.fill_diagonal(actual, 0.0)

@@ -63,9 +63,9 @@ def test_duplicate_delta_compares_the_same_deal_and_seat(board) -> None:  # type
 
 
 def test_elo_is_the_ratings_fit_with_forfeits_last(board) -> None:  # type: ignore[no-untyped-def]
-    expected = fit([MatchResult(("a", "b", "c", "d"), (10, 20, 20, 76)),
-                    MatchResult(("d", "a", "b", "c"), (30, 40, 50, 6)),
-                    MatchResult(("a", "b", "c", "d"), (50, 10, 60, 70), forfeited=("b",))],
+    expected = fit([MatchResult.from_scores(("a", "b", "c", "d"), (10, 20, 20, 76)),
+                    MatchResult.from_scores(("d", "a", "b", "c"), (30, 40, 50, 6)),
+                    MatchResult.from_scores(("a", "b", "c", "d"), (50, 10, 60, 70), forfeited=("b",))],
                    provisional_games=2)
     assert [r.bot for r in board.rows] == [r.name for r in expected.bots]
     for row in board.rows:
@@ -128,4 +128,4 @@ def test_ratings_rank_a_match_by_its_recorded_places_not_its_totals() -> None:
 
     m = MatchSummary("m1", 1, 4, (SeatResult("shooter", 0, 207, 1), SeatResult("broken", 1, 194, 4, forfeit=True),
                                   SeatResult("f2", 2, 53, 2), SeatResult("f3", 3, 72, 3)))
-    assert m.result().places() == (1, 4, 2, 3)
+    assert m.result().places == (1, 4, 2, 3)

@@ -45,7 +45,7 @@ def to_results(places: np.ndarray, players: np.ndarray, rng: np.random.Generator
     out = []
     for pl, pp in zip(places.tolist(), players.tolist()):
         scores = tuple(float(8 * p + 1) for p in pl)
-        out.append(MatchResult(players=tuple(f"b{i:03d}" for i in pp), scores=scores))
+        out.append(MatchResult.from_scores(players=tuple(f"b{i:03d}" for i in pp), scores=scores))
     rng.shuffle(out)  # type: ignore[arg-type]
     return out
 
@@ -60,26 +60,26 @@ def medium() -> tuple[list[MatchResult], np.ndarray]:
 
 
 def test_places_competition_ranking_lower_score_wins() -> None:
-    assert MatchResult(("a", "b", "c", "d"), (3, 10, 10, 26)).places() == (1, 2, 2, 4)
-    assert MatchResult(("a", "b", "c", "d"), (26, 0, 0, 0)).places() == (4, 1, 1, 1)
+    assert MatchResult.from_scores(("a", "b", "c", "d"), (3, 10, 10, 26)).places == (1, 2, 2, 4)
+    assert MatchResult.from_scores(("a", "b", "c", "d"), (26, 0, 0, 0)).places == (4, 1, 1, 1)
 
 
 def test_forfeit_places_last_and_several_forfeits_tie() -> None:
     # a scored best but forfeited: below everyone who finished.
-    assert MatchResult(("a", "b", "c", "d"), (0, 5, 10, 26), forfeited=("a",)).places() == (4, 1, 2, 3)
-    assert MatchResult(("a", "b", "c", "d"), (0, 5, 10, 26),
-                       forfeited=("a", "b")).places() == (3, 3, 1, 2)
+    assert MatchResult.from_scores(("a", "b", "c", "d"), (0, 5, 10, 26), forfeited=("a",)).places == (4, 1, 2, 3)
+    assert MatchResult.from_scores(("a", "b", "c", "d"), (0, 5, 10, 26),
+                       forfeited=("a", "b")).places == (3, 3, 1, 2)
     arr = places_from_scores(np.array([[0.0, 5, 10, 26]]), np.array([[True, False, False, True]]))
     assert arr.tolist() == [[3, 1, 2, 3]]
 
 
 def test_match_result_validation() -> None:
     with pytest.raises(ValueError):
-        MatchResult(("a", "a"), (1, 2))
+        MatchResult.from_scores(("a", "a"), (1, 2))
     with pytest.raises(ValueError):
-        MatchResult(("a", "b"), (1,))
+        MatchResult.from_scores(("a", "b"), (1,))
     with pytest.raises(ValueError):
-        MatchResult(("a", "b"), (1, 2), forfeited=("z",))
+        MatchResult.from_scores(("a", "b"), (1, 2), forfeited=("z",))
 
 
 # ---------------------------------------------------------------- model internals
@@ -259,15 +259,15 @@ def test_shuffling_match_order_changes_nothing(medium: tuple[list[MatchResult], 
 def test_all_tie_match_carries_no_information(medium: tuple[list[MatchResult], np.ndarray]) -> None:
     results, _ = medium
     base = fit(results)
-    ties = [MatchResult(("b000", "b001", "b002", "b003"), (50, 50, 50, 50))] * 200
-    ties += [MatchResult(("b010", "b020"), (7, 7))] * 50
+    ties = [MatchResult.from_scores(("b000", "b001", "b002", "b003"), (50, 50, 50, 50))] * 200
+    ties += [MatchResult.from_scores(("b010", "b020"), (7, 7))] * 50
     more = fit(results + ties)
     eb, em = base.elo, more.elo
     assert max(abs(eb[k] - em[k]) for k in eb) < 1e-6
     assert more["b000"].games == base["b000"].games + 200
     assert more.informative_matches == base.informative_matches
     # A pool with only all-tie matches: everyone at 1500, nobody has a usable interval.
-    only = fit([MatchResult(("x", "y", "z"), (3, 3, 3))])
+    only = fit([MatchResult.from_scores(("x", "y", "z"), (3, 3, 3))])
     assert all(b.elo == pytest.approx(1500.0) and b.provisional for b in only.bots)
 
 
@@ -278,10 +278,10 @@ def test_bot_that_always_scores_zero_comes_out_on_top() -> None:
     for _ in range(300):
         opp = list(rng.choice(others, size=3, replace=False))
         scores = [float(s) for s in rng.integers(1, 27, size=3)]
-        results.append(MatchResult(("ace", *opp), (0.0, *scores)))
+        results.append(MatchResult.from_scores(("ace", *opp), (0.0, *scores)))
     for _ in range(300):
         four = list(rng.choice(others, size=4, replace=False))
-        results.append(MatchResult(tuple(four), tuple(float(s) for s in rng.integers(0, 27, 4))))
+        results.append(MatchResult.from_scores(tuple(four), tuple(float(s) for s in rng.integers(0, 27, 4))))
     res = fit(results)
     top = res.bots[0]
     assert top.name == "ace"
@@ -297,16 +297,16 @@ def test_forfeiting_bot_places_last() -> None:
         four = ["quitter", *rng.choice(others, size=3, replace=False)]
         # The quitter would have won on score, but forfeits: it must place last.
         scores = (0.0, *(float(s) for s in rng.integers(1, 27, 3)))
-        results.append(MatchResult(tuple(four), scores, forfeited=("quitter",)))
+        results.append(MatchResult.from_scores(tuple(four), scores, forfeited=("quitter",)))
     res = fit(results)
     assert res.bots[-1].name == "quitter"
     assert res.bots[-1].provisional  # all-last record
 
 
 def test_provisional_threshold_and_games() -> None:
-    results = [MatchResult(("a", "b", "c", "d"), (0, 1, 2, 3)),
-               MatchResult(("a", "b", "c", "d"), (3, 2, 1, 0))] * 10
-    results += [MatchResult(("a", "e"), (0, 1)), MatchResult(("a", "e"), (1, 0))]
+    results = [MatchResult.from_scores(("a", "b", "c", "d"), (0, 1, 2, 3)),
+               MatchResult.from_scores(("a", "b", "c", "d"), (3, 2, 1, 0))] * 10
+    results += [MatchResult.from_scores(("a", "e"), (0, 1)), MatchResult.from_scores(("a", "e"), (1, 0))]
     res = fit(results)
     assert res["a"].games == 22 and not res["a"].provisional
     assert res["e"].games == 2 and res["e"].provisional
@@ -320,7 +320,7 @@ def test_split_pool_is_detected() -> None:
     for group in (g1, g2):
         for _ in range(200):
             four = tuple(rng.choice(group, size=4, replace=False))
-            results.append(MatchResult(four, tuple(float(s) for s in rng.integers(0, 27, 4))))
+            results.append(MatchResult.from_scores(four, tuple(float(s) for s in rng.integers(0, 27, 4))))
     res = fit(results)
     assert sorted(map(sorted, res.components)) == [sorted(g1), sorted(g2)]
     assert res.components[0] == sorted(g2)  # largest first
@@ -330,7 +330,7 @@ def test_split_pool_is_detected() -> None:
         if (x.name[0] == "a") != (y.name[0] == "a"):
             assert x.los_next is None
     # One bridging match joins the pool and the warning goes away.
-    joined = fit(results + [MatchResult(("a0", "z0"), (0, 10))])
+    joined = fit(results + [MatchResult.from_scores(("a0", "z0"), (0, 10))])
     assert len(joined.components) == 1 and joined.warnings == []
 
 
@@ -352,10 +352,10 @@ def test_anchor_is_exactly_1500(medium: tuple[list[MatchResult], np.ndarray]) ->
 
 
 def test_array_form_matches_object_form_and_pads_mixed_tables() -> None:
-    results = [MatchResult(("a", "b", "c", "d"), (0, 5, 5, 20)),
-               MatchResult(("c", "a", "e"), (1, 2, 3)),
-               MatchResult(("d", "e"), (4, 1)),
-               MatchResult(("b", "e", "d", "c"), (9, 9, 0, 3))] * 8
+    results = [MatchResult.from_scores(("a", "b", "c", "d"), (0, 5, 5, 20)),
+               MatchResult.from_scores(("c", "a", "e"), (1, 2, 3)),
+               MatchResult.from_scores(("d", "e"), (4, 1)),
+               MatchResult.from_scores(("b", "e", "d", "c"), (9, 9, 0, 3))] * 8
     obj = fit(results)
     names = ["a", "b", "c", "d", "e"]
     idx = {n: i for i, n in enumerate(names)}
@@ -363,7 +363,7 @@ def test_array_form_matches_object_form_and_pads_mixed_tables() -> None:
     places = np.zeros((len(results), 4), dtype=int)
     for r, m in enumerate(results):
         players[r, :len(m.players)] = [idx[p] for p in m.players]
-        places[r, :len(m.players)] = m.places()
+        places[r, :len(m.players)] = m.places
     arr = fit_arrays(places, players, 5, names=names)
     assert max(abs(obj.elo[n] - arr.elo[n]) for n in names) < 1e-9
     with pytest.raises(ValueError):
