@@ -23,7 +23,7 @@ the ruleset of the latest tournament) and lists the others with their match coun
 (``Leaderboard.other_rulesets``). Rulesets are compared in the store's form, the compact sorted
 JSON of ``Rules.to_dict()`` (``ruleset_key``): ``spot`` and ``spot,target=500`` are one ruleset.
 
-Everything here is computed from ``MatchSummary`` values, so it is testable on hand-made records;
+Everything here is computed from ``RatedMatch`` values, so it is testable on hand-made records;
 ``load_summaries`` reads them from the store.
 """
 
@@ -55,7 +55,7 @@ from referee.rules import PASS_CYCLES, PRESETS, Rules
 __all__ = [
     "Leaderboard",
     "LeaderboardRow",
-    "MatchSummary",
+    "RatedMatch",
     "RulesetCount",
     "SeatResult",
     "compute_leaderboard",
@@ -84,7 +84,7 @@ class SeatResult:
 
 
 @dataclass(frozen=True)
-class MatchSummary:
+class RatedMatch:
     """What the leaderboard needs of one match. ``deal_key`` groups matches dealt alike (rules + seed)."""
 
     match_id: str
@@ -161,14 +161,14 @@ class Leaderboard:
         raise KeyError(bot)
 
 
-def compute_leaderboard(matches: Iterable[MatchSummary], *, prior: float = DEFAULT_PRIOR,
+def compute_leaderboard(matches: Iterable[RatedMatch], *, prior: float = DEFAULT_PRIOR,
                         anchor: str | None = None,
                         provisional_games: int = DEFAULT_PROVISIONAL_GAMES) -> Leaderboard:
     """The leaderboard of ``matches``, best first (by the fitted Elo).
 
     Matches in which one bot filled more than one seat are left out (counted in ``self_play``).
     """
-    ms: list[MatchSummary] = []
+    ms: list[RatedMatch] = []
     self_play = 0
     for m in matches:
         if len({s.bot for s in m.seats}) < len(m.seats):
@@ -216,7 +216,7 @@ def compute_leaderboard(matches: Iterable[MatchSummary], *, prior: float = DEFAU
                        self_play=self_play)
 
 
-def _duplicate_deltas(ms: Sequence[MatchSummary]) -> dict[str, float]:
+def _duplicate_deltas(ms: Sequence[RatedMatch]) -> dict[str, float]:
     """Mean over a bot's matches of score − mean(others' scores on the same deal and seat).
 
     Only (deal, seat) cells that more than one bot played count; a bot with none gets no value.
@@ -345,13 +345,13 @@ def _default_ruleset(store: Store, tournament_id: int | None) -> str | None:
 
 
 def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str | Rules | None = None
-                   ) -> list[MatchSummary]:
+                   ) -> list[RatedMatch]:
     """Every finished match in the store (or one tournament's, or one ruleset's: a --rules text or
     a ``Rules``), as summaries. Without ``rules`` it mixes rulesets: ``load_leaderboard`` never does."""
     return _load_summaries(store, tournament_id, _key(rules))
 
 
-def _load_summaries(store: Store, tournament_id: int | None, rules_key: str | None) -> list[MatchSummary]:
+def _load_summaries(store: Store, tournament_id: int | None, rules_key: str | None) -> list[RatedMatch]:
     filters, args = _match_filters(tournament_id, rules_key)
     where = ["m.status = 'finished'", *filters]
     sql = ("SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
@@ -362,11 +362,11 @@ def _load_summaries(store: Store, tournament_id: int | None, rules_key: str | No
            "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
            "LEFT JOIN (SELECT match_id, COUNT(*) AS n FROM hands GROUP BY match_id) hc ON hc.match_id = m.id "
            f"WHERE {' AND '.join(where)} ORDER BY m.id, s.seat")
-    out: list[MatchSummary] = []
+    out: list[RatedMatch] = []
     for _mid, group in itertools.groupby(store.db.execute(sql, args), key=lambda r: r[0]):
         rows = list(group)
         r0 = rows[0]
-        out.append(MatchSummary(
+        out.append(RatedMatch(
             match_id=r0[0], seed=r0[1], hands=r0[3], deal_key=r0[2],
             seats=tuple(SeatResult(bot=r[5], seat=r[4], score=r[6], place=r[7], forfeit=bool(r[8]), faults=r[9],
                                    moons=r[10]) for r in rows)))

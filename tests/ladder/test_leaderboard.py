@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from ladder.leaderboard import (
-    MatchSummary,
+    RatedMatch,
     SeatResult,
     compute_leaderboard,
     render_table,
@@ -26,11 +26,11 @@ def S(bot: str, seat: int, score: int, place: int, **kw: object) -> SeatResult:
 
 
 # m1 and m2 are one deal (seed 1) in two seat rotations; m3 is another deal where b forfeits.
-M1 = MatchSummary("m1", seed=1, hands=5, deal_key="std",
+M1 = RatedMatch("m1", seed=1, hands=5, deal_key="std",
                   seats=(S("a", 0, 10, 1, moons=1), S("b", 1, 20, 2), S("c", 2, 20, 2), S("d", 3, 76, 4)))
-M2 = MatchSummary("m2", seed=1, hands=4, deal_key="std",
+M2 = RatedMatch("m2", seed=1, hands=4, deal_key="std",
                   seats=(S("d", 0, 30, 2), S("a", 1, 40, 3), S("b", 2, 50, 4), S("c", 3, 6, 1, faults=1)))
-M3 = MatchSummary("m3", seed=2, hands=6, deal_key="std",
+M3 = RatedMatch("m3", seed=2, hands=6, deal_key="std",
                   seats=(S("a", 0, 50, 1), S("b", 1, 10, 4, forfeit=True, faults=5), S("c", 2, 60, 2),
                          S("d", 3, 70, 3)))
 
@@ -77,7 +77,7 @@ def test_elo_is_the_ratings_fit_with_forfeits_last(board) -> None:  # type: igno
 
 
 def test_a_split_pool_warns() -> None:
-    other = MatchSummary("x", seed=3, hands=1, seats=(S("p", 0, 0, 1), S("q", 1, 26, 2)))
+    other = RatedMatch("x", seed=3, hands=1, seats=(S("p", 0, 0, 1), S("q", 1, 26, 2)))
     lb = compute_leaderboard([M1, other])
     assert any("pool split" in w for w in lb.warnings)
 
@@ -103,9 +103,9 @@ def test_empty_board() -> None:
 
 def test_self_play_is_left_out_of_every_figure_and_counted(board) -> None:  # type: ignore[no-untyped-def]
     # One bot in every seat (and one in two seats of four): neither rates a bot against another.
-    solo = MatchSummary("s1", seed=1, hands=5, deal_key="std",
+    solo = RatedMatch("s1", seed=1, hands=5, deal_key="std",
                         seats=(S("a", 0, 0, 1), S("a", 1, 26, 2), S("a", 2, 26, 2), S("a", 3, 26, 2)))
-    twice = MatchSummary("s2", seed=2, hands=3, deal_key="std",
+    twice = RatedMatch("s2", seed=2, hands=3, deal_key="std",
                          seats=(S("d", 0, 0, 1), S("b", 1, 9, 2), S("d", 2, 30, 3), S("c", 3, 50, 4)))
     lb = compute_leaderboard([M1, solo, M2, twice, M3], provisional_games=2)
     assert lb.self_play == 2 and lb.matches == 3
@@ -124,8 +124,8 @@ def test_self_play_is_left_out_of_every_figure_and_counted(board) -> None:  # ty
 def test_ratings_rank_a_match_by_its_recorded_places_not_its_totals() -> None:
     """Under moon=wins-match (the nasty preset) a shot wins the match whatever the shooter's total: the
     referee records place 1 for it, and the ratings must follow the record, not re-rank by totals."""
-    from ladder.leaderboard import MatchSummary, SeatResult
+    from ladder.leaderboard import RatedMatch, SeatResult
 
-    m = MatchSummary("m1", 1, 4, (SeatResult("shooter", 0, 207, 1), SeatResult("broken", 1, 194, 4, forfeit=True),
+    m = RatedMatch("m1", 1, 4, (SeatResult("shooter", 0, 207, 1), SeatResult("broken", 1, 194, 4, forfeit=True),
                                   SeatResult("f2", 2, 53, 2), SeatResult("f3", 3, 72, 3)))
     assert m.result().places == (1, 4, 2, 3)
