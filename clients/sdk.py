@@ -162,7 +162,7 @@ def _as_card(answer: object) -> Card:
     raise TypeError(f"expected a Card, got {type(answer).__name__} {answer!r}")
 
 
-def _as_moon(answer: object) -> int:
+def _as_moon(answer: object) -> pb.MoonChoice:
     choice = MoonChoice(answer)  # also accepts "add-to-others" / "subtract-from-shooter"
     if choice is MoonChoice.ADD_TO_OTHERS:
         return pb.MOON_CHOICE_ADD_TO_OTHERS

@@ -128,8 +128,8 @@ def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick], tup
                 kitty = tuple(str(c) for c in cards_of(m.hand.kitty))
                 m.discard(m.turn, [Card.parse(c) for c in h.discard])
                 continue
-            p = next(plays)
-            trick = m.play(Card.parse(p.card), p.seat)
+            play = next(plays)
+            trick = m.play(Card.parse(play.card), play.seat)
             if trick is not None:
                 tricks.append(trick)
         yield h.hand, tricks, kitty

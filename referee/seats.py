@@ -236,7 +236,7 @@ class GrpcSeat:
 
     def __init__(self, address: str, name: str | None = None, *,
                  max_receive_bytes: int = MAX_RECEIVE_BYTES) -> None:
-        self.address = address
+        self.address: str | None = address  # always set: typed as the Seat interface has it
         self.name = name
         self.max_receive_bytes = max_receive_bytes
         self._hard_limit = 4 * max_receive_bytes

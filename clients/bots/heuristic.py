@@ -79,7 +79,8 @@ class HeuristicBot(Bot):
             and all(points[c.index] >= 0 for c in cards)
         ]
         if short:
-            take(sorted(min(short, key=len), key=_rank, reverse=True))
+            shortest = min(short, key=len)
+            take(sorted(shortest, key=_rank, reverse=True))
 
         # The rest by danger: keep protected high spades and reward cards; hearts before side cards.
         def keep_order(c: Card) -> tuple[bool, int]:

@@ -203,7 +203,7 @@ class CardSet:
     cards: tuple[Card, ...]
 
     def __init__(self, cards: Iterable[Card] | int = 0) -> None:
-        m: int = cards if type(cards) is int else mask_of(cards)  # type: ignore[assignment,arg-type]
+        m: int = cards if type(cards) is int else mask_of(cards)  # type: ignore[arg-type]  # narrowed by type() above
         self.mask = m
         self.cards = _T0[m & 0x1FFF] + _T1[m >> 13 & 0x1FFF] + _T2[m >> 26 & 0x1FFF] + _T3[m >> 39 & 0x1FFF]
 

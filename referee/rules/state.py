@@ -16,7 +16,7 @@ import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -219,12 +219,12 @@ class SeededRandom:
             if x < limit:
                 return x % n
 
-    def shuffle(self, items: list) -> None:
+    def shuffle(self, items: list[Any]) -> None:
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
 
-    def choice(self, items: Sequence):  # type: ignore[no-untyped-def]
+    def choice(self, items: Sequence[Any]) -> Any:
         return items[self.below(len(items))]
 
     def __reduce__(self) -> tuple[object, tuple[int]]:
@@ -238,7 +238,7 @@ def _seeded_random_at(state: int) -> SeededRandom:
     return r
 
 
-def shuffled(items: list, seed: int, *stream: int | str) -> list:
+def shuffled(items: list[Any], seed: int, *stream: int | str) -> list[Any]:
     """Fisher–Yates shuffle driven by SHAKE-256 of (seed, stream): portable and fast.
 
     Each draw is a 64-bit word reduced modulo i + 1; for at most 52 items the modulo bias is
@@ -626,7 +626,7 @@ class Match:
         self.scores: list[int] = [0] * self.rules.players
         self.results: list[HandResult] = []
         # Plays are logged as plain (seat, card) tuples (the hot path); ``history`` builds Events.
-        self._log: list = []
+        self._log: list[Any] = []  # events; a play as a bare (seat, card) tuple (see history)
         self.winners: tuple[int, ...] = ()
         self.over = False
         self.shot_winner: int | None = None  # moon=wins-match: the seat whose shot ended the match
@@ -820,7 +820,7 @@ class Match:
     def clone(self) -> Match:
         return copy.deepcopy(self)
 
-    def __deepcopy__(self, memo: dict) -> Match:
+    def __deepcopy__(self, memo: dict[int, object]) -> Match:
         # Cards, card sets, rules and history events are immutable: share them, copy the lists.
         if COMPILED:
             # Native classes have no __dict__ and object.__new__ refuses them: see _match_from_attrs.

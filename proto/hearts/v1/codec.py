@@ -14,7 +14,7 @@ computed from the generated descriptors, so an edit of bot.proto cannot silently
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from hearts.v1 import bot_pb2 as pb
 from referee.rules import OPTIONS, Card, CardSet, HandResult, MoonChoice, Observation, Rules, Trick
@@ -23,7 +23,7 @@ from referee.rules.cards import DECK
 PROTOCOL_VERSION = 1
 """The version of hearts.v1 spoken here: the referee sends it, bots answer with theirs."""
 
-PASS_DIRECTIONS: dict[str, int] = {
+PASS_DIRECTIONS: dict[str, pb.PassDirection] = {
     "left": pb.PASS_DIRECTION_LEFT,
     "right": pb.PASS_DIRECTION_RIGHT,
     "across": pb.PASS_DIRECTION_ACROSS,
@@ -45,12 +45,13 @@ def handshake_request(referee: str) -> pb.HandshakeRequest:
     return pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION, referee=referee)
 
 
-def card_to_wire(card: Card) -> int:
-    return card.index + 1
+def card_to_wire(card: Card) -> pb.Card:
+    return cast("pb.Card", card.index + 1)
 
 
-def card_values(cards: Iterable[Card]) -> list[int]:
-    return [c.index + 1 for c in cards]
+def card_values(cards: Iterable[Card]) -> list[pb.Card]:
+    """Cards as their enum values (index + 1)."""
+    return cast("list[pb.Card]", [c.index + 1 for c in cards])
 
 
 def card_from_wire(value: int) -> Card:
@@ -68,7 +69,7 @@ _OPTION_FIELDS: dict[str, tuple[str, Callable[[Rules], Any], Callable[[pb.Rules]
     "removed_cards": ("removed_cards", lambda r: card_values(r.removed),
                       lambda m: tuple(card_from_wire(v) for v in m.removed_cards)),
     "hand_size": ("cards_per_player", lambda r: r.cards_per_player, lambda m: m.cards_per_player or None),
-    "pass_cycle": ("pass_cycle", lambda r: [PASS_DIRECTIONS[d] for d in r.pass_cycle],
+    "pass_cycle": ("pass_cycle", lambda r: [PASS_DIRECTIONS[d] for d in r.pass_cycle or ()],
                    lambda m: tuple(DIRECTIONS_FROM_WIRE[d] for d in m.pass_cycle)),
     "kitty": ("kitty", lambda r: r.kitty, lambda m: m.kitty or "none"),
     "bonus_card": ("bonus_card", lambda r: r.bonus_card.index + 1 if r.bonus_card else 0,
@@ -112,7 +113,7 @@ def rules_to_wire(rules: Rules) -> pb.Rules:
 def trick_to_wire(trick: Trick, out: pb.Trick | None = None) -> pb.Trick:
     t = out if out is not None else pb.Trick()
     t.leader = trick.leader
-    t.cards.extend(c.index + 1 for c in trick.cards)
+    t.cards.extend(card_values(trick.cards))
     if trick.winner is not None:
         t.winner = trick.winner
     return t
