@@ -8,12 +8,20 @@ never leaves half a match. ``load_match`` reads it back as the referee's ``Match
 
 To extend the schema (a tournaments table, say), append a function to ``MIGRATIONS``; never edit
 or reorder the ones that shipped: databases in the field have already run them.
+
+Several processes may write one file at once (two tournaments, a ``hearts bot add``): every write
+transaction takes the write lock at its start (``BEGIN IMMEDIATE``) and waits up to
+``BUSY_TIMEOUT_S`` for it. A deferred ``BEGIN`` that reads and then writes cannot wait in WAL mode:
+once another process has committed since its read, SQLite fails it at once with "database is
+locked", whatever the busy timeout.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -215,6 +223,8 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     # Append new migrations here (each runs once, in its own transaction, in order).
 ]
 
+BUSY_TIMEOUT_S: float = 30.0  # how long a writer waits for another process's write to end
+
 
 def _executescript_in_transaction(db: sqlite_utils.Database, script: str) -> None:
     # sqlite3's executescript() commits first; run statement by statement to stay in the migration's
@@ -231,13 +241,53 @@ def _statements(script: str) -> Iterator[str]:
 
 
 def migrate(db: sqlite_utils.Database) -> int:
-    """Bring the schema up to date; returns its version. Safe to call again (it does nothing)."""
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
-        with db.atomic():
-            step(db)
-            db.execute(f"PRAGMA user_version = {number}")  # in the same transaction as the step
+    """Bring the schema up to date; returns its version. Safe to call again (it does nothing), and
+    from two processes at once: each step re-reads the version under the write lock."""
+    for number, step in enumerate(MIGRATIONS, start=1):
+        if _user_version(db.conn) >= number:
+            continue
+        with _write_transaction(db.conn):
+            if _user_version(db.conn) < number:  # another process may have run it meanwhile
+                step(db)
+                db.execute(f"PRAGMA user_version = {number}")  # in the same transaction as the step
     return len(MIGRATIONS)
+
+
+def _user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+@contextlib.contextmanager
+def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """One transaction that holds the write lock from its start (waiting for it up to the busy
+    timeout), so that what it reads stays true until it commits."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:  # some errors (a full disk) have rolled it back already
+            conn.execute("ROLLBACK")
+        raise
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+class _Database(sqlite_utils.Database):
+    """sqlite-utils' Database whose outermost ``atomic()`` is ``BEGIN IMMEDIATE`` (nested ones stay
+    savepoints). sqlite-utils' own writes (``insert``...) go through ``atomic()`` too."""
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[sqlite_utils.Database]:
+        if self.conn.in_transaction:
+            with super().atomic():
+                yield self
+        else:
+            with _write_transaction(self.conn):
+                yield self
 
 
 # -- the store -----------------------------------------------------------------------------------
@@ -274,11 +324,10 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self.db = sqlite_utils.Database(self.path)
+        self.db = _Database(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S))
         self.db.execute("PRAGMA foreign_keys = ON")
         if self.path != ":memory:":
             self.db.enable_wal()
-        self.db.execute("PRAGMA busy_timeout = 5000")  # another process writing: wait, do not fail
         self.version = migrate(self.db)
 
     def close(self) -> None:
