@@ -511,9 +511,12 @@ def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gaunt
 @click.argument("tournament_id", type=int)
 @click.option("--concurrency", type=_AT_LEAST_1, default=4, show_default=True,
               help="Matches played at once (at least 1).")
+@click.option("--force", is_flag=True,
+              help="Take the tournament over from a runner this machine cannot check (another host, or a "
+                   "claim without its start); never from one known to be alive.")
 @_STARTUP_TIMEOUT_OPTION
 @_DB_OPTION
-def tournament_resume(tournament_id: int, concurrency: int, startup_timeout: float, db: str) -> None:
+def tournament_resume(tournament_id: int, concurrency: int, force: bool, startup_timeout: float, db: str) -> None:
     """Play what is missing of tournament TOURNAMENT_ID (after a crash, a kill, Ctrl-C or a bot that
     would not start).
 
@@ -532,7 +535,7 @@ def tournament_resume(tournament_id: int, concurrency: int, startup_timeout: flo
             how += f", max_concurrency {e.max_concurrency}" if e.max_concurrency else ", no max_concurrency"
             console.print(f"bot {name!r}: started by its current registration ({how}), not the entry stored "
                           f"with tournament {tournament_id}", soft_wrap=True)
-        _play_tournament(store, db, tournament_id, concurrency, startup_timeout, bots=changes)
+        _play_tournament(store, db, tournament_id, concurrency, startup_timeout, bots=changes, force=force)
 
 
 @tournament.command("list")
@@ -557,9 +560,10 @@ def tournament_list(db: str) -> None:
 
 def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_timeout: float, *,
                      created: bool = False, bots_file: str | None = None,
-                     bots: dict[str, BotEntry] | None = None) -> None:
+                     bots: dict[str, BotEntry] | None = None, force: bool = False) -> None:
     """Play tournament ``tid`` and print its ladder. ``created``: this command created it (from
-    ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed."""
+    ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed.
+    ``force``: take it over from a runner that cannot be checked."""
     from ladder.launcher import BotStartError
     from ladder.leaderboard import load_leaderboard, render_table
     from ladder.tournament import Progress, TournamentBusy, delete_tournament, get_tournament, run_tournament
@@ -571,7 +575,7 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
     try:
         with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
             summary = run_tournament(store, tid, concurrency=concurrency, progress=progress,
-                                     startup_timeout=startup_timeout, bots=bots)
+                                     startup_timeout=startup_timeout, bots=bots, force=force)
     except BotStartError as e:
         if e.command is not None:
             register = f'hearts bot add {e.name} --command "..." --db {db}'
@@ -588,7 +592,9 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
             f"starts a registered bot by its current registration), then: hearts tournament resume {tid} --db {db}"
         ) from None
     except TournamentBusy as e:
-        raise click.ClickException(str(e)) from None
+        force_it = "" if e.verified else (f"; if that process is gone, take the tournament over with: "
+                                          f"hearts tournament resume {tid} --force --db {db}")
+        raise click.ClickException(f"{e}{force_it}") from None
     except KeyboardInterrupt:
         left = get_tournament(store, tid).pending
         console.print(f"interrupted: {left} matches pending; resume with: hearts tournament resume {tid} --db {db}")

@@ -213,6 +213,15 @@ def _m6_bot_limit(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m7_runner_identity(db: sqlite_utils.Database) -> None:
+    """Who the runner is beyond its pid, which the system reuses (after a reboot, say): its host and
+    its start, so that a claim left by a dead runner is told from a live one."""
+    _executescript_in_transaction(db, """
+    ALTER TABLE tournaments ADD COLUMN runner_host TEXT;     -- the runner's host name
+    ALTER TABLE tournaments ADD COLUMN runner_started TEXT;  -- its boot and start time; NULL: unknown
+    """)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -220,6 +229,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m4_kitty_discard,
     _m5_pass_call,
     _m6_bot_limit,
+    _m7_runner_identity,
     # Append new migrations here (each runs once, in its own transaction, in order).
 ]
 

@@ -35,6 +35,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import socket
 import sqlite3
 import sys
 import time
@@ -62,6 +63,7 @@ __all__ = [
     "AlreadyRecorded",
     "Progress",
     "RunSummary",
+    "Runner",
     "TournamentBusy",
     "TournamentInfo",
     "TournamentSpec",
@@ -75,6 +77,8 @@ __all__ = [
     "play_tournament",
     "registry_changes",
     "run_tournament",
+    "runner_of",
+    "runner_state",
 ]
 
 LIVE_ELO_K: float = 32.0
@@ -87,24 +91,104 @@ class AlreadyRecorded(RuntimeError):
 
 
 class TournamentBusy(ValueError):
-    """Another live process is playing the tournament."""
+    """Another process plays the tournament. ``verified``: it surely does (that very process runs
+    here); else it may be gone, which this machine cannot tell, and the caller may force a takeover."""
+
+    def __init__(self, message: str, *, runner: Runner | None = None, verified: bool = True) -> None:
+        super().__init__(message)
+        self.runner = runner
+        self.verified = verified
 
 
-def _claim(store: Store, tid: int) -> None:
-    """Record this process as the tournament's runner; ``TournamentBusy`` if a live one already is.
-    A runner that is gone (killed, crashed) is taken over."""
-    with store.db.atomic():
-        row = store.db.execute("SELECT runner_pid FROM tournaments WHERE id = ?", [tid]).fetchone()
-        pid = row[0] if row is not None else None
-        if pid is not None and pid != os.getpid() and process_alive(pid):
-            raise TournamentBusy(f"tournament {tid} is being played by process {pid}; wait for it or stop it")
-        store.db.execute("UPDATE tournaments SET runner_pid = ? WHERE id = ?", [os.getpid(), tid])
+# -- the runner: which process plays a tournament ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Runner:
+    """The process playing a tournament. The pid alone is not enough: the system reuses pids (after
+    a reboot, an unrelated process may have it), so the host and the process's start go with it."""
+
+    pid: int
+    host: str | None  # None: a claim written before runners had a host (store migration 7)
+    started: str | None  # the boot id and the start time since boot; None where they are not known
+
+
+def _proc_stat(pid: int) -> tuple[str, str] | None:
+    """(state, start) of process ``pid`` from /proc: the start is the boot id with the start time in
+    clock ticks since boot, unique across reboots. None where /proc cannot tell (not Linux, no such
+    process)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces and ')'
+    return fields[0], f"{boot}:{fields[19]}"  # fields 3 (state) and 22 (starttime) of proc(5)
+
+
+def runner_of(pid: int) -> Runner:
+    """The identity of process ``pid`` of this host, as a claim records it."""
+    stat = _proc_stat(pid)
+    return Runner(pid=pid, host=socket.gethostname(), started=stat[1] if stat is not None else None)
+
+
+def runner_state(runner: Runner) -> str:
+    """``alive``: that very process runs (on this host); ``gone``: it does not, its pid is free or
+    names another process; ``unknown``: this host cannot tell (the runner is on another host, or
+    nothing says when it started)."""
+    if runner.host is not None and runner.host != socket.gethostname():
+        return "unknown"
+    if not process_alive(runner.pid):
+        return "gone"
+    stat = _proc_stat(runner.pid)
+    if stat is not None and stat[0] in ("Z", "X"):
+        return "gone"  # a zombie: it has exited, only its parent has not reaped it yet
+    if runner.host is None or runner.started is None or stat is None:
+        return "unknown"
+    return "alive" if stat[1] == runner.started else "gone"
+
+
+def _is(runner: Runner, me: Runner) -> bool:
+    # An older claim (no host, no start) of this very pid is this process's own.
+    return (runner.pid == me.pid and runner.host in (None, me.host)
+            and runner.started in (None, me.started))
+
+
+def _busy(tid: int, runner: Runner, state: str) -> TournamentBusy:
+    message = f"tournament {tid} is being played by process {runner.pid}; wait for it or stop it"
+    if state == "alive":
+        return TournamentBusy(message, runner=runner)
+    if runner.host is not None and runner.host != socket.gethostname():
+        why = f"it runs on {runner.host}, so this machine cannot check it"
+    else:
+        why = f"a process {runner.pid} runs here, but nothing tells whether it is the one that claimed it"
+    return TournamentBusy(f"{message} ({why})", runner=runner, verified=False)
+
+
+def _claim(store: Store, tid: int, *, force: bool = False) -> None:
+    """Record this process as the tournament's runner; ``TournamentBusy`` if another one plays it.
+    A runner that is gone (killed, crashed, its pid reused) is taken over, and with ``force`` one
+    whose state cannot be checked; a runner known to be alive never is."""
+    me = runner_of(os.getpid())
+    with store.db.atomic():  # BEGIN IMMEDIATE: two claims never both see the tournament free
+        row = store.db.execute("SELECT runner_pid, runner_host, runner_started FROM tournaments WHERE id = ?",
+                               [tid]).fetchone()
+        if row is not None and row[0] is not None:
+            other = Runner(pid=row[0], host=row[1], started=row[2])
+            if not _is(other, me):
+                state = runner_state(other)
+                if state == "alive" or (state == "unknown" and not force):
+                    raise _busy(tid, other, state)
+        store.db.execute("UPDATE tournaments SET runner_pid = ?, runner_host = ?, runner_started = ? WHERE id = ?",
+                         [me.pid, me.host, me.started, tid])
 
 
 def _release(store: Store, tid: int) -> None:
+    me = runner_of(os.getpid())
     with store.db.atomic():
-        store.db.execute("UPDATE tournaments SET runner_pid = NULL WHERE id = ? AND runner_pid = ?",
-                         [tid, os.getpid()])
+        store.db.execute("UPDATE tournaments SET runner_pid = NULL, runner_host = NULL, runner_started = NULL "
+                         "WHERE id = ? AND runner_pid = ? AND runner_host IS ? AND runner_started IS ?",
+                         [tid, me.pid, me.host, me.started])
 
 
 def _now() -> str:
@@ -394,13 +478,14 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
                           log_dir: Path | str | None = None, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
                           progress: Progress | None = None,
                           on_record: Callable[[MatchRecord], None] | None = None,
-                          bots: Mapping[str, BotEntry] | None = None) -> RunSummary:
+                          bots: Mapping[str, BotEntry] | None = None, force: bool = False) -> RunSummary:
     """Play every pending match of a tournament; returns what was played.
 
     The bots are started (or reached) by the entries stored with the tournament, except those
     named in ``bots`` (e.g. ``registry_changes``): their entries replace the stored ones, in the
     tournament row too. Raises ``BotStartError`` if a bot cannot be started at the beginning
-    (nothing is played then).
+    (nothing is played then), ``TournamentBusy`` if another process plays it (``force`` takes
+    over a runner whose state this machine cannot check).
     Cancelling (Ctrl-C) stops the matches in flight, which stay pending, and stops the bots.
     """
     if concurrency < 1:
@@ -417,14 +502,14 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
     needed = sorted({b for m in todo for b in m.seats})
     entries = {b.name: b for b in info.bots}
     changed = {n: e for n, e in (bots or {}).items() if n in entries and not _same_target(e, entries[n])}
-    if changed:
-        entries.update(changed)
-        _store_entries(store, tournament_id, entries)
+    entries.update(changed)
     missing = [n for n in needed if n not in entries]
     if missing:
         raise ValueError(f"tournament {tournament_id} schedules unknown bots: {', '.join(missing)}")
     logs = Path(log_dir) if log_dir is not None else Path(store.path).resolve().parent / "logs"
-    _claim(store, tournament_id)
+    _claim(store, tournament_id, force=force)  # first: a refused run writes nothing
+    if changed:
+        _store_entries(store, tournament_id, entries)
     _set_status(store, tournament_id, "running")
     launcher = Launcher(logs, startup_timeout=startup_timeout)
     seats: dict[str, GrpcSeat] = {}

@@ -101,3 +101,93 @@ def test_two_runs_on_one_database_both_finish_while_the_ladder_reads(tmp_path: P
         row = tournament(db, tid)
         assert row["status"] == "finished" and row["done"] == row["distinct"] == row["total"] == 20
     assert recorded(db) == 40
+
+
+# -- the runner's identity -----------------------------------------------------------------------
+
+
+def killed_run(tmp_path: Path, seed: int, tid: int) -> int:
+    """Play tournament ``tid`` and SIGKILL its runner mid-run: the claim stays in its row. The pid."""
+    db = tmp_path / "arena.db"
+    with running(tmp_path, *RUN, "--seed", str(seed), "--deals", "3", "--concurrency", "2",
+                 name=f"killed-{tid}") as run:
+        wait_until(lambda: recorded(db, tid) >= 1, 120, f"tournament {tid} records a match", run)
+        run.proc.send_signal(signal.SIGKILL)
+        assert run.wait(10) == -signal.SIGKILL
+    row = tournament(db, tid)
+    assert row["status"] == "running" and row["runner_pid"] == run.pid and row["done"] < row["total"]
+    return run.pid
+
+
+def test_a_runner_pid_that_now_names_another_process_is_stale(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(SAMPLE)
+    db = tmp_path / "arena.db"
+    killed_run(tmp_path, 5, 1)
+    # As after a reboot: the recorded pid now belongs to an unrelated process, started after the
+    # runner. Only the pid is changed; the rest of the claim is what the killed runner wrote.
+    with unrelated_process() as other:
+        write(db, "UPDATE tournaments SET runner_pid = ? WHERE id = 1", (other.pid,))
+        resumed = hearts(tmp_path, "tournament", "resume", "1", "--db", "arena.db")
+        assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+        assert other.poll() is None  # nothing was done to the unrelated process
+    row = tournament(db, 1)
+    assert row["status"] == "finished" and row["done"] == row["distinct"] == row["total"] == 12
+    assert row["runner_pid"] is None
+
+
+def test_a_runner_that_cannot_be_checked_is_taken_over_with_force_only(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(SAMPLE)
+    db = tmp_path / "arena.db"
+    pid = killed_run(tmp_path, 6, 1)
+    # A runner on another machine (a database on a shared disk): its pid cannot be checked here.
+    write(db, "UPDATE tournaments SET runner_host = 'another-machine' WHERE id = 1")
+    before = tournament(db, 1)
+    refusal = hearts(tmp_path, "tournament", "resume", "1", "--db", "arena.db")
+    assert refusal.returncode == 1, refusal.stdout + refusal.stderr
+    assert "Traceback" not in refusal.stderr
+    [error] = errors(refusal.stdout + refusal.stderr)
+    assert f"tournament 1 is being played by process {pid}" in error and "another-machine" in error
+    assert "hearts tournament resume 1 --force --db arena.db" in error
+    assert tournament(db, 1) == before  # refused: nothing written
+    forced = hearts(tmp_path, "tournament", "resume", "1", "--force", "--db", "arena.db")
+    assert forced.returncode == 0, forced.stdout + forced.stderr
+    row = tournament(db, 1)
+    assert row["status"] == "finished" and row["done"] == row["distinct"] == row["total"] == 12
+    assert row["runner_pid"] is None and row["runner_host"] is None
+
+
+def test_a_live_runner_is_never_taken_over_even_with_force(tmp_path: Path) -> None:
+    from ladder.tournament import runner_of  # the identity a runner records
+
+    (tmp_path / "bots.toml").write_text(SAMPLE)
+    db = tmp_path / "arena.db"
+    killed_run(tmp_path, 7, 1)
+    with unrelated_process() as live:  # recorded as the runner, with its true identity
+        runner = runner_of(live.pid)
+        write(db, "UPDATE tournaments SET runner_pid = ?, runner_host = ?, runner_started = ? WHERE id = 1",
+              (runner.pid, runner.host, runner.started))
+        before = tournament(db, 1)
+        for extra in ((), ("--force",)):
+            refusal = hearts(tmp_path, "tournament", "resume", "1", *extra, "--db", "arena.db")
+            assert refusal.returncode == 1, refusal.stdout + refusal.stderr
+            [error] = errors(refusal.stdout + refusal.stderr)
+            assert f"tournament 1 is being played by process {live.pid}; wait for it or stop it" in error
+            assert tournament(db, 1) == before
+
+
+def test_the_runner_identity_is_a_migration_of_older_databases(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "old.db"
+    step = store_module._m7_runner_identity
+    older = store_module.MIGRATIONS[:store_module.MIGRATIONS.index(step)]
+    with monkeypatch.context() as m:  # a database written before the migration, with a claim in it
+        m.setattr(store_module, "MIGRATIONS", older)
+        with Store(db) as old:
+            old.db.execute("INSERT INTO tournaments (format, rules, seed, rounds, deals, bots, settings, status, "
+                           "created_at, runner_pid) VALUES ('round-robin', 'standard', 1, 1, 1, '[]', '{}', "
+                           "'running', '2026-01-01', 4242)")
+            old.db.conn.commit()
+    with Store(db) as store:
+        assert store.version == len(store_module.MIGRATIONS)
+        assert query(db, "PRAGMA user_version") == [(len(store_module.MIGRATIONS),)]
+        assert query(db, "SELECT runner_pid, runner_host, runner_started FROM tournaments") == [(4242, None, None)]
