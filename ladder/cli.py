@@ -6,6 +6,7 @@ docs/cli.md documents every command and option (tests/ladder/test_docs.py checks
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -595,10 +596,13 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
         force_it = "" if e.verified else (f"; if that process is gone, take the tournament over with: "
                                           f"hearts tournament resume {tid} --force --db {db}")
         raise click.ClickException(f"{e}{force_it}") from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (TournamentInterrupted): stopped cleanly
+        signum = getattr(e, "signum", signal.SIGINT)
+        how = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
         left = get_tournament(store, tid).pending
-        console.print(f"interrupted: {left} matches pending; resume with: hearts tournament resume {tid} --db {db}")
-        raise SystemExit(130) from None
+        console.print(f"{how}: {left} matches pending; resume with: hearts tournament resume {tid} --db {db}",
+                      soft_wrap=True)
+        raise SystemExit(128 + signum) from None
     for event in summary.events:
         console.print(inert_text(event, style="yellow"))
     console.print(Text(f"played {summary.played} matches in {summary.seconds:.1f} s "

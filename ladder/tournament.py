@@ -32,14 +32,16 @@ ladder's rating is the batch fit (``ladder.leaderboard``).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import json
 import os
+import signal
 import socket
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -66,6 +68,7 @@ __all__ = [
     "Runner",
     "TournamentBusy",
     "TournamentInfo",
+    "TournamentInterrupted",
     "TournamentSpec",
     "create_tournament",
     "delete_tournament",
@@ -98,6 +101,15 @@ class TournamentBusy(ValueError):
         super().__init__(message)
         self.runner = runner
         self.verified = verified
+
+
+class TournamentInterrupted(KeyboardInterrupt):
+    """``run_tournament`` was stopped by a signal (SIGINT, SIGTERM): the matches in flight stay
+    pending, the status is ``interrupted`` and the bots are stopped."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
 
 
 # -- the runner: which process plays a tournament ------------------------------------------------
@@ -183,9 +195,11 @@ def _claim(store: Store, tid: int, *, force: bool = False) -> None:
                          [me.pid, me.host, me.started, tid])
 
 
-def _release(store: Store, tid: int) -> None:
+def _end_run(store: Store, tid: int, status: str) -> None:
+    """The run's status, and the release of this process's claim: one transaction."""
     me = runner_of(os.getpid())
     with store.db.atomic():
+        _set_status(store, tid, status)
         store.db.execute("UPDATE tournaments SET runner_pid = NULL, runner_host = NULL, runner_started = NULL "
                          "WHERE id = ? AND runner_pid = ? AND runner_host IS ? AND runner_started IS ?",
                          [tid, me.pid, me.host, me.started])
@@ -486,7 +500,8 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
     tournament row too. Raises ``BotStartError`` if a bot cannot be started at the beginning
     (nothing is played then), ``TournamentBusy`` if another process plays it (``force`` takes
     over a runner whose state this machine cannot check).
-    Cancelling (Ctrl-C) stops the matches in flight, which stay pending, and stops the bots.
+    Cancelling (Ctrl-C) stops the matches in flight, which stay pending, and stops the bots; the
+    status is written before the bots are stopped, and a second cancellation does not stop that.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
@@ -512,6 +527,9 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
         _store_entries(store, tournament_id, entries)
     _set_status(store, tournament_id, "running")
     launcher = Launcher(logs, startup_timeout=startup_timeout)
+    launchers = _LAUNCHERS.get()
+    if launchers is not None:
+        launchers.append(launcher)
     seats: dict[str, GrpcSeat] = {}
     try:
         await launcher.start_many((n, entries[n].command, entries[n].address) for n in needed)
@@ -523,15 +541,37 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
         await _run_schedule(store, tournament_id, todo, rules, info.settings, launcher, seats, summary,
                             concurrency, progress, on_record)
     finally:
-        for s in seats.values():
-            await s.close()
-        await launcher.stop_all()
+        # The status before any await: no cancellation (a signal) can come between the end of the
+        # run and its status, and the bots are stopped to the end whatever arrives meanwhile.
+        summary.remaining = len(pending_matches(store, tournament_id))
+        _end_run(store, tournament_id, "finished" if summary.remaining == 0 else "interrupted")
+        await _to_the_end(_stop(seats, launcher))
         summary.events = list(launcher.events)
         summary.seconds = time.monotonic() - t0
-        summary.remaining = len(pending_matches(store, tournament_id))
-        _set_status(store, tournament_id, "finished" if summary.remaining == 0 else "interrupted")
-        _release(store, tournament_id)
     return summary
+
+
+async def _stop(seats: Mapping[str, GrpcSeat], launcher: Launcher) -> None:
+    for s in seats.values():
+        await s.close()
+    await launcher.stop_all()
+
+
+async def _to_the_end(step: Awaitable[None]) -> None:
+    """Await ``step`` to its end even if this task is cancelled meanwhile; the cancellation is
+    passed on once it is done."""
+    task = asyncio.ensure_future(step)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.cancelled():
+                raise
+            cancelled = True
+    task.result()
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 async def _limits(seats: dict[str, GrpcSeat]) -> dict[str, int]:
@@ -645,5 +685,69 @@ async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rule
 
 
 def run_tournament(store: Store, tournament_id: int, **kwargs: Any) -> RunSummary:
-    """``play_tournament`` on a fresh event loop (for the CLI and scripts)."""
-    return asyncio.run(play_tournament(store, tournament_id, **kwargs))
+    """``play_tournament`` on a fresh event loop (for the CLI and scripts).
+
+    In the main thread SIGINT (Ctrl-C) and SIGTERM stop it alike: the matches in flight are
+    cancelled (they stay pending), the status becomes ``interrupted``, the bots are stopped, then
+    ``TournamentInterrupted`` is raised. A further signal kills the bots at once instead of waiting
+    out their grace; the status is written all the same.
+    """
+    outcome = asyncio.run(_play_until_signalled(store, tournament_id, kwargs))
+    if isinstance(outcome, int):
+        raise TournamentInterrupted(outcome)
+    return outcome
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# The launchers of the run in progress, for a second signal to kill their bots at once.
+_LAUNCHERS: contextvars.ContextVar[list[Launcher] | None] = contextvars.ContextVar("launchers", default=None)
+
+
+async def _play_until_signalled(store: Store, tournament_id: int, kwargs: dict[str, Any]) -> RunSummary | int:
+    """The run's summary, or the number of the signal that stopped it."""
+    loop = asyncio.get_running_loop()
+    main = asyncio.current_task()
+    assert main is not None
+    received: list[int] = []
+    launchers: list[Launcher] = []
+    token = _LAUNCHERS.set(launchers)
+
+    def on_signal(signum: int) -> None:
+        received.append(signum)
+        if len(received) == 1:
+            main.cancel()  # play_tournament writes the status, then stops the bots
+        else:
+            for launcher in launchers:
+                _kill_bots(launcher)
+
+    # Through the loop, never as an exception raised anywhere: asyncio's own second Ctrl-C raises
+    # KeyboardInterrupt in the middle of the cleanup, and the status stayed "running".
+    installed: dict[signal.Signals, Any] = {}
+    for sig in _STOP_SIGNALS:
+        previous = signal.getsignal(sig)
+        try:
+            loop.add_signal_handler(sig, on_signal, sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no such support
+            continue
+        installed[sig] = previous
+    try:
+        return await play_tournament(store, tournament_id, **kwargs)
+    except asyncio.CancelledError:
+        if received:
+            return received[0]
+        raise
+    finally:
+        for sig, previous in installed.items():
+            loop.remove_signal_handler(sig)
+            signal.signal(sig, previous if previous is not None else signal.SIG_DFL)
+        _LAUNCHERS.reset(token)
+
+
+def _kill_bots(launcher: Launcher) -> None:
+    """SIGKILL every bot process group of ``launcher`` now (its stop then ends at once)."""
+    for bp in launcher.bots.values():
+        if bp.proc is not None:
+            try:
+                os.killpg(bp.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass  # gone already, or not ours to kill: the launcher's stop deals with it

@@ -191,3 +191,49 @@ def test_the_runner_identity_is_a_migration_of_older_databases(
         assert store.version == len(store_module.MIGRATIONS)
         assert query(db, "PRAGMA user_version") == [(len(store_module.MIGRATIONS),)]
         assert query(db, "SELECT runner_pid, runner_host, runner_started FROM tournaments") == [(4242, None, None)]
+
+
+# -- signals -------------------------------------------------------------------------------------
+
+
+def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(SAMPLE)
+    db = tmp_path / "arena.db"
+    with running(tmp_path, *RUN, "--seed", "8", "--deals", "5", "--concurrency", "2") as run:
+        wait_until(lambda: recorded(db, 1) >= 1, 120, "a first match is recorded", run)
+        run.proc.send_signal(signal.SIGTERM)
+        code = run.wait(60)
+        out = run.output()
+    assert code == 128 + signal.SIGTERM, out
+    assert "Traceback" not in out
+    assert "resume with: hearts tournament resume 1 --db arena.db" in " ".join(out.split())
+    row = tournament(db, 1)
+    assert row["status"] == "interrupted" and row["runner_pid"] is None and row["done"] < row["total"]
+    addresses = listening(tmp_path / "logs")
+    assert len(addresses) == 4 and all(refused(h, p) for h, p in addresses)  # the bots were stopped
+    resumed = hearts(tmp_path, "tournament", "resume", "1", "--db", "arena.db")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    row = tournament(db, 1)
+    assert row["status"] == "finished" and row["done"] == row["distinct"] == row["total"] == 20
+
+
+def test_a_double_ctrl_c_leaves_the_tournament_interrupted(tmp_path: Path) -> None:
+    # A bot that ignores SIGTERM keeps the stop going for the launcher's grace (5 s): the second
+    # Ctrl-C surely lands while the bots are being stopped.
+    (tmp_path / "bots.toml").write_text(SAMPLE.replace(
+        "python -m clients.bots.random --port {port} --seed 2", f"python {BOTS_DIR / 'deaf.py'} {{port}}"))
+    db = tmp_path / "arena.db"
+    log = tmp_path / "logs" / "random-2.log"
+    with running(tmp_path, *RUN, "--seed", "9", "--deals", "5", "--concurrency", "2") as run:
+        wait_until(lambda: recorded(db, 1) >= 1, 120, "a first match is recorded", run)
+        run.proc.send_signal(signal.SIGINT)
+        wait_until(lambda: "SIGTERM ignored" in log.read_text(), 30, "the bots are being stopped", run)
+        run.proc.send_signal(signal.SIGINT)
+        code = run.wait(30)
+        out = run.output()
+    assert code == 130, out
+    assert "resume with: hearts tournament resume 1 --db arena.db" in " ".join(out.split())
+    row = tournament(db, 1)
+    assert row["status"] == "interrupted" and row["runner_pid"] is None and row["done"] < row["total"]
+    [deaf_pid] = re.findall(r"^pid (\d+)$", log.read_text(), re.MULTILINE)
+    wait_until(lambda: process_gone(int(deaf_pid)), 10, "the bot that ignores SIGTERM is gone")
