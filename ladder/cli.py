@@ -7,7 +7,8 @@ docs/cli.md documents every command and option (tests/ladder/test_docs.py checks
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ from referee.untrusted import inert, inert_text
 if TYPE_CHECKING:
     from ladder.leaderboard import Leaderboard
     from ladder.registry import BotEntry
-    from ladder.store import Store
+    from ladder.store import Store, StoreError
     from ladder.tournament import RunSummary
 
 console = Console()
@@ -207,6 +208,25 @@ def _clock_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
+@contextmanager
+def _open(db: str) -> Iterator[Store]:
+    """The store at --db; a file that cannot be used is one ``Error:`` line naming --db."""
+    from ladder.store import Store, StoreError
+
+    try:
+        store = Store(db)
+    except StoreError as e:
+        raise click.ClickException(_db_error(db, e)) from None
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _db_error(db: str, e: StoreError, then: str = "") -> str:
+    return f"--db {db}: {e.problem}; {then or e.hint or 'check the file'}"
+
+
 @bot.command("add")
 @click.argument("name", required=False)
 @click.option("--command", "command", metavar="CMD",
@@ -229,7 +249,6 @@ def bot_add(name: str | None, command: str | None, address: str | None, descript
     too). A name is letters, digits, '-', '_' and '.'.
     """
     from ladder.registry import BotEntry, RegistryError, add_bot, add_bots, get_bot, load_bots_file
-    from ladder.store import Store
 
     try:
         if bots_file is not None:
@@ -237,13 +256,13 @@ def bot_add(name: str | None, command: str | None, address: str | None, descript
                 raise click.UsageError("give either --from FILE or NAME with --command/--address/--description/"
                                        "--max-concurrency")
             entries = load_bots_file(bots_file)
-            with Store(db) as store:
+            with _open(db) as store:
                 add_bots(store, entries)
             console.print(f"registered {len(entries)} bots from {bots_file}: {', '.join(e.name for e in entries)}")
             return
         if not name:
             raise click.UsageError("give the bot's NAME (or --from FILE)")
-        with Store(db) as store:
+        with _open(db) as store:
             current = get_bot(store, name)
             if command is None and address is None and current is not None:
                 # Setting a limit or a description alone keeps how the bot is started.
@@ -260,9 +279,8 @@ def bot_add(name: str | None, command: str | None, address: str | None, descript
 def bot_list(db: str) -> None:
     """List the registered bots."""
     from ladder.registry import list_bots
-    from ladder.store import Store
 
-    with Store(db) as store:
+    with _open(db) as store:
         entries = list_bots(store)
     if not entries:
         console.print(f"no bots registered in {db}: hearts bot add NAME --command CMD, or --from bots.toml")
@@ -284,9 +302,8 @@ def bot_list(db: str) -> None:
 def bot_remove(name: str, db: str) -> None:
     """Unregister bot NAME. Its recorded matches stay, and so does its place on the ladder."""
     from ladder.registry import remove_bot
-    from ladder.store import Store
 
-    with Store(db) as store:
+    with _open(db) as store:
         if not remove_bot(store, name):
             raise click.ClickException(f"no bot {name!r} is registered in {db} (hearts bot list)")
     console.print(f"removed bot {name!r}")
@@ -316,7 +333,6 @@ def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, d
     import secrets
 
     from ladder.registry import RegistryError, check_name
-    from ladder.store import Store
     from referee.match import MatchSettings, play_remote
     from referee.report import summary
     from referee.seats import SeatUnreachable, parse_seat
@@ -337,7 +353,7 @@ def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, d
         record = asyncio.run(play_remote(seats, r, seed, settings=settings))
     except SeatUnreachable as e:
         raise click.ClickException(str(e)) from None
-    with Store(db) as store:
+    with _open(db) as store:
         store.save_match(record)
     console.print(summary(record))
     names = [name for name, _address in seats]
@@ -359,10 +375,9 @@ def replay_command(match_id: str, db: str) -> None:
     t{ID}-{NNNNNN}, e.g. t1-000000 (a short prefix such as t1-0 names many of them).
     hearts matches lists the ids.
     """
-    from ladder.store import Store
     from referee.report import replay, summary
 
-    with Store(db) as store:
+    with _open(db) as store:
         try:
             record = store.load_match(store.resolve_match_id(match_id))
         except KeyError as e:
@@ -383,9 +398,8 @@ def matches_command(db: str, tournament_id: int | None, limit: int) -> None:
     Example:
       hearts matches --db arena.db --tournament 1 --limit 10
     """
-    from ladder.store import Store
 
-    with Store(db) as store:
+    with _open(db) as store:
         if tournament_id is not None:
             _check_tournament(store, tournament_id, db)
         found = store.list_matches(tournament_id=tournament_id, limit=limit)
@@ -477,7 +491,6 @@ def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gaunt
     import secrets
 
     from ladder.registry import RegistryError, list_bots, load_bots_file
-    from ladder.store import Store
     from ladder.tournament import TournamentSpec, create_tournament
     from referee.match import MatchSettings
 
@@ -485,7 +498,7 @@ def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gaunt
     if gauntlet:
         fmt = "gauntlet"
     seed = seed if seed is not None else secrets.randbelow(2**31)
-    with Store(db) as store:
+    with _open(db) as store:
         try:
             entries = load_bots_file(bots_file) if bots_file else list_bots(store)
         except RegistryError as e:
@@ -525,10 +538,9 @@ def tournament_resume(tournament_id: int, concurrency: int, force: bool, startup
     address fixed with hearts bot add is used; a bot no longer registered by the entry stored with
     the tournament. The rules, seeds and time limits are the stored ones.
     """
-    from ladder.store import Store
     from ladder.tournament import registry_changes
 
-    with Store(db) as store:
+    with _open(db) as store:
         _check_tournament(store, tournament_id, db)
         changes = registry_changes(store, tournament_id)
         for name, e in sorted(changes.items()):
@@ -543,10 +555,9 @@ def tournament_resume(tournament_id: int, concurrency: int, force: bool, startup
 @_DB_OPTION
 def tournament_list(db: str) -> None:
     """List the tournaments with how much of each has been played."""
-    from ladder.store import Store
     from ladder.tournament import list_tournaments
 
-    with Store(db) as store:
+    with _open(db) as store:
         infos = list_tournaments(store)
     if not infos:
         console.print(f"no tournaments in {db}")
@@ -655,7 +666,6 @@ def ladder_command(db: str, tournament_id: int | None, ruleset: str | None, anch
     tournament, and lists the other rulesets with the command that shows each.
     """
     from ladder.leaderboard import load_leaderboard, render_table, to_csv, to_json
-    from ladder.store import Store
 
     if as_json and as_csv:
         raise click.UsageError("give at most one of --json and --csv")
@@ -664,7 +674,7 @@ def ladder_command(db: str, tournament_id: int | None, ruleset: str | None, anch
     if ruleset is not None:
         _parse_rules(ruleset, "--rules")
     try:
-        with Store(db) as store:
+        with _open(db) as store:
             if tournament_id is not None:
                 _check_tournament(store, tournament_id, db)
             lb = load_leaderboard(store, tournament_id=tournament_id, rules=ruleset, anchor=anchor,

@@ -7,7 +7,9 @@ on, and a schema built by ordered migrations recorded in ``PRAGMA user_version``
 never leaves half a match. ``load_match`` reads it back as the referee's ``MatchRecord``.
 
 To extend the schema (a tournaments table, say), append a function to ``MIGRATIONS``; never edit
-or reorder the ones that shipped: databases in the field have already run them.
+or reorder the ones that shipped: databases in the field have already run them. A database whose
+``user_version`` is beyond ``SCHEMA_VERSION`` was written by a later version: it is refused
+(``SchemaTooNew``) before anything is written to it.
 
 Several processes may write one file at once (two tournaments, a ``hearts bot add``): every write
 transaction takes the write lock at its start (``BEGIN IMMEDIATE``) and waits up to
@@ -233,6 +235,8 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     # Append new migrations here (each runs once, in its own transaction, in order).
 ]
 
+# The schema this code writes; a database of a higher user_version is refused.
+SCHEMA_VERSION: int = len(MIGRATIONS)
 BUSY_TIMEOUT_S: float = 30.0  # how long a writer waits for another process's write to end
 
 
@@ -300,6 +304,31 @@ class _Database(sqlite_utils.Database):
                 yield self
 
 
+# -- problems with the file ----------------------------------------------------------------------
+
+
+class StoreError(Exception):
+    """A database file that cannot be used as asked: ``problem`` says what is wrong with ``path``,
+    ``hint`` what to do about it."""
+
+    def __init__(self, path: str, problem: str, hint: str = "") -> None:
+        self.path, self.problem, self.hint = path, problem, hint
+        super().__init__(f"{path}: {problem}" + (f"; {hint}" if hint else ""))
+
+
+class SchemaTooNew(StoreError):
+    """A database written by a later version of hearts-arena, with a schema this one does not know."""
+
+
+def _check_schema(conn: sqlite3.Connection, path: str) -> int:
+    """The file's schema version, once it is known to be one this code can read."""
+    version = _user_version(conn)
+    if version > len(MIGRATIONS):
+        raise SchemaTooNew(path, f"schema version {version}, newer than this hearts-arena's ({len(MIGRATIONS)}): "
+                                 f"a later version wrote it", "upgrade hearts-arena to use it (nothing was written)")
+    return version
+
+
 # -- the store -----------------------------------------------------------------------------------
 
 
@@ -333,8 +362,16 @@ class Store:
     """An open arena database. ``Store(path)`` creates it if needed and migrates it."""
 
     def __init__(self, path: str | Path) -> None:
+        """Open (create and migrate) the database at ``path``. ``StoreError`` says why a file cannot
+        be used; nothing is written to it then."""
         self.path = str(path)
-        self.db = _Database(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S))
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)
+        try:
+            _check_schema(conn, self.path)  # before anything is written, WAL mode included
+        except BaseException:
+            conn.close()
+            raise
+        self.db = _Database(conn)
         self.db.execute("PRAGMA foreign_keys = ON")
         if self.path != ":memory:":
             self.db.enable_wal()

@@ -237,3 +237,32 @@ def test_a_double_ctrl_c_leaves_the_tournament_interrupted(tmp_path: Path) -> No
     assert row["status"] == "interrupted" and row["runner_pid"] is None and row["done"] < row["total"]
     [deaf_pid] = re.findall(r"^pid (\d+)$", log.read_text(), re.MULTILINE)
     wait_until(lambda: process_gone(int(deaf_pid)), 10, "the bot that ignores SIGTERM is gone")
+
+
+# -- a newer schema ------------------------------------------------------------------------------
+
+
+def test_a_database_of_a_newer_schema_is_refused_and_never_written(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(SAMPLE)
+    db = tmp_path / "arena.db"
+    made = hearts(tmp_path, "bot", "add", "--from", "bots.toml", "--db", "arena.db")
+    assert made.returncode == 0, made.stdout + made.stderr
+    [(version,)] = query(db, "PRAGMA user_version")
+    write(db, f"PRAGMA user_version = {version + 1}")  # as a later hearts-arena would leave it
+    snapshot = db.read_bytes()
+    d, bots = str(db), str(tmp_path / "bots.toml")
+    commands = [
+        ["tournament", "run", "--bots", bots, "--db", d, "--rules", FAST], ["tournament", "resume", "1", "--db", d],
+        ["tournament", "list", "--db", d], ["bot", "add", "--from", bots, "--db", d],
+        ["bot", "add", "x", "--command", "python -m clients.bots.lowest --port {port}", "--db", d],
+        ["bot", "list", "--db", d], ["bot", "remove", "lowest", "--db", d],
+        ["ladder", "--db", d], ["matches", "--db", d], ["replay", "t1", "--db", d],
+    ]
+    for args in commands:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1, (args, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit), (args, repr(result.exception))
+        [error] = errors(result.output)
+        assert f"schema version {version + 1}" in error and "upgrade hearts-arena" in error, error
+        assert db.read_bytes() == snapshot, args
+    assert not (tmp_path / "logs").exists()
