@@ -7,6 +7,7 @@ docs/cli.md documents every command and option (tests/ladder/test_docs.py checks
 from __future__ import annotations
 
 import signal
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -209,22 +210,37 @@ def _clock_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @contextmanager
-def _open(db: str) -> Iterator[Store]:
-    """The store at --db; a file that cannot be used is one ``Error:`` line naming --db."""
-    from ladder.store import Store, StoreError
+def _open(db: str, *, readonly: bool = False) -> Iterator[Store]:
+    """The store at --db (``readonly``: opened read-only, never written). A file that cannot be used,
+    or an SQLite error while using it (a full disk...), is one ``Error:`` line naming --db."""
+    from ladder.store import Store, StoreError, store_error
 
     try:
-        store = Store(db)
+        store = Store(db, readonly=readonly)
     except StoreError as e:
         raise click.ClickException(_db_error(db, e)) from None
     try:
         yield store
+    except sqlite3.Error as e:
+        raise click.ClickException(_db_error(db, store_error(e, db))) from None
     finally:
         store.close()
 
 
 def _db_error(db: str, e: StoreError, then: str = "") -> str:
     return f"--db {db}: {e.problem}; {then or e.hint or 'check the file'}"
+
+
+def _check_writable(db: str) -> None:
+    """Refuse a --db that could not be written, without creating or writing anything."""
+    from ladder.store import writable_problem
+
+    problem = writable_problem(db)
+    if problem is not None:
+        raise click.ClickException(_db_error(db, problem))
+    if Path(db).exists():
+        with _open(db, readonly=True):  # an arena database this version can write
+            pass
 
 
 @bot.command("add")
@@ -280,8 +296,11 @@ def bot_list(db: str) -> None:
     """List the registered bots."""
     from ladder.registry import list_bots
 
-    with _open(db) as store:
-        entries = list_bots(store)
+    if not Path(db).exists():  # nothing to list, and a reading command creates nothing
+        entries = []
+    else:
+        with _open(db, readonly=True) as store:
+            entries = list_bots(store)
     if not entries:
         console.print(f"no bots registered in {db}: hearts bot add NAME --command CMD, or --from bots.toml")
         return
@@ -349,6 +368,7 @@ def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, d
                                f"{r.players} times (got {len(seats)})")
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults)
     seed = seed if seed is not None else secrets.randbelow(2**31)
+    _check_writable(db)  # before playing: a match that cannot be recorded is lost
     try:
         record = asyncio.run(play_remote(seats, r, seed, settings=settings))
     except SeatUnreachable as e:
@@ -377,7 +397,7 @@ def replay_command(match_id: str, db: str) -> None:
     """
     from referee.report import replay, summary
 
-    with _open(db) as store:
+    with _open(db, readonly=True) as store:
         try:
             record = store.load_match(store.resolve_match_id(match_id))
         except KeyError as e:
@@ -398,8 +418,7 @@ def matches_command(db: str, tournament_id: int | None, limit: int) -> None:
     Example:
       hearts matches --db arena.db --tournament 1 --limit 10
     """
-
-    with _open(db) as store:
+    with _open(db, readonly=True) as store:
         if tournament_id is not None:
             _check_tournament(store, tournament_id, db)
         found = store.list_matches(tournament_id=tournament_id, limit=limit)
@@ -557,8 +576,10 @@ def tournament_list(db: str) -> None:
     """List the tournaments with how much of each has been played."""
     from ladder.tournament import list_tournaments
 
-    with _open(db) as store:
-        infos = list_tournaments(store)
+    infos = []
+    if Path(db).exists():  # nothing to list, and a reading command creates nothing
+        with _open(db, readonly=True) as store:
+            infos = list_tournaments(store)
     if not infos:
         console.print(f"no tournaments in {db}")
         return
@@ -674,7 +695,7 @@ def ladder_command(db: str, tournament_id: int | None, ruleset: str | None, anch
     if ruleset is not None:
         _parse_rules(ruleset, "--rules")
     try:
-        with _open(db) as store:
+        with _open(db, readonly=True) as store:
             if tournament_id is not None:
                 _check_tournament(store, tournament_id, db)
             lb = load_leaderboard(store, tournament_id=tournament_id, rules=ruleset, anchor=anchor,

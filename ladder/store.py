@@ -16,6 +16,14 @@ transaction takes the write lock at its start (``BEGIN IMMEDIATE``) and waits up
 ``BUSY_TIMEOUT_S`` for it. A deferred ``BEGIN`` that reads and then writes cannot wait in WAL mode:
 once another process has committed since its read, SQLite fails it at once with "database is
 locked", whatever the busy timeout.
+
+``Store(path, readonly=True)`` opens the file read-only (SQLite's ``mode=ro``), for the commands that
+only read: they work on a read-only file or filesystem and never write, not even a schema into an
+empty file. An older schema (or an empty file) is read through a copy migrated in memory.
+
+Problems with the file itself (not SQLite, a missing directory, read-only, a full disk) are
+``StoreError``s that say what is wrong with which file; ``store_error`` turns a ``sqlite3.Error``
+met while writing into one.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -294,9 +303,11 @@ class _Database(sqlite_utils.Database):
     """sqlite-utils' Database whose outermost ``atomic()`` is ``BEGIN IMMEDIATE`` (nested ones stay
     savepoints). sqlite-utils' own writes (``insert``...) go through ``atomic()`` too."""
 
+    readonly = False
+
     @contextlib.contextmanager
     def atomic(self) -> Iterator[sqlite_utils.Database]:
-        if self.conn.in_transaction:
+        if self.conn.in_transaction or self.readonly:
             with super().atomic():
                 yield self
         else:
@@ -316,17 +327,125 @@ class StoreError(Exception):
         super().__init__(f"{path}: {problem}" + (f"; {hint}" if hint else ""))
 
 
+class NoDatabase(StoreError):
+    """A read-only open of a file that does not exist (nothing is created)."""
+
+
 class SchemaTooNew(StoreError):
     """A database written by a later version of hearts-arena, with a schema this one does not know."""
 
 
+_NOT_ARENA_HINT = "give the arena's database file, or the name of a new file to start one"
+
+
+def store_error(error: sqlite3.Error, path: str) -> StoreError:
+    """What a ``sqlite3.Error`` on ``path`` means, as a ``StoreError`` a user can act on."""
+    name = getattr(error, "sqlite_errorname", "") or ""
+    if name == "SQLITE_FULL":
+        return StoreError(path, f"the disk is full ({error})", "free some space on it")
+    if name.startswith("SQLITE_READONLY"):
+        return StoreError(path, f"read-only ({error})", "give a writable file, or copy it somewhere writable")
+    if name == "SQLITE_NOTADB":
+        return StoreError(path, f"not an SQLite database ({error})", _NOT_ARENA_HINT)
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return StoreError(path, f"locked by another process for more than {BUSY_TIMEOUT_S:g} s ({error})",
+                          "try again once the other process is done writing")
+    if name.startswith("SQLITE_CORRUPT"):
+        return StoreError(path, f"damaged ({error})", "restore it from a copy, or give another file")
+    if name.startswith("SQLITE_IOERR"):
+        return StoreError(path, f"a disk error ({error})", "check the disk")
+    if name.startswith("SQLITE_CANTOPEN"):
+        return StoreError(path, f"cannot be opened ({error})", "check the path and its permissions")
+    return StoreError(path, str(error))
+
+
+def writable_problem(path: str | Path) -> StoreError | None:
+    """Why ``path`` cannot be opened for writing, found before anything is written; None if it can."""
+    p = Path(path)
+    where = str(path)
+    directory = p.parent
+    if p.is_dir():
+        return StoreError(where, "a directory, not a database file", _NOT_ARENA_HINT)
+    if not directory.is_dir():
+        return StoreError(where, f"the directory {directory} does not exist", "create it, or give another path")
+    # SQLite writes its journal (-wal, -shm) beside the file: the directory must be writable too.
+    if not os.access(directory, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        what = "read-only" if p.exists() else f"cannot be created: the directory {directory} is read-only"
+        return StoreError(where, what, "give a writable file, or copy it somewhere writable")
+    return None
+
+
 def _check_schema(conn: sqlite3.Connection, path: str) -> int:
-    """The file's schema version, once it is known to be one this code can read."""
+    """The file's schema version, once it is known to be an arena database this code can read
+    (``sqlite3.Error`` if SQLite cannot read it at all)."""
     version = _user_version(conn)
+    if version == 0:  # ours or empty, or another program's database: never add tables to that
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                             "AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 4")]
+        if tables:
+            raise StoreError(path, f"an SQLite database of another program (tables {', '.join(tables)}), "
+                                   f"not an arena's", _NOT_ARENA_HINT)
     if version > len(MIGRATIONS):
         raise SchemaTooNew(path, f"schema version {version}, newer than this hearts-arena's ({len(MIGRATIONS)}): "
                                  f"a later version wrote it", "upgrade hearts-arena to use it (nothing was written)")
     return version
+
+
+def _open_writable(path: str) -> sqlite3.Connection:
+    problem = writable_problem(path)
+    if problem is not None:
+        raise problem
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
+    try:
+        _check_schema(conn, path)  # before anything is written, WAL mode included
+    except sqlite3.Error as e:
+        conn.close()
+        raise store_error(e, path) from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _open_readonly(path: str) -> tuple[sqlite3.Connection, bool]:
+    """A read-only connection to ``path``, and whether it is to a copy in memory (to be migrated)."""
+    p = Path(path)
+    if not p.is_file():
+        raise NoDatabase(path, "no such file", "give the arena's database file")
+    uri = p.resolve().as_uri()
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+    try:
+        try:
+            version = _check_schema(conn, path)
+        except sqlite3.OperationalError as e:
+            if getattr(e, "sqlite_errorname", "") != "SQLITE_CANTOPEN" or not _unwritable_wal(p):
+                raise
+            # A WAL database where SQLite cannot make its -shm file: a read-only filesystem, which
+            # nothing can write either, so reading the file as immutable sees exactly what is there.
+            conn.close()
+            conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+            version = _check_schema(conn, path)
+        if version < len(MIGRATIONS):
+            # An older schema, or an empty file: read a copy, migrated in memory.
+            copy = sqlite3.connect(":memory:")
+            conn.backup(copy)
+            conn.close()
+            return copy, True
+        conn.execute("PRAGMA query_only = 1")
+    except sqlite3.Error as e:
+        conn.close()
+        raise store_error(e, path) from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn, False
+
+
+def _unwritable_wal(p: Path) -> bool:
+    """Whether ``p`` is a WAL database whose directory cannot be written and that has no journal
+    left beside it (nothing can be missing from the file itself)."""
+    wal = p.with_name(p.name + "-wal")
+    return not os.access(p.parent, os.W_OK) and (not wal.exists() or wal.stat().st_size == 0)
 
 
 # -- the store -----------------------------------------------------------------------------------
@@ -361,21 +480,28 @@ def _json(value: Any) -> str:
 class Store:
     """An open arena database. ``Store(path)`` creates it if needed and migrates it."""
 
-    def __init__(self, path: str | Path) -> None:
-        """Open (create and migrate) the database at ``path``. ``StoreError`` says why a file cannot
-        be used; nothing is written to it then."""
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        """Open (and, unless ``readonly``, create and migrate) the database at ``path``.
+        ``StoreError`` says why a file cannot be used; nothing is written to it then."""
         self.path = str(path)
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)
-        try:
-            _check_schema(conn, self.path)  # before anything is written, WAL mode included
-        except BaseException:
-            conn.close()
-            raise
+        self.readonly = readonly
+        copied = False
+        if self.path == ":memory:":
+            conn = sqlite3.connect(":memory:")
+        elif readonly:
+            conn, copied = _open_readonly(self.path)
+        else:
+            conn = _open_writable(self.path)
         self.db = _Database(conn)
-        self.db.execute("PRAGMA foreign_keys = ON")
-        if self.path != ":memory:":
-            self.db.enable_wal()
-        self.version = migrate(self.db)
+        self.db.readonly = readonly and not copied and self.path != ":memory:"  # a copy is ours to migrate
+        try:
+            self.db.execute("PRAGMA foreign_keys = ON")
+            if not readonly and self.path != ":memory:":
+                self.db.enable_wal()
+            self.version = _user_version(conn) if self.db.readonly else migrate(self.db)
+        except sqlite3.Error as e:
+            conn.close()
+            raise store_error(e, self.path) from None
 
     def close(self) -> None:
         self.db.close()

@@ -1,0 +1,121 @@
+"""Errors where there were tracebacks (issue #10, item 6): each is one ``Error:`` line that names the
+input and what to do, with the documented exit status, and writes nothing. Real ``hearts`` runs
+(CliRunner, or a process where one must be stopped or filled up mid-run), real SQLite files, real
+bot processes; a real small filesystem (tmpfs) for a full disk and a read-only one."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from cli_procs import (
+    FAST,
+    SAMPLE,
+    fill,
+    hearts,
+    recorded,
+    remount,
+    running,
+    small_filesystem,
+    tournament,
+    wait_until,
+)
+
+from ladder.cli import main
+from ladder.store import Store
+from ladder.tournament import TournamentSpec, create_tournament
+from ladder.registry import load_bots_file
+from referee.match import MatchSettings
+
+
+def invoke(*args: str) -> Result:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), (args, repr(result.exception))
+    assert "Traceback" not in result.output, result.output
+    return result
+
+
+def one_error(result: Result, code: int, *words: str) -> str:
+    """The command failed with ``code`` and printed exactly one ``Error:`` line holding ``words``."""
+    assert result.exit_code == code, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(lines) == 1, result.output
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+def every_command(db: str, bots: str) -> list[list[str]]:
+    return [
+        ["tournament", "run", "--bots", bots, "--db", db, "--rules", FAST], ["tournament", "resume", "1", "--db", db],
+        ["tournament", "list", "--db", db], ["bot", "add", "--from", bots, "--db", db],
+        ["bot", "add", "x", "--command", "python -m clients.bots.lowest --port {port}", "--db", db],
+        ["bot", "list", "--db", db], ["bot", "remove", "lowest", "--db", db],
+        ["ladder", "--db", db], ["matches", "--db", db], ["replay", "t1", "--db", db],
+    ]
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+# -- --db ----------------------------------------------------------------------------------------
+
+
+def test_a_db_that_is_not_sqlite_is_refused_by_every_command(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(SAMPLE)
+    db = tmp_path / "notes.db"
+    db.write_text("these are my notes, not a database\n" * 50)
+    before = snapshot(tmp_path)
+    for args in every_command(str(db), str(tmp_path / "bots.toml")):
+        one_error(invoke(*args), 1, f"--db {db}", "not an SQLite database")
+        assert snapshot(tmp_path) == before, args
+
+
+def test_a_db_in_a_missing_directory_is_refused_before_anything_is_done(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(SAMPLE)
+    db = str(tmp_path / "nodir" / "arena.db")
+    bots = str(tmp_path / "bots.toml")
+    for args in (["tournament", "run", "--bots", bots, "--db", db, "--rules", FAST],
+                 ["tournament", "resume", "1", "--db", db], ["bot", "add", "--from", bots, "--db", db],
+                 ["match", *[x for i in range(4) for x in ("--seat", f"b{i}=localhost:1")], "--db", db]):
+        one_error(invoke(*args), 1, f"--db {db}", f"the directory {tmp_path / 'nodir'} does not exist")
+        assert not (tmp_path / "nodir").exists() and not (tmp_path / "logs").exists()
+    # Reading commands have nothing to read, and create nothing either.
+    assert "no bots registered" in invoke("bot", "list", "--db", db).output
+    assert "no tournaments" in invoke("tournament", "list", "--db", db).output
+    one_error(invoke("ladder", "--db", db), 1, "no database")
+    assert not (tmp_path / "nodir").exists()
+
+
+def test_reading_commands_work_on_a_read_only_filesystem_and_writing_ones_say_why_not(tmp_path: Path) -> None:
+    with small_filesystem(tmp_path / "ro", "16m") as fs:
+        (tmp_path / "bots.toml").write_text(SAMPLE)
+        db, bots = str(fs / "arena.db"), str(tmp_path / "bots.toml")
+        assert invoke("tournament", "run", "--bots", bots, "--db", db, "--rules", FAST, "--seed", "3").exit_code == 0
+        remount(fs, "ro")
+        try:
+            before = snapshot(fs)
+            assert "Ladder: 4 matches" in invoke("ladder", "--db", db).output
+            assert "t1-000003" in invoke("matches", "--db", db).output
+            assert "Match t1-000000" in invoke("replay", "t1-000000", "--db", db).output
+            assert "4/4" in invoke("tournament", "list", "--db", db).output
+            assert "heuristic" in invoke("bot", "list", "--db", db).output
+            for args in (["tournament", "run", "--bots", bots, "--db", db, "--rules", FAST],
+                         ["tournament", "resume", "1", "--db", db], ["bot", "add", "--from", bots, "--db", db],
+                         ["bot", "remove", "lowest", "--db", db]):
+                one_error(invoke(*args), 1, f"--db {db}", "read-only")
+            assert snapshot(fs) == before
+        finally:
+            remount(fs, "rw")
+
+
+def test_the_ladder_on_an_empty_file_writes_no_schema_into_it(tmp_path: Path) -> None:
+    db = tmp_path / "empty.db"
+    db.touch()
+    for args in (["ladder"], ["matches"], ["tournament", "list"], ["bot", "list"]):
+        result = invoke(*args, "--db", str(db))
+        assert result.exit_code == 0 and "no " in result.output, (args, result.output)
+        assert db.stat().st_size == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["empty.db"], args
