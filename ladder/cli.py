@@ -597,6 +597,7 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
     """Play tournament ``tid`` and print its ladder. ``created``: this command created it (from
     ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed.
     ``force``: take it over from a runner that cannot be checked."""
+    from ladder.store import store_error
     from ladder.launcher import BotStartError
     from ladder.leaderboard import load_leaderboard, render_table
     from ladder.tournament import Progress, TournamentBusy, delete_tournament, get_tournament, run_tournament
@@ -628,6 +629,11 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
         force_it = "" if e.verified else (f"; if that process is gone, take the tournament over with: "
                                           f"hearts tournament resume {tid} --force --db {db}")
         raise click.ClickException(f"{e}{force_it}") from None
+    except sqlite3.Error as e:  # a full disk at a commit, say: what was saved stays, the rest is pending
+        problem = store_error(e, db)
+        then = (f"the matches in progress were not saved: {problem.hint or 'fix that'}, then: "
+                f"hearts tournament resume {tid} --db {db}")
+        raise click.ClickException(_db_error(db, problem, then)) from None
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (TournamentInterrupted): stopped cleanly
         signum = getattr(e, "signum", signal.SIGINT)
         how = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"

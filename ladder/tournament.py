@@ -531,6 +531,7 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
     if launchers is not None:
         launchers.append(launcher)
     seats: dict[str, GrpcSeat] = {}
+    failed = True
     try:
         await launcher.start_many((n, entries[n].command, entries[n].address) for n in needed)
         for n in needed:
@@ -540,14 +541,21 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
         summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
         await _run_schedule(store, tournament_id, todo, rules, info.settings, launcher, seats, summary,
                             concurrency, progress, on_record)
+        failed = False
     finally:
         # The status before any await: no cancellation (a signal) can come between the end of the
         # run and its status, and the bots are stopped to the end whatever arrives meanwhile.
-        summary.remaining = len(pending_matches(store, tournament_id))
-        _end_run(store, tournament_id, "finished" if summary.remaining == 0 else "interrupted")
+        status_error: sqlite3.Error | None = None
+        try:
+            summary.remaining = len(pending_matches(store, tournament_id))
+            _end_run(store, tournament_id, "finished" if summary.remaining == 0 else "interrupted")
+        except sqlite3.Error as e:  # a full disk, say: the claim stays, naming a process about to be gone
+            status_error = e
         await _to_the_end(_stop(seats, launcher))
         summary.events = list(launcher.events)
         summary.seconds = time.monotonic() - t0
+        if status_error is not None and not failed:  # else the run's own error says more
+            raise status_error
     return summary
 
 

@@ -119,3 +119,30 @@ def test_the_ladder_on_an_empty_file_writes_no_schema_into_it(tmp_path: Path) ->
         result = invoke(*args, "--db", str(db))
         assert result.exit_code == 0 and "no " in result.output, (args, result.output)
         assert db.stat().st_size == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["empty.db"], args
+
+
+def test_a_full_disk_at_commit_is_said_and_the_tournament_stays_resumable(tmp_path: Path) -> None:
+    # A real full disk: the database on a small tmpfs, filled up by another file mid-run.
+    with small_filesystem(tmp_path / "small", "16m") as fs:
+        (fs / "bots.toml").write_text(SAMPLE + '[bots.lowest-2]\ncommand = "python -m clients.bots.lowest '
+                                               '--port {port}"\n')
+        db = fs / "arena.db"
+        with running(fs, "tournament", "run", "--bots", "bots.toml", "--db", "arena.db", "--rules", FAST,
+                     "--seed", "4", "--concurrency", "2", out_dir=tmp_path) as run:
+            wait_until(lambda: recorded(db, 1) >= 2, 120, "two matches are recorded", run)
+            fill(fs / "filler")
+            code = run.wait(60)
+            out = run.output()
+        assert code == 1, out
+        assert "Traceback" not in out
+        [error] = [line for line in out.splitlines() if line.startswith("Error:")]
+        assert "--db arena.db" in error and "disk" in error and "full" in error
+        assert "hearts tournament resume 1 --db arena.db" in error
+        row = tournament(db, 1)
+        assert 2 <= row["done"] < row["total"] == 20
+        (fs / "filler").unlink()
+        resumed = hearts(fs, "tournament", "resume", "1", "--db", "arena.db")
+        assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+        row = tournament(db, 1)
+        assert row["status"] == "finished" and row["done"] == row["distinct"] == row["total"] == 20
+        assert recorded(db, 1) == 20
