@@ -6,6 +6,7 @@ docs/cli.md documents every command and option (tests/ladder/test_docs.py checks
 
 from __future__ import annotations
 
+import math
 import signal
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -181,10 +182,26 @@ def bot_serve(name: str, port: int, seed: int | None) -> None:
                                    f"or --port 0 for any free port (the port is printed)") from None
 
 
-# Ranges of the time control, fault and schedule options, checked by click before anything is created.
-_POSITIVE = click.FloatRange(min=0, min_open=True)
-_NON_NEGATIVE = click.FloatRange(min=0)
+class _Finite(click.FloatRange):
+    """A FloatRange that refuses nan and inf: click's lets nan through (every comparison with it is
+    false), and a tournament stored with it could never be resumed."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value} is not a finite number.", param, ctx)
+        return super().convert(number, param, ctx)
+
+
+# Ranges of the time control, fault and schedule options, checked by click before anything is
+# created. Milliseconds stay below 2^32: the protocol carries them as uint32.
+_MS_LIMIT = 2**32
+_POSITIVE = _Finite(min=0, min_open=True)
+_POSITIVE_MS = _Finite(min=0, min_open=True, max=_MS_LIMIT, max_open=True)
+_NON_NEGATIVE_MS = _Finite(min=0, max=_MS_LIMIT, max_open=True)
 _AT_LEAST_1 = click.IntRange(min=1)
+# A seed is stored as an SQLite INTEGER: 64 bits, signed.
+_SEED = click.IntRange(min=-(2**63), max=2**63 - 1)
 
 _DB_OPTION = click.option("--db", type=click.Path(dir_okay=False), default="arena.db", show_default=True,
                           help="The arena's SQLite file.")
@@ -192,12 +209,13 @@ _EXISTING_DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, exist
                                    show_default=True, help="The arena's SQLite file.")
 # The time control and fault limit of every match, the same for hearts match and hearts tournament run.
 _CLOCK_OPTIONS = (
-    click.option("--budget-ms", type=_POSITIVE, default=1000, show_default=True,
-                 help="Time for one decision (ms, more than 0)."),
-    click.option("--bank-ms", type=_NON_NEGATIVE, default=10000, show_default=True,
-                 help="Time bank per bot per match, drawn on when a decision runs over budget (ms, 0 or more)."),
-    click.option("--grace-ms", type=_NON_NEGATIVE, default=50, show_default=True,
-                 help="Network slack on every decision (ms, 0 or more)."),
+    click.option("--budget-ms", type=_POSITIVE_MS, default=1000, show_default=True,
+                 help="Time for one decision (ms, more than 0, below 2^32)."),
+    click.option("--bank-ms", type=_NON_NEGATIVE_MS, default=10000, show_default=True,
+                 help="Time bank per bot per match, drawn on when a decision runs over budget (ms, 0 or more, "
+                      "below 2^32)."),
+    click.option("--grace-ms", type=_NON_NEGATIVE_MS, default=50, show_default=True,
+                 help="Network slack on every decision (ms, 0 or more, below 2^32)."),
     click.option("--max-faults", type=_AT_LEAST_1, default=3, show_default=True,
                  help="Faults before a bot forfeits (at least 1)."),
 )
@@ -336,7 +354,8 @@ def bot_remove(name: str, db: str) -> None:
               help="A bot served over gRPC, one per seat in seat order (as many as the rules' players).")
 @click.option("--rules", "ruleset", default="standard", show_default=True,
               help="PRESET[,option=value...]; see hearts rules.")
-@click.option("--seed", type=int, default=None, help="The match seed (deals, substitutes). Default: random.")
+@click.option("--seed", type=_SEED, default=None,
+              help="The match seed (deals, substitutes), 64 bits signed. Default: random.")
 @_DB_OPTION
 @_clock_options
 def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, db: str, budget_ms: float,
@@ -486,7 +505,8 @@ _STARTUP_TIMEOUT_OPTION = click.option(
 @click.option("--gauntlet", metavar="BOT", help="The bot that plays every table (implies --format gauntlet).")
 @click.option("--rules", "ruleset", default="standard", show_default=True,
               help="PRESET[,option=value...]; see hearts rules.")
-@click.option("--seed", type=int, default=None, help="Tournament seed (all deals follow from it). Default: random.")
+@click.option("--seed", type=_SEED, default=None,
+              help="Tournament seed (all deals follow from it), 64 bits signed. Default: random.")
 @click.option("--rounds", type=_AT_LEAST_1, default=1, show_default=True,
               help="Times the table design is played (at least 1).")
 @click.option("--deals", type=_AT_LEAST_1, default=1, show_default=True,
@@ -557,10 +577,11 @@ def tournament_resume(tournament_id: int, concurrency: int, force: bool, startup
     address fixed with hearts bot add is used; a bot no longer registered by the entry stored with
     the tournament. The rules, seeds and time limits are the stored ones.
     """
-    from ladder.tournament import registry_changes
+    from ladder.tournament import get_tournament, registry_changes
 
     with _open(db) as store:
         _check_tournament(store, tournament_id, db)
+        _check_clock(tournament_id, get_tournament(store, tournament_id).settings)
         changes = registry_changes(store, tournament_id)
         for name, e in sorted(changes.items()):
             how = f"command {e.command}" if e.command is not None else f"address {e.address}"
@@ -568,6 +589,17 @@ def tournament_resume(tournament_id: int, concurrency: int, force: bool, startup
             console.print(f"bot {name!r}: started by its current registration ({how}), not the entry stored "
                           f"with tournament {tournament_id}", soft_wrap=True)
         _play_tournament(store, db, tournament_id, concurrency, startup_timeout, bots=changes, force=force)
+
+
+def _check_clock(tid: int, settings: Any) -> None:
+    """Refuse a tournament stored (by an earlier version) with a time control that cannot be played,
+    such as --budget-ms nan: every resume of it would fail the same way."""
+    bad = [f"{k}={v}" for k, v in vars(settings).items()
+           if isinstance(v, float) and not (math.isfinite(v) and 0 <= v < _MS_LIMIT)]
+    if bad:
+        raise click.ClickException(f"tournament {tid} was stored with a time control that cannot be played "
+                                   f"({', '.join(bad)}): it cannot be resumed; run a new tournament with "
+                                   f"--budget-ms and --bank-ms in range (its recorded matches stay)")
 
 
 @tournament.command("list")

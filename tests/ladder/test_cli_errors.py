@@ -146,3 +146,35 @@ def test_a_full_disk_at_commit_is_said_and_the_tournament_stays_resumable(tmp_pa
         row = tournament(db, 1)
         assert row["status"] == "finished" and row["done"] == row["distinct"] == row["total"] == 20
         assert recorded(db, 1) == 20
+
+
+# -- numbers -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--seed", str(2**64)), ("--seed", str(2**63)), ("--seed", str(-(2**63) - 1)),
+    ("--budget-ms", "nan"), ("--budget-ms", "inf"), ("--budget-ms", str(2**32)), ("--budget-ms", "1e12"),
+    ("--bank-ms", "nan"), ("--bank-ms", "inf"), ("--bank-ms", str(2**32)),
+    ("--grace-ms", "nan"),
+])
+def test_numbers_that_cannot_be_stored_or_timed_are_usage_errors(tmp_path: Path, option: str, value: str) -> None:
+    (tmp_path / "bots.toml").write_text(SAMPLE)
+    db = tmp_path / "arena.db"
+    result = invoke("tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--db", str(db), "--rules", FAST,
+                    option, value)
+    one_error(result, 2, f"Invalid value for '{option}'")
+    assert not db.exists() and not (tmp_path / "logs").exists()
+    seats = [x for i in range(4) for x in ("--seat", f"b{i}=localhost:1")]
+    one_error(invoke("match", *seats, "--db", str(db), option, value), 2, f"Invalid value for '{option}'")
+    assert not db.exists()
+
+
+def test_a_tournament_stored_with_a_nan_clock_is_refused_on_resume_with_a_reason(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(SAMPLE)
+    db = tmp_path / "arena.db"
+    with Store(db) as store:  # as earlier versions stored it
+        create_tournament(store, load_bots_file(tmp_path / "bots.toml"),
+                          TournamentSpec(rules=FAST, settings=MatchSettings(budget_ms=math.nan)))
+    before = db.read_bytes()
+    one_error(invoke("tournament", "resume", "1", "--db", str(db)), 1, "tournament 1", "budget_ms", "nan")
+    assert db.read_bytes() == before and not (tmp_path / "logs").exists()
