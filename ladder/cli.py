@@ -537,11 +537,12 @@ def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gaunt
     if gauntlet:
         fmt = "gauntlet"
     seed = seed if seed is not None else secrets.randbelow(2**31)
+    try:  # the file before the database: a broken bots file leaves no database behind
+        from_file = load_bots_file(bots_file) if bots_file else None
+    except RegistryError as e:
+        raise click.ClickException(str(e)) from None
     with _open(db) as store:
-        try:
-            entries = load_bots_file(bots_file) if bots_file else list_bots(store)
-        except RegistryError as e:
-            raise click.ClickException(str(e)) from None
+        entries = from_file if from_file is not None else list_bots(store)
         if only:
             unknown = sorted(set(only) - {e.name for e in entries})
             if unknown:

@@ -25,6 +25,7 @@ import asyncio
 import os
 import re
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -64,7 +65,11 @@ _PDEATHSIG_SHIM = (
     "import ctypes, os, signal, sys\n"
     "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)\n"
     "os.getppid() == int(sys.argv[1]) or sys.exit(1)\n"
-    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+    "try:\n"
+    "    os.execvp(sys.argv[2], sys.argv[2:])\n"
+    "except OSError as e:\n"  # one line in the bot's log, as a shell says it, not this shim's traceback
+    "    sys.stderr.write(f'cannot run {sys.argv[2]}: {e.strerror}\\n')\n"
+    "    sys.exit(127)\n"
 )
 
 
@@ -280,6 +285,9 @@ class Launcher:
             wants_port = "{port}" in bp.command
             port = free_port(bp.host) if wants_port else None
             argv = expand_command(bp.command, port=port, host=bp.host, name=bp.name)
+            missing = _missing_program(argv[0], cwd=bp.cwd, path={**os.environ, **bp.env}.get("PATH"))
+            if missing is not None:
+                raise BotStartError(bp.name, missing, command=bp.command)
             # Blocking open and Popen on purpose: both take about a millisecond, and the bot must be
             # forked from the loop's own thread, since PR_SET_PDEATHSIG follows the forking thread.
             with open(bp.log_path, "ab") as log:
@@ -336,6 +344,22 @@ class Launcher:
         """SIGTERM every local bot at once, then SIGKILL whichever outlives the grace period."""
         await asyncio.gather(*(_terminate(bp.proc, self.stop_grace) for bp in self.bots.values()
                                if bp.proc is not None))
+
+
+def _missing_program(program: str, *, cwd: Path | None, path: str | None) -> str | None:
+    """Why the command's program cannot be run, said as a shell says it ("command not found: X"),
+    or None. Checked before a process is made: the launch wrapper's exec would fail in the bot's
+    log instead, after the wait for a bot that never comes."""
+    if os.sep in program or (os.altsep is not None and os.altsep in program):
+        full = Path(program) if os.path.isabs(program) else (cwd or Path.cwd()) / program
+        if not full.exists():
+            return f"command not found: {program} (no such file: {full})"
+        if full.is_dir() or not os.access(full, os.X_OK):
+            return f"cannot run {program}: not an executable file (chmod +x {program}?)"
+        return None
+    if shutil.which(program, path=path) is None:
+        return f"command not found: {program} (not on PATH)"
+    return None
 
 
 def _wrap(argv: Sequence[str]) -> list[str]:

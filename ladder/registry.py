@@ -161,10 +161,17 @@ def load_bots_file(path: Path | str) -> list[BotEntry]:
     """Read a bots TOML file."""
     p = Path(path)
     try:
-        with open(p, "rb") as f:
-            data = tomllib.load(f)
+        raw = p.read_bytes()
     except FileNotFoundError:
         raise RegistryError(f"bots file {p} does not exist") from None
+    try:
+        text = raw.decode("utf-8")  # TOML is UTF-8; tomllib would raise a bare UnicodeDecodeError
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise RegistryError(f"bots file {p} is not UTF-8 text (byte 0x{raw[e.start]:02x} on line {line}): "
+                            f"save it as UTF-8") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise RegistryError(f"bots file {p} is not valid TOML: {e}") from None
     return parse_bots(data, str(p))

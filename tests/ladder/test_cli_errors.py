@@ -178,3 +178,27 @@ def test_a_tournament_stored_with_a_nan_clock_is_refused_on_resume_with_a_reason
     before = db.read_bytes()
     one_error(invoke("tournament", "resume", "1", "--db", str(db)), 1, "tournament 1", "budget_ms", "nan")
     assert db.read_bytes() == before and not (tmp_path / "logs").exists()
+
+
+# -- bots files and commands ---------------------------------------------------------------------
+
+
+def test_a_bots_file_that_is_not_utf8_names_the_file(tmp_path: Path) -> None:
+    bots = tmp_path / "latin1.toml"
+    bots.write_bytes('[bots.caf\u00e9]\ncommand = "python -m clients.bots.lowest --port {port}"\n'.encode("latin-1"))
+    db = tmp_path / "arena.db"
+    for args in (["tournament", "run", "--bots", str(bots), "--db", str(db)], ["bot", "add", "--from", str(bots),
+                                                                                "--db", str(db)]):
+        one_error(invoke(*args), 1, str(bots), "not UTF-8", "line 1")
+        assert not db.exists()
+
+
+def test_a_bot_command_that_does_not_exist_is_named(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(SAMPLE.replace("python -m clients.bots.lowest", "no-such-bot-program")
+                                        .replace("python -m clients.bots.heuristic", "./missing-bot.sh"))
+    db = tmp_path / "arena.db"
+    result = invoke("tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--db", str(db), "--rules", FAST)
+    error = one_error(result, 1, "failed to start: command not found:")
+    assert "no-such-bot-program" in error or "./missing-bot.sh" in error
+    assert "Traceback" not in result.output and "execvp" not in result.output
+    assert "tournament 1 was not kept" in result.output
