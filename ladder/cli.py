@@ -82,6 +82,16 @@ _VALUES = {"removed_cards": 'cards separated by spaces, e.g. 2D or "2C 2D" (quot
 
 def _parse_rules(spec: str, param_hint: str) -> Rules:
     """``Rules.parse`` with a usage error a person can act on."""
+    # Refused here, not read as the default: an empty text or part is a slip (a shell variable
+    # that was not set, a comma too many), never a choice.
+    if not spec.strip():
+        raise click.BadParameter("the ruleset is empty: give a preset such as standard, optionally with "
+                                 "option=value changes (hearts rules lists them)", param_hint=param_hint)
+    parts = spec.split(",")
+    if any(not p.strip() for p in parts):
+        fixed = ",".join(p.strip() for p in parts if p.strip())
+        raise click.BadParameter(f"{spec!r} has an empty part between commas: write {fixed!r}",
+                                 param_hint=param_hint)
     try:
         return Rules.parse(spec)
     except ValueError as e:

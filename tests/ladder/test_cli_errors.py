@@ -202,3 +202,21 @@ def test_a_bot_command_that_does_not_exist_is_named(tmp_path: Path) -> None:
     assert "no-such-bot-program" in error or "./missing-bot.sh" in error
     assert "Traceback" not in result.output and "execvp" not in result.output
     assert "tournament 1 was not kept" in result.output
+
+
+# -- rulesets ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", ["", " ", "standard,,", ",standard", "standard,,target=30", "standard, ,target=30"])
+def test_a_ruleset_with_an_empty_part_is_refused(tmp_path: Path, spec: str) -> None:
+    (tmp_path / "bots.toml").write_text(SAMPLE)
+    db = tmp_path / "arena.db"
+    one_error(invoke("rules", "show", spec), 2, "Invalid value for RULESET")
+    one_error(invoke("tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--db", str(db), "--rules", spec),
+              2, "Invalid value for --rules")
+    seats = [x for i in range(4) for x in ("--seat", f"b{i}=localhost:1")]
+    one_error(invoke("match", *seats, "--rules", spec, "--db", str(db)), 2, "Invalid value for --rules")
+    assert not db.exists()
+    db.touch()
+    one_error(invoke("ladder", "--db", str(db), "--rules", spec), 2, "Invalid value for --rules")
+
