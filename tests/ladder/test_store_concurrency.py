@@ -11,6 +11,7 @@ command as processes, real bot processes and real SQLite files.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import socket
@@ -224,20 +225,26 @@ def test_a_double_ctrl_c_leaves_the_tournament_interrupted(tmp_path: Path) -> No
         "python -m clients.bots.random --port {port} --seed 2", f"python {BOTS_DIR / 'deaf.py'} {{port}}"))
     db = tmp_path / "arena.db"
     log = tmp_path / "logs" / "random-2.log"
-    with running(tmp_path, *RUN, "--seed", "9", "--deals", "5", "--concurrency", "2") as run:
-        wait_until(lambda: recorded(db, 1) >= 1, 120, "a first match is recorded", run)
-        run.proc.send_signal(signal.SIGINT)
-        wait_until(lambda: "SIGTERM ignored" in log.read_text(), 30, "the bots are being stopped", run)
-        run.proc.send_signal(signal.SIGINT)
-        code = run.wait(30)
-        out = run.output()
-    assert code == 130, out
-    assert "resume with: hearts tournament resume 1 --db arena.db" in " ".join(out.split())
-    row = tournament(db, 1)
-    assert row["status"] == "interrupted" and row["runner_pid"] is None and row["done"] < row["total"]
-    [deaf_pid] = re.findall(r"^pid (\d+)$", log.read_text(), re.MULTILINE)
-    wait_until(lambda: process_gone(int(deaf_pid)), 10, "the bot that ignores SIGTERM is gone")
-
+    deaf: list[int] = []
+    try:
+        with running(tmp_path, *RUN, "--seed", "9", "--deals", "5", "--concurrency", "2") as run:
+            wait_until(lambda: recorded(db, 1) >= 1, 120, "a first match is recorded", run)
+            deaf.extend(int(p) for p in re.findall(r"^pid (\d+)$", log.read_text(), re.MULTILINE))
+            run.proc.send_signal(signal.SIGINT)
+            wait_until(lambda: "SIGTERM ignored" in log.read_text(), 30, "the bots are being stopped", run)
+            run.proc.send_signal(signal.SIGINT)
+            code = run.wait(30)
+            out = run.output()
+        assert code == 130, out
+        assert "resume with: hearts tournament resume 1 --db arena.db" in " ".join(out.split())
+        row = tournament(db, 1)
+        assert row["status"] == "interrupted" and row["runner_pid"] is None and row["done"] < row["total"]
+        assert len(deaf) == 1
+        wait_until(lambda: process_gone(deaf[0]), 10, "the bot that ignores SIGTERM is gone")
+    finally:
+        for pid in deaf:  # it outlives a tournament that failed to stop it: never leave it behind
+            if not process_gone(pid):
+                os.kill(pid, signal.SIGKILL)
 
 # -- a newer schema ------------------------------------------------------------------------------
 
