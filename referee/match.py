@@ -81,6 +81,17 @@ class MatchSettings:
     handshake_ms: float = 5000.0  # the deadline of the handshake at the start of a match
     notify_ms: float = 500.0  # the deadline of a notification (a miss is never a fault)
 
+    def __post_init__(self) -> None:
+        # Checked here, not only at the command line: a NaN stored with a tournament would fail
+        # every later resume the same way, and an infinite deadline never ends a silent bot's call.
+        for name in ("budget_ms", "bank_ms", "grace_ms", "handshake_ms", "notify_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 2**32:
+                raise ValueError(f"{name} must be a finite number of milliseconds from 0 to below 2^32, "
+                                 f"not {value!r}")
+        if isinstance(self.max_faults, bool) or not isinstance(self.max_faults, int) or self.max_faults < 1:
+            raise ValueError(f"max_faults must be a whole number from 1, not {self.max_faults!r}")
+
 
 class Clock:
     """One seat's clock in one match.

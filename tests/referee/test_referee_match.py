@@ -518,3 +518,14 @@ def test_the_written_out_play_path_agrees_with_the_general_pipeline(rules_text: 
 
     fast, general = play(True), play(False)
     assert fast["faults"] and fast == general
+
+
+@pytest.mark.parametrize("field, value", [("budget_ms", float("nan")), ("bank_ms", float("inf")),
+                                          ("grace_ms", 2**32), ("handshake_ms", -1), ("max_faults", 0)])
+def test_match_settings_refuse_clocks_that_cannot_be_timed_or_stored(field: str, value: float) -> None:
+    """A NaN or infinite clock stored with a tournament would fail every later resume: the library refuses it,
+    whoever calls it (the CLI says the same as a usage error first)."""
+    from referee.match import MatchSettings
+
+    with pytest.raises(ValueError, match=field):
+        MatchSettings(**{field: value})
