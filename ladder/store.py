@@ -44,6 +44,7 @@ import sqlite_utils
 from referee.record import (
     FaultKind,
     FaultRecord,
+    ForfeitReason,
     HandRecord,
     MatchRecord,
     MatchStatus,
@@ -233,6 +234,13 @@ def _m7_runner_identity(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m8_forfeit_reasons(db: sqlite_utils.Database) -> None:
+    # A forfeit reason is a ForfeitReason value; older records kept a sentence ("unreachable (status
+    # UNAVAILABLE: ...)", "3 faults"), whose detail the fault records hold anyway.
+    db.execute("UPDATE seats SET forfeit_reason = 'unreachable' WHERE forfeit_reason LIKE 'unreachable%'")
+    db.execute("UPDATE seats SET forfeit_reason = 'faults' WHERE forfeit_reason LIKE '% faults'")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -241,6 +249,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m5_pass_call,
     _m6_bot_limit,
     _m7_runner_identity,
+    _m8_forfeit_reasons,
     # Append new migrations here (each runs once, in its own transaction, in order).
 ]
 
@@ -539,7 +548,8 @@ class Store:
             })
             self.db["seats"].insert_all({
                 "match_id": mid, "seat": s.seat, "bot_id": bot_ids[i], "final_score": s.final_score,
-                "place": s.place, "faults": s.faults, "forfeit": int(s.forfeit), "forfeit_reason": s.forfeit_reason,
+                "place": s.place, "faults": s.faults, "forfeit": int(s.forfeit),
+                "forfeit_reason": ForfeitReason(s.forfeit_reason).value if s.forfeit_reason is not None else None,
                 "address": s.address, "time_bank_left_ms": s.time_bank_left_ms,
             } for i, s in enumerate(record.seats))
             self.db["hands"].insert_all({
@@ -607,7 +617,8 @@ class Store:
             raise KeyError(f"no match {match_id!r} in {self.path}")
         mid, tid, seed, rules, status, started, finished, winners = row
         seats = [SeatRecord(seat=r[0], bot=r[1], final_score=r[2], place=r[3], faults=r[4], forfeit=bool(r[5]),
-                            forfeit_reason=r[6], address=r[7], time_bank_left_ms=r[8])
+                            forfeit_reason=ForfeitReason(r[6]) if r[6] else None, address=r[7],
+                            time_bank_left_ms=r[8])
                  for r in q("SELECT s.seat, b.name, s.final_score, s.place, s.faults, s.forfeit, s.forfeit_reason, "
                             "s.address, s.time_bank_left_ms FROM seats s JOIN bots b ON b.id = s.bot_id "
                             "WHERE s.match_id = ? ORDER BY s.seat", [mid])]

@@ -187,3 +187,21 @@ def test_the_replay_names_the_kitty_a_mix_dealt_not_the_one_dealt_first(tmp_path
     line = next(x for x in console.export_text().splitlines() if "took the kitty" in x)
     shown = line.split("took the kitty ")[1].split(" and discarded")[0]
     assert shown == " ".join(c.symbol for c in cards_of(taken))
+
+
+def test_a_forfeit_reason_comes_back_as_its_enum_and_older_sentences_are_migrated(tmp_path: Path) -> None:
+    from referee.record import ForfeitReason
+
+    rec = a_record()
+    with Store(tmp_path / "arena.db") as db:
+        db.save_match(rec)
+        assert db.load_match(rec.match_id).seats[1].forfeit_reason is ForfeitReason.FAULTS
+        # As a database written before forfeit reasons were an enum holds them.
+        db.db.execute("UPDATE seats SET forfeit_reason = '3 faults' WHERE seat = 1")
+        db.db.execute("UPDATE seats SET forfeit_reason = 'unreachable (status UNAVAILABLE: Socket closed)', "
+                      "forfeit = 1 WHERE seat = 2")
+        db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m8_forfeit_reasons)}")
+        db.db.conn.commit()
+    with Store(tmp_path / "arena.db") as db:
+        seats = db.load_match(rec.match_id).seats
+    assert (seats[1].forfeit_reason, seats[2].forfeit_reason) == (ForfeitReason.FAULTS, ForfeitReason.UNREACHABLE)
