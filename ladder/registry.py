@@ -29,11 +29,11 @@ import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ladder.store import Store
+from referee.record import utc_now
 
 __all__ = [
     "BotEntry",
@@ -177,10 +177,6 @@ def load_bots_file(path: Path | str) -> list[BotEntry]:
     return parse_bots(data, str(p))
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
 def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
     """Register (or update) a bot; returns True if it was new. ``replace=False`` refuses a change.
 
@@ -206,7 +202,7 @@ def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
             "UPDATE bots SET command = ?, address = ?, description = ?, max_concurrency = ?, "
             "registered_at = COALESCE(?, registered_at) WHERE name = ?",
             [entry.command, entry.address, entry.description or None, entry.max_concurrency,
-             _now() if current != entry else None, entry.name])
+             utc_now() if current != entry else None, entry.name])
     return current is None
 
 

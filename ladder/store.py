@@ -33,14 +33,14 @@ import itertools
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
 import sqlite_utils
 
+from ladder.schedule import ScheduledMatch
 from referee.record import (
     FaultKind,
     FaultRecord,
@@ -51,6 +51,7 @@ from referee.record import (
     PassRecord,
     PlayRecord,
     SeatRecord,
+    utc_now,
 )
 
 # -- schema --------------------------------------------------------------------------------------
@@ -478,16 +479,131 @@ class MatchSummary:
     faults: int
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
+@dataclass(frozen=True)
+class TournamentRow:
+    """A tournament as stored: its settings as written (``bots``, ``settings``: JSON), and how many of
+    its scheduled matches there are and are recorded."""
+
+    id: int
+    format: str
+    rules: str
+    seed: int
+    rounds: int
+    deals: int
+    gauntlet: str | None
+    bots: str
+    settings: str
+    status: str
+    created_at: str
+    finished_at: str | None
+    total: int
+    done: int
+
+
+@dataclass(frozen=True)
+class Runner:
+    """The process playing a tournament. The pid alone is not enough: the system reuses pids (after
+    a reboot, an unrelated process may have it), so the host and the process's start go with it."""
+
+    pid: int
+    host: str | None  # None: a claim written before runners had a host (store migration 7)
+    started: str | None  # the boot id and the start time since boot; None where they are not known
+
+
+_TOURNAMENT_SQL = (
+    "SELECT t.id, t.format, t.rules, t.seed, t.rounds, t.deals, t.gauntlet, t.bots, t.settings, t.status, "
+    "t.created_at, t.finished_at, COUNT(tm.idx), COUNT(tm.match_id) "
+    "FROM tournaments t LEFT JOIN tournament_matches tm ON tm.tournament_id = t.id ")
+
+
+class Tournaments:
+    """The store's tournaments part: every statement on tournaments, their schedules, their runner
+    and their live Elo. Each method is one statement; callers group them with ``db.atomic()``."""
+
+    def __init__(self, db: _Database) -> None:
+        self.db = db
+
+    def insert(self, *, format: str, rules: str, seed: int, rounds: int, deals: int, gauntlet: str | None,
+               bots: str, settings: str) -> int:
+        """A new tournament, ``pending``; returns its id."""
+        cur = self.db.execute(
+            "INSERT INTO tournaments (format, rules, seed, rounds, deals, gauntlet, bots, settings, status, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+            [format, rules, seed, rounds, deals, gauntlet, bots, settings, utc_now()])
+        return int(cur.lastrowid)
+
+    def insert_schedule(self, tournament_id: int, matches: Iterable[ScheduledMatch]) -> None:
+        self.db.conn.executemany(
+            "INSERT INTO tournament_matches (tournament_id, idx, round, table_no, deal, rotation, seed, seats, "
+            "rules) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(tournament_id, m.index, m.round, m.table, m.deal, m.rotation, m.seed, json.dumps(list(m.seats)),
+              m.rules) for m in matches])
+
+    def get(self, tournament_id: int) -> TournamentRow | None:
+        row = self.db.execute(_TOURNAMENT_SQL + "WHERE t.id = ? GROUP BY t.id", [tournament_id]).fetchone()
+        return TournamentRow(*row) if row is not None else None
+
+    def all(self) -> list[TournamentRow]:
+        return [TournamentRow(*r) for r in self.db.execute(_TOURNAMENT_SQL + "GROUP BY t.id ORDER BY t.id")]
+
+    def delete(self, tournament_id: int) -> None:
+        """A tournament and its schedule (the caller checks that nothing of it was recorded)."""
+        self.db.execute("DELETE FROM tournament_matches WHERE tournament_id = ?", [tournament_id])
+        self.db.execute("DELETE FROM tournaments WHERE id = ?", [tournament_id])
+
+    def set_bots(self, tournament_id: int, bots: str) -> None:
+        self.db.execute("UPDATE tournaments SET bots = ? WHERE id = ?", [bots, tournament_id])
+
+    def set_status(self, tournament_id: int, status: str) -> None:
+        """The status; a finished tournament gets its time."""
+        self.db.execute("UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
+                        [status, utc_now() if status == "finished" else None, tournament_id])
+
+    def pending(self, tournament_id: int) -> list[ScheduledMatch]:
+        """The scheduled matches with no record yet, in schedule order."""
+        return [ScheduledMatch(index=r[0], round=r[1], table=r[2], deal=r[3], rotation=r[4], seed=r[5],
+                               seats=tuple(json.loads(r[6])), rules=r[7])
+                for r in self.db.execute(
+                    "SELECT idx, round, table_no, deal, rotation, seed, seats, rules FROM tournament_matches "
+                    "WHERE tournament_id = ? AND match_id IS NULL ORDER BY idx", [tournament_id])]
+
+    def mark_recorded(self, tournament_id: int, index: int, match_id: str) -> bool:
+        """Mark a scheduled match recorded; False if another process did first."""
+        cur = self.db.execute("UPDATE tournament_matches SET match_id = ? WHERE tournament_id = ? AND idx = ? "
+                              "AND match_id IS NULL", [match_id, tournament_id, index])
+        return cur.rowcount == 1
+
+    def add_live_elo(self, match_id: str, k: float, changes: Iterable[tuple[int, float, float]]) -> None:
+        """Each bot's live Elo before the match and its change: (bot id, before, change)."""
+        self.db.conn.executemany(
+            "INSERT INTO live_elo (match_id, bot_id, k, elo_before, elo_change) VALUES (?, ?, ?, ?, ?)",
+            [(match_id, bot, k, before, change) for bot, before, change in changes])
+
+    def runner(self, tournament_id: int) -> Runner | None:
+        """The process that claims the tournament, if any."""
+        row = self.db.execute("SELECT runner_pid, runner_host, runner_started FROM tournaments WHERE id = ?",
+                              [tournament_id]).fetchone()
+        return Runner(row[0], row[1], row[2]) if row is not None and row[0] is not None else None
+
+    def set_runner(self, tournament_id: int, runner: Runner) -> None:
+        self.db.execute("UPDATE tournaments SET runner_pid = ?, runner_host = ?, runner_started = ? WHERE id = ?",
+                        [runner.pid, runner.host, runner.started, tournament_id])
+
+    def release_runner(self, tournament_id: int, runner: Runner) -> None:
+        """Clear the claim, if it is still ``runner``'s."""
+        self.db.execute("UPDATE tournaments SET runner_pid = NULL, runner_host = NULL, runner_started = NULL "
+                        "WHERE id = ? AND runner_pid = ? AND runner_host IS ? AND runner_started IS ?",
+                        [tournament_id, runner.pid, runner.host, runner.started])
+
+
 class Store:
-    """An open arena database. ``Store(path)`` creates it if needed and migrates it."""
+    """An open arena database. ``Store(path)`` creates it if needed and migrates it.
+
+    ``store.tournaments`` is its tournaments part (``Tournaments``)."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         """Open (and, unless ``readonly``, create and migrate) the database at ``path``.
@@ -511,6 +627,7 @@ class Store:
         except sqlite3.Error as e:
             conn.close()
             raise store_error(e, self.path) from None
+        self.tournaments = Tournaments(self.db)
 
     def close(self) -> None:
         self.db.close()
@@ -528,7 +645,7 @@ class Store:
         row = self.db.execute("SELECT id FROM bots WHERE name = ?", [name]).fetchone()
         if row is not None:
             return int(row[0])
-        return int(self.db.execute("INSERT INTO bots (name, created_at) VALUES (?, ?)", [name, _now()]).lastrowid)
+        return int(self.db.execute("INSERT INTO bots (name, created_at) VALUES (?, ?)", [name, utc_now()]).lastrowid)
 
     def bots(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT name FROM bots ORDER BY id")]

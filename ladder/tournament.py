@@ -43,18 +43,17 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from hearts.v1 import codec
 
 from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher, process_alive
 from ladder.leaderboard import live_elo
 from ladder.ratings import ELO_BASE, live_elo_update
 from ladder.registry import BotEntry, add_bots, get_bot, list_bots
 from ladder.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
-from ladder.store import Store
-from hearts.v1 import codec
+from ladder.store import Runner, Store, TournamentRow
 from referee.match import MatchSettings, play_match
 from referee.record import FaultKind, ForfeitReason, MatchRecord
 from referee.rules import Rules
@@ -115,16 +114,6 @@ class TournamentInterrupted(KeyboardInterrupt):
 # -- the runner: which process plays a tournament ------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Runner:
-    """The process playing a tournament. The pid alone is not enough: the system reuses pids (after
-    a reboot, an unrelated process may have it), so the host and the process's start go with it."""
-
-    pid: int
-    host: str | None  # None: a claim written before runners had a host (store migration 7)
-    started: str | None  # the boot id and the start time since boot; None where they are not known
-
-
 def _proc_stat(pid: int) -> tuple[str, str] | None:
     """(state, start) of process ``pid`` from /proc: the start is the boot id with the start time in
     clock ticks since boot, unique across reboots. None where /proc cannot tell (not Linux, no such
@@ -183,30 +172,21 @@ def _claim(store: Store, tid: int, *, force: bool = False) -> None:
     whose state cannot be checked; a runner known to be alive never is."""
     me = runner_of(os.getpid())
     with store.db.atomic():  # BEGIN IMMEDIATE: two claims never both see the tournament free
-        row = store.db.execute("SELECT runner_pid, runner_host, runner_started FROM tournaments WHERE id = ?",
-                               [tid]).fetchone()
-        if row is not None and row[0] is not None:
-            other = Runner(pid=row[0], host=row[1], started=row[2])
+        other = store.tournaments.runner(tid)
+        if other is not None:
             if not _is(other, me):
                 state = runner_state(other)
                 if state == "alive" or (state == "unknown" and not force):
                     raise _busy(tid, other, state)
-        store.db.execute("UPDATE tournaments SET runner_pid = ?, runner_host = ?, runner_started = ? WHERE id = ?",
-                         [me.pid, me.host, me.started, tid])
+        store.tournaments.set_runner(tid, me)
 
 
 def _end_run(store: Store, tid: int, status: str) -> None:
     """The run's status, and the release of this process's claim: one transaction."""
     me = runner_of(os.getpid())
     with store.db.atomic():
-        _set_status(store, tid, status)
-        store.db.execute("UPDATE tournaments SET runner_pid = NULL, runner_host = NULL, runner_started = NULL "
-                         "WHERE id = ? AND runner_pid = ? AND runner_host IS ? AND runner_started IS ?",
-                         [tid, me.pid, me.host, me.started])
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+        store.tournaments.set_status(tid, status)
+        store.tournaments.release_runner(tid, me)
 
 
 @dataclass(frozen=True)
@@ -286,48 +266,35 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
         # An entry without a limit keeps the registered one (add_bot): store the limit in force, so
         # that a resume holds the bot to it whatever the registry says by then.
         bots = [dataclasses.replace(b, max_concurrency=_registered_limit(store, b.name)) for b in bots]
-        cur = store.db.execute(
-            "INSERT INTO tournaments (format, rules, seed, rounds, deals, gauntlet, bots, settings, status, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
-            [spec.format, spec.rules, spec.seed, spec.rounds, spec.deals, spec.gauntlet,
-             json.dumps([b.to_dict() for b in sorted(bots, key=lambda b: b.name)]),
-             json.dumps({**asdict(spec.settings), "duplicate": spec.duplicate, "max_tables": spec.max_tables}),
-             _now()])
-        tid = int(cur.lastrowid)
-        store.db.conn.executemany(
-            "INSERT INTO tournament_matches (tournament_id, idx, round, table_no, deal, rotation, seed, seats, "
-            "rules) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(tid, m.index, m.round, m.table, m.deal, m.rotation, m.seed, json.dumps(list(m.seats)), m.rules)
-             for m in schedule])
+        tid = store.tournaments.insert(
+            format=spec.format, rules=spec.rules, seed=spec.seed, rounds=spec.rounds, deals=spec.deals,
+            gauntlet=spec.gauntlet, bots=json.dumps([b.to_dict() for b in sorted(bots, key=lambda b: b.name)]),
+            settings=json.dumps({**asdict(spec.settings), "duplicate": spec.duplicate,
+                                 "max_tables": spec.max_tables}))
+        store.tournaments.insert_schedule(tid, schedule)
     return tid
 
 
-_INFO_SQL = (
-    "SELECT t.id, t.format, t.rules, t.seed, t.rounds, t.deals, t.gauntlet, t.bots, t.settings, t.status, "
-    "t.created_at, t.finished_at, COUNT(tm.idx), COUNT(tm.match_id) "
-    "FROM tournaments t LEFT JOIN tournament_matches tm ON tm.tournament_id = t.id ")
-
-
-def _info(row: Sequence[Any]) -> TournamentInfo:
-    settings = json.loads(row[8])
+def _info(row: TournamentRow) -> TournamentInfo:
+    settings = json.loads(row.settings)
     known = set(MatchSettings.__dataclass_fields__)
     return TournamentInfo(
-        id=row[0], format=row[1], rules=row[2], seed=row[3], rounds=row[4], deals=row[5], gauntlet=row[6],
-        bots=tuple(BotEntry.from_dict(b) for b in json.loads(row[7])),
+        id=row.id, format=row.format, rules=row.rules, seed=row.seed, rounds=row.rounds, deals=row.deals,
+        gauntlet=row.gauntlet, bots=tuple(BotEntry.from_dict(b) for b in json.loads(row.bots)),
         settings=MatchSettings(**{k: v for k, v in settings.items() if k in known}),
-        status=row[9], created_at=row[10], finished_at=row[11], total=row[12], done=row[13])
+        status=row.status, created_at=row.created_at, finished_at=row.finished_at, total=row.total, done=row.done)
 
 
 def get_tournament(store: Store, tournament_id: int) -> TournamentInfo:
     """One tournament; ``KeyError`` naming the id if there is none."""
-    row = store.db.execute(_INFO_SQL + "WHERE t.id = ? GROUP BY t.id", [tournament_id]).fetchone()
+    row = store.tournaments.get(tournament_id)
     if row is None:
         raise KeyError(f"no tournament {tournament_id} in {store.path} (hearts tournament list shows them)")
     return _info(row)
 
 
 def list_tournaments(store: Store) -> list[TournamentInfo]:
-    return [_info(r) for r in store.db.execute(_INFO_SQL + "GROUP BY t.id ORDER BY t.id")]
+    return [_info(r) for r in store.tournaments.all()]
 
 
 def delete_tournament(store: Store, tournament_id: int) -> None:
@@ -336,8 +303,7 @@ def delete_tournament(store: Store, tournament_id: int) -> None:
         info = get_tournament(store, tournament_id)
         if info.done:
             raise ValueError(f"tournament {tournament_id} has {info.done} recorded matches: it is kept")
-        store.db.execute("DELETE FROM tournament_matches WHERE tournament_id = ?", [tournament_id])
-        store.db.execute("DELETE FROM tournaments WHERE id = ?", [tournament_id])
+        store.tournaments.delete(tournament_id)
 
 
 def _registered_limit(store: Store, name: str) -> int | None:
@@ -366,23 +332,17 @@ def registry_changes(store: Store, tournament_id: int) -> dict[str, BotEntry]:
 
 def _store_entries(store: Store, tid: int, entries: Mapping[str, BotEntry]) -> None:
     with store.db.atomic():
-        store.db.execute("UPDATE tournaments SET bots = ? WHERE id = ?",
-                         [json.dumps([entries[n].to_dict() for n in sorted(entries)]), tid])
+        store.tournaments.set_bots(tid, json.dumps([entries[n].to_dict() for n in sorted(entries)]))
 
 
 def pending_matches(store: Store, tournament_id: int) -> list[ScheduledMatch]:
     """The scheduled matches with no record yet, in schedule order."""
-    return [ScheduledMatch(index=r[0], round=r[1], table=r[2], deal=r[3], rotation=r[4], seed=r[5],
-                           seats=tuple(json.loads(r[6])), rules=r[7])
-            for r in store.db.execute(
-                "SELECT idx, round, table_no, deal, rotation, seed, seats, rules FROM tournament_matches "
-                "WHERE tournament_id = ? AND match_id IS NULL ORDER BY idx", [tournament_id])]
+    return store.tournaments.pending(tournament_id)
 
 
 def _set_status(store: Store, tid: int, status: str) -> None:
     with store.db.atomic():
-        store.db.execute("UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
-                         [status, _now() if status == "finished" else None, tid])
+        store.tournaments.set_status(tid, status)
 
 
 def _match_id(tid: int, index: int) -> str:
@@ -399,9 +359,8 @@ def save_scheduled(store: Store, tid: int, index: int, record: MatchRecord, k: f
             if store.has_match(record.match_id):  # another process saved this scheduled match
                 raise AlreadyRecorded(f"tournament {tid} match {index} is already recorded") from None
             raise
-        cur = store.db.execute("UPDATE tournament_matches SET match_id = ? WHERE tournament_id = ? AND idx = ? "
-                               "AND match_id IS NULL", [record.match_id, tid, index])
-        if cur.rowcount != 1:  # another process recorded it first: roll the whole match back
+        if not store.tournaments.mark_recorded(tid, index, record.match_id):
+            # another process recorded it first: roll the whole match back
             raise AlreadyRecorded(f"tournament {tid} match {index} is already recorded")
         players = [s.bot for s in record.seats]
         ids = [store.bot_id(p) for p in players]
@@ -411,9 +370,8 @@ def save_scheduled(store: Store, tid: int, index: int, record: MatchRecord, k: f
         before = {p: current.get(p, ELO_BASE) for p in players}
         # Places, not scores: a forfeiter places last whatever its substitutes scored.
         after = live_elo_update(before, players, [float(s.place) for s in record.seats], k=k)
-        store.db.conn.executemany(
-            "INSERT INTO live_elo (match_id, bot_id, k, elo_before, elo_change) VALUES (?, ?, ?, ?, ?)",
-            [(record.match_id, i, k, before[p], after[p] - before[p]) for p, i in zip(players, ids)])
+        store.tournaments.add_live_elo(record.match_id, k,
+                                       [(i, before[p], after[p] - before[p]) for p, i in zip(players, ids)])
 
 
 # -- progress ------------------------------------------------------------------------------------

@@ -15,12 +15,11 @@ import uuid
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from hearts.v1 import bot_pb2 as pb
-
 from hearts.v1 import codec
+
 from referee.faults import (
     FORFEIT_AT_ONCE,
     MAX_FAULTS,
@@ -52,10 +51,18 @@ from referee.record import (
     PassRecord,
     PlayRecord,
     SeatRecord,
+    utc_now,
 )
-from referee.rules import IllegalPlayError, Match, Observation, Phase, Rules, Trick, cards_of, places_of
-
-_PLAY = Phase.PLAY
+from referee.rules import (
+    IllegalPlayError,
+    Match,
+    Observation,
+    Phase,
+    Rules,
+    Trick,
+    cards_of,
+    places_of,
+)
 from referee.seats import (
     REFEREE_NAME,
     Ask,
@@ -67,6 +74,7 @@ from referee.seats import (
 )
 
 T = TypeVar("T")
+_PLAY = Phase.PLAY  # a module global: cheaper than the enum's class attribute on the hot path
 _perf_counter = time.perf_counter
 
 
@@ -253,10 +261,6 @@ def _semaphores() -> tuple[_Decisions, _InFlight]:
 
 
 # -- the referee ---------------------------------------------------------------------------------
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _judged(decision: Decision, m: Match, o: Observation, answer: object,
@@ -554,7 +558,7 @@ class _Referee:
 
     async def run(self) -> MatchRecord:
         self.in_flight, self.notify_in_flight = _semaphores()
-        self.record.started_at = _now()
+        self.record.started_at = utc_now()
         try:
             await self._handshakes()
             m = self.match
@@ -582,7 +586,7 @@ class _Referee:
                 task.cancel()
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
-        self.record.finished_at = _now()
+        self.record.finished_at = utc_now()
         return self.record
 
     async def _handshakes(self) -> None:

@@ -10,7 +10,13 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
+
+
+def utc_now() -> str:
+    """Now, as every record and table of the project writes a time: ISO 8601, UTC, to the millisecond."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class FaultKind(str, enum.Enum):
