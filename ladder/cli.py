@@ -640,10 +640,11 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
     """Play tournament ``tid`` and print its ladder. ``created``: this command created it (from
     ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed.
     ``force``: take it over from a runner that cannot be checked."""
-    from ladder.store import store_error
     from ladder.launcher import BotStartError
     from ladder.leaderboard import load_leaderboard, render_table
-    from ladder.tournament import Progress, TournamentBusy, delete_tournament, get_tournament, run_tournament
+    from ladder.progress import Progress
+    from ladder.store import store_error
+    from ladder.tournament import TournamentBusy, delete_tournament, get_tournament, run_tournament
 
     _check_tournament(store, tid, db)
     info = get_tournament(store, tid)
@@ -651,7 +652,7 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
                   f"{info.done}/{info.total} matches recorded; concurrency {concurrency}")
     try:
         with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
-            summary = run_tournament(store, tid, concurrency=concurrency, progress=progress,
+            summary = run_tournament(store, tid, concurrency=concurrency, on_record=progress.on_record,
                                      startup_timeout=startup_timeout, bots=bots, force=force)
     except BotStartError as e:
         if e.command is not None:

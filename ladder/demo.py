@@ -19,15 +19,16 @@ from pathlib import Path
 from rich.console import Console
 
 from ladder.leaderboard import load_leaderboard, render_table
+from ladder.progress import Progress
 from ladder.registry import BotEntry
 from ladder.store import Store
 from ladder.tournament import (
-    Progress,
     TournamentSpec,
     create_tournament,
     get_tournament,
     run_tournament,
 )
+from referee.untrusted import inert_text
 
 __all__ = ["DEMO_BOTS", "main", "run_demo"]
 
@@ -59,9 +60,9 @@ def run_demo(db: Path, *, deals: int = 3, concurrency: int = 4, seed: int = 1, c
                       f"duplicate round robin of {info.total} matches (each deal from every seat), "
                       f"{concurrency} at a time, recorded in {db}")
         with Progress(info.total, title="demo", stream=sys.stdout) as progress:
-            summary = run_tournament(store, tid, concurrency=concurrency, progress=progress)
+            summary = run_tournament(store, tid, concurrency=concurrency, on_record=progress.on_record)
         for event in summary.events:
-            console.print(f"[yellow]{event}[/]")
+            console.print(inert_text(event, style="yellow"))
         lb = load_leaderboard(store, tournament_id=tid)
         console.print(render_table(lb, title="Demo ladder"))
         first = store.list_matches(tournament_id=tid, limit=1)

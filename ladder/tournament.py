@@ -39,15 +39,13 @@ import os
 import signal
 import socket
 import sqlite3
-import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from hearts.v1 import codec
-
 from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher, process_alive
 from ladder.leaderboard import live_elo
 from ladder.ratings import ELO_BASE, live_elo_update
@@ -62,7 +60,6 @@ from referee.seats import REFEREE_NAME, GrpcSeat
 __all__ = [
     "LIVE_ELO_K",
     "AlreadyRecorded",
-    "Progress",
     "RunSummary",
     "Runner",
     "TournamentBusy",
@@ -374,81 +371,11 @@ def save_scheduled(store: Store, tid: int, index: int, record: MatchRecord, k: f
                                        [(i, before[p], after[p] - before[p]) for p, i in zip(players, ids)])
 
 
-# -- progress ------------------------------------------------------------------------------------
-
-
-class Progress:
-    """Matches done, matches per second, ETA and faults: a rich bar on a terminal, else plain lines."""
-
-    def __init__(self, total: int, done: int = 0, *, title: str = "tournament", stream: TextIO | None = None,
-                 rich: bool | None = None, every_s: float = 2.0) -> None:
-        self.total, self.done, self.faults, self.played = total, done, 0, 0
-        self.title = title
-        self.stream = stream if stream is not None else sys.stdout
-        self.rich = self.stream.isatty() if rich is None else rich
-        self.every_s = every_s
-        self.t0 = time.monotonic()
-        self._last = 0.0
-        self._shown = -1
-        self._bar: Any = None
-        self._task: Any = None
-
-    def __enter__(self) -> Progress:
-        if self.rich:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-            from rich.progress import Progress as RichProgress
-
-            self._bar = RichProgress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]:.2f} matches/s"), TextColumn("ETA"), TimeRemainingColumn(),
-                TextColumn("faults {task.fields[faults]}"), console=Console(file=self.stream))
-            self._bar.__enter__()
-            self._task = self._bar.add_task(self.title, total=self.total, completed=self.done, rate=0.0, faults=0)
-        else:
-            self._line()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
-        elif self._shown != self.done:
-            self._line()
-
-    @property
-    def rate(self) -> float:
-        elapsed = time.monotonic() - self.t0
-        return self.played / elapsed if elapsed > 0 else 0.0
-
-    def advance(self, faults: int = 0) -> None:
-        self.done += 1
-        self.played += 1
-        self.faults += faults
-        if self._bar is not None:
-            self._bar.update(self._task, completed=self.done, rate=self.rate, faults=self.faults)
-        elif time.monotonic() - self._last >= self.every_s or self.done == self.total:
-            self._line()
-
-    def _line(self) -> None:
-        self._last = time.monotonic()
-        self._shown = self.done
-        rate = self.rate
-        eta = f"{(self.total - self.done) / rate:.0f} s" if rate > 0 else "?"
-        print(f"{self.title}: {self.done}/{self.total} matches, {rate:.2f} matches/s, ETA {eta}, "
-              f"faults {self.faults}", file=self.stream, flush=True)
-
-
 # -- playing -------------------------------------------------------------------------------------
 
 
 async def play_tournament(store: Store, tournament_id: int, *, concurrency: int = 4,
                           log_dir: Path | str | None = None, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
-                          progress: Progress | None = None,
                           on_record: Callable[[MatchRecord], None] | None = None,
                           bots: Mapping[str, BotEntry] | None = None, force: bool = False) -> RunSummary:
     """Play every pending match of a tournament; returns what was played.
@@ -497,8 +424,8 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
         summary.logs = {n: launcher.bots[n].log_path for n in needed}
         summary.declared = await _limits(seats)
         summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
-        await _run_schedule(store, tournament_id, todo, rules, info.settings, launcher, seats, summary,
-                            concurrency, progress, on_record)
+        await _Tables(store, tournament_id, rules, info.settings, launcher, seats, summary, on_record).run(
+            todo, concurrency)
         failed = False
     finally:
         # The status before any await: no cancellation (a signal) can come between the end of the
@@ -554,100 +481,110 @@ async def _limits(seats: dict[str, GrpcSeat]) -> dict[str, int]:
     return dict(zip(seats, values))
 
 
-async def _run_schedule(store: Store, tid: int, todo: list[ScheduledMatch], rules: dict[str, Rules],
-                        settings: MatchSettings, launcher: Launcher, seats: dict[str, GrpcSeat],
-                        summary: RunSummary, concurrency: int, progress: Progress | None,
-                        on_record: Callable[[MatchRecord], None] | None) -> None:
-    # One semaphore per bot with a limit; unlimited bots get none.
-    sems = {n: asyncio.Semaphore(lim) for n, lim in summary.limits.items() if lim > 0}
-    in_flight = dict.fromkeys(seats, 0)
-    queue = list(todo)
-    unreachable: set[str] = set()  # bots that were unreachable in their last match: check before seating
-    running: set[asyncio.Task[MatchRecord]] = set()
-    meta: dict[asyncio.Task[MatchRecord], ScheduledMatch] = {}
+class _Tables:
+    """The matches of one run: which start when (within the concurrency and each bot's limit), how
+    each is seated and played, and what each recorded match adds to the summary."""
 
-    def free(m: ScheduledMatch) -> bool:
-        return all(b not in sems or not sems[b].locked() for b in m.seats)
+    def __init__(self, store: Store, tid: int, rules: dict[str, Rules], settings: MatchSettings,
+                 launcher: Launcher, seats: dict[str, GrpcSeat], summary: RunSummary,
+                 on_record: Callable[[MatchRecord], None] | None) -> None:
+        self.store, self.tid, self.rules, self.settings = store, tid, rules, settings
+        self.launcher, self.seats, self.summary, self.on_record = launcher, seats, summary, on_record
+        # One semaphore per bot with a limit; unlimited bots get none.
+        self.sems = {n: asyncio.Semaphore(lim) for n, lim in summary.limits.items() if lim > 0}
+        self.in_flight = dict.fromkeys(seats, 0)
+        self.unreachable: set[str] = set()  # unreachable in their last match: checked before seating
 
-    async def play(m: ScheduledMatch) -> MatchRecord:
+    def free(self, m: ScheduledMatch) -> bool:
+        """Whether every bot of the table has a slot now (no match holds one bot's slot waiting for another's)."""
+        return all(b not in self.sems or not self.sems[b].locked() for b in m.seats)
+
+    async def seat(self, m: ScheduledMatch) -> None:
+        """Take the table's bots' slots (never blocks: ``free`` saw a slot for every one)."""
+        for b in m.seats:
+            if b in self.sems:
+                await self.sems[b].acquire()
+            self.in_flight[b] += 1
+            self.summary.max_in_flight[b] = max(self.summary.max_in_flight.get(b, 0), self.in_flight[b])
+
+    async def play(self, m: ScheduledMatch) -> MatchRecord:
+        """One match, each bot started or restarted as needed; its slots are given back however it ends."""
+        seats = self.seats
         try:
             table = []
             for b in m.seats:
-                check = b in unreachable
-                unreachable.discard(b)
-                addr = await launcher.ensure(b, check=check)
+                check = b in self.unreachable
+                self.unreachable.discard(b)
+                addr = await self.launcher.ensure(b, check=check)
                 if seats[b].address != addr:  # restarted on a new port: a new channel
                     # Replace before closing: while the old one closes, another match must see the new one.
                     old, seats[b] = seats[b], GrpcSeat(addr, b)
                     await old.close()
                 table.append(seats[b])
-            return await play_match(table, rules[m.rules], m.seed, settings=settings,
-                                    match_id=_match_id(tid, m.index), names=list(m.seats), tournament_id=tid)
+            return await play_match(table, self.rules[m.rules], m.seed, settings=self.settings,
+                                    match_id=_match_id(self.tid, m.index), names=list(m.seats),
+                                    tournament_id=self.tid)
         finally:
             for b in m.seats:
-                in_flight[b] -= 1
-                if b in sems:
-                    sems[b].release()
+                self.in_flight[b] -= 1
+                if b in self.sems:
+                    self.sems[b].release()
 
-    try:
-        while queue or running:
-            i = 0
-            # Look only so far ahead for a match whose bots are free: when a limited bot sits at
-            # every table (a gauntlet), a full scan per finished match would be quadratic.
-            while len(running) < concurrency and i < min(len(queue), _LOOKAHEAD):
-                m = queue[i]
-                if not free(m):
-                    i += 1
-                    continue
-                queue.pop(i)
-                for b in m.seats:  # never blocks: free() saw a slot for every bot of the table
-                    if b in sems:
-                        await sems[b].acquire()
-                    in_flight[b] += 1
-                    summary.max_in_flight[b] = max(summary.max_in_flight.get(b, 0), in_flight[b])
-                task = asyncio.create_task(play(m))
-                running.add(task)
-                meta[task] = m
-            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            error: BaseException | None = None
-            for task in done:
-                running.discard(task)
-                m = meta.pop(task)
-                if task.cancelled() or task.exception() is not None:
-                    # A referee error (a bug) stops the run, that match staying pending, once the
-                    # other matches of this batch are saved.
-                    error = error or (asyncio.CancelledError() if task.cancelled() else task.exception())
-                    continue
-                record = task.result()
-                try:
-                    save_scheduled(store, tid, m.index, record)
-                except AlreadyRecorded:
-                    continue  # another process saved it first: its record stands
+    def recorded(self, m: ScheduledMatch, record: MatchRecord) -> None:
+        """Save a finished match (unless another process did first) and count it in the summary."""
+        try:
+            save_scheduled(self.store, self.tid, m.index, record)
+        except AlreadyRecorded:
+            return  # another process saved it first: its record stands
+        summary = self.summary
+        self.unreachable.update(m.seats[s.seat] for s in record.seats if s.forfeit_reason is ForfeitReason.UNREACHABLE)
+        summary.played += 1
+        summary.faults += len(record.faults)
+        summary.forfeits += sum(s.forfeit for s in record.seats)
+        for f in record.faults:
+            kinds = summary.bot_faults.setdefault(m.seats[f.seat], {})
+            kind = FaultKind(f.kind).value
+            kinds[kind] = kinds.get(kind, 0) + 1
+        for s in record.seats:
+            if s.forfeit:
+                summary.bot_forfeits[m.seats[s.seat]] = summary.bot_forfeits.get(m.seats[s.seat], 0) + 1
+        if self.on_record is not None:
+            self.on_record(record)
 
-                unreachable.update(m.seats[s.seat] for s in record.seats
-                                   if s.forfeit_reason is ForfeitReason.UNREACHABLE)
-                faults = len(record.faults)
-                summary.played += 1
-                summary.faults += faults
-                summary.forfeits += sum(s.forfeit for s in record.seats)
-                for f in record.faults:
-                    kinds = summary.bot_faults.setdefault(m.seats[f.seat], {})
-                    kind = FaultKind(f.kind).value
-                    kinds[kind] = kinds.get(kind, 0) + 1
-                for s in record.seats:
-                    if s.forfeit:
-                        summary.bot_forfeits[m.seats[s.seat]] = summary.bot_forfeits.get(m.seats[s.seat], 0) + 1
-                if progress is not None:
-                    progress.advance(faults)
-                if on_record is not None:
-                    on_record(record)
-            if error is not None:
-                raise error
-    finally:
-        for task in running:
-            task.cancel()
-        if running:
-            await asyncio.gather(*running, return_exceptions=True)
+    async def run(self, todo: list[ScheduledMatch], concurrency: int) -> None:
+        """Play ``todo``, up to ``concurrency`` matches at once, saving each as it ends."""
+        queue = list(todo)
+        running: dict[asyncio.Task[MatchRecord], ScheduledMatch] = {}
+        try:
+            while queue or running:
+                i = 0
+                # Look only so far ahead for a match whose bots are free: when a limited bot sits at
+                # every table (a gauntlet), a full scan per finished match would be quadratic.
+                while len(running) < concurrency and i < min(len(queue), _LOOKAHEAD):
+                    m = queue[i]
+                    if not self.free(m):
+                        i += 1
+                        continue
+                    queue.pop(i)
+                    await self.seat(m)
+                    running[asyncio.create_task(self.play(m))] = m
+                done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                error: BaseException | None = None
+                for task in done:
+                    m = running.pop(task)
+                    if task.cancelled() or task.exception() is not None:
+                        # A referee error (a bug) stops the run, that match staying pending, once the
+                        # other matches of this batch are saved.
+                        error = error or (asyncio.CancelledError() if task.cancelled() else task.exception())
+                        continue
+                    self.recorded(m, task.result())
+                if error is not None:
+                    raise error
+        finally:
+            for task in running:
+                task.cancel()
+            if running:
+                await asyncio.gather(*running, return_exceptions=True)
 
 
 def run_tournament(store: Store, tournament_id: int, **kwargs: Any) -> RunSummary:

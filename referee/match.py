@@ -19,7 +19,6 @@ from typing import Any, TypeVar
 
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
-
 from referee.faults import (
     FORFEIT_AT_ONCE,
     MAX_FAULTS,

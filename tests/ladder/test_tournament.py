@@ -13,8 +13,8 @@ import pytest
 from ladder.leaderboard import load_leaderboard
 from ladder.registry import BotEntry
 from ladder.store import Store
+from ladder.progress import Progress
 from ladder.tournament import (
-    Progress,
     TournamentSpec,
     create_tournament,
     get_tournament,
@@ -52,7 +52,7 @@ def test_a_round_robin_is_played_recorded_and_ranked(tmp_path: Path) -> None:
         info = get_tournament(store, tid)
         assert (info.total, info.done, info.status) == (5 * 4, 0, "pending")
         with Progress(info.total, title="t", stream=out, rich=False, every_s=0) as progress:
-            summary = run_tournament(store, tid, concurrency=3, progress=progress)
+            summary = run_tournament(store, tid, concurrency=3, on_record=progress.on_record)
         assert summary.played == 20 and summary.remaining == 0
         info = get_tournament(store, tid)
         assert (info.done, info.status) == (20, "finished") and info.finished_at
