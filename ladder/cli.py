@@ -401,7 +401,9 @@ def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, d
     try:
         record = asyncio.run(play_remote(seats, r, seed, settings=settings))
     except SeatUnreachable as e:
-        raise click.ClickException(str(e)) from None
+        tries = "".join(f"\n  To try with a sample bot there: hearts bot serve random --port {a.rpartition(':')[2]}"
+                        for a in e.addresses)
+        raise click.ClickException(f"{e}{tries}") from None
     with _open(db) as store:
         store.save_match(record)
     console.print(summary(record))
@@ -546,6 +548,8 @@ def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gaunt
     _parse_rules(ruleset, "--rules")
     if gauntlet:
         fmt = "gauntlet"
+    elif fmt == "gauntlet":
+        raise click.UsageError("--format gauntlet needs --gauntlet BOT, the bot that plays every table")
     seed = seed if seed is not None else secrets.randbelow(2**31)
     try:  # the file before the database: a broken bots file leaves no database behind
         from_file = load_bots_file(bots_file) if bots_file else None

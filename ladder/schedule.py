@@ -230,7 +230,7 @@ def build_schedule(
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
     if fmt == "gauntlet":
         if not gauntlet:
-            raise ValueError("a gauntlet needs the bot that plays every table (--gauntlet BOT)")
+            raise ValueError("a gauntlet needs the bot that plays every table")
         if gauntlet not in bots:
             raise ValueError(f"gauntlet bot {gauntlet!r} is not among the bots: {', '.join(bots)}")
         design = gauntlet_tables(gauntlet, bots, players, max_tables=max_tables, meetings=rounds, seed=seed)

@@ -253,7 +253,7 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
     try:
         rules = Rules.parse(spec.rules)
     except ValueError as e:
-        raise ValueError(f"--rules {spec.rules!r}: {e}") from None
+        raise ValueError(f"rules {spec.rules!r}: {e}") from None
     names = sorted(b.name for b in bots)
     schedule = build_schedule(names, spec.format, rules=spec.rules, players=rules.players, rounds=spec.rounds,
                               deals=spec.deals, seed=spec.seed, gauntlet=spec.gauntlet,
@@ -286,7 +286,7 @@ def get_tournament(store: Store, tournament_id: int) -> TournamentInfo:
     """One tournament; ``KeyError`` naming the id if there is none."""
     row = store.tournaments.get(tournament_id)
     if row is None:
-        raise KeyError(f"no tournament {tournament_id} in {store.path} (hearts tournament list shows them)")
+        raise KeyError(f"no tournament {tournament_id} in {store.path}")
     return _info(row)
 
 

@@ -746,13 +746,14 @@ async def play_remote(seats: Sequence[tuple[str, str]], rules: Rules, seed: int,
         channels.setdefault(address, GrpcSeat(address, name))
     try:
         errors = await reach(list(channels.values()), reach_timeout)
-        problems = []
+        problems, missing = [], []
         for (address, seat), error in zip(channels.items(), errors):
             message = unreachable_message(seat.name or address, address, error) if error is not None else None
             if message is not None:
                 problems.append(message)
+                missing.append(address)
         if problems:
-            raise SeatUnreachable("\n".join(problems))
+            raise SeatUnreachable("\n".join(problems), missing)
         return await play_match([channels[a] for _, a in seats], rules, seed, settings=settings,
                                 match_id=match_id, names=[n for n, _ in seats])
     finally:

@@ -501,7 +501,12 @@ def _card_value(answer: object) -> int:
 
 
 class SeatUnreachable(Exception):
-    """A bot that cannot be reached before a match; the message says what to check."""
+    """Bots that cannot be reached before a match; the message says what to check, and
+    ``addresses`` are the addresses where nothing answered."""
+
+    def __init__(self, message: str, addresses: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.addresses = tuple(addresses)
 
 
 def parse_seat(spec: str) -> tuple[str, str]:
@@ -523,8 +528,7 @@ def unreachable_message(name: str, address: str, error: BaseException) -> str | 
         return None
     port = address.rpartition(":")[2]
     return (f"cannot reach bot {name!r} at {address} ({why}).\n"
-            f"  Is the bot running? Is it listening on port {port} of that host?\n"
-            f"  To try with a sample bot: hearts bot serve random --port {port}")
+            f"  Is the bot running? Is it listening on port {port} of that host?")
 
 
 async def reach(seats: Sequence[Seat], timeout: float = 3.0) -> list[BaseException | None]:

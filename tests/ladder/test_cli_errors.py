@@ -220,3 +220,12 @@ def test_a_ruleset_with_an_empty_part_is_refused(tmp_path: Path, spec: str) -> N
     db.touch()
     one_error(invoke("ladder", "--db", str(db), "--rules", spec), 2, "Invalid value for --rules")
 
+
+
+def test_a_gauntlet_without_its_bot_names_the_option(tmp_path: Path) -> None:
+    """The library says what a gauntlet needs; the command line names the option that gives it."""
+    bots = tmp_path / "bots.toml"
+    bots.write_text(SAMPLE)
+    result = invoke("tournament", "run", "--bots", str(bots), "--format", "gauntlet", "--db", str(tmp_path / "a.db"))
+    one_error(result, 2, "--gauntlet BOT")
+    assert not (tmp_path / "a.db").exists()
