@@ -49,8 +49,8 @@ from ladder.ratings import (
     Ratings,
     fit,
 )
-from ladder.store import Store
-from referee.rules import PASS_CYCLES, PRESETS, Rules
+from ladder.store import Store, rules_text
+from referee.rules import Rules
 
 __all__ = [
     "Leaderboard",
@@ -242,60 +242,25 @@ def _duplicate_deltas(ms: Sequence[RatedMatch]) -> dict[str, float]:
 
 
 def ruleset_key(rules: str | Rules | Mapping[str, Any]) -> str:
-    """A ruleset as the store keeps it in ``matches.rules``: compact sorted JSON of ``Rules.to_dict()``.
+    """A ruleset as the store keeps it in ``matches.rules``: its canonical text, ``str(Rules)``.
     ``rules`` is a --rules text (``ValueError`` if it does not parse), a ``Rules`` or its dict."""
     if isinstance(rules, str):
         rules = Rules.parse(rules)
     elif not isinstance(rules, Rules):
         rules = Rules.from_dict(rules)
-    return json.dumps(rules.to_dict(), separators=(",", ":"), sort_keys=True)
+    return str(rules)
 
 
-def _value_text(key: str, v: object) -> str:
-    # As Rules.parse reads an option's value back; a list is written with spaces.
-    if key == "pass_cycle" and isinstance(v, list | tuple):
-        named = [n for n, cycle in PASS_CYCLES.items() if list(cycle) == list(v)]
-        if named:
-            return min(named, key=len)
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, list | tuple):
-        return " ".join(map(str, v))
-    return str(v)
-
-
-def ruleset_text(rules: Mapping[str, Any]) -> str | None:
-    """The shortest ``--rules`` text that selects this ruleset (a ``Rules.to_dict()``): its preset,
-    then the options that differ, e.g. ``standard,target=20``. None if the dict is not a ruleset
-    this version can read (it was stored by another version)."""
+def ruleset_text(rules: str | Mapping[str, Any]) -> str | None:
+    """The ``--rules`` text that selects this ruleset (a stored text or a ``Rules.to_dict()``): its
+    canonical text, the shortest of a preset and the options that differ, e.g. ``standard,target=20``.
+    None if it is not a ruleset this version can read (it was stored by another version)."""
+    if isinstance(rules, str):
+        return rules_text(rules)
     try:
-        target = Rules.from_dict(rules).to_dict()
+        return str(Rules.from_dict(rules))
     except (TypeError, ValueError, KeyError):
         return None
-    best: str | None = None
-    for preset in PRESETS:
-        base = PRESETS[preset].to_dict()
-        opts = {k: _value_text(k, v) for k, v in target.items() if base.get(k) != v}
-        # Drop what follows by itself (a pass cycle that follows the player count, say).
-        for k in list(opts):
-            trial = {o: t for o, t in opts.items() if o != k}
-            if _parses_to(preset, trial, target):
-                opts = trial
-        if not _parses_to(preset, opts, target):
-            continue
-        text = ",".join([preset, *(f"{k}={t}" for k, t in opts.items())])
-        if best is None or len(text) < len(best):
-            best = text
-    return best
-
-
-def _parses_to(preset: str, opts: Mapping[str, str], target: Mapping[str, Any]) -> bool:
-    try:
-        return Rules.parse(",".join([preset, *(f"{k}={t}" for k, t in opts.items())])).to_dict() == target
-    except (TypeError, ValueError):
-        return False
 
 
 def _match_filters(tournament_id: int | None, rules_key: str | None) -> tuple[list[str], list[object]]:
@@ -323,7 +288,7 @@ def rulesets(store: Store, *, tournament_id: int | None = None) -> list[RulesetC
     out = []
     for key, n in store.db.execute(sql, args):
         try:
-            text = ruleset_text(json.loads(key))
+            text = ruleset_text(key)
         except ValueError:
             text = None
         out.append(RulesetCount(rules=text, key=key, matches=n))
@@ -403,7 +368,7 @@ def load_leaderboard(store: Store, *, tournament_id: int | None = None, rules: s
                              anchor=anchor, provisional_games=provisional_games)
     if key is not None:
         lb.live_elo = _live_elo(store, tournament_id, key)
-        lb.rules = ruleset_text(json.loads(key))
+        lb.rules = ruleset_text(key)
     lb.other_rulesets = [r for r in rulesets(store, tournament_id=tournament_id) if r.key != key]
     return lb
 

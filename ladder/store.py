@@ -29,6 +29,7 @@ met while writing into one.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -53,6 +54,7 @@ from referee.record import (
     SeatRecord,
     utc_now,
 )
+from referee.rules import Rules
 
 # -- schema --------------------------------------------------------------------------------------
 
@@ -242,6 +244,27 @@ def _m8_forfeit_reasons(db: sqlite_utils.Database) -> None:
     db.execute("UPDATE seats SET forfeit_reason = 'faults' WHERE forfeit_reason LIKE '% faults'")
 
 
+def rules_text(stored: str) -> str | None:
+    """The canonical text (``str(Rules)``) of a ruleset as a table holds it: that text, a ``--rules``
+    text or, before migration 9, ``Rules.to_dict()`` JSON; None for one this version cannot read (a
+    later version's option)."""
+    try:
+        rules = Rules.from_dict(json.loads(stored)) if stored.startswith("{") else Rules.parse(stored)
+    except (ValueError, TypeError, KeyError):
+        return None
+    return str(rules)
+
+
+def _m9_canonical_rules(db: sqlite_utils.Database) -> None:
+    # Every table keeps a ruleset as its canonical text, so rules that play the same compare equal
+    # in SQL: matches kept Rules.to_dict() JSON, tournaments and schedules the text their user gave.
+    for table in ("matches", "tournaments", "tournament_matches"):
+        for (stored,) in db.execute(f"SELECT DISTINCT rules FROM {table}").fetchall():
+            text = rules_text(stored)
+            if text is not None and text != stored:
+                db.execute(f"UPDATE {table} SET rules = ? WHERE rules = ?", [text, stored])
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -251,6 +274,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m6_bot_limit,
     _m7_runner_identity,
     _m8_forfeit_reasons,
+    _m9_canonical_rules,
     # Append new migrations here (each runs once, in its own transaction, in order).
 ]
 
@@ -479,6 +503,16 @@ class MatchSummary:
     faults: int
 
 
+def _rules_dict(stored: str) -> dict[str, Any]:
+    """A match's rules as its record holds them (``Rules.to_dict()``), from the canonical text stored."""
+    return _parsed(stored).to_dict() if not stored.startswith("{") else dict(json.loads(stored))
+
+
+@functools.lru_cache(maxsize=256)  # a store holds a handful of rulesets; listings read one per match
+def _parsed(text: str) -> Rules:
+    return Rules.parse(text)
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
@@ -659,7 +693,7 @@ class Store:
             bot_ids = [self.bot_id(s.bot) for s in record.seats]
             self.db["matches"].insert({
                 "id": mid, "tournament_id": record.tournament_id, "seed": record.seed,
-                "rules": _json(record.rules), "players": len(record.seats), "status": MatchStatus(record.status).value,
+                "rules": str(Rules.from_dict(record.rules)), "players": len(record.seats), "status": MatchStatus(record.status).value,
                 "started_at": record.started_at, "finished_at": record.finished_at,
                 "winners": _json(list(record.winners)),
             })
@@ -764,7 +798,7 @@ class Store:
                               received=r[6], action=r[7])
                   for r in q("SELECT hand, trick, seat, kind, detail, sent, received, action FROM faults "
                              "WHERE match_id = ? ORDER BY id", [mid])]
-        return MatchRecord(match_id=mid, seed=seed, rules=json.loads(rules), seats=seats, status=MatchStatus(status),
+        return MatchRecord(match_id=mid, seed=seed, rules=_rules_dict(rules), seats=seats, status=MatchStatus(status),
                            started_at=started, finished_at=finished, winners=tuple(json.loads(winners)),
                            hands=hands, plays=plays, faults=faults, tournament_id=tid)
 
@@ -781,7 +815,7 @@ class Store:
         for _, group in itertools.groupby(self.db.execute(sql, args), key=lambda r: r[0]):
             rows = list(group)
             r = rows[0]
-            out.append(MatchSummary(match_id=r[0], tournament_id=r[1], seed=r[2], rules=json.loads(r[3]),
+            out.append(MatchSummary(match_id=r[0], tournament_id=r[1], seed=r[2], rules=_rules_dict(r[3]),
                                     status=r[4], started_at=r[5], finished_at=r[6], winners=tuple(json.loads(r[7])),
                                     bots=tuple(x[8] for x in rows), scores=tuple(x[9] for x in rows),
                                     places=tuple(x[10] for x in rows), faults=sum(x[11] for x in rows)))

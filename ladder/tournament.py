@@ -255,7 +255,8 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
     except ValueError as e:
         raise ValueError(f"rules {spec.rules!r}: {e}") from None
     names = sorted(b.name for b in bots)
-    schedule = build_schedule(names, spec.format, rules=spec.rules, players=rules.players, rounds=spec.rounds,
+    text = str(rules)  # the canonical text, in the tournament and every scheduled match alike
+    schedule = build_schedule(names, spec.format, rules=text, players=rules.players, rounds=spec.rounds,
                               deals=spec.deals, seed=spec.seed, gauntlet=spec.gauntlet,
                               max_tables=spec.max_tables, duplicate=spec.duplicate)
     with store.db.atomic():
@@ -264,7 +265,7 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
         # that a resume holds the bot to it whatever the registry says by then.
         bots = [dataclasses.replace(b, max_concurrency=_registered_limit(store, b.name)) for b in bots]
         tid = store.tournaments.insert(
-            format=spec.format, rules=spec.rules, seed=spec.seed, rounds=spec.rounds, deals=spec.deals,
+            format=spec.format, rules=text, seed=spec.seed, rounds=spec.rounds, deals=spec.deals,
             gauntlet=spec.gauntlet, bots=json.dumps([b.to_dict() for b in sorted(bots, key=lambda b: b.name)]),
             settings=json.dumps({**asdict(spec.settings), "duplicate": spec.duplicate,
                                  "max_tables": spec.max_tables}))
@@ -398,7 +399,7 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
         if info.status != "finished":
             _set_status(store, tournament_id, "finished")
         return summary
-    rules = {spec: Rules.parse(spec) for spec in {m.rules for m in todo}}
+    rules = {text: Rules.parse(text) for text in {m.rules for m in todo}}  # parsed once per ruleset, for every match
     needed = sorted({b for m in todo for b in m.seats})
     entries = {b.name: b for b in info.bots}
     changed = {n: e for n, e in (bots or {}).items() if n in entries and not _same_target(e, entries[n])}

@@ -442,6 +442,18 @@ class Rules:
         base = Rules().to_dict()
         return {k: v for k, v in self.to_dict().items() if base[k] != v}
 
+    def __str__(self) -> str:
+        """The canonical text of this ruleset: ``Rules.parse(str(rules)) == rules``, and rules that play
+        the same have the same text, so it is what every table keeps and compares. The shortest of a
+        preset and the options that differ from it (an option implied by the others, such as the pass
+        cycle of the number of players, left out), e.g. ``spot,target=300``; on a tie, the first preset."""
+        text = _TEXTS.get(self)
+        if text is None:
+            if len(_TEXTS) > 1000:  # a bound, not a policy: a store holds a handful of rulesets
+                _TEXTS.clear()
+            text = _TEXTS[self] = _canonical_text(self)
+        return text
+
     @property
     def name(self) -> str:
         """The preset this ruleset equals, or ``"custom"``."""
@@ -526,3 +538,50 @@ PRESETS: Final[dict[str, Rules]] = {
     "nasty": Rules(points="nasty", bonus_card=Card.parse("JD"), bonus_points=-10, moon="wins-match", target=300,
                    pass_cycle=("call",)),
 }
+
+
+_TEXTS: dict[Rules, str] = {}
+
+
+def _option_text(name: str, value: object) -> str:
+    """An option's value as ``Rules.parse`` reads it back (a ``to_dict`` value)."""
+    if name == "pass_cycle" and isinstance(value, (list, tuple)):
+        named = [n for n, cycle in PASS_CYCLES.items() if list(cycle) == list(value)]
+        if named:
+            return min(named, key=len)
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def _text_of(preset: str, opts: Mapping[str, str]) -> str:
+    return ",".join([preset, *(f"{k}={v}" for k, v in opts.items())])
+
+
+def _reads_as(text: str, rules: Rules) -> bool:
+    try:
+        return Rules.parse(text) == rules
+    except ValueError:
+        return False
+
+
+def _canonical_text(rules: Rules) -> str:
+    target = rules.to_dict()
+    best: str | None = None
+    for preset, base_rules in PRESETS.items():
+        base = base_rules.to_dict()
+        opts = {k: _option_text(k, v) for k, v in target.items() if base[k] != v}
+        for k in list(opts):  # drop what the others imply
+            trial = {o: t for o, t in opts.items() if o != k}
+            if _reads_as(_text_of(preset, trial), rules):
+                opts = trial
+        text = _text_of(preset, opts)
+        if _reads_as(text, rules) and (best is None or len(text) < len(best)):
+            best = text
+    if best is None:  # every ruleset is some preset's options: a failure here is the engine's own bug
+        raise ValueError(f"no text reads back as {rules!r}")
+    return best

@@ -205,3 +205,27 @@ def test_a_forfeit_reason_comes_back_as_its_enum_and_older_sentences_are_migrate
     with Store(tmp_path / "arena.db") as db:
         seats = db.load_match(rec.match_id).seats
     assert (seats[1].forfeit_reason, seats[2].forfeit_reason) == (ForfeitReason.FAULTS, ForfeitReason.UNREACHABLE)
+
+
+def test_every_table_keeps_a_ruleset_as_its_canonical_text_and_older_forms_are_migrated(tmp_path: Path) -> None:
+    """``str(Rules)`` is what a table keeps: written differently, rules that play the same compare equal in
+    SQL. A database of migration 8 kept a match's rules as ``Rules.to_dict()`` JSON and a tournament's as
+    its user's text; migration 9 turns both into the canonical text, and the records read back the same."""
+    import json
+
+    from ladder.store import rules_text
+
+    rec = a_record(rules="standard,moon=shooter-chooses,target=100")
+    with Store(tmp_path / "arena.db") as db:
+        db.save_match(rec)
+        assert db.db.execute("SELECT rules FROM matches").fetchone()[0] == "standard,moon=shooter-chooses"
+        db.db.execute("UPDATE matches SET rules = ?", [json.dumps(rec.rules)])
+        db.db.execute("INSERT INTO tournaments (format, rules, seed, rounds, deals, bots, settings, status, "
+                      "created_at) VALUES ('round-robin', 'spot,target=500', 1, 1, 1, '[]', '{}', 'pending', 'now')")
+        db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m9_canonical_rules)}")
+        db.db.conn.commit()
+    with Store(tmp_path / "arena.db") as db:
+        assert db.db.execute("SELECT rules FROM matches").fetchone()[0] == "standard,moon=shooter-chooses"
+        assert db.db.execute("SELECT rules FROM tournaments").fetchone()[0] == "spot"
+        assert db.load_match(rec.match_id) == rec
+    assert rules_text('{"no_such_option": 1}') is None

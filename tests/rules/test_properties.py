@@ -440,3 +440,18 @@ def test_the_matchs_fast_play_agrees_with_the_hands_checked_play(name, seed, rng
             assert fast.observation(s) == checked.observation(s)
 
     drive(rules, seed, rng_seed, hands=3, before=check, style=style)
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_the_canonical_text_of_a_ruleset_reads_back_as_it(name):
+    """004: 'Skim the whole family first' — every preset and 002's options are one ``Rules`` value each: its text,
+    ``str(rules)``, is what every table keeps; it parses back to the same rules, and rules written
+    differently but playing the same share it."""
+    rules = RULESETS[name]
+    for r in (rules, rules.replace(target=60), rules.replace(sun_points=52, moon="shooter-chooses")):
+        text = str(r)
+        assert Rules.parse(text) == r, text
+        assert str(Rules.parse(text)) == text
+        assert str(Rules.from_dict(r.to_dict())) == text
+    assert str(Rules.parse("standard,target=100,pass_cycle=standard")) == "standard"
+    assert str(Rules.parse("spot,target=500")) == "spot"
