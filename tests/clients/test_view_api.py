@@ -8,8 +8,8 @@ gRPC to an SDK server whose bot keeps the View it was handed. Each value is comp
 engine's own Observation of the seat, with the request's wire message (independent of the
 engine's classes) and, for a few, with literal values.
 
-The compiled engine's Observation properties type-check ``self`` and raised TypeError on a View
-(issue #10 item 4): the checks run in this process and again, in a subprocess, on the other engine.
+The compiled engine's Observation properties type-check ``self``, so a View must work on either
+engine: the checks run in this process and again, in a subprocess, on the other engine.
 """
 
 from __future__ import annotations
@@ -539,7 +539,7 @@ class FromTheDocs(Bot):
 
 
 def test_a_bot_written_from_the_docs_plays_whole_hands() -> None:
-    """Over gRPC, as the referee asks: before the fix, every play faulted on the compiled engine."""
+    """Over gRPC, as the referee asks: a View the compiled engine's properties refused would fault every play."""
     with start_in_thread(FromTheDocs()) as srv, grpc.insecure_channel(srv.address) as channel:
         stub = bot_pb2_grpc.BotServiceStub(channel)
         tally = Tally()

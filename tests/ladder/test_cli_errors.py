@@ -1,15 +1,19 @@
-"""Errors where there were tracebacks (issue #10, item 6): each is one ``Error:`` line that names the
-input and what to do, with the documented exit status, and writes nothing. Real ``hearts`` runs
+"""A mistake in what ``hearts`` is given, or a machine that fails it (a full disk, a read-only one),
+is one ``Error:`` line that names the input and what to do, never a traceback, with the documented
+exit status, and writes nothing; options out of range are refused before anything is created or any
+bot is asked. Real ``hearts`` runs
 (CliRunner, or a process where one must be stopped or filled up mid-run), real SQLite files, real
 bot processes; a real small filesystem (tmpfs) for a full disk and a read-only one."""
 
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from bot_entries import sample
 from cli_procs import (
     FAST,
     SAMPLE,
@@ -22,12 +26,17 @@ from cli_procs import (
     tournament,
     wait_until,
 )
+from cli_runner import run
+from click.testing import CliRunner, Result
 
+from clients.sdk import ThreadedBotServer
 from ladder.cli import main
-from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament
 from ladder.registry import load_bots_file
+from ladder.store import Store
+from ladder.tournament import TournamentSpec, create_tournament, get_tournament, list_tournaments
 from referee.match import MatchSettings
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def invoke(*args: str) -> Result:
@@ -172,12 +181,69 @@ def test_numbers_that_cannot_be_stored_or_timed_are_usage_errors(tmp_path: Path,
 def test_a_tournament_stored_with_a_nan_clock_is_refused_on_resume_with_a_reason(tmp_path: Path) -> None:
     (tmp_path / "bots.toml").write_text(SAMPLE)
     db = tmp_path / "arena.db"
-    with Store(db) as store:  # as earlier versions stored it
+    with Store(db) as store:  # a clock that cannot be timed: resume checks what it reads, not only what it is given
         create_tournament(store, load_bots_file(tmp_path / "bots.toml"),
                           TournamentSpec(rules=FAST, settings=MatchSettings(budget_ms=math.nan)))
     before = db.read_bytes()
     one_error(invoke("tournament", "resume", "1", "--db", str(db)), 1, "tournament 1", "budget_ms", "nan")
     assert db.read_bytes() == before and not (tmp_path / "logs").exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["tournament", "run", "--concurrency", "0"],
+    ["tournament", "run", "--budget-ms", "-5"],
+    ["tournament", "run", "--budget-ms", "0"],
+    ["tournament", "run", "--bank-ms", "-1"],
+    ["tournament", "run", "--grace-ms", "-1"],
+    ["tournament", "run", "--max-faults", "0"],
+    ["tournament", "run", "--rounds", "0"],
+    ["tournament", "run", "--deals", "-2"],
+    ["tournament", "run", "--startup-timeout", "0"],
+    ["tournament", "resume", "1", "--concurrency", "0"],
+    ["tournament", "resume", "1", "--startup-timeout", "-1"],
+    ["ladder", "--provisional-games", "-1"],
+    ["matches", "--limit", "0"],
+    ["bot", "serve", "lowest", "--port", "70000"],
+])
+def test_out_of_range_options_are_usage_errors(args: list[str], tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    with Store(db) as store:
+        create_tournament(store, [sample(n, "lowest") for n in "abcd"], TournamentSpec(rules=FAST, seed=1))
+    if args[0] != "bot":
+        args = [*args, "--db", str(db)]
+    result = run(*args)
+    assert result.exit_code == 2 and "is not in the range" in result.output, result.output
+    option = next(a for a in args if a.startswith("--"))
+    assert f"Invalid value for '{option}'" in result.output
+    with Store(db) as store:  # nothing new was created
+        assert [t.id for t in list_tournaments(store)] == [1] and get_tournament(store, 1).done == 0
+
+
+def test_match_limits_are_checked_before_any_bot_is_asked() -> None:
+    seats = [x for i in range(4) for x in ("--seat", f"b{i}=localhost:1")]
+    for option, value in (("--budget-ms", "-5"), ("--bank-ms", "-5"), ("--grace-ms", "-1"), ("--max-faults", "0")):
+        result = run("match", *seats, option, value)
+        assert result.exit_code == 2 and f"Invalid value for '{option}'" in result.output
+
+
+# -- bot serve -----------------------------------------------------------------------------------
+
+
+def test_serving_on_a_taken_port_says_to_choose_another(sample_servers: dict[str, ThreadedBotServer]) -> None:
+    port = sample_servers["lowest"].port
+    proc = subprocess.run([sys.executable, "-m", "ladder.cli", "bot", "serve", "lowest", "--port", str(port)],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT, check=False)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in proc.stderr
+    assert f"port {port} is taken" in proc.stderr and "--port 0" in proc.stderr
+
+
+def test_bot_serve_names_its_argument() -> None:
+    result = run("bot", "serve", "nosuch")
+    assert result.exit_code == 2
+    assert "Invalid value for 'NAME': 'nosuch' is not one of 'random', 'lowest', 'heuristic'" in result.output
+    assert "bot serve [OPTIONS] NAME" in result.output
 
 
 # -- bots files and commands ---------------------------------------------------------------------

@@ -5,6 +5,9 @@ headed exactly ``## hearts <command path>`` that shows the usage line and names,
 (backticks, outside fenced blocks), every long option string and every argument of the command,
 and gives each shown default on the option's own line (its table row). Adding a command or an
 option without documenting it fails here.
+
+docs/cli.md and docs/tournaments.md also agree with each other and with the harness on what a
+figure means and how a match id is written.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import pytest
 
 from ladder.cli import main
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs" / "cli.md"
 
 
 def walk(cmd: click.Command, parent: click.Context | None = None, name: str = "hearts") -> Iterator[click.Context]:
@@ -161,3 +165,15 @@ def test_checks_catch_an_undocumented_option_and_command(docs: dict[str, list[st
     group = click.Group("extra", commands={"new": click.Command("new", help="x")})
     paths = [c.command_path for c in walk(group, name="hearts extra")]
     assert "hearts extra new" in paths and "hearts extra new" not in docs
+
+
+def test_both_docs_define_pts_per_hand_alike() -> None:
+    root = Path(__file__).resolve().parents[2]
+    definition = "| pts/hand | final score / hands played: what the bot's total grew by per hand (lower is better) |"
+    for doc in ("cli.md", "tournaments.md"):
+        assert definition in (root / "docs" / doc).read_text(), doc
+
+
+def test_the_docs_give_tournament_match_ids_zero_padded() -> None:
+    text = (ROOT / "docs" / "tournaments.md").read_text(encoding="utf-8")
+    assert "t{tournament}-{index}`" not in text and "t1-000005" in text

@@ -125,7 +125,7 @@ def test_a_remote_bot_is_checked_not_started(tmp_path: Path) -> None:
     run(main())
 
 
-# -- a wrapper's children are stopped too (review item 1) ----------------------------------------
+# -- a wrapper's children are stopped too: a bot behind a shell must not keep its port -----------
 
 def _wrapper() -> str:
     # A shell that starts the real bot and waits: killing the shell leaves the bot holding the port.

@@ -1,4 +1,5 @@
-"""Leaderboard figures on a small hand-made set of records."""
+"""Leaderboard figures on a small hand-made set of records, in memory and saved in a real SQLite
+file (live Elo, moons)."""
 
 from __future__ import annotations
 
@@ -6,19 +7,27 @@ import csv
 import io
 import json
 import math
+from pathlib import Path
 
 import pytest
+from bot_entries import BOTS
+from hand_made import play_by_hand, record
 from rich.console import Console
 
 from ladder.leaderboard import (
     RatedMatch,
     SeatResult,
     compute_leaderboard,
+    live_elo,
+    load_leaderboard,
     render_table,
     to_csv,
     to_json,
 )
-from ladder.ratings import MatchResult, fit
+from ladder.ratings import ELO_BASE, MatchResult, fit
+from ladder.store import Store
+from ladder.tournament import TournamentSpec, create_tournament
+from referee.record import HandRecord
 
 
 def S(bot: str, seat: int, score: int, place: int, **kw: object) -> SeatResult:
@@ -129,3 +138,57 @@ def test_ratings_rank_a_match_by_its_recorded_places_not_its_totals() -> None:
     m = RatedMatch("m1", 1, 4, (SeatResult("shooter", 0, 207, 1), SeatResult("broken", 1, 194, 4, forfeit=True),
                                   SeatResult("f2", 2, 53, 2), SeatResult("f3", 3, 72, 3)))
     assert m.result().places == (1, 4, 2, 3)
+
+
+# -- from a store ---------------------------------------------------------------------------------
+
+
+def test_live_elo_counts_only_the_filtered_matches(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as store:
+        t1 = create_tournament(store, BOTS, TournamentSpec(rules="standard", seed=1))
+        t2 = create_tournament(store, BOTS, TournamentSpec(rules="standard,target=50", seed=2))
+        play_by_hand(store, t1, {"a": 1, "b": 2, "c": 3, "d": 4})
+        play_by_hand(store, t2, {"a": 4, "b": 3, "c": 2, "d": 1})
+
+        def changes(tid: int) -> dict[str, float]:
+            return {n: ELO_BASE + v for n, v in store.db.execute(
+                "SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN bots b ON b.id = l.bot_id "
+                "JOIN matches m ON m.id = l.match_id WHERE m.tournament_id = ? GROUP BY b.name", [tid])}
+
+        everything = live_elo(store)
+        only_t1 = changes(t1)
+        assert only_t1["a"] > ELO_BASE > only_t1["d"]
+        assert only_t1 != pytest.approx(everything)
+        lb = load_leaderboard(store, tournament_id=t1)
+        assert lb.live_elo == pytest.approx(only_t1)
+        assert load_leaderboard(store, rules="standard,target=50").live_elo == pytest.approx(changes(t2))
+        # The default ladder is the latest tournament's ruleset, so its live Elo is t2's alone.
+        assert load_leaderboard(store).live_elo == pytest.approx(changes(t2))
+        assert live_elo(store, tournament_id=t2, bots=["a", "d"]) == pytest.approx(
+            {k: v for k, v in changes(t2).items() if k in "ad"})
+        # Saving goes on from the figure of the match's ruleset: t2 (another ruleset) started at 1500,
+        # a third tournament of t1's ruleset where t1 ended.
+        t3 = create_tournament(store, BOTS, TournamentSpec(rules="standard", seed=3))
+        play_by_hand(store, t3, {"a": 1, "b": 2, "c": 3, "d": 4})
+
+        def before(tid: int) -> dict[str, float]:
+            return dict(store.db.execute("SELECT b.name, l.elo_before FROM live_elo l JOIN bots b ON b.id = "
+                                         "l.bot_id WHERE l.match_id = ?", [f"t{tid}-000000"]).fetchall())
+
+        assert before(t2) == pytest.approx(dict.fromkeys(before(t2), ELO_BASE))
+        assert before(t3) == pytest.approx({n: only_t1[n] for n in before(t3)})
+
+
+def hand(n: int, *, moon: int | None = None, sun: int | None = None) -> HandRecord:
+    return HandRecord(hand=n, pass_direction="left", dealer=0, deal=((), (), (), ()), moon=moon, sun=sun)
+
+
+def test_moons_count_moons_and_suns(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as store:
+        hands = [hand(0, moon=0), hand(1, sun=0), hand(2, sun=2), hand(3)]
+        store.save_match(record("m1", None, "standard", {"a": 1, "b": 2, "c": 3, "d": 4}, hands=hands,
+                                scores={"a": 10, "b": 30, "c": 50, "d": 70}))
+        lb = load_leaderboard(store)
+        assert {r.bot: r.moons for r in lb.rows} == {"a": 2, "b": 0, "c": 1, "d": 0}
+        # pts/hand is the final score over the hands played (what the total grew by per hand).
+        assert {r.bot: r.points_per_hand for r in lb.rows} == {"a": 2.5, "b": 7.5, "c": 12.5, "d": 17.5}

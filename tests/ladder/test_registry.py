@@ -1,10 +1,11 @@
-"""The bot registry: TOML files and the store's bots table."""
+"""The bot registry: TOML files, the store's bots table, and ``hearts bot add``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from cli_runner import ok, run
 
 from ladder.registry import (
     BotEntry,
@@ -18,6 +19,7 @@ from ladder.registry import (
     remove_bot,
 )
 from ladder.store import Store
+from ladder.tournament import TournamentSpec, create_tournament, list_tournaments
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -105,3 +107,79 @@ def test_names_that_cannot_name_a_log_file_are_refused(tmp_path: Path, name: str
 def test_check_name_accepts_letters_digits_dash_underscore_dot() -> None:
     for name in ("random", "random-2", "Bob_2", "v1.3", "9lives"):
         assert check_name(name) == name
+
+
+# -- an update keeps the description unless it gives one -----------------------------------------
+
+
+def test_registering_from_a_bots_file_keeps_descriptions(tmp_path: Path) -> None:
+    f = tmp_path / "bots.toml"
+    f.write_text('[bots.a]\ncommand = "python -m clients.bots.lowest --port {port}"\n'
+                 '[bots.b]\naddress = "127.0.0.1:5"\ndescription = "from the file"\n')
+    with Store(tmp_path / "arena.db") as store:
+        add_bot(store, BotEntry("a", command="python -m clients.bots.random --port {port}",
+                                description="kept"))
+        add_bot(store, BotEntry("b", address="127.0.0.1:5", description="replaced"))
+        add_bots(store, load_bots_file(f))
+        a, b = get_bot(store, "a"), get_bot(store, "b")
+        assert a is not None and a.description == "kept" and a.command is not None and "lowest" in a.command
+        assert b is not None and b.description == "from the file"
+        # None keeps, "" clears; a new bot without one has none.
+        add_bot(store, BotEntry("a", command="python -m clients.bots.lowest --port {port}"))
+        assert get_bot(store, "a") == BotEntry("a", command="python -m clients.bots.lowest --port {port}",
+                                               description="kept")
+        add_bot(store, BotEntry("a", command="python -m clients.bots.lowest --port {port}", description=""))
+        assert get_bot(store, "a").description is None  # type: ignore[union-attr]
+        add_bot(store, BotEntry("c", address="127.0.0.1:6"))
+        assert get_bot(store, "c").description is None  # type: ignore[union-attr]
+        # create_tournament registers the bots file's entries the same way (tournament run --bots).
+        add_bot(store, BotEntry("a", command="python -m clients.bots.lowest --port {port}", description="again"))
+        create_tournament(store, [*load_bots_file(f), BotEntry("c", address="127.0.0.1:6"),
+                                  BotEntry("d", address="127.0.0.1:7")], TournamentSpec(seed=3))
+        assert get_bot(store, "a").description == "again"  # type: ignore[union-attr]
+
+
+def test_bot_add_keeps_the_description_unless_given(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    ok("bot", "add", "lowest", "--command", "python -m clients.bots.lowest --port {port}",
+       "--description", "always the lowest card", "--db", str(db))
+    ok("bot", "add", "lowest", "--command", "python -m clients.bots.lowest --port {port} ", "--db", str(db))
+    with Store(db) as store:
+        entry = get_bot(store, "lowest")
+        assert entry is not None and entry.description == "always the lowest card"
+        assert entry.command == "python -m clients.bots.lowest --port {port} "
+    ok("bot", "add", "lowest", "--address", "localhost:5", "--description", "", "--db", str(db))
+    with Store(db) as store:
+        assert get_bot(store, "lowest") == BotEntry("lowest", address="localhost:5")
+    ok("bot", "add", "new", "--address", "localhost:6", "--db", str(db))
+    result = run("bot", "add", "--from", str(ROOT / "bots.toml"), "--description", "x", "--db", str(db))
+    assert result.exit_code == 2 and "give either --from FILE" in result.output
+
+
+# -- names, through the CLI ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["bad name", "a/b", "-x", "../up", "tab\tbed", ""])
+def test_bot_names_are_letters_digits_dash_underscore_dot(name: str, tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    result = run("bot", "add", "--command", "python -m clients.bots.lowest --port {port}", "--db", str(db), "--", name)
+    assert result.exit_code in (1, 2)
+    if name:
+        assert "use letters, digits, '-', '_' and '.'" in result.output
+    bots = tmp_path / "bots.toml"
+    bots.write_text(f'[bots."{name}"]\ncommand = "python -m clients.bots.lowest --port {{port}}"\n')
+    result = run("tournament", "run", "--bots", str(bots), "--db", str(db))
+    assert result.exit_code == 1 and "use letters, digits" in result.output
+    with Store(db) as store:
+        assert store.bots() == [] and list_tournaments(store) == []
+    assert not (tmp_path / "logs").exists()
+    if name:
+        seats = [f"{name}=localhost:1", *(f"b{i}=localhost:1" for i in range(3))]
+        result = run("match", *[x for s in seats for x in ("--seat", s)], "--db", str(db))
+        assert result.exit_code == 2 and "use letters, digits" in result.output
+
+
+def test_good_names_pass(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    for name in ("alice", "Bob_2", "random-2", "v1.3", "9lives"):
+        assert f"registered bot '{name}'" in ok("bot", "add", name, "--address", "localhost:5", "--db", str(db))

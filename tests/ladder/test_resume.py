@@ -1,4 +1,5 @@
-"""Resume: SIGKILL a tournament mid-run, resume it, and find every scheduled match recorded once."""
+"""Resume: SIGKILL a tournament mid-run, resume it, and find every scheduled match recorded once; a
+resume starts each bot by its current registration."""
 
 from __future__ import annotations
 
@@ -11,9 +12,14 @@ import sys
 import time
 from pathlib import Path
 
+from bot_entries import sample
+from cli_procs import FAST
+from cli_runner import ok, run
+
 from ladder.launcher import health_check
+from ladder.registry import BotEntry
 from ladder.store import Store
-from ladder.tournament import get_tournament, run_tournament
+from ladder.tournament import TournamentSpec, create_tournament, get_tournament, run_tournament
 
 BOTS_TOML = """
 [bots.random]
@@ -91,3 +97,31 @@ def test_sigkill_mid_run_then_resume_records_every_match_exactly_once(tmp_path: 
         assert q("SELECT COUNT(*) FROM live_elo").fetchone()[0] == 80
         assert q("SELECT COUNT(*) FROM matches m WHERE NOT EXISTS "
                  "(SELECT 1 FROM hands h WHERE h.match_id = m.id)").fetchone()[0] == 0
+
+
+def test_resume_starts_a_bot_by_its_current_registration(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    broken = BotEntry("fixme", command="python -m no_such_module_here --port {port}")
+    with Store(db) as store:
+        tid = create_tournament(store, [sample("low", "lowest"), sample("rnd", "random", 4),
+                                        sample("heur", "heuristic"), broken],
+                                TournamentSpec(rules=FAST, seed=5))
+    failed = run("tournament", "resume", str(tid), "--db", str(db), "--startup-timeout", "10")
+    assert failed.exit_code == 1
+    assert "bot 'fixme' failed to start" in failed.output
+    assert f'hearts bot add fixme --command "..." --db {db}' in failed.output
+    assert f"hearts tournament resume {tid} --db {db}" in failed.output
+    with Store(db) as store:  # a resumed tournament is kept, whatever happens
+        assert get_tournament(store, tid).done == 0
+
+    ok("bot", "add", "fixme", "--command", "python -m clients.bots.lowest --port {port}", "--db", str(db))
+    out = ok("tournament", "resume", str(tid), "--db", str(db))
+    assert "bot 'fixme': started by its current registration (command python -m clients.bots.lowest" in out
+    assert "played 4 matches" in out
+    with Store(db) as store:
+        info = get_tournament(store, tid)
+        assert info.status == "finished" and info.done == 4
+        # The entry it ran with is now the tournament's: a later resume starts the same program.
+        assert {b.name: b.command for b in info.bots}["fixme"] == "python -m clients.bots.lowest --port {port}"
+    listing = ok("matches", "--db", str(db), "--tournament", str(tid))
+    assert all(f"t{tid}-00000{i}" in listing for i in range(4)) and "target=30" in listing

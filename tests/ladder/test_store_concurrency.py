@@ -1,7 +1,9 @@
-"""The store under concurrency, signals and stale state (issue #10, item 5), with the real ``hearts``
-command as processes, real bot processes and real SQLite files.
+"""The store under concurrency, signals and stale state, mostly with the real ``hearts`` command as
+processes, real bot processes and real SQLite files.
 
-- two ``hearts tournament run`` on one file both finish while ``hearts ladder`` reads it;
+- two ``hearts tournament run`` on one file both finish while ``hearts ladder`` reads it, and a
+  match that another process recorded first is refused as already recorded;
+- one process plays a tournament at a time: while its runner lives, a resume is refused;
 - a runner is known by its pid, its start and its host, so a pid that now names another process
   is stale, and a runner that cannot be checked is taken over with ``resume --force`` only;
 - SIGTERM stops a tournament as Ctrl-C does, and a second Ctrl-C never leaves it ``running``;
@@ -23,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from bot_entries import BOTS, remote_bots
 from cli_procs import (
     BOTS_DIR,
     FAST,
@@ -37,10 +39,22 @@ from cli_procs import (
     wait_until,
     write,
 )
+from click.testing import CliRunner
+from hand_made import record
 
+from clients.sdk import ThreadedBotServer
 from ladder import store as store_module
 from ladder.cli import main
 from ladder.store import Store
+from ladder.tournament import (
+    AlreadyRecorded,
+    TournamentBusy,
+    TournamentSpec,
+    create_tournament,
+    get_tournament,
+    run_tournament,
+    save_scheduled,
+)
 
 RUN = ("tournament", "run", "--bots", "bots.toml", "--db", "arena.db", "--rules", FAST)
 
@@ -102,6 +116,16 @@ def test_two_runs_on_one_database_both_finish_while_the_ladder_reads(tmp_path: P
         row = tournament(db, tid)
         assert row["status"] == "finished" and row["done"] == row["distinct"] == row["total"] == 20
     assert recorded(db) == 40
+
+
+def test_a_match_recorded_by_another_process_is_already_recorded(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.db") as store:
+        tid = create_tournament(store, BOTS, TournamentSpec(rules=FAST, seed=1))
+        rec = record(f"t{tid}-000000", tid, FAST, {"a": 1, "b": 2, "c": 3, "d": 4})
+        save_scheduled(store, tid, 0, rec)
+        with pytest.raises(AlreadyRecorded, match="already recorded"):
+            save_scheduled(store, tid, 0, rec)  # the same match id: an IntegrityError in save_match
+        assert get_tournament(store, tid).done == 1
 
 
 # -- the runner's identity -----------------------------------------------------------------------
@@ -174,6 +198,29 @@ def test_a_live_runner_is_never_taken_over_even_with_force(tmp_path: Path) -> No
             [error] = errors(refusal.stdout + refusal.stderr)
             assert f"tournament 1 is being played by process {live.pid}; wait for it or stop it" in error
             assert tournament(db, 1) == before
+
+
+def test_a_resume_is_refused_while_another_live_process_plays(
+        tmp_path: Path, lowest_servers: list[ThreadedBotServer]) -> None:
+    db = tmp_path / "arena.db"
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with Store(db) as store:
+            tid = create_tournament(store, remote_bots(lowest_servers[0].address), TournamentSpec(rules=FAST, seed=4))
+            store.db.execute("UPDATE tournaments SET runner_pid = ? WHERE id = ?", [other.pid, tid])
+            store.db.conn.commit()
+            with pytest.raises(TournamentBusy, match=f"tournament {tid} is being played by process {other.pid}; "
+                                                     "wait for it or stop it"):
+                run_tournament(store, tid, log_dir=tmp_path / "logs")
+            assert get_tournament(store, tid).done == 0
+            result = CliRunner().invoke(main, ["tournament", "resume", str(tid), "--db", str(db)])
+            assert result.exit_code != 0 and f"being played by process {other.pid}" in result.output
+    finally:
+        other.kill()
+        other.wait()
+    with Store(db) as store:  # the process is gone: its claim is stale and taken over
+        assert run_tournament(store, tid, log_dir=tmp_path / "logs").played == 4
+        assert store.db.execute("SELECT runner_pid FROM tournaments WHERE id = ?", [tid]).fetchone()[0] is None
 
 
 def test_the_runner_identity_is_a_migration_of_older_databases(

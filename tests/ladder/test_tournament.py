@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import math
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
+from bot_entries import remote_bots, sample
 
+from clients.sdk import ThreadedBotServer
+from ladder import tournament
+from ladder.launcher import Launcher
 from ladder.leaderboard import load_leaderboard
+from ladder.progress import Progress
 from ladder.registry import BotEntry
 from ladder.store import Store
-from ladder.progress import Progress
 from ladder.tournament import (
     TournamentSpec,
     create_tournament,
@@ -23,14 +29,11 @@ from ladder.tournament import (
     pending_matches,
     run_tournament,
 )
+from referee.record import MatchRecord
+from referee.seats import GrpcSeat
 
 HERE = Path(__file__).parent
 FAST = "standard,target=30"  # short matches: the tests are about the harness, not the game
-
-
-def sample(name: str, module: str, seed: int | None = None) -> BotEntry:
-    extra = f" --seed {seed}" if seed is not None else ""
-    return BotEntry(name, command=f"python -m clients.bots.{module} --port {{port}}{extra}")
 
 
 def scheduled_vs_recorded(store: Store, tid: int) -> list[tuple[object, ...]]:
@@ -141,3 +144,58 @@ def test_bad_specs_are_refused_before_anything_is_stored(tmp_path: Path) -> None
             get_tournament(store, 9)
         tid = create_tournament(store, [sample(n, "lowest") for n in "abc"], TournamentSpec(rules="standard,players=3"))
         assert len(pending_matches(store, tid)) == 3
+
+
+# -- the play loop saves a whole batch, and a new address never leaks a channel -------------------
+
+
+def test_one_failing_match_does_not_lose_the_others_of_its_batch(
+        tmp_path: Path, lowest_servers: list[ThreadedBotServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    real = tournament.play_match
+    finished: list[str] = []
+    all_done = asyncio.Event()
+
+    async def flaky(*args: Any, match_id: str, **kw: Any) -> MatchRecord:
+        rec = await real(*args, match_id=match_id, **kw)
+        finished.append(match_id)
+        if len(finished) == 4:
+            all_done.set()
+        await all_done.wait()  # the four matches end in one batch
+        if match_id.endswith("000002"):
+            raise RuntimeError("a referee bug")
+        return rec
+
+    monkeypatch.setattr(tournament, "play_match", flaky)
+    with Store(tmp_path / "arena.db") as store:
+        tid = create_tournament(store, remote_bots(lowest_servers[0].address), TournamentSpec(rules=FAST, seed=4))
+        with pytest.raises(RuntimeError, match="a referee bug"):
+            run_tournament(store, tid, concurrency=4, log_dir=tmp_path / "logs")
+        assert [m.index for m in pending_matches(store, tid)] == [2]
+        assert get_tournament(store, tid).done == 3
+
+
+def test_a_new_address_replaces_the_seat_before_the_old_one_closes(
+        tmp_path: Path, lowest_servers: list[ThreadedBotServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    seats: list[GrpcSeat] = []
+    closed: set[int] = set()
+
+    class Seat(GrpcSeat):
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            super().__init__(*args, **kw)
+            seats.append(self)
+
+        async def close(self) -> None:
+            closed.add(id(self))
+            await asyncio.sleep(0.01)  # closing a channel may take a while: other matches run meanwhile
+            await super().close()
+
+    async def moved(self: Launcher, name: str, *, check: bool = False) -> str:
+        return lowest_servers[1].address  # every bot was restarted elsewhere
+
+    monkeypatch.setattr(tournament, "GrpcSeat", Seat)
+    monkeypatch.setattr(Launcher, "ensure", moved)
+    with Store(tmp_path / "arena.db") as store:
+        tid = create_tournament(store, remote_bots(lowest_servers[0].address), TournamentSpec(rules=FAST, seed=4))
+        assert run_tournament(store, tid, concurrency=4, log_dir=tmp_path / "logs").played == 4
+    assert len(seats) == 8  # one per bot at the start, one per bot at its new address
+    assert all(id(s) in closed for s in seats), "a seat was replaced without being closed"

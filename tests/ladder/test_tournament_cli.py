@@ -5,11 +5,18 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
+from bot_entries import sample
+from cli_procs import FAST
+from cli_runner import ok, run
 from click.testing import CliRunner
 
+from clients.sdk import ThreadedBotServer
 from ladder.cli import main
+from ladder.store import Store
+from ladder.tournament import get_tournament, list_tournaments
 
 BOTS = """
 [bots.low]
@@ -92,3 +99,63 @@ def test_ladder_errors(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "no database" in result.output
     result = CliRunner().invoke(main, ["tournament", "resume", "7", "--db", str(tmp_path / "a.db")])
     assert result.exit_code == 1 and "no tournament 7" in result.output
+
+
+def test_a_run_whose_bot_cannot_start_keeps_no_tournament(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    for name, entry in (("low", sample("low", "lowest")), ("rnd", sample("rnd", "random")),
+                        ("heur", sample("heur", "heuristic"))):
+        ok("bot", "add", name, "--command", entry.command or "", "--db", str(db))
+    ok("bot", "add", "fixme", "--command", "python -m no_such_module_here --port {port}", "--db", str(db))
+    failed = run("tournament", "run", "--db", str(db), "--rules", FAST, "--seed", "8", "--startup-timeout", "10")
+    assert failed.exit_code == 1 and "bot 'fixme' failed to start" in failed.output
+    assert "nothing was played, so tournament 1 was not kept" in failed.output
+    assert f'hearts bot add fixme --command "..." --db {db}' in failed.output
+    assert "run the same command again (with --seed 8" in failed.output
+    assert "resume" not in failed.output
+    with Store(db) as store:
+        assert list_tournaments(store) == []
+
+
+def test_tournament_run_takes_grace_ms(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    bots = tmp_path / "bots.toml"
+    bots.write_text("".join(f'[bots.{n}]\ncommand = "python -m clients.bots.{m} --port {{port}}"\n'
+                            for n, m in (("a", "lowest"), ("b", "random"), ("c", "heuristic"), ("d", "lowest"))))
+    out = ok("tournament", "run", "--bots", str(bots), "--rules", FAST, "--seed", "2", "--grace-ms", "7",
+             "--budget-ms", "500", "--db", str(db))
+    assert "played 4 matches" in out
+    with Store(db) as store:
+        settings = get_tournament(store, 1).settings
+    assert settings.grace_ms == 7 and settings.budget_ms == 500
+
+
+def test_the_ladder_of_an_unknown_tournament_is_an_error(self_play_db: Path) -> None:
+    result = run("ladder", "--tournament", "9", "--db", str(self_play_db))
+    assert result.exit_code == 1
+    assert f"no tournament 9 in {self_play_db} (hearts tournament list --db {self_play_db})" in result.output
+
+
+# -- self-play rates no bot against another -------------------------------------------------------
+
+
+def test_the_ladder_leaves_self_play_out_and_says_so(self_play_db: Path) -> None:
+    table = ok("ladder", "--db", str(self_play_db))
+    assert "Ladder: 2 matches" in table and "heur" in table
+    assert "1 match in which one bot filled several seats is left out" in " ".join(table.split())
+    assert not re.search(r"│\s*\d+\s*│ r\s", table)  # r (only in self-play) has no row
+    data = json.loads(ok("ladder", "--db", str(self_play_db), "--json"))
+    assert data["matches"] == 2 and data["self_play"] == 1 and len(data["notes"]) == 1
+    assert {r["bot"] for r in data["rows"]} == {"rnd", "low", "heur", "low-2"}
+    assert {r["games"] for r in data["rows"]} == {2}
+    assert "rank,bot" in ok("ladder", "--db", str(self_play_db), "--csv")
+
+
+def test_a_database_of_self_play_only_says_nothing_is_rated(sample_servers: dict[str, ThreadedBotServer],
+                                                            tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    low = sample_servers["lowest"].address
+    ok("match", *[x for _ in range(4) for x in ("--seat", f"r={low}")], "--rules", FAST, "--seed", "1",
+       "--db", str(db))
+    out = " ".join(ok("ladder", "--db", str(db)).split())
+    assert "no matches to rate" in out and "1 match in which one bot filled several seats is left out" in out

@@ -253,7 +253,7 @@ class _First:
 def test_slow_listeners_of_other_matches_do_not_slow_a_match_on_the_same_loop(
         serve: Callable[..., str], good_address: str) -> None:
     """Notifications have their own bound: listeners slow to answer Notify in four matches do not
-    hold the slots every decision of a fifth match needs. (They held all 16: ~19 s instead of ~1 s.)"""
+    hold the slots every decision of a fifth match needs. (Holding all 16, they would make it ~19 s, not ~1 s.)"""
     import time
 
     settings = MatchSettings(budget_ms=150, bank_ms=200, grace_ms=50, notify_ms=300)

@@ -140,7 +140,7 @@ def test_an_edited_source_runs_instead_of_the_compiled_build(tmp_path):
 
 
 def test_a_stray_extension_beside_the_sources_is_never_used(tmp_path):
-    """The previous worry: a compiled ``state.*.so`` beside an edited ``state.py`` would win the normal import."""
+    """A compiled ``state.*.so`` beside an edited ``state.py`` would win the normal import: it must not."""
     dest = _copy_package(tmp_path)
     manifest = json.loads((dest / _loader.BUILD_DIR / _loader.MANIFEST).read_text())
     for name, file in manifest["modules"].items():  # a manual in-place mypyc build, then an edit
