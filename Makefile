@@ -10,7 +10,7 @@ NODE_BOT := clients/node/node_modules/.installed
 ENGINE_SOURCES := referee/rules/cards.py referee/rules/options.py referee/rules/state.py
 ENGINE_BUILD := referee/rules/_compiled/manifest.json
 
-.PHONY: test demo bench proto clean engine engine-clean
+.PHONY: test check demo bench proto clean engine engine-clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,7 +37,13 @@ $(NODE_BOT): clients/node/package-lock.json
 # The whole suite on the engine as built (compiled when the build succeeds), then the engine's own
 # tests again on pure Python. A failed build is reported and the tests run on pure Python;
 # HEARTS_EXPECT_ENGINE makes a test fail if the engine in use is not the one this build promised.
-test: $(STAMP) $(NODE_BOT)
+# Lint, format and types (configured in pyproject.toml): the engine and the codec strictly typed.
+check: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+test: $(STAMP) $(NODE_BOT) check
 	@if $(MAKE) --no-print-directory engine; then expect=compiled; else expect=pure; \
 		echo "*** the compiled engine could not be built: testing pure Python only ***" >&2; fi; \
 	HEARTS_EXPECT_ENGINE=$$expect $(PY) -m pytest -q || exit 1; \

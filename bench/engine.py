@@ -103,9 +103,12 @@ def _engine_env(engine: str) -> dict[str, str]:
 
 def _loaded_engine(engine: str) -> tuple[str, str]:
     """The engine a child process gets when it asks for ``engine`` (and why), without measuring."""
-    code = "import warnings; warnings.simplefilter('ignore'); import referee.rules as r; print(r.ENGINE, r.ENGINE_REASON)"
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_engine_env(engine), capture_output=True,
-                         text=True, check=True).stdout.strip()
+    code = (
+        "import warnings; warnings.simplefilter('ignore'); import referee.rules as r; print(r.ENGINE, r.ENGINE_REASON)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=_engine_env(engine), capture_output=True, text=True, check=True
+    ).stdout.strip()
     got, _, why = out.partition(" ")
     return got, why
 
@@ -132,11 +135,19 @@ def _child(engine: str, preset: str, seconds: float) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
-    ap.add_argument("--rounds", type=int, default=1,
-                    help="alternate the engine and pyspiel measurements this many times; report medians")
-    ap.add_argument("--engine", choices=("both", "loaded", *ENGINES), default="both",
-                    help="which engine to measure: both (the compiled one only when its build is usable), "
-                         "the one referee.rules loads here, compiled (fails without a usable build), or pure")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="alternate the engine and pyspiel measurements this many times; report medians",
+    )
+    ap.add_argument(
+        "--engine",
+        choices=("both", "loaded", *ENGINES),
+        default="both",
+        help="which engine to measure: both (the compiled one only when its build is usable), "
+        "the one referee.rules loads here, compiled (fails without a usable build), or pure",
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object with the figures")
     ap.add_argument("--child", choices=ENGINES, help=argparse.SUPPRESS)
     ap.add_argument("--preset", default="standard", help=argparse.SUPPRESS)
@@ -178,10 +189,14 @@ def main() -> None:
         "hands_per_second": {p: round(v[0], 1) for (p, e), v in rows.items() if e == engines[0]},
         "pyspiel_hands_per_second": round(spiel[0], 1) if spiel else None,
         "ratio_vs_pyspiel": ratio.get(engines[0]),
-        "by_engine": {e: {"hands_per_second": {p: round(v[0], 1) for (p, e2), v in rows.items() if e2 == e},
-                          "ratio_vs_pyspiel": ratio.get(e),
-                          **({"round_ratios": [round(r, 2) for r in ratios[e]]} if len(ratios[e]) > 1 else {})}
-                      for e in engines},
+        "by_engine": {
+            e: {
+                "hands_per_second": {p: round(v[0], 1) for (p, e2), v in rows.items() if e2 == e},
+                "ratio_vs_pyspiel": ratio.get(e),
+                **({"round_ratios": [round(r, 2) for r in ratios[e]]} if len(ratios[e]) > 1 else {}),
+            }
+            for e in engines
+        },
         "target_ratio": 2.0,
     }
     if args.json:

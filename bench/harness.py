@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 
@@ -49,7 +50,7 @@ class TrivialBot(bot_pb2_grpc.BotServiceServicer):
 
     async def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
         v = request.view
-        return pb.PassCardsResponse(cards=v.hand[:v.rules.pass_count])
+        return pb.PassCardsResponse(cards=v.hand[: v.rules.pass_count])
 
     async def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
         return pb.PlayCardResponse(card=request.view.legal_cards[0])
@@ -93,8 +94,10 @@ async def _serve(kind: str) -> None:
 
 def start_servers(kind: str, n: int) -> tuple[list[subprocess.Popen[str]], list[str]]:
     # Separate processes started with subprocess (never a fork of a process that used gRPC).
-    procs = [subprocess.Popen([sys.executable, __file__, "--serve", kind], stdout=subprocess.PIPE, text=True)
-             for _ in range(n)]
+    procs = [
+        subprocess.Popen([sys.executable, __file__, "--serve", kind], stdout=subprocess.PIPE, text=True)
+        for _ in range(n)
+    ]
     addresses = []
     for p in procs:
         assert p.stdout is not None
@@ -128,8 +131,9 @@ async def _timed(work: Callable[[], Awaitable[int]]) -> Figure:
     return Figure(count, time.perf_counter() - t0, time.process_time() - c0)
 
 
-async def _pair(referee: Callable[[], Awaitable[Figure]], echo: Callable[[int], Awaitable[Figure]],
-                echo_first_calls: int | None) -> tuple[Figure, Figure]:
+async def _pair(
+    referee: Callable[[], Awaitable[Figure]], echo: Callable[[int], Awaitable[Figure]], echo_first_calls: int | None
+) -> tuple[Figure, Figure]:
     """One round: (the referee's figure, the echo's) run back to back; the referee first unless
     ``echo_first_calls`` says how many calls the echo makes first."""
     if echo_first_calls is None:
@@ -139,8 +143,9 @@ async def _pair(referee: Callable[[], Awaitable[Figure]], echo: Callable[[int], 
     return await referee(), e
 
 
-async def _round_robin(targets: list[tuple[Callable[..., Awaitable[Any]], tuple[Any, ...], dict[str, Any]]],
-                       calls: int, in_flight: int) -> Figure:
+async def _round_robin(
+    targets: list[tuple[Callable[..., Awaitable[Any]], tuple[Any, ...], dict[str, Any]]], calls: int, in_flight: int
+) -> Figure:
     """``calls`` calls, ``in_flight`` at a time, each worker going round the targets (one per server):
     (function, args, keyword args), called directly, so no wrapper adds to what is measured."""
     left = calls
@@ -179,8 +184,9 @@ def typical_request() -> tuple[bytes, Any]:
     while len(m.hand.tricks) < 6 or len(m.hand.trick_cards) < 2:
         m.play(m.legal_plays()[0])
     obs = m.observation(m.turn)
-    view = codec.view_to_wire(obs, match_id="0" * 32, player_names=["first-legal"] * 4, budget_ms=1000,
-                             time_bank_ms=10000)
+    view = codec.view_to_wire(
+        obs, match_id="0" * 32, player_names=["first-legal"] * 4, budget_ms=1000, time_bank_ms=10000
+    )
     return pb.PlayCardRequest(view=view).SerializeToString(), obs
 
 
@@ -226,9 +232,11 @@ class Referee:
         self.next_seed += 1
         rec = await play_match(self.seats, self.rules, seed=self.next_seed, settings=self.settings)
         assert not rec.faults, rec.faults[:3]
-        return (sum(p.latency_ms is not None for p in rec.plays)
-                + sum(p.latency_ms is not None for h in rec.hands for p in h.passes)
-                + sum(h.moon_choice_latency_ms is not None for h in rec.hands))
+        return (
+            sum(p.latency_ms is not None for p in rec.plays)
+            + sum(p.latency_ms is not None for h in rec.hands for p in h.passes)
+            + sum(h.moon_choice_latency_ms is not None for h in rec.hands)
+        )
 
     async def measure(self, matches: int, at_once: int) -> Figure:
         left = matches
@@ -274,8 +282,7 @@ class SeatLoop:
 
     async def measure(self, calls: int, in_flight: int) -> Figure:
         ask = self.ask
-        return await _round_robin([(seat.play_card, (ask, 5.0), {}) for seat in self.seats], calls,
-                                  in_flight)
+        return await _round_robin([(seat.play_card, (ask, 5.0), {}) for seat in self.seats], calls, in_flight)
 
     async def close(self) -> None:
         for s in self.seats:
@@ -319,8 +326,9 @@ class Thinking:
         from referee.rules import Rules
 
         settings = MatchSettings(budget_ms=1000, bank_ms=10000)
-        matches = [asyncio.ensure_future(play_match(self.seats, Rules(), seed=i + 1, settings=settings))
-                   for i in range(tables)]
+        matches = [
+            asyncio.ensure_future(play_match(self.seats, Rules(), seed=i + 1, settings=settings)) for i in range(tables)
+        ]
         try:
             await asyncio.sleep(warm_s)
             c0, t0, n0 = time.process_time(), time.perf_counter(), self.counts["answered"]
@@ -331,9 +339,14 @@ class Thinking:
             for m in matches:
                 m.cancel()
             await asyncio.gather(*matches, return_exceptions=True)
-        return {"tables": tables, "think_ms": THINK_S * 1000, "decisions_per_s": round(answered / seconds),
-                "latency_bound_per_s": round(tables / THINK_S), "referee_cpu_us_per_decision":
-                round(cpu / max(answered, 1) * 1e6, 1), "timeouts": self.counts["timeouts"]}
+        return {
+            "tables": tables,
+            "think_ms": THINK_S * 1000,
+            "decisions_per_s": round(answered / seconds),
+            "latency_bound_per_s": round(tables / THINK_S),
+            "referee_cpu_us_per_decision": round(cpu / max(answered, 1) * 1e6, 1),
+            "timeouts": self.counts["timeouts"],
+        }
 
     async def close(self) -> None:
         for s in self.seats:
@@ -372,11 +385,15 @@ async def measure(single: int, concurrent: int, rounds: int, seat_loop: bool = F
         # round, so neither side always runs first (the echo, when first, makes as many calls as the
         # referee's previous round decided).
         for r in range(rounds):
-            for key, matches, in_flight in (("one_match_at_a_time", single, 1),
-                                            ("16_matches_at_once", concurrent, 16)):
+            for key, matches, in_flight in (("one_match_at_a_time", single, 1), ("16_matches_at_once", concurrent, 16)):
                 echo_first = runs[key][-1][0].count if r % 2 else None
-                runs[key].append(await _pair(lambda m=matches, f=in_flight: ref.measure(m, f),
-                                             lambda n, f=in_flight: bare.measure(n, f), echo_first))
+                runs[key].append(
+                    await _pair(
+                        lambda m=matches, f=in_flight: ref.measure(m, f),
+                        lambda n, f=in_flight: bare.measure(n, f),
+                        echo_first,
+                    )
+                )
             many = runs["16_matches_at_once"][-1]
             if loop is not None:
                 runs["seat_loop_16_in_flight"].append((await loop.measure(many[1].count, 16), many[1]))
@@ -394,65 +411,112 @@ async def measure(single: int, concurrent: int, rounds: int, seat_loop: bool = F
         ratios = [a.per_second / b.per_second for a, b in pairs]
         best_r = max((p[0] for p in pairs), key=lambda f: f.per_second)
         best_e = max((p[1] for p in pairs), key=lambda f: f.per_second)
-        return {"matches_per_round": matches, "rounds": len(pairs), "decisions": pairs[0][0].count,
-                "decisions_per_s": round(statistics.median(a.per_second for a, _ in pairs)),
-                "referee_cpu_us_per_decision": round(statistics.median(a.cpu_us_each for a, _ in pairs), 1),
-                "echo_calls_per_s": round(statistics.median(b.per_second for _, b in pairs)),
-                "echo_cpu_us_per_call": round(statistics.median(b.cpu_us_each for _, b in pairs), 1),
-                "ratio": round(statistics.median(ratios), 3),
-                "ratio_range": [round(min(ratios), 3), round(max(ratios), 3)],
-                "best_of_each_ratio": round(best_r.per_second / best_e.per_second, 3),
-                "each_round": [{"decisions_per_s": round(a.per_second), "echo_calls_per_s": round(b.per_second),
-                                "ratio": round(a.per_second / b.per_second, 3)} for a, b in pairs]}
+        return {
+            "matches_per_round": matches,
+            "rounds": len(pairs),
+            "decisions": pairs[0][0].count,
+            "decisions_per_s": round(statistics.median(a.per_second for a, _ in pairs)),
+            "referee_cpu_us_per_decision": round(statistics.median(a.cpu_us_each for a, _ in pairs), 1),
+            "echo_calls_per_s": round(statistics.median(b.per_second for _, b in pairs)),
+            "echo_cpu_us_per_call": round(statistics.median(b.cpu_us_each for _, b in pairs), 1),
+            "ratio": round(statistics.median(ratios), 3),
+            "ratio_range": [round(min(ratios), 3), round(max(ratios), 3)],
+            "best_of_each_ratio": round(best_r.per_second / best_e.per_second, 3),
+            "each_round": [
+                {
+                    "decisions_per_s": round(a.per_second),
+                    "echo_calls_per_s": round(b.per_second),
+                    "ratio": round(a.per_second / b.per_second, 3),
+                }
+                for a, b in pairs
+            ],
+        }
 
-    return {"request_bytes": size, "reply_bytes": REPLY_BYTES, "cpus": os.cpu_count(), "grpc": grpc.__version__,
-            **{key: row(pairs, single if key == "one_match_at_a_time" else concurrent) for key, pairs in runs.items()}}
+    return {
+        "request_bytes": size,
+        "reply_bytes": REPLY_BYTES,
+        "cpus": os.cpu_count(),
+        "grpc": grpc.__version__,
+        **{key: row(pairs, single if key == "one_match_at_a_time" else concurrent) for key, pairs in runs.items()},
+    }
 
 
 def print_table(r: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"Referee vs bare gRPC echo (request {r['request_bytes']} B, reply {r['reply_bytes']} B, "
-                    f"{r['cpus']} CPUs, grpc {r['grpc']})", title_justify="left")
-    for col in ("", "decisions/s", "echo calls/s", "ratio", "rounds' ratios", "best of each",
-                "CPU µs/decision", "CPU µs/echo"):
+    t = Table(
+        title=f"Referee vs bare gRPC echo (request {r['request_bytes']} B, reply {r['reply_bytes']} B, "
+        f"{r['cpus']} CPUs, grpc {r['grpc']})",
+        title_justify="left",
+    )
+    for col in (
+        "",
+        "decisions/s",
+        "echo calls/s",
+        "ratio",
+        "rounds' ratios",
+        "best of each",
+        "CPU µs/decision",
+        "CPU µs/echo",
+    ):
         t.add_column(col, justify="right" if col else "left")
-    for name, key in (("one match at a time", "one_match_at_a_time"), ("16 matches at once", "16_matches_at_once"),
-                      ("seat loop, 16 in flight (ceiling)", "seat_loop_16_in_flight")):
+    for name, key in (
+        ("one match at a time", "one_match_at_a_time"),
+        ("16 matches at once", "16_matches_at_once"),
+        ("seat loop, 16 in flight (ceiling)", "seat_loop_16_in_flight"),
+    ):
         if key not in r:
             continue
         x = r[key]
         ok = "green" if x["ratio"] >= 0.8 else "red"
-        t.add_row(name, f"{x['decisions_per_s']:,}", f"{x['echo_calls_per_s']:,}",
-                  f"[{ok}]{x['ratio']:.2f}[/]", " ".join(f"{y['ratio']:.2f}" for y in x["each_round"]),
-                  f"{x['best_of_each_ratio']:.2f}", f"{x['referee_cpu_us_per_decision']:.0f}",
-                  f"{x['echo_cpu_us_per_call']:.0f}")
+        t.add_row(
+            name,
+            f"{x['decisions_per_s']:,}",
+            f"{x['echo_calls_per_s']:,}",
+            f"[{ok}]{x['ratio']:.2f}[/]",
+            " ".join(f"{y['ratio']:.2f}" for y in x["each_round"]),
+            f"{x['best_of_each_ratio']:.2f}",
+            f"{x['referee_cpu_us_per_decision']:.0f}",
+            f"{x['echo_cpu_us_per_call']:.0f}",
+        )
     console = Console(width=max(Console().width, 150))  # piped, each row still fits one line
     console.print(t)
     if "thinking" in r:
         x, cpu_bound = r["thinking"], r["16_matches_at_once"]["decisions_per_s"]
         bound = min(x["latency_bound_per_s"], cpu_bound)
         ok = "green" if x["decisions_per_s"] >= 0.8 * bound and not x["timeouts"] else "red"
-        console.print(f"{x['tables']} tables of {x['think_ms']:.0f} ms bots: [{ok}]{x['decisions_per_s']:,} decisions/s = "
-              f"{x['decisions_per_s'] / bound:.2f} x min({x['latency_bound_per_s']:,} latency-bound, "
-              f"{cpu_bound:,} CPU-bound)[/], {x['timeouts']} timeouts, "
-              f"{x['referee_cpu_us_per_decision']:.0f} CPU µs/decision (target: >= 0.8x, 0 timeouts)")
-    print("ratio: the median of the rounds' ratios (each round: the referee and the echo back to back); "
-          "figures: medians over the rounds; target: ratio >= 0.8 (the referee adds at most 20% to a bare gRPC "
-          "round trip of the same sizes); CPU: this process only (bots and echo servers run apart)")
+        console.print(
+            f"{x['tables']} tables of {x['think_ms']:.0f} ms bots: [{ok}]{x['decisions_per_s']:,} decisions/s = "
+            f"{x['decisions_per_s'] / bound:.2f} x min({x['latency_bound_per_s']:,} latency-bound, "
+            f"{cpu_bound:,} CPU-bound)[/], {x['timeouts']} timeouts, "
+            f"{x['referee_cpu_us_per_decision']:.0f} CPU µs/decision (target: >= 0.8x, 0 timeouts)"
+        )
+    print(
+        "ratio: the median of the rounds' ratios (each round: the referee and the echo back to back); "
+        "figures: medians over the rounds; target: ratio >= 0.8 (the referee adds at most 20% to a bare gRPC "
+        "round trip of the same sizes); CPU: this process only (bots and echo servers run apart)"
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--single", type=int, default=3, help="matches played one at a time, per round")
     ap.add_argument("--concurrent", type=int, default=16, help="matches played 16 at a time, per round")
-    ap.add_argument("--rounds", type=int, default=5,
-                    help="paired rounds (referee and echo back to back); the median ratio is reported")
-    ap.add_argument("--seat-loop", action="store_true",
-                    help="also measure the referee's ceiling: a constant request through its GrpcSeat, 16 in flight")
-    ap.add_argument("--tables", type=int, default=256,
-                    help="matches at once of 200 ms bots, for the latency-bound row (0: skip it)")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="paired rounds (referee and echo back to back); the median ratio is reported",
+    )
+    ap.add_argument(
+        "--seat-loop",
+        action="store_true",
+        help="also measure the referee's ceiling: a constant request through its GrpcSeat, 16 in flight",
+    )
+    ap.add_argument(
+        "--tables", type=int, default=256, help="matches at once of 200 ms bots, for the latency-bound row (0: skip it)"
+    )
     ap.add_argument("--window", type=float, default=6.0, help="seconds the latency-bound row is counted over")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     ap.add_argument("--serve", choices=["bot", "echo", "thinking"], help=argparse.SUPPRESS)

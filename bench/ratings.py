@@ -24,8 +24,9 @@ from ladder.ratings import fit_arrays
 TARGET_SECONDS = 20.0
 
 
-def synthetic_matches(n_matches: int, n_bots: int, seats: int, seed: int, tie_prob: float = 0.04
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def synthetic_matches(
+    n_matches: int, n_bots: int, seats: int, seed: int, tie_prob: float = 0.04
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Plackett–Luce draws (Gumbel trick) with Hearts-like ties; returns places, players, θ."""
     rng = np.random.default_rng(seed)
     theta = rng.normal(0.0, 1.0, n_bots)

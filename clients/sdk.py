@@ -46,8 +46,20 @@ from hearts.v1.codec import PROTOCOL_VERSION, card_to_wire, trick_from_wire
 from referee.rules import Card, MoonChoice, Phase, Trick, pass_call
 
 __all__ = [
-    "PROTOCOL_VERSION", "SERVICE_NAME", "Bot", "BotProtocol", "BotServer", "BotServicer", "ListenError", "Notification",
-    "ThreadedBotServer", "View", "default_discard", "serve", "serve_async", "start_in_thread",
+    "PROTOCOL_VERSION",
+    "SERVICE_NAME",
+    "Bot",
+    "BotProtocol",
+    "BotServer",
+    "BotServicer",
+    "ListenError",
+    "Notification",
+    "ThreadedBotServer",
+    "View",
+    "default_discard",
+    "serve",
+    "serve_async",
+    "start_in_thread",
 ]
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name  # "hearts.v1.BotService"
@@ -61,6 +73,7 @@ log = logging.getLogger("hearts.sdk")
 
 class ListenError(OSError):
     """The server cannot listen on the address asked for (most often: the port is taken)."""
+
 
 T = TypeVar("T")
 
@@ -109,7 +122,7 @@ def default_discard(view: View) -> list[Card]:
     """What a bot without ``discard_cards`` discards under kitty_discard: as many cards as the kitty
     held, those that score nothing first (highest first: they would win tricks), then the cheapest."""
     pts = view.rules.card_points
-    return sorted(view.hand, key=lambda c: (pts[c.index] != 0, abs(pts[c.index]), -c.rank))[:len(view.kitty)]
+    return sorted(view.hand, key=lambda c: (pts[c.index] != 0, abs(pts[c.index]), -c.rank))[: len(view.kitty)]
 
 
 @dataclass(frozen=True)
@@ -142,14 +155,21 @@ def notification_from_wire(msg: pb.NotifyRequest) -> Notification:
     if kind == "hand_scored":
         h = msg.hand_scored
         return Notification(
-            msg.match_id, msg.seat, kind, hand_number=h.hand_number, points_taken=tuple(h.points_taken),
-            hand_score=tuple(h.hand_score), totals=tuple(h.totals),
+            msg.match_id,
+            msg.seat,
+            kind,
+            hand_number=h.hand_number,
+            points_taken=tuple(h.points_taken),
+            hand_score=tuple(h.hand_score),
+            totals=tuple(h.totals),
             moon_shooter=h.moon_shooter if h.HasField("moon_shooter") else None,
-            sun_shooter=h.sun_shooter if h.HasField("sun_shooter") else None)
+            sun_shooter=h.sun_shooter if h.HasField("sun_shooter") else None,
+        )
     if kind == "match_over":
         o = msg.match_over
-        return Notification(msg.match_id, msg.seat, kind, totals=tuple(o.totals), places=tuple(o.places),
-                            forfeited=tuple(o.forfeited))
+        return Notification(
+            msg.match_id, msg.seat, kind, totals=tuple(o.totals), places=tuple(o.places), forfeited=tuple(o.forfeited)
+        )
     return Notification(msg.match_id, msg.seat, kind)
 
 
@@ -172,7 +192,7 @@ def _as_moon(answer: object) -> pb.MoonChoice:
 async def _maybe_await(value: T | Awaitable[T]) -> T:
     if inspect.isawaitable(value):
         return await value
-    return value  # type: ignore[return-value]
+    return value
 
 
 class BotServicer(bot_pb2_grpc.BotServiceServicer):
@@ -239,8 +259,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
 
         return await self._answer(context, "call_pass", make)
 
-    async def DiscardCards(self, request: pb.DiscardCardsRequest,
-                           context: grpc.aio.ServicerContext) -> pb.DiscardCardsResponse:
+    async def DiscardCards(
+        self, request: pb.DiscardCardsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.DiscardCardsResponse:
         async def make() -> pb.DiscardCardsResponse:
             view = view_from_wire(request.view, Phase.DISCARD)
             cards = await _maybe_await(self._discard_cards(view))
@@ -248,8 +269,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
 
         return await self._answer(context, "discard_cards", make)
 
-    async def ChooseMoon(self, request: pb.ChooseMoonRequest,
-                         context: grpc.aio.ServicerContext) -> pb.ChooseMoonResponse:
+    async def ChooseMoon(
+        self, request: pb.ChooseMoonRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ChooseMoonResponse:
         async def make() -> pb.ChooseMoonResponse:
             if self._choose_moon is None:
                 return pb.ChooseMoonResponse(choice=pb.MOON_CHOICE_ADD_TO_OTHERS)
@@ -261,6 +283,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
 
     async def Notify(self, request: pb.NotifyRequest, context: grpc.aio.ServicerContext) -> pb.NotifyResponse:
         if self._notify is not None:
+
             async def make() -> pb.NotifyResponse:
                 await _maybe_await(self._notify(notification_from_wire(request)))  # type: ignore[misc]
                 return pb.NotifyResponse()
@@ -329,8 +352,9 @@ class BotServer:
     async def __aenter__(self) -> BotServer:
         return await self.start()
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         await self.stop()
 
 
@@ -387,8 +411,9 @@ class ThreadedBotServer:
     def __enter__(self) -> ThreadedBotServer:
         return self if self._thread.is_alive() else self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
 

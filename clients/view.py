@@ -14,6 +14,7 @@ from hearts.v1.codec import DIRECTIONS_FROM_WIRE, cards_from_wire, rules_from_wi
 from referee.rules import Observation, Phase, Suit
 from referee.rules.cards import DECK
 
+
 @dataclass(frozen=True)
 class View(Observation):
     """What the bot's seat may know at a decision, with the match context and its clock."""

@@ -85,13 +85,15 @@ def _parse_rules(spec: str, param_hint: str) -> Rules:
     # Refused here, not read as the default: an empty text or part is a slip (a shell variable
     # that was not set, a comma too many), never a choice.
     if not spec.strip():
-        raise click.BadParameter("the ruleset is empty: give a preset such as standard, optionally with "
-                                 "option=value changes (hearts rules lists them)", param_hint=param_hint)
+        raise click.BadParameter(
+            "the ruleset is empty: give a preset such as standard, optionally with "
+            "option=value changes (hearts rules lists them)",
+            param_hint=param_hint,
+        )
     parts = spec.split(",")
     if any(not p.strip() for p in parts):
         fixed = ",".join(p.strip() for p in parts if p.strip())
-        raise click.BadParameter(f"{spec!r} has an empty part between commas: write {fixed!r}",
-                                 param_hint=param_hint)
+        raise click.BadParameter(f"{spec!r} has an empty part between commas: write {fixed!r}", param_hint=param_hint)
     try:
         return Rules.parse(spec)
     except ValueError as e:
@@ -117,11 +119,15 @@ def _rules_error(spec: str, error: ValueError) -> str:
     else:
         if cards_split:
             fixed = ",".join(merged)
-            return (f"{spec!r}: a comma separates options, so a list of cards is written with spaces: "
-                    f'"{fixed}" (keep the quotes in the shell)')
+            return (
+                f"{spec!r}: a comma separates options, so a list of cards is written with spaces: "
+                f'"{fixed}" (keep the quotes in the shell)'
+            )
     if "is not option=value" in str(error):
-        return (f"{error}. Write PRESET[,option=value...]: the preset, if any, comes first; a list value "
-                f'is written with spaces, e.g. "standard,removed_cards=2C 2D,hand_size=12,kitty=first-trick"')
+        return (
+            f"{error}. Write PRESET[,option=value...]: the preset, if any, comes first; a list value "
+            f'is written with spaces, e.g. "standard,removed_cards=2C 2D,hand_size=12,kitty=first-trick"'
+        )
     return str(error)
 
 
@@ -140,8 +146,10 @@ def rules_show(ruleset: str) -> None:
         value = _fmt(values[o.name])
         table.add_row(o.name, f"[yellow]{value}[/]" if o.name in changed else value, o.source)
     console.print(table)
-    console.print(f"penalty points a hand (the moon): {r.moon_total}; cards each: {r.cards_per_player}; "
-                  f"kitty: {r.kitty_size}; removed: {' '.join(str(c) for c in r.removed) or 'none'}")
+    console.print(
+        f"penalty points a hand (the moon): {r.moon_total}; cards each: {r.cards_per_player}; "
+        f"kitty: {r.kitty_size}; removed: {' '.join(str(c) for c in r.removed) or 'none'}"
+    )
 
 
 def _table(title: str, first: str, *columns: str) -> Table:
@@ -173,8 +181,9 @@ def bot() -> None:
 
 @bot.command("serve")
 @click.argument("name", type=click.Choice(["random", "lowest", "heuristic"]), metavar="NAME")
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
-              help="Port to listen on (0: any free port).")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port to listen on (0: any free port)."
+)
 @click.option("--seed", type=int, default=None, help="Seed of the bot's own RNG (the random bot).")
 def bot_serve(name: str, port: int, seed: int | None) -> None:
     """Serve the sample bot NAME on 127.0.0.1 until SIGTERM or Ctrl-C.
@@ -188,8 +197,10 @@ def bot_serve(name: str, port: int, seed: int | None) -> None:
     try:
         serve(make_bot(name, seed=seed), port=port)
     except ListenError as e:
-        raise click.ClickException(f"{e}\nport {port} is taken (another bot?): choose another --port, "
-                                   f"or --port 0 for any free port (the port is printed)") from None
+        raise click.ClickException(
+            f"{e}\nport {port} is taken (another bot?): choose another --port, "
+            f"or --port 0 for any free port (the port is printed)"
+        ) from None
 
 
 class _Finite(click.FloatRange):
@@ -213,21 +224,46 @@ _AT_LEAST_1 = click.IntRange(min=1)
 # A seed is stored as an SQLite INTEGER: 64 bits, signed.
 _SEED = click.IntRange(min=-(2**63), max=2**63 - 1)
 
-_DB_OPTION = click.option("--db", type=click.Path(dir_okay=False), default="arena.db", show_default=True,
-                          help="The arena's SQLite file.")
-_EXISTING_DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, exists=True), default="arena.db",
-                                   show_default=True, help="The arena's SQLite file.")
+_DB_OPTION = click.option(
+    "--db", type=click.Path(dir_okay=False), default="arena.db", show_default=True, help="The arena's SQLite file."
+)
+_EXISTING_DB_OPTION = click.option(
+    "--db",
+    type=click.Path(dir_okay=False, exists=True),
+    default="arena.db",
+    show_default=True,
+    help="The arena's SQLite file.",
+)
 # The time control and fault limit of every match, the same for hearts match and hearts tournament run.
 _CLOCK_OPTIONS = (
-    click.option("--budget-ms", type=_POSITIVE_MS, default=1000, show_default=True,
-                 help="Time for one decision (ms, more than 0, below 2^32)."),
-    click.option("--bank-ms", type=_NON_NEGATIVE_MS, default=10000, show_default=True,
-                 help="Time bank per bot per match, drawn on when a decision runs over budget (ms, 0 or more, "
-                      "below 2^32)."),
-    click.option("--grace-ms", type=_NON_NEGATIVE_MS, default=50, show_default=True,
-                 help="Network slack on every decision (ms, 0 or more, below 2^32)."),
-    click.option("--max-faults", type=_AT_LEAST_1, default=3, show_default=True,
-                 help="Faults before a bot forfeits (at least 1)."),
+    click.option(
+        "--budget-ms",
+        type=_POSITIVE_MS,
+        default=1000,
+        show_default=True,
+        help="Time for one decision (ms, more than 0, below 2^32).",
+    ),
+    click.option(
+        "--bank-ms",
+        type=_NON_NEGATIVE_MS,
+        default=10000,
+        show_default=True,
+        help="Time bank per bot per match, drawn on when a decision runs over budget (ms, 0 or more, below 2^32).",
+    ),
+    click.option(
+        "--grace-ms",
+        type=_NON_NEGATIVE_MS,
+        default=50,
+        show_default=True,
+        help="Network slack on every decision (ms, 0 or more, below 2^32).",
+    ),
+    click.option(
+        "--max-faults",
+        type=_AT_LEAST_1,
+        default=3,
+        show_default=True,
+        help="Faults before a bot forfeits (at least 1).",
+    ),
 )
 
 
@@ -273,19 +309,38 @@ def _check_writable(db: str) -> None:
 
 @bot.command("add")
 @click.argument("name", required=False)
-@click.option("--command", "command", metavar="CMD",
-              help='How to start the bot; {port} is replaced by a free port, e.g. '
-                   '"python -m clients.bots.random --port {port}".')
+@click.option(
+    "--command",
+    "command",
+    metavar="CMD",
+    help='How to start the bot; {port} is replaced by a free port, e.g. "python -m clients.bots.random --port {port}".',
+)
 @click.option("--address", metavar="HOST:PORT", help="Where a bot that is already running listens.")
 @click.option("--description", default=None, help="A line about the bot (kept when updating without it).")
-@click.option("--max-concurrency", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Never seat the bot in more than N matches at once (0: no limit; kept when updating "
-                   "without it). A bot that answers one request at a time needs 1.")
-@click.option("--from", "bots_file", type=click.Path(dir_okay=False, exists=True),
-              help="Register every bot of a bots TOML file instead (see bots.toml).")
+@click.option(
+    "--max-concurrency",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Never seat the bot in more than N matches at once (0: no limit; kept when updating "
+    "without it). A bot that answers one request at a time needs 1.",
+)
+@click.option(
+    "--from",
+    "bots_file",
+    type=click.Path(dir_okay=False, exists=True),
+    help="Register every bot of a bots TOML file instead (see bots.toml).",
+)
 @_DB_OPTION
-def bot_add(name: str | None, command: str | None, address: str | None, description: str | None,
-            max_concurrency: int | None, bots_file: str | None, db: str) -> None:
+def bot_add(
+    name: str | None,
+    command: str | None,
+    address: str | None,
+    description: str | None,
+    max_concurrency: int | None,
+    bots_file: str | None,
+    db: str,
+) -> None:
     """Register bot NAME with a --command that starts it or the --address it serves on.
 
     A bot already registered under NAME is updated (its description and limit are kept unless
@@ -297,8 +352,9 @@ def bot_add(name: str | None, command: str | None, address: str | None, descript
     try:
         if bots_file is not None:
             if name or command or address or description is not None or max_concurrency is not None:
-                raise click.UsageError("give either --from FILE or NAME with --command/--address/--description/"
-                                       "--max-concurrency")
+                raise click.UsageError(
+                    "give either --from FILE or NAME with --command/--address/--description/--max-concurrency"
+                )
             entries = load_bots_file(bots_file)
             with _open(db) as store:
                 add_bots(store, entries)
@@ -311,8 +367,12 @@ def bot_add(name: str | None, command: str | None, address: str | None, descript
             if command is None and address is None and current is not None:
                 # Setting a limit or a description alone keeps how the bot is started.
                 command, address = current.command, current.address
-            new = add_bot(store, BotEntry(name, command=command, address=address, description=description,
-                                          max_concurrency=max_concurrency))
+            new = add_bot(
+                store,
+                BotEntry(
+                    name, command=command, address=address, description=description, max_concurrency=max_concurrency
+                ),
+            )
     except RegistryError as e:
         raise click.ClickException(str(e)) from None
     console.print(f"{'registered' if new else 'updated'} bot {name!r}")
@@ -335,12 +395,19 @@ def bot_list(db: str) -> None:
     table = _table(f"Bots in {db}", "bot", "command or address", "description", "limit")
     for e in entries:
         # Registered text is the organiser's, but never read as markup (a description may hold "[").
-        table.add_row(Text(e.name), Text(e.command if e.command is not None else f"remote {e.address}"),
-                      Text(e.description or ""), str(e.max_concurrency) if e.max_concurrency else "")
+        table.add_row(
+            Text(e.name),
+            Text(e.command if e.command is not None else f"remote {e.address}"),
+            Text(e.description or ""),
+            str(e.max_concurrency) if e.max_concurrency else "",
+        )
     console.print(table)
     if any(e.max_concurrency for e in entries):
-        console.print("limit: max_concurrency, the most matches the bot is seated in at once (blank: none "
-                      "but what its handshake declares)", soft_wrap=True)
+        console.print(
+            "limit: max_concurrency, the most matches the bot is seated in at once (blank: none "
+            "but what its handshake declares)",
+            soft_wrap=True,
+        )
 
 
 @bot.command("remove")
@@ -360,16 +427,32 @@ def bot_remove(name: str, db: str) -> None:
 
 
 @main.command("match")
-@click.option("--seat", "seat_specs", multiple=True, required=True, metavar="NAME=HOST:PORT",
-              help="A bot served over gRPC, one per seat in seat order (as many as the rules' players).")
-@click.option("--rules", "ruleset", default="standard", show_default=True,
-              help="PRESET[,option=value...]; see hearts rules.")
-@click.option("--seed", type=_SEED, default=None,
-              help="The match seed (deals, substitutes), 64 bits signed. Default: random.")
+@click.option(
+    "--seat",
+    "seat_specs",
+    multiple=True,
+    required=True,
+    metavar="NAME=HOST:PORT",
+    help="A bot served over gRPC, one per seat in seat order (as many as the rules' players).",
+)
+@click.option(
+    "--rules", "ruleset", default="standard", show_default=True, help="PRESET[,option=value...]; see hearts rules."
+)
+@click.option(
+    "--seed", type=_SEED, default=None, help="The match seed (deals, substitutes), 64 bits signed. Default: random."
+)
 @_DB_OPTION
 @_clock_options
-def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, db: str, budget_ms: float,
-                  bank_ms: float, grace_ms: float, max_faults: int) -> None:
+def match_command(
+    seat_specs: tuple[str, ...],
+    ruleset: str,
+    seed: int | None,
+    db: str,
+    budget_ms: float,
+    bank_ms: float,
+    grace_ms: float,
+    max_faults: int,
+) -> None:
     """Play one match among bots served over gRPC, record it in --db and print a summary.
 
     \b
@@ -393,24 +476,30 @@ def match_command(seat_specs: tuple[str, ...], ruleset: str, seed: int | None, d
     except (ValueError, RegistryError) as e:
         raise click.BadParameter(str(e), param_hint="--seat") from None
     if len(seats) != r.players:
-        raise click.UsageError(f"the rules {ruleset!r} need {r.players} seats: give --seat NAME=HOST:PORT "
-                               f"{r.players} times (got {len(seats)})")
+        raise click.UsageError(
+            f"the rules {ruleset!r} need {r.players} seats: give --seat NAME=HOST:PORT "
+            f"{r.players} times (got {len(seats)})"
+        )
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults)
     seed = seed if seed is not None else secrets.randbelow(2**31)
     _check_writable(db)  # before playing: a match that cannot be recorded is lost
     try:
         record = asyncio.run(play_remote(seats, r, seed, settings=settings))
     except SeatUnreachable as e:
-        tries = "".join(f"\n  To try with a sample bot there: hearts bot serve random --port {a.rpartition(':')[2]}"
-                        for a in e.addresses)
+        tries = "".join(
+            f"\n  To try with a sample bot there: hearts bot serve random --port {a.rpartition(':')[2]}"
+            for a in e.addresses
+        )
         raise click.ClickException(f"{e}{tries}") from None
     with _open(db) as store:
         store.save_match(record)
     console.print(summary(record))
     names = [name for name, _address in seats]
     if len(set(names)) < len(names):
-        console.print("note: one name filled several seats; hearts ladder leaves such a match out "
-                      "(self-play rates no bot against another)")
+        console.print(
+            "note: one name filled several seats; hearts ladder leaves such a match out "
+            "(self-play rates no bot against another)"
+        )
     console.print(f"recorded in {db}; replay with:")
     # On a line of its own and never wrapped, so that it can be copied whole.
     console.print(f"  hearts replay {record.match_id} --db {db}", soft_wrap=True)
@@ -432,7 +521,7 @@ def replay_command(match_id: str, db: str) -> None:
         try:
             record = store.load_match(store.resolve_match_id(match_id))
         except KeyError as e:
-            hint = ("list them with" if e.args[0].startswith("no match") else "give more of the id;")
+            hint = "list them with" if e.args[0].startswith("no match") else "give more of the id;"
             raise click.ClickException(f"{e.args[0]}: {hint} hearts matches --db {db}") from None
     console.print(replay(record))
     console.print(summary(record))
@@ -457,8 +546,10 @@ def matches_command(db: str, tournament_id: int | None, limit: int) -> None:
         where = f" of tournament {tournament_id}" if tournament_id is not None else ""
         console.print(f"no matches{where} recorded in {db}")
         return
-    table = Table(title=f"Matches in {db}" + (f", tournament {tournament_id}" if tournament_id is not None else ""),
-                  title_justify="left")
+    table = Table(
+        title=f"Matches in {db}" + (f", tournament {tournament_id}" if tournament_id is not None else ""),
+        title_justify="left",
+    )
     table.add_column("id", no_wrap=True)
     for col in ("tournament", "rules", "seats: score (place)", "winner", "faults", "finished"):
         table.add_column(col)
@@ -466,8 +557,15 @@ def matches_command(db: str, tournament_id: int | None, limit: int) -> None:
         seats = ", ".join(f"{b} {sc} ({pl})" for b, sc, pl in zip(m.bots, m.scores, m.places))
         winners = ", ".join(m.bots[w] for w in m.winners if 0 <= w < len(m.bots))
         finished = (m.finished_at or "")[:19].replace("T", " ") if m.status == "finished" else m.status
-        table.add_row(m.match_id, "" if m.tournament_id is None else str(m.tournament_id), _rules_text(m.rules),
-                      seats, winners, str(m.faults), finished)
+        table.add_row(
+            m.match_id,
+            "" if m.tournament_id is None else str(m.tournament_id),
+            _rules_text(m.rules),
+            seats,
+            winners,
+            str(m.faults),
+            finished,
+        )
     _wide_console().print(table)
     if len(found) == limit:
         console.print(f"the {limit} newest shown; --limit N shows more")
@@ -491,8 +589,9 @@ def _check_tournament(store: Store, tournament_id: int, db: str) -> None:
     try:
         get_tournament(store, tournament_id)
     except KeyError:
-        raise click.ClickException(f"no tournament {tournament_id} in {db} "
-                                   f"(hearts tournament list --db {db})") from None
+        raise click.ClickException(
+            f"no tournament {tournament_id} in {db} (hearts tournament list --db {db})"
+        ) from None
 
 
 # -- tournaments and the ladder ------------------------------------------------------------------
@@ -504,35 +603,75 @@ def tournament() -> None:
 
 
 _STARTUP_TIMEOUT_OPTION = click.option(
-    "--startup-timeout", type=_POSITIVE, default=15, show_default=True,
-    help="Seconds a bot may take to report SERVING (more than 0).")
+    "--startup-timeout",
+    type=_POSITIVE,
+    default=15,
+    show_default=True,
+    help="Seconds a bot may take to report SERVING (more than 0).",
+)
 
 
 @tournament.command("run")
-@click.option("--bots", "bots_file", type=click.Path(dir_okay=False, exists=True),
-              help="A bots TOML file; its bots are registered and play. Default: every registered bot.")
+@click.option(
+    "--bots",
+    "bots_file",
+    type=click.Path(dir_okay=False, exists=True),
+    help="A bots TOML file; its bots are registered and play. Default: every registered bot.",
+)
 @click.option("--bot", "only", multiple=True, metavar="NAME", help="Play only these registered bots (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["round-robin", "gauntlet"]), default="round-robin",
-              show_default=True, help="Every group of bots at a table, or one bot against the pool.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["round-robin", "gauntlet"]),
+    default="round-robin",
+    show_default=True,
+    help="Every group of bots at a table, or one bot against the pool.",
+)
 @click.option("--gauntlet", metavar="BOT", help="The bot that plays every table (implies --format gauntlet).")
-@click.option("--rules", "ruleset", default="standard", show_default=True,
-              help="PRESET[,option=value...]; see hearts rules.")
-@click.option("--seed", type=_SEED, default=None,
-              help="Tournament seed (all deals follow from it), 64 bits signed. Default: random.")
-@click.option("--rounds", type=_AT_LEAST_1, default=1, show_default=True,
-              help="Times the table design is played (at least 1).")
-@click.option("--deals", type=_AT_LEAST_1, default=1, show_default=True,
-              help="Deals per table per round (at least 1); each is played in every seat rotation (duplicate).")
+@click.option(
+    "--rules", "ruleset", default="standard", show_default=True, help="PRESET[,option=value...]; see hearts rules."
+)
+@click.option(
+    "--seed",
+    type=_SEED,
+    default=None,
+    help="Tournament seed (all deals follow from it), 64 bits signed. Default: random.",
+)
+@click.option(
+    "--rounds", type=_AT_LEAST_1, default=1, show_default=True, help="Times the table design is played (at least 1)."
+)
+@click.option(
+    "--deals",
+    type=_AT_LEAST_1,
+    default=1,
+    show_default=True,
+    help="Deals per table per round (at least 1); each is played in every seat rotation (duplicate).",
+)
 @click.option("--no-duplicate", is_flag=True, help="Play each deal once (seats still rotate across deals).")
-@click.option("--concurrency", type=_AT_LEAST_1, default=4, show_default=True,
-              help="Matches played at once (at least 1).")
+@click.option(
+    "--concurrency", type=_AT_LEAST_1, default=4, show_default=True, help="Matches played at once (at least 1)."
+)
 @_clock_options
 @_STARTUP_TIMEOUT_OPTION
 @_DB_OPTION
-def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gauntlet: str | None, ruleset: str,
-                   seed: int | None, rounds: int, deals: int, no_duplicate: bool, concurrency: int,
-                   budget_ms: float, bank_ms: float, grace_ms: float, max_faults: int, startup_timeout: float,
-                   db: str) -> None:
+def tournament_run(
+    bots_file: str | None,
+    only: tuple[str, ...],
+    fmt: str,
+    gauntlet: str | None,
+    ruleset: str,
+    seed: int | None,
+    rounds: int,
+    deals: int,
+    no_duplicate: bool,
+    concurrency: int,
+    budget_ms: float,
+    bank_ms: float,
+    grace_ms: float,
+    max_faults: int,
+    startup_timeout: float,
+    db: str,
+) -> None:
     """Create a tournament, play it, and print its ladder.
 
     \b
@@ -564,10 +703,16 @@ def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gaunt
             entries = [e for e in entries if e.name in only]
         if not entries:
             raise click.ClickException(f"no bots: give --bots FILE or register some (hearts bot add) in {db}")
-        spec = TournamentSpec(format=fmt, rules=ruleset, rounds=rounds, deals=deals, seed=seed, gauntlet=gauntlet,
-                              duplicate=not no_duplicate,
-                              settings=MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms,
-                                                     max_faults=max_faults))
+        spec = TournamentSpec(
+            format=fmt,
+            rules=ruleset,
+            rounds=rounds,
+            deals=deals,
+            seed=seed,
+            gauntlet=gauntlet,
+            duplicate=not no_duplicate,
+            settings=MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults),
+        )
         try:
             tid = create_tournament(store, entries, spec)
         except ValueError as e:
@@ -577,11 +722,15 @@ def tournament_run(bots_file: str | None, only: tuple[str, ...], fmt: str, gaunt
 
 @tournament.command("resume")
 @click.argument("tournament_id", type=int)
-@click.option("--concurrency", type=_AT_LEAST_1, default=4, show_default=True,
-              help="Matches played at once (at least 1).")
-@click.option("--force", is_flag=True,
-              help="Take the tournament over from a runner this machine cannot check (another host, or a "
-                   "claim without its start); never from one known to be alive.")
+@click.option(
+    "--concurrency", type=_AT_LEAST_1, default=4, show_default=True, help="Matches played at once (at least 1)."
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Take the tournament over from a runner this machine cannot check (another host, or a "
+    "claim without its start); never from one known to be alive.",
+)
 @_STARTUP_TIMEOUT_OPTION
 @_DB_OPTION
 def tournament_resume(tournament_id: int, concurrency: int, force: bool, startup_timeout: float, db: str) -> None:
@@ -596,25 +745,27 @@ def tournament_resume(tournament_id: int, concurrency: int, force: bool, startup
 
     with _open(db) as store:
         _check_tournament(store, tournament_id, db)
-        _check_clock(tournament_id, get_tournament(store, tournament_id).settings)
+        _check_clock(get_tournament(store, tournament_id))
         changes = registry_changes(store, tournament_id)
         for name, e in sorted(changes.items()):
             how = f"command {e.command}" if e.command is not None else f"address {e.address}"
             how += f", max_concurrency {e.max_concurrency}" if e.max_concurrency else ", no max_concurrency"
-            console.print(f"bot {name!r}: started by its current registration ({how}), not the entry stored "
-                          f"with tournament {tournament_id}", soft_wrap=True)
+            console.print(
+                f"bot {name!r}: started by its current registration ({how}), not the entry stored "
+                f"with tournament {tournament_id}",
+                soft_wrap=True,
+            )
         _play_tournament(store, db, tournament_id, concurrency, startup_timeout, bots=changes, force=force)
 
 
-def _check_clock(tid: int, settings: Any) -> None:
-    """Refuse a tournament stored (by an earlier version) with a time control that cannot be played,
-    such as --budget-ms nan: every resume of it would fail the same way."""
-    bad = [f"{k}={v}" for k, v in vars(settings).items()
-           if isinstance(v, float) and not (math.isfinite(v) and 0 <= v < _MS_LIMIT)]
-    if bad:
-        raise click.ClickException(f"tournament {tid} was stored with a time control that cannot be played "
-                                   f"({', '.join(bad)}): it cannot be resumed; run a new tournament with "
-                                   f"--budget-ms and --bank-ms in range (its recorded matches stay)")
+def _check_clock(info: Any) -> None:
+    """Refuse a tournament stored with a time control that cannot be played (a NaN a script wrote,
+    say): every resume of it would fail the same way."""
+    if info.unplayable is not None:
+        raise click.ClickException(
+            f"{info.unplayable}; it cannot be resumed: run a new tournament with --budget-ms and --bank-ms "
+            "in range (its recorded matches stay)"
+        )
 
 
 @tournament.command("list")
@@ -633,14 +784,31 @@ def tournament_list(db: str) -> None:
     table = _table(f"Tournaments in {db}", "id", "format", "rules", "bots", "matches", "status", "seed", "created")
     for t in infos:
         fmt = t.format + (f" ({t.gauntlet})" if t.gauntlet else "")
-        table.add_row(str(t.id), fmt, t.rules, str(len(t.bots)), f"{t.done}/{t.total}", t.status, str(t.seed),
-                      t.created_at[:19].replace("T", " "))
+        table.add_row(
+            str(t.id),
+            fmt,
+            t.rules,
+            str(len(t.bots)),
+            f"{t.done}/{t.total}",
+            t.status,
+            str(t.seed),
+            t.created_at[:19].replace("T", " "),
+        )
     console.print(table)
 
 
-def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_timeout: float, *,
-                     created: bool = False, bots_file: str | None = None,
-                     bots: dict[str, BotEntry] | None = None, force: bool = False) -> None:
+def _play_tournament(
+    store: Store,
+    db: str,
+    tid: int,
+    concurrency: int,
+    startup_timeout: float,
+    *,
+    created: bool = False,
+    bots_file: str | None = None,
+    bots: dict[str, BotEntry] | None = None,
+    force: bool = False,
+) -> None:
     """Play tournament ``tid`` and print its ladder. ``created``: this command created it (from
     ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed.
     ``force``: take it over from a runner that cannot be checked."""
@@ -652,12 +820,21 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
 
     _check_tournament(store, tid, db)
     info = get_tournament(store, tid)
-    console.print(f"tournament {tid}: {info.format}, rules {info.rules}, seed {info.seed}, {len(info.bots)} bots, "
-                  f"{info.done}/{info.total} matches recorded; concurrency {concurrency}")
+    console.print(
+        f"tournament {tid}: {info.format}, rules {info.rules}, seed {info.seed}, {len(info.bots)} bots, "
+        f"{info.done}/{info.total} matches recorded; concurrency {concurrency}"
+    )
     try:
         with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
-            summary = run_tournament(store, tid, concurrency=concurrency, on_record=progress.on_record,
-                                     startup_timeout=startup_timeout, bots=bots, force=force)
+            summary = run_tournament(
+                store,
+                tid,
+                concurrency=concurrency,
+                on_record=progress.on_record,
+                startup_timeout=startup_timeout,
+                bots=bots,
+                force=force,
+            )
     except BotStartError as e:
         if e.command is not None:
             register = f'hearts bot add {e.name} --command "..." --db {db}'
@@ -666,34 +843,50 @@ def _play_tournament(store: Store, db: str, tid: int, concurrency: int, startup_
         if created and get_tournament(store, tid).done == 0:
             delete_tournament(store, tid)
             where = f"its registration ({register})" if bots_file is None else f"its entry in {bots_file}"
-            raise click.ClickException(f"{e}\nnothing was played, so tournament {tid} was not kept. Fix the bot's "
-                                       f"program, or {where}, then run the same command again (with --seed "
-                                       f"{info.seed} for the same deals).") from None
+            raise click.ClickException(
+                f"{e}\nnothing was played, so tournament {tid} was not kept. Fix the bot's "
+                f"program, or {where}, then run the same command again (with --seed "
+                f"{info.seed} for the same deals)."
+            ) from None
         raise click.ClickException(
             f"{e}\nnothing more was played. Fix the bot's program, or its registration ({register}; a resume "
             f"starts a registered bot by its current registration), then: hearts tournament resume {tid} --db {db}"
         ) from None
     except TournamentBusy as e:
-        force_it = "" if e.verified else (f"; if that process is gone, take the tournament over with: "
-                                          f"hearts tournament resume {tid} --force --db {db}")
+        force_it = (
+            ""
+            if e.verified
+            else (
+                f"; if that process is gone, take the tournament over with: "
+                f"hearts tournament resume {tid} --force --db {db}"
+            )
+        )
         raise click.ClickException(f"{e}{force_it}") from None
     except sqlite3.Error as e:  # a full disk at a commit, say: what was saved stays, the rest is pending
         problem = store_error(e, db)
-        then = (f"the matches in progress were not saved: {problem.hint or 'fix that'}, then: "
-                f"hearts tournament resume {tid} --db {db}")
+        then = (
+            f"the matches in progress were not saved: {problem.hint or 'fix that'}, then: "
+            f"hearts tournament resume {tid} --db {db}"
+        )
         raise click.ClickException(_db_error(db, problem, then)) from None
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (TournamentInterrupted): stopped cleanly
         signum = getattr(e, "signum", signal.SIGINT)
         how = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
         left = get_tournament(store, tid).pending
-        console.print(f"{how}: {left} matches pending; resume with: hearts tournament resume {tid} --db {db}",
-                      soft_wrap=True)
+        console.print(
+            f"{how}: {left} matches pending; resume with: hearts tournament resume {tid} --db {db}", soft_wrap=True
+        )
         raise SystemExit(128 + signum) from None
     for event in summary.events:
         console.print(inert_text(event, style="yellow"))
-    console.print(Text(f"played {summary.played} matches in {summary.seconds:.1f} s "
-                       f"({_count(summary.faults, 'fault')}, {_count(summary.forfeits, 'forfeit')}); logs in "
-                       f"{(Path(db).resolve().parent / 'logs')}"), soft_wrap=True)
+    console.print(
+        Text(
+            f"played {summary.played} matches in {summary.seconds:.1f} s "
+            f"({_count(summary.faults, 'fault')}, {_count(summary.forfeits, 'forfeit')}); logs in "
+            f"{(Path(db).resolve().parent / 'logs')}"
+        ),
+        soft_wrap=True,
+    )
     for line in _faults_by_bot(summary):
         console.print(line, soft_wrap=True)
     _wide_console().print(render_table(load_leaderboard(store, tournament_id=tid), title=f"Tournament {tid}"))
@@ -726,15 +919,28 @@ def _faults_by_bot(summary: RunSummary) -> list[Text]:
 @main.command("ladder")
 @_DB_OPTION
 @click.option("--tournament", "tournament_id", type=int, help="Only this tournament's matches.")
-@click.option("--rules", "ruleset",
-              help="The ruleset to rate (a ladder is per ruleset). Default: the latest tournament's.")
+@click.option(
+    "--rules", "ruleset", help="The ruleset to rate (a ladder is per ruleset). Default: the latest tournament's."
+)
 @click.option("--anchor", metavar="BOT", help="Fix this bot at 1500 (default: the field's mean is 1500).")
-@click.option("--provisional-games", type=click.IntRange(min=0), default=20, show_default=True,
-              help="Fewer games than this marks a rating provisional (0 or more).")
+@click.option(
+    "--provisional-games",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="Fewer games than this marks a rating provisional (0 or more).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the ladder as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the ladder as CSV.")
-def ladder_command(db: str, tournament_id: int | None, ruleset: str | None, anchor: str | None,
-                   provisional_games: int, as_json: bool, as_csv: bool) -> None:
+def ladder_command(
+    db: str,
+    tournament_id: int | None,
+    ruleset: str | None,
+    anchor: str | None,
+    provisional_games: int,
+    as_json: bool,
+    as_csv: bool,
+) -> None:
     """The leaderboard of one ruleset: Elo (batch Plackett–Luce) with ±95%, and per-bot figures.
 
     It rates the matches in --db played under --rules, by default under the ruleset of the latest
@@ -752,8 +958,9 @@ def ladder_command(db: str, tournament_id: int | None, ruleset: str | None, anch
         with _open(db, readonly=True) as store:
             if tournament_id is not None:
                 _check_tournament(store, tournament_id, db)
-            lb = load_leaderboard(store, tournament_id=tournament_id, rules=ruleset, anchor=anchor,
-                                  provisional_games=provisional_games)
+            lb = load_leaderboard(
+                store, tournament_id=tournament_id, rules=ruleset, anchor=anchor, provisional_games=provisional_games
+            )
     except ValueError as e:
         raise click.ClickException(str(e)) from None
     others = _other_rulesets(lb, db, tournament_id, "--csv" if as_csv else None)
@@ -766,8 +973,10 @@ def ladder_command(db: str, tournament_id: int | None, ruleset: str | None, anch
     elif not lb.rows:
         shown = lb.rules or ruleset
         under = f" under rules {shown}" if shown else ""
-        console.print(Text(f"no matches recorded in {db}{under}" if not lb.self_play
-                           else f"no matches to rate in {db}{under}"), soft_wrap=True)
+        console.print(
+            Text(f"no matches recorded in {db}{under}" if not lb.self_play else f"no matches to rate in {db}{under}"),
+            soft_wrap=True,
+        )
         for note in lb.notes:
             console.print(f"note: {note}")
         for line in others:

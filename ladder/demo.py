@@ -33,21 +33,31 @@ from referee.untrusted import inert_text
 __all__ = ["DEMO_BOTS", "main", "run_demo"]
 
 DEMO_BOTS: tuple[BotEntry, ...] = (
-    BotEntry("random", command="python -m clients.bots.random --port {port} --seed 1",
-             description="uniformly random legal moves"),
-    BotEntry("random-2", command="python -m clients.bots.random --port {port} --seed 2",
-             description="the random bot with another seed"),
-    BotEntry("random-3", command="python -m clients.bots.random --port {port} --seed 3",
-             description="and a third seed"),
-    BotEntry("lowest", command="python -m clients.bots.lowest --port {port}",
-             description="always the lowest legal card"),
-    BotEntry("heuristic", command="python -m clients.bots.heuristic --port {port}",
-             description="pass high spades and hearts, duck, dump Q♠"),
+    BotEntry(
+        "random",
+        command="python -m clients.bots.random --port {port} --seed 1",
+        description="uniformly random legal moves",
+    ),
+    BotEntry(
+        "random-2",
+        command="python -m clients.bots.random --port {port} --seed 2",
+        description="the random bot with another seed",
+    ),
+    BotEntry(
+        "random-3", command="python -m clients.bots.random --port {port} --seed 3", description="and a third seed"
+    ),
+    BotEntry(
+        "lowest", command="python -m clients.bots.lowest --port {port}", description="always the lowest legal card"
+    ),
+    BotEntry(
+        "heuristic",
+        command="python -m clients.bots.heuristic --port {port}",
+        description="pass high spades and hearts, duck, dump Q♠",
+    ),
 )
 
 
-def run_demo(db: Path, *, deals: int = 3, concurrency: int = 4, seed: int = 1, console: Console | None = None
-             ) -> float:
+def run_demo(db: Path, *, deals: int = 3, concurrency: int = 4, seed: int = 1, console: Console | None = None) -> float:
     """Play the demo tournament into a fresh ``db`` and print its ladder; returns the seconds taken."""
     console = console or Console()
     t0 = time.monotonic()
@@ -56,9 +66,11 @@ def run_demo(db: Path, *, deals: int = 3, concurrency: int = 4, seed: int = 1, c
     with Store(db) as store:
         tid = create_tournament(store, DEMO_BOTS, TournamentSpec(rules="standard", deals=deals, seed=seed))
         info = get_tournament(store, tid)
-        console.print(f"[bold]hearts-arena demo[/]: {len(DEMO_BOTS)} sample bots as subprocesses over gRPC, a "
-                      f"duplicate round robin of {info.total} matches (each deal from every seat), "
-                      f"{concurrency} at a time, recorded in {db}")
+        console.print(
+            f"[bold]hearts-arena demo[/]: {len(DEMO_BOTS)} sample bots as subprocesses over gRPC, a "
+            f"duplicate round robin of {info.total} matches (each deal from every seat), "
+            f"{concurrency} at a time, recorded in {db}"
+        )
         with Progress(info.total, title="demo", stream=sys.stdout) as progress:
             summary = run_tournament(store, tid, concurrency=concurrency, on_record=progress.on_record)
         for event in summary.events:
@@ -67,8 +79,10 @@ def run_demo(db: Path, *, deals: int = 3, concurrency: int = 4, seed: int = 1, c
         console.print(render_table(lb, title="Demo ladder"))
         first = store.list_matches(tournament_id=tid, limit=1)
     seconds = time.monotonic() - t0
-    console.print(f"{summary.played} matches in {seconds:.1f} s ({summary.faults} faults). Explore: "
-                  f"hearts ladder --db {db}" + (f"; hearts replay {first[0].match_id} --db {db}" if first else ""))
+    console.print(
+        f"{summary.played} matches in {seconds:.1f} s ({summary.faults} faults). Explore: "
+        f"hearts ladder --db {db}" + (f"; hearts replay {first[0].match_id} --db {db}" if first else "")
+    )
     return seconds
 
 

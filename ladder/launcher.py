@@ -76,8 +76,9 @@ _PDEATHSIG_SHIM = (
 class BotStartError(RuntimeError):
     """A bot could not be started or did not become healthy. The message says what to look at."""
 
-    def __init__(self, name: str, reason: str, *, command: str | None = None, log_path: Path | None = None,
-                 tail: str = "") -> None:
+    def __init__(
+        self, name: str, reason: str, *, command: str | None = None, log_path: Path | None = None, tail: str = ""
+    ) -> None:
         self.name = name
         self.reason = reason
         self.command = command
@@ -184,9 +185,15 @@ class Launcher:
     match returns the bot's current address, restarting it first if it has died.
     """
 
-    def __init__(self, log_dir: Path | str, *, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
-                 stop_grace: float = DEFAULT_STOP_GRACE, cwd: Path | str | None = None,
-                 max_restarts: int = MAX_RESTARTS) -> None:
+    def __init__(
+        self,
+        log_dir: Path | str,
+        *,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        stop_grace: float = DEFAULT_STOP_GRACE,
+        cwd: Path | str | None = None,
+        max_restarts: int = MAX_RESTARTS,
+    ) -> None:
         self.log_dir = Path(log_dir)
         self.startup_timeout = startup_timeout
         self.stop_grace = stop_grace
@@ -199,8 +206,9 @@ class Launcher:
     async def __aenter__(self) -> Launcher:
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         await self.stop_all()
 
     def log_path(self, name: str) -> Path:
@@ -208,22 +216,32 @@ class Launcher:
         safe = re.sub(r"[^A-Za-z0-9._-]", "_", name) or "bot"
         return self.log_dir / f"{safe}.log"
 
-    async def start(self, name: str, command: str | None = None, *, address: str | None = None,
-                    env: dict[str, str] | None = None) -> str:
+    async def start(
+        self, name: str, command: str | None = None, *, address: str | None = None, env: dict[str, str] | None = None
+    ) -> str:
         """Start a local bot (``command``) or check a remote one (``address``); return its address."""
         if (command is None) == (address is None):
             raise ValueError(f"bot {name!r}: give exactly one of a command or an address")
         if name in self.bots:
             raise ValueError(f"bot {name!r} is already started")
-        bp = BotProcess(name=name, command=command, address=address, env=dict(env or {}),
-                        log_path=None if command is None else self.log_path(name), cwd=self.cwd)
+        bp = BotProcess(
+            name=name,
+            command=command,
+            address=address,
+            env=dict(env or {}),
+            log_path=None if command is None else self.log_path(name),
+            cwd=self.cwd,
+        )
         self.bots[name] = bp
         self._locks[name] = asyncio.Lock()
         if bp.remote:
             assert address is not None
             if not await _wait_healthy(address, None, self.startup_timeout):
-                raise BotStartError(name, f"the remote bot at {address} did not report SERVING on "
-                                          f"grpc.health.v1 within {self.startup_timeout:g} s")
+                raise BotStartError(
+                    name,
+                    f"the remote bot at {address} did not report SERVING on "
+                    f"grpc.health.v1 within {self.startup_timeout:g} s",
+                )
             return address
         return await self._spawn(bp)
 
@@ -291,19 +309,28 @@ class Launcher:
             # Blocking open and Popen on purpose: both take about a millisecond, and the bot must be
             # forked from the loop's own thread, since PR_SET_PDEATHSIG follows the forking thread.
             with open(bp.log_path, "ab") as log:
-                log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} start {bp.starts + 1} of {bp.name}: "
-                          f"{shlex.join(argv)}\n".encode())
+                log.write(
+                    f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} start {bp.starts + 1} of {bp.name}: "
+                    f"{shlex.join(argv)}\n".encode()
+                )
                 offset = log.tell()
                 env = {**os.environ, **bp.env, "HEARTS_BOT_NAME": bp.name}
                 if port is not None:
                     env["HEARTS_BOT_PORT"] = str(port)
                 try:
                     bp.proc = subprocess.Popen(
-                        _wrap(argv), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                        cwd=bp.cwd, env=env, start_new_session=True)
+                        _wrap(argv),
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        cwd=bp.cwd,
+                        env=env,
+                        start_new_session=True,
+                    )
                 except OSError as e:
-                    raise BotStartError(bp.name, f"cannot run the command: {e}", command=bp.command,
-                                        log_path=bp.log_path) from None
+                    raise BotStartError(
+                        bp.name, f"cannot run the command: {e}", command=bp.command, log_path=bp.log_path
+                    ) from None
             bp.starts += 1
             bp.address = f"{bp.host}:{port}" if port is not None else None
             try:
@@ -323,9 +350,13 @@ class Launcher:
         address = bp.address
         while True:
             if bp.proc.poll() is not None:
-                raise BotStartError(bp.name, f"the process exited with code {bp.proc.returncode} before "
-                                             f"serving", command=bp.command, log_path=bp.log_path,
-                                    tail=log_tail(bp.log_path, since=offset))
+                raise BotStartError(
+                    bp.name,
+                    f"the process exited with code {bp.proc.returncode} before serving",
+                    command=bp.command,
+                    log_path=bp.log_path,
+                    tail=log_tail(bp.log_path, since=offset),
+                )
             if address is None:
                 m = _LISTENING.search(log_tail(bp.log_path, 200, since=offset))
                 if m:
@@ -333,17 +364,25 @@ class Launcher:
             if address is not None and await health_check(address, timeout=0.5):
                 return address
             if time.monotonic() > deadline:
-                what = ("did not report SERVING on grpc.health.v1" if address is not None
-                        else "did not print 'listening on HOST:PORT' (and its command has no {port})")
-                raise BotStartError(bp.name, f"{what} within {self.startup_timeout:g} s",
-                                    command=bp.command, log_path=bp.log_path,
-                                    tail=log_tail(bp.log_path, since=offset))
+                what = (
+                    "did not report SERVING on grpc.health.v1"
+                    if address is not None
+                    else "did not print 'listening on HOST:PORT' (and its command has no {port})"
+                )
+                raise BotStartError(
+                    bp.name,
+                    f"{what} within {self.startup_timeout:g} s",
+                    command=bp.command,
+                    log_path=bp.log_path,
+                    tail=log_tail(bp.log_path, since=offset),
+                )
             await asyncio.sleep(0.05)
 
     async def stop_all(self) -> None:
         """SIGTERM every local bot at once, then SIGKILL whichever outlives the grace period."""
-        await asyncio.gather(*(_terminate(bp.proc, self.stop_grace) for bp in self.bots.values()
-                               if bp.proc is not None))
+        await asyncio.gather(
+            *(_terminate(bp.proc, self.stop_grace) for bp in self.bots.values() if bp.proc is not None)
+        )
 
 
 def _missing_program(program: str, *, cwd: Path | None, path: str | None) -> str | None:

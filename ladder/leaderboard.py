@@ -70,6 +70,7 @@ __all__ = [
     "to_json",
 ]
 
+
 @dataclass(frozen=True)
 class SeatResult:
     """One bot's part in one match."""
@@ -150,8 +151,10 @@ class Leaderboard:
             return []
         n = self.self_play
         matches, verb = ("match", "is") if n == 1 else ("matches", "are")
-        note = (f"{n} {matches} in which one bot filled several seats {verb} left out: "
-                "self-play rates no bot against another")
+        note = (
+            f"{n} {matches} in which one bot filled several seats {verb} left out: "
+            "self-play rates no bot against another"
+        )
         return [note]
 
     def __getitem__(self, bot: str) -> LeaderboardRow:
@@ -161,9 +164,13 @@ class Leaderboard:
         raise KeyError(bot)
 
 
-def compute_leaderboard(matches: Iterable[RatedMatch], *, prior: float = DEFAULT_PRIOR,
-                        anchor: str | None = None,
-                        provisional_games: int = DEFAULT_PROVISIONAL_GAMES) -> Leaderboard:
+def compute_leaderboard(
+    matches: Iterable[RatedMatch],
+    *,
+    prior: float = DEFAULT_PRIOR,
+    anchor: str | None = None,
+    provisional_games: int = DEFAULT_PROVISIONAL_GAMES,
+) -> Leaderboard:
     """The leaderboard of ``matches``, best first (by the fitted Elo).
 
     Matches in which one bot filled more than one seat are left out (counted in ``self_play``).
@@ -191,8 +198,9 @@ def compute_leaderboard(matches: Iterable[RatedMatch], *, prior: float = DEFAULT
             games[s.bot] += 1
             # Opponents out-placed, ties half, as a share of the opponents (so 3- and 5-player
             # tables weigh the same as 4-player ones).
-            beaten = sum(1.0 if s.place < o.place else 0.5 if s.place == o.place else 0.0
-                         for o in m.seats if o is not s)
+            beaten = sum(
+                1.0 if s.place < o.place else 0.5 if s.place == o.place else 0.0 for o in m.seats if o is not s
+            )
             outplaced[s.bot] += beaten / (n - 1) if n > 1 else 0.0
             wins[s.bot] += s.place == 1
             place_sum[s.bot] += s.place
@@ -205,15 +213,28 @@ def compute_leaderboard(matches: Iterable[RatedMatch], *, prior: float = DEFAULT
     rows = []
     for rank, r in enumerate(ratings.bots, start=1):
         g = games[r.name]
-        rows.append(LeaderboardRow(
-            rank=rank, bot=r.name, elo=r.elo, ci95=r.ci95, provisional=r.provisional, los_next=r.los_next,
-            games=g, score_pct=100.0 * outplaced[r.name] / g if g else math.nan,
-            win_pct=100.0 * wins[r.name] / g if g else math.nan,
-            avg_place=place_sum[r.name] / g if g else math.nan,
-            points_per_hand=points[r.name] / hands[r.name] if hands[r.name] else math.nan,
-            moons=moons[r.name], faults=faults[r.name], forfeits=forfeits[r.name], dup_delta=dup.get(r.name)))
-    return Leaderboard(rows=rows, warnings=list(ratings.warnings), matches=len(ms), ratings=ratings,
-                       self_play=self_play)
+        rows.append(
+            LeaderboardRow(
+                rank=rank,
+                bot=r.name,
+                elo=r.elo,
+                ci95=r.ci95,
+                provisional=r.provisional,
+                los_next=r.los_next,
+                games=g,
+                score_pct=100.0 * outplaced[r.name] / g if g else math.nan,
+                win_pct=100.0 * wins[r.name] / g if g else math.nan,
+                avg_place=place_sum[r.name] / g if g else math.nan,
+                points_per_hand=points[r.name] / hands[r.name] if hands[r.name] else math.nan,
+                moons=moons[r.name],
+                faults=faults[r.name],
+                forfeits=forfeits[r.name],
+                dup_delta=dup.get(r.name),
+            )
+        )
+    return Leaderboard(
+        rows=rows, warnings=list(ratings.warnings), matches=len(ms), ratings=ratings, self_play=self_play
+    )
 
 
 def _duplicate_deltas(ms: Sequence[RatedMatch]) -> dict[str, float]:
@@ -283,8 +304,11 @@ def _key(rules: str | Rules | None) -> str | None:
 def rulesets(store: Store, *, tournament_id: int | None = None) -> list[RulesetCount]:
     """The rulesets of the store's finished matches (or one tournament's), most matches first."""
     where, args = _match_filters(tournament_id, None)
-    sql = ("SELECT m.rules, COUNT(*) FROM matches m WHERE " + " AND ".join(["m.status = 'finished'", *where])
-           + " GROUP BY m.rules ORDER BY COUNT(*) DESC, m.rules")
+    sql = (
+        "SELECT m.rules, COUNT(*) FROM matches m WHERE "
+        + " AND ".join(["m.status = 'finished'", *where])
+        + " GROUP BY m.rules ORDER BY COUNT(*) DESC, m.rules"
+    )
     out = []
     for key, n in store.db.execute(sql, args):
         try:
@@ -300,17 +324,23 @@ def _default_ruleset(store: Store, tournament_id: int | None) -> str | None:
     finished match), else that of the latest finished single match; None if there is no match."""
     where, args = _match_filters(tournament_id, None)
     cond = " AND ".join(["m.status = 'finished'", *where])
-    row = store.db.execute(f"SELECT m.rules FROM matches m WHERE {cond} AND m.tournament_id IS NOT NULL "
-                           "ORDER BY m.tournament_id DESC LIMIT 1", args).fetchone()
+    row = store.db.execute(
+        f"SELECT m.rules FROM matches m WHERE {cond} AND m.tournament_id IS NOT NULL "
+        "ORDER BY m.tournament_id DESC LIMIT 1",
+        args,
+    ).fetchone()
     if row is None:
-        row = store.db.execute(f"SELECT m.rules FROM matches m WHERE {cond} "
-                               "ORDER BY COALESCE(m.finished_at, m.started_at) DESC, m.id DESC LIMIT 1",
-                               args).fetchone()
+        row = store.db.execute(
+            f"SELECT m.rules FROM matches m WHERE {cond} "
+            "ORDER BY COALESCE(m.finished_at, m.started_at) DESC, m.id DESC LIMIT 1",
+            args,
+        ).fetchone()
     return None if row is None else str(row[0])
 
 
-def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str | Rules | None = None
-                   ) -> list[RatedMatch]:
+def load_summaries(
+    store: Store, *, tournament_id: int | None = None, rules: str | Rules | None = None
+) -> list[RatedMatch]:
     """Every finished match in the store (or one tournament's, or one ruleset's: a --rules text or
     a ``Rules``), as summaries. Without ``rules`` it mixes rulesets: ``load_leaderboard`` never does."""
     return _load_summaries(store, tournament_id, _key(rules))
@@ -319,53 +349,82 @@ def load_summaries(store: Store, *, tournament_id: int | None = None, rules: str
 def _load_summaries(store: Store, tournament_id: int | None, rules_key: str | None) -> list[RatedMatch]:
     filters, args = _match_filters(tournament_id, rules_key)
     where = ["m.status = 'finished'", *filters]
-    sql = ("SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
-           "s.faults, "
-           # A sun takes every penalty card too; the engine records it as sun with moon NULL.
-           "(SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id AND (h.moon = s.seat OR h.sun = s.seat)) "
-           "FROM matches m "
-           "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
-           "LEFT JOIN (SELECT match_id, COUNT(*) AS n FROM hands GROUP BY match_id) hc ON hc.match_id = m.id "
-           f"WHERE {' AND '.join(where)} ORDER BY m.id, s.seat")
+    sql = (
+        "SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
+        "s.faults, "
+        # A sun takes every penalty card too; the engine records it as sun with moon NULL.
+        "(SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id AND (h.moon = s.seat OR h.sun = s.seat)) "
+        "FROM matches m "
+        "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
+        "LEFT JOIN (SELECT match_id, COUNT(*) AS n FROM hands GROUP BY match_id) hc ON hc.match_id = m.id "
+        f"WHERE {' AND '.join(where)} ORDER BY m.id, s.seat"
+    )
     out: list[RatedMatch] = []
     for _mid, group in itertools.groupby(store.db.execute(sql, args), key=lambda r: r[0]):
         rows = list(group)
         r0 = rows[0]
-        out.append(RatedMatch(
-            match_id=r0[0], seed=r0[1], hands=r0[3], deal_key=r0[2],
-            seats=tuple(SeatResult(bot=r[5], seat=r[4], score=r[6], place=r[7], forfeit=bool(r[8]), faults=r[9],
-                                   moons=r[10]) for r in rows)))
+        out.append(
+            RatedMatch(
+                match_id=r0[0],
+                seed=r0[1],
+                hands=r0[3],
+                deal_key=r0[2],
+                seats=tuple(
+                    SeatResult(
+                        bot=r[5], seat=r[4], score=r[6], place=r[7], forfeit=bool(r[8]), faults=r[9], moons=r[10]
+                    )
+                    for r in rows
+                ),
+            )
+        )
     return out
 
 
-def live_elo(store: Store, *, tournament_id: int | None = None, rules: str | Rules | None = None,
-             bots: Iterable[str] | None = None) -> dict[str, float]:
+def live_elo(
+    store: Store,
+    *,
+    tournament_id: int | None = None,
+    rules: str | Rules | None = None,
+    bots: Iterable[str] | None = None,
+) -> dict[str, float]:
     """Live pairwise Elo by bot: 1500 plus the sum of its changes over the matches that pass the
     leaderboard's filters (``load_summaries``); ``bots`` keeps only those names (one query for a
     whole table). Bots without a change are left out."""
     return _live_elo(store, tournament_id, _key(rules), bots)
 
 
-def _live_elo(store: Store, tournament_id: int | None, rules_key: str | None,
-              bots: Iterable[str] | None = None) -> dict[str, float]:
+def _live_elo(
+    store: Store, tournament_id: int | None, rules_key: str | None, bots: Iterable[str] | None = None
+) -> dict[str, float]:
     where, args = _match_filters(tournament_id, rules_key)
     if bots is not None:
         names = list(bots)
         where.append(f"b.name IN ({', '.join('?' * len(names))})")
         args.extend(names)
-    sql = ("SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN matches m ON m.id = l.match_id "
-           "JOIN bots b ON b.id = l.bot_id" + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY b.name")
+    sql = (
+        "SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN matches m ON m.id = l.match_id "
+        "JOIN bots b ON b.id = l.bot_id" + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY b.name"
+    )
     return {name: ELO_BASE + change for name, change in store.db.execute(sql, args)}
 
 
-def load_leaderboard(store: Store, *, tournament_id: int | None = None, rules: str | Rules | None = None,
-                     anchor: str | None = None, provisional_games: int = DEFAULT_PROVISIONAL_GAMES) -> Leaderboard:
+def load_leaderboard(
+    store: Store,
+    *,
+    tournament_id: int | None = None,
+    rules: str | Rules | None = None,
+    anchor: str | None = None,
+    provisional_games: int = DEFAULT_PROVISIONAL_GAMES,
+) -> Leaderboard:
     """The leaderboard of one ruleset of the store's matches (or of one tournament's): ``rules``,
     by default the ruleset of the latest tournament (``_default_ruleset``). Its live Elo counts the
     same matches; ``other_rulesets`` lists the rest of the selection."""
     key = _key(rules) if rules is not None else _default_ruleset(store, tournament_id)
-    lb = compute_leaderboard(_load_summaries(store, tournament_id, key) if key is not None else [],
-                             anchor=anchor, provisional_games=provisional_games)
+    lb = compute_leaderboard(
+        _load_summaries(store, tournament_id, key) if key is not None else [],
+        anchor=anchor,
+        provisional_games=provisional_games,
+    )
     if key is not None:
         lb.live_elo = _live_elo(store, tournament_id, key)
         lb.rules = ruleset_text(key)
@@ -389,24 +448,54 @@ def render_table(lb: Leaderboard, title: str = "Ladder") -> Table:
     rules = f", rules {lb.rules}" if lb.rules is not None else ""
     t = Table(title=f"{title}: {lb.matches} matches{rules}", title_justify="left")
     live = bool(lb.live_elo)
-    for name in ("rank", "bot", "Elo", "±95%", "LOS↓", "games", "score %", "win %", "avg place", "pts/hand",
-                 "dup Δ", "moons", "faults") + (("live Elo*",) if live else ()):
+    for name in (
+        "rank",
+        "bot",
+        "Elo",
+        "±95%",
+        "LOS↓",
+        "games",
+        "score %",
+        "win %",
+        "avg place",
+        "pts/hand",
+        "dup Δ",
+        "moons",
+        "faults",
+    ) + (("live Elo*",) if live else ()):
         t.add_column(name, justify="left" if name == "bot" else "right")
     for r in lb.rows:
         elo = f"{r.elo:.0f}" + ("?" if r.provisional else "")
-        cells = [str(r.rank), r.bot, elo, _f(r.ci95, 0), "" if r.los_next is None else f"{100 * r.los_next:.0f}%",
-                 str(r.games), _f(r.score_pct), _f(r.win_pct), _f(r.avg_place, 2), _f(r.points_per_hand, 2),
-                 "" if r.dup_delta is None else f"{r.dup_delta:+.1f}", str(r.moons),
-                 str(r.faults) + (f" ({r.forfeits} forfeit)" if r.forfeits else "")]
+        cells = [
+            str(r.rank),
+            r.bot,
+            elo,
+            _f(r.ci95, 0),
+            "" if r.los_next is None else f"{100 * r.los_next:.0f}%",
+            str(r.games),
+            _f(r.score_pct),
+            _f(r.win_pct),
+            _f(r.avg_place, 2),
+            _f(r.points_per_hand, 2),
+            "" if r.dup_delta is None else f"{r.dup_delta:+.1f}",
+            str(r.moons),
+            str(r.faults) + (f" ({r.forfeits} forfeit)" if r.forfeits else ""),
+        ]
         if live:
             cells.append(_f(lb.live_elo.get(r.bot), 0))
         t.add_row(*cells)
-    caption = [("Elo: batch Plackett–Luce fit over all matches, ± its 95% interval; ? provisional; "
-                "LOS↓: likelihood of superiority over the next bot; dup Δ: points/match vs the field "
-                "on the same deal and seat (negative is better)")]
+    caption = [
+        (
+            "Elo: batch Plackett–Luce fit over all matches, ± its 95% interval; ? provisional; "
+            "LOS↓: likelihood of superiority over the next bot; dup Δ: points/match vs the field "
+            "on the same deal and seat (negative is better)"
+        )
+    ]
     if live:
-        caption.append("live Elo*: pairwise Elo updated after each match (K/(N−1) per pair), an in-play "
-                       "indicator that depends on match order; the ranking is the fitted Elo")
+        caption.append(
+            "live Elo*: pairwise Elo updated after each match (K/(N−1) per pair), an in-play "
+            "indicator that depends on match order; the ranking is the fitted Elo"
+        )
     caption += [f"[yellow]warning: {w}[/]" for w in lb.warnings]
     caption += [f"note: {n}" for n in lb.notes]
     t.caption = "\n".join(caption)
@@ -426,10 +515,18 @@ def _row_dict(lb: Leaderboard, r: LeaderboardRow) -> dict[str, object]:
 def to_json(lb: Leaderboard) -> str:
     """The leaderboard as JSON: the ruleset rated, matches, warnings, notes, self_play (matches left
     out), one object per row (null for no value) and the other rulesets with their match counts."""
-    return json.dumps({"rules": lb.rules, "matches": lb.matches, "warnings": lb.warnings, "notes": lb.notes,
-                       "self_play": lb.self_play, "rows": [_row_dict(lb, r) for r in lb.rows],
-                       "other_rulesets": [{"rules": r.rules, "matches": r.matches} for r in lb.other_rulesets]},
-                      indent=2)
+    return json.dumps(
+        {
+            "rules": lb.rules,
+            "matches": lb.matches,
+            "warnings": lb.warnings,
+            "notes": lb.notes,
+            "self_play": lb.self_play,
+            "rows": [_row_dict(lb, r) for r in lb.rows],
+            "other_rulesets": [{"rules": r.rules, "matches": r.matches} for r in lb.other_rulesets],
+        },
+        indent=2,
+    )
 
 
 def to_csv(lb: Leaderboard) -> str:

@@ -16,8 +16,16 @@ from referee.record import MatchRecord
 class Progress:
     """Matches done, matches per second, ETA and faults: a rich bar on a terminal, else plain lines."""
 
-    def __init__(self, total: int, done: int = 0, *, title: str = "tournament", stream: TextIO | None = None,
-                 rich: bool | None = None, every_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        total: int,
+        done: int = 0,
+        *,
+        title: str = "tournament",
+        stream: TextIO | None = None,
+        rich: bool | None = None,
+        every_s: float = 2.0,
+    ) -> None:
         self.total, self.done, self.faults, self.played = total, done, 0, 0
         self.title = title
         self.stream = stream if stream is not None else sys.stdout
@@ -41,9 +49,15 @@ class Progress:
             from rich.progress import Progress as RichProgress
 
             self._bar = RichProgress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]:.2f} matches/s"), TextColumn("ETA"), TimeRemainingColumn(),
-                TextColumn("faults {task.fields[faults]}"), console=Console(file=self.stream))
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]:.2f} matches/s"),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                TextColumn("faults {task.fields[faults]}"),
+                console=Console(file=self.stream),
+            )
             self._bar.__enter__()
             self._task = self._bar.add_task(self.title, total=self.total, completed=self.done, rate=0.0, faults=0)
         else:
@@ -79,5 +93,8 @@ class Progress:
         self._shown = self.done
         rate = self.rate
         eta = f"{(self.total - self.done) / rate:.0f} s" if rate > 0 else "?"
-        print(f"{self.title}: {self.done}/{self.total} matches, {rate:.2f} matches/s, ETA {eta}, "
-              f"faults {self.faults}", file=self.stream, flush=True)
+        print(
+            f"{self.title}: {self.done}/{self.total} matches, {rate:.2f} matches/s, ETA {eta}, faults {self.faults}",
+            file=self.stream,
+            flush=True,
+        )

@@ -43,8 +43,8 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 from scipy import optimize, sparse
@@ -100,8 +100,7 @@ class MatchResult:
                 raise ValueError(f"a place is a whole number from 1: {p!r}")
 
     @classmethod
-    def from_scores(cls, players: Sequence[str], scores: Sequence[float],
-                    forfeited: Sequence[str] = ()) -> MatchResult:
+    def from_scores(cls, players: Sequence[str], scores: Sequence[float], forfeited: Sequence[str] = ()) -> MatchResult:
         """The result of totals (lower is better); forfeited players tie for last."""
         players = tuple(players)
         if len(players) != len(scores):
@@ -247,8 +246,7 @@ def _pattern_perms(groups: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     return perms, pos
 
 
-def _build_blocks(places: np.ndarray, players: np.ndarray
-                  ) -> tuple[list[_Block | _TieBlock], np.ndarray]:
+def _build_blocks(places: np.ndarray, players: np.ndarray) -> tuple[list[_Block | _TieBlock], np.ndarray]:
     """Group rows by table size (and tie pattern), sort seats by place, drop uninformative rows.
 
     Rows whose only tie (if any) is the bottom group go to one fast `_Block` per table size; rows
@@ -287,8 +285,7 @@ def _build_blocks(places: np.ndarray, players: np.ndarray
         tied_above = (same_next & active).any(axis=1)  # a tie inside a non-bottom group
         fast = ~tied_above
         if fast.any():
-            blocks.append(_Block(players=np.ascontiguousarray(spp[fast]),
-                                 coef=active[fast].astype(float)))
+            blocks.append(_Block(players=np.ascontiguousarray(spp[fast]), coef=active[fast].astype(float)))
         if tied_above.any():
             tp, tpp = sp[tied_above], spp[tied_above]
             # Pattern code: bit j set when seat j+1 starts a new group (n ≤ 63 seats).
@@ -299,8 +296,7 @@ def _build_blocks(places: np.ndarray, players: np.ndarray
                 bounds = [0] + [j + 1 for j in range(n - 1) if (int(c) >> j) & 1] + [n]
                 groups = tuple(b - a for a, b in itertools.pairwise(bounds))
                 perms, pos = _pattern_perms(groups)
-                blocks.append(_TieBlock(players=np.ascontiguousarray(tpp[sel]), groups=groups,
-                                        perms=perms, pos=pos))
+                blocks.append(_TieBlock(players=np.ascontiguousarray(tpp[sel]), groups=groups, perms=perms, pos=pos))
     return blocks, informative
 
 
@@ -323,8 +319,7 @@ def _active_counts(blocks: list[_Block | _TieBlock], n_bots: int) -> np.ndarray:
     """How often each bot sits above the bottom group: the coefficient of the linear term Σ θ."""
     act = np.zeros(n_bots)
     for b in blocks:
-        act += np.bincount(b.players.ravel(), weights=_active_mask(b).ravel().astype(float),
-                           minlength=n_bots)
+        act += np.bincount(b.players.ravel(), weights=_active_mask(b).ravel().astype(float), minlength=n_bots)
     return act
 
 
@@ -339,8 +334,9 @@ def _block_terms(theta: np.ndarray, b: _Block) -> tuple[float, np.ndarray, np.nd
     return neg, e, t, b.coef / t
 
 
-def _tie_terms(theta: np.ndarray, players: np.ndarray, b: _TieBlock, hessian: bool
-               ) -> tuple[float, np.ndarray, np.ndarray | None]:
+def _tie_terms(
+    theta: np.ndarray, players: np.ndarray, b: _TieBlock, hessian: bool
+) -> tuple[float, np.ndarray, np.ndarray | None]:
     """Exact tie likelihood for rows `players` of one tie pattern.
 
     For each consistent order k, −q_k = Σ_{j<a} S_j^k is the order's nonlinear part of the PL
@@ -387,8 +383,9 @@ def _tie_terms(theta: np.ndarray, players: np.ndarray, b: _TieBlock, hessian: bo
     return f, ubar, h
 
 
-def _nll_grad(theta: np.ndarray, blocks: list[_Block | _TieBlock], act_count: np.ndarray,
-              prior: float) -> tuple[float, np.ndarray]:
+def _nll_grad(
+    theta: np.ndarray, blocks: list[_Block | _TieBlock], act_count: np.ndarray, prior: float
+) -> tuple[float, np.ndarray]:
     """Negative log-posterior and its gradient, all matches at once.
 
     Fast blocks: ∂/∂θ_m of −coef_j·S_j is −coef_j·e_m/T_j for m ≥ j, so the per-seat gradient is
@@ -426,7 +423,7 @@ def _hessian(theta: np.ndarray, blocks: list[_Block | _TieBlock], prior: float) 
         if isinstance(b, _TieBlock):
             chunk = max(1, _CHUNK_ROWS // (b.perms.shape[0] * n))
             for lo in range(0, b.players.shape[0], chunk):
-                pp = b.players[lo:lo + chunk]
+                pp = b.players[lo : lo + chunk]
                 _f, _u, hr = _tie_terms(theta, pp, b, hessian=True)
                 assert hr is not None
                 idx = pp[:, :, None] * n_bots + pp[:, None, :]
@@ -434,7 +431,7 @@ def _hessian(theta: np.ndarray, blocks: list[_Block | _TieBlock], prior: float) 
             continue
         iu, ju = np.triu_indices(n, k=1)
         for lo in range(0, b.players.shape[0], _CHUNK_ROWS):
-            sub = _Block(b.players[lo:lo + _CHUNK_ROWS], b.coef[lo:lo + _CHUNK_ROWS])
+            sub = _Block(b.players[lo : lo + _CHUNK_ROWS], b.coef[lo : lo + _CHUNK_ROWS])
             _neg, e, t, ct = _block_terms(theta, sub)
             a = np.cumsum(ct, axis=1)
             bb = np.cumsum(ct / t, axis=1)
@@ -442,8 +439,7 @@ def _hessian(theta: np.ndarray, blocks: list[_Block | _TieBlock], prior: float) 
             diag += np.bincount(sub.players.ravel(), weights=d.ravel(), minlength=n_bots)
             off = -(e[:, iu] * e[:, ju] * bb[:, iu])
             pi, pj = sub.players[:, iu], sub.players[:, ju]
-            h_off += np.bincount((pi * n_bots + pj).ravel(), weights=off.ravel(),
-                                 minlength=n_bots * n_bots)
+            h_off += np.bincount((pi * n_bots + pj).ravel(), weights=off.ravel(), minlength=n_bots * n_bots)
     ho = h_off.reshape(n_bots, n_bots)
     hm = h_tie.reshape(n_bots, n_bots) + ho + ho.T
     hm[np.diag_indices(n_bots)] += diag
@@ -525,8 +521,16 @@ def fit(
         sub = [res[i] for i in rows]
         players[idx, :k] = np.array([[index[p] for p in r.players] for r in sub], dtype=np.int64)
         places[idx, :k] = np.array([r.places for r in sub], dtype=np.int64)
-    return fit_arrays(places, players, len(names), names=names, prior=prior, anchor=anchor,
-                      intervals=intervals, provisional_games=provisional_games)
+    return fit_arrays(
+        places,
+        players,
+        len(names),
+        names=names,
+        prior=prior,
+        anchor=anchor,
+        intervals=intervals,
+        provisional_games=provisional_games,
+    )
 
 
 def fit_arrays(
@@ -571,16 +575,26 @@ def fit_arrays(
         prior=prior,
         matches=int(places.shape[0]),
         informative_matches=int(informative.sum()),
-        timings={"prepare": t_prep - t0, "fit": t_fit - t_prep, "intervals": t_int - t_fit,
-                 "total": time.perf_counter() - t0},
+        timings={
+            "prepare": t_prep - t0,
+            "fit": t_fit - t_prep,
+            "intervals": t_int - t_fit,
+            "total": time.perf_counter() - t0,
+        },
         names=tuple(name_list),
         theta=theta,
         covariance=cov,
     )
 
 
-def _checked(places: np.ndarray, players: np.ndarray, n_bots: int, names: Sequence[str] | None, prior: float,
-             anchor: str | int | None) -> tuple[np.ndarray, np.ndarray, list[str], int | None]:
+def _checked(
+    places: np.ndarray,
+    players: np.ndarray,
+    n_bots: int,
+    names: Sequence[str] | None,
+    prior: float,
+    anchor: str | int | None,
+) -> tuple[np.ndarray, np.ndarray, list[str], int | None]:
     """The inputs as int arrays, the bots' names, and the anchor's index; ``ValueError`` naming what is wrong."""
     places = np.asarray(places, dtype=np.int64)
     players = np.asarray(players, dtype=np.int64)
@@ -625,14 +639,20 @@ def _maximise(blocks: list[_Block | _TieBlock], n_bots: int, prior: float, infor
 
     theta = np.zeros(n_bots)
     if n_bots and blocks:
-        opt = optimize.minimize(fun, theta, jac=True, method="L-BFGS-B",
-                                options={"maxiter": 5000, "maxcor": 20, "gtol": 1e-10, "ftol": 1e-15})
+        opt = optimize.minimize(
+            fun,
+            theta,
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": 5000, "maxcor": 20, "gtol": 1e-10, "ftol": 1e-15},
+        )
         theta = np.asarray(opt.x, dtype=float)
     return theta
 
 
-def _polish_and_covariance(theta: np.ndarray, blocks: list[_Block | _TieBlock], prior: float,
-                           labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _polish_and_covariance(
+    theta: np.ndarray, blocks: list[_Block | _TieBlock], prior: float, labels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """θ after one Newton step with the exact Hessian (which polishes L-BFGS to machine precision, so
     the result is the same, to ~1e-9 Elo, whatever order the matches came in), and its covariance."""
     hess = _hessian(theta, blocks, prior)
@@ -644,8 +664,9 @@ def _polish_and_covariance(theta: np.ndarray, blocks: list[_Block | _TieBlock], 
     return theta, _gauge_covariance(hess, labels)
 
 
-def _on_the_elo_scale(theta: np.ndarray, cov: np.ndarray | None, labels: np.ndarray,
-                      anchor_idx: int | None) -> tuple[np.ndarray, np.ndarray | None]:
+def _on_the_elo_scale(
+    theta: np.ndarray, cov: np.ndarray | None, labels: np.ndarray, anchor_idx: int | None
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Elo ratings (θ centred per component, the gauge; or shifted so the anchor is ELO_BASE) and the
     covariance they are read with (relative to the anchor inside its component)."""
     for c in np.unique(labels):  # the prior already centres them, up to rounding
@@ -673,8 +694,16 @@ def _unbounded_records(blocks: list[_Block | _TieBlock], n_bots: int) -> np.ndar
     return ~beat_someone | ~beaten
 
 
-def _rows(theta: np.ndarray, elo: np.ndarray, cov: np.ndarray | None, labels: np.ndarray, games: np.ndarray,
-          names: list[str], unbounded: np.ndarray, provisional_games: int) -> list[BotRating]:
+def _rows(
+    theta: np.ndarray,
+    elo: np.ndarray,
+    cov: np.ndarray | None,
+    labels: np.ndarray,
+    games: np.ndarray,
+    names: list[str],
+    unbounded: np.ndarray,
+    provisional_games: int,
+) -> list[BotRating]:
     """One row per bot, best first: Elo, its 95% half-width, games, provisional, and the likelihood
     of superiority over the next bot."""
     n_bots = len(names)
@@ -697,8 +726,16 @@ def _rows(theta: np.ndarray, elo: np.ndarray, cov: np.ndarray | None, labels: np
                 var = cov[i, i] + cov[j, j] - 2.0 * cov[i, j]
                 if var > 0:
                     los = float(ndtr((theta[i] - theta[j]) / math.sqrt(var)))
-        rows.append(BotRating(name=names[i], elo=float(elo[i]), ci95=float(ci[i]),
-                              games=int(games[i]), provisional=bool(provisional[i]), los_next=los))
+        rows.append(
+            BotRating(
+                name=names[i],
+                elo=float(elo[i]),
+                ci95=float(ci[i]),
+                games=int(games[i]),
+                provisional=bool(provisional[i]),
+                los_next=los,
+            )
+        )
     return rows
 
 
@@ -708,7 +745,8 @@ def _warnings(comps: list[list[str]], anchor_idx: int | None, names: list[str], 
         shown = "; ".join(", ".join(c[:5]) + (", ..." if len(c) > 5 else "") for c in comps[:5])
         warnings.append(
             f"pool split into {len(comps)} groups that never met (no common scale; compare Elo only "
-            f"within a group): {shown}" + (" ..." if len(comps) > 5 else ""))
+            f"within a group): {shown}" + (" ..." if len(comps) > 5 else "")
+        )
     if anchor_idx is not None and len(comps) > 1:
         warnings.append(f"anchor {names[anchor_idx]!r} fixes the scale of its own group only")
     no_games = [names[i] for i in range(len(names)) if games[i] == 0]
@@ -740,7 +778,8 @@ def live_elo_update(
     """Live pairwise Elo after one match — a quick in-play indicator, NOT the ladder's rating.
 
     Every pair (i, j) is an Elo game: S_ij = 1, ½, 0 as i's place is better, equal, worse
-    (a Hearts total works the same: lower is better), E_ij = 1 / (1 + 10^((R_j − R_i)/400)), ΔR_i = K/(N−1)·Σ_j (S_ij − E_ij).
+    (a Hearts total works the same: lower is better), E_ij = 1 / (1 + 10^((R_j − R_i)/400)),
+    ΔR_i = K/(N−1)·Σ_j (S_ij − E_ij).
     K is divided by N−1 so a match moves a rating as much as one two-player game would; all changes
     use the pre-match ratings and are left unrounded, so they sum to zero. Unknown players start
     at 1500. Returns a new dict (input untouched) with every input rating plus the match players.

@@ -89,30 +89,43 @@ class BotEntry:
             raise RegistryError(f"bot {self.name!r}: address {self.address!r} is not HOST:PORT")
         limit = self.max_concurrency
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise RegistryError(f"bot {self.name!r}: max_concurrency must be a whole number, 0 or more "
-                                f"(0: no limit), not {limit!r}")
+            raise RegistryError(
+                f"bot {self.name!r}: max_concurrency must be a whole number, 0 or more (0: no limit), not {limit!r}"
+            )
 
     @property
     def kind(self) -> str:
         return "command" if self.command is not None else "address"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "command": self.command, "address": self.address,
-                "description": self.description, "max_concurrency": self.max_concurrency}
+        return {
+            "name": self.name,
+            "command": self.command,
+            "address": self.address,
+            "description": self.description,
+            "max_concurrency": self.max_concurrency,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BotEntry:
         # Tournaments stored before max_concurrency existed have no such key: no limit.
-        return cls(name=d["name"], command=d.get("command"), address=d.get("address"),
-                   description=d.get("description") or None, max_concurrency=d.get("max_concurrency") or None)
+        return cls(
+            name=d["name"],
+            command=d.get("command"),
+            address=d.get("address"),
+            description=d.get("description") or None,
+            max_concurrency=d.get("max_concurrency") or None,
+        )
 
 
 def check_name(name: str) -> str:
     """``name`` if it may be registered; else ``RegistryError`` saying which characters a name may have."""
     if not _NAME.match(name):
-        raise RegistryError(f"bot name {name!r} is not allowed: use letters, digits, '-', '_' and '.', "
-                            f"starting with a letter or a digit (e.g. {_suggest(name)!r}); the name "
-                            f"names its log file, logs/NAME.log")
+        raise RegistryError(
+            f"bot name {name!r} is not allowed: use letters, digits, '-', '_' and '.', "
+            f"starting with a letter or a digit (e.g. {_suggest(name)!r}); the name "
+            f"names its log file, logs/NAME.log"
+        )
     return name
 
 
@@ -125,19 +138,22 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
     """The entries of a parsed bots file: a ``bots`` table of ``NAME = {command|address, ...}``."""
     unknown_top = set(data) - {"bots"}
     if unknown_top:
-        raise RegistryError(f"{source}: unknown top-level key(s) {', '.join(sorted(unknown_top))}; "
-                            f"bots go in [bots.NAME] tables")
+        raise RegistryError(
+            f"{source}: unknown top-level key(s) {', '.join(sorted(unknown_top))}; bots go in [bots.NAME] tables"
+        )
     bots = data.get("bots")
     if not isinstance(bots, dict) or not bots:
-        raise RegistryError(f"{source}: no [bots.NAME] tables (each with command = \"...\" or address = \"...\")")
+        raise RegistryError(f'{source}: no [bots.NAME] tables (each with command = "..." or address = "...")')
     out = []
     for name, spec in bots.items():
         if not isinstance(spec, dict):
             raise RegistryError(f"{source}: bots.{name} must be a table with command or address")
         unknown = set(spec) - _KEYS
         if unknown:
-            raise RegistryError(f"{source}: bots.{name}: unknown key(s) {', '.join(sorted(unknown))} "
-                                f"(expected {', '.join(sorted(_KEYS))})")
+            raise RegistryError(
+                f"{source}: bots.{name}: unknown key(s) {', '.join(sorted(unknown))} "
+                f"(expected {', '.join(sorted(_KEYS))})"
+            )
         try:
             check_name(name)
         except RegistryError as e:
@@ -147,11 +163,20 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
                 raise RegistryError(f"{source}: bots.{name}.{key} must be a string")
         limit = spec.get("max_concurrency")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise RegistryError(f"{source}: bots.{name}.max_concurrency must be a whole number, 0 or more "
-                                f"(0: no limit), e.g. max_concurrency = 1")
+            raise RegistryError(
+                f"{source}: bots.{name}.max_concurrency must be a whole number, 0 or more "
+                f"(0: no limit), e.g. max_concurrency = 1"
+            )
         try:
-            out.append(BotEntry(name=name, command=spec.get("command"), address=spec.get("address"),
-                                description=spec.get("description"), max_concurrency=limit))
+            out.append(
+                BotEntry(
+                    name=name,
+                    command=spec.get("command"),
+                    address=spec.get("address"),
+                    description=spec.get("description"),
+                    max_concurrency=limit,
+                )
+            )
         except RegistryError as e:
             raise RegistryError(f"{source}: {e}") from None
     return out
@@ -167,9 +192,10 @@ def load_bots_file(path: Path | str) -> list[BotEntry]:
     try:
         text = raw.decode("utf-8")  # TOML is UTF-8; tomllib would raise a bare UnicodeDecodeError
     except UnicodeDecodeError as e:
-        line = raw[:e.start].count(b"\n") + 1
-        raise RegistryError(f"bots file {p} is not UTF-8 text (byte 0x{raw[e.start]:02x} on line {line}): "
-                            f"save it as UTF-8") from None
+        line = raw[: e.start].count(b"\n") + 1
+        raise RegistryError(
+            f"bots file {p} is not UTF-8 text (byte 0x{raw[e.start]:02x} on line {line}): save it as UTF-8"
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -195,14 +221,23 @@ def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
         elif not entry.max_concurrency:
             entry = dataclasses.replace(entry, max_concurrency=None)  # 0 clears: no limit is NULL
         if current is not None and current != entry and not replace:
-            raise RegistryError(f"bot {entry.name!r} is already registered ({current.kind}: "
-                                f"{current.command or current.address}); remove it first")
+            raise RegistryError(
+                f"bot {entry.name!r} is already registered ({current.kind}: "
+                f"{current.command or current.address}); remove it first"
+            )
         store.bot_id(entry.name)  # the store's own insert keeps its created_at and id rules
         store.db.execute(
             "UPDATE bots SET command = ?, address = ?, description = ?, max_concurrency = ?, "
             "registered_at = COALESCE(?, registered_at) WHERE name = ?",
-            [entry.command, entry.address, entry.description or None, entry.max_concurrency,
-             utc_now() if current != entry else None, entry.name])
+            [
+                entry.command,
+                entry.address,
+                entry.description or None,
+                entry.max_concurrency,
+                utc_now() if current != entry else None,
+                entry.name,
+            ],
+        )
     return current is None
 
 
@@ -219,20 +254,23 @@ _SELECT = "SELECT name, command, address, description, max_concurrency FROM bots
 
 
 def _entry(row: Any) -> BotEntry:
-    return BotEntry(name=row[0], command=row[1], address=row[2], description=row[3] or None,
-                    max_concurrency=row[4] or None)
+    return BotEntry(
+        name=row[0], command=row[1], address=row[2], description=row[3] or None, max_concurrency=row[4] or None
+    )
 
 
 def get_bot(store: Store, name: str) -> BotEntry | None:
-    row = store.db.execute(_SELECT + "WHERE name = ? AND (command IS NOT NULL OR address IS NOT NULL)",
-                           [name]).fetchone()
+    row = store.db.execute(
+        _SELECT + "WHERE name = ? AND (command IS NOT NULL OR address IS NOT NULL)", [name]
+    ).fetchone()
     return None if row is None else _entry(row)
 
 
 def list_bots(store: Store) -> list[BotEntry]:
     """Registered bots, by name."""
-    return [_entry(r) for r in store.db.execute(_SELECT + "WHERE command IS NOT NULL OR address IS NOT NULL "
-                                                "ORDER BY name")]
+    return [
+        _entry(r) for r in store.db.execute(_SELECT + "WHERE command IS NOT NULL OR address IS NOT NULL ORDER BY name")
+    ]
 
 
 def remove_bot(store: Store, name: str) -> bool:
@@ -240,11 +278,13 @@ def remove_bot(store: Store, name: str) -> bool:
     with store.db.atomic():
         if get_bot(store, name) is None:
             return False
-        played = store.db.execute("SELECT 1 FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = ? "
-                                  "LIMIT 1", [name]).fetchone()
+        played = store.db.execute(
+            "SELECT 1 FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = ? LIMIT 1", [name]
+        ).fetchone()
         if played:
-            store.db.execute("UPDATE bots SET command = NULL, address = NULL, registered_at = NULL "
-                             "WHERE name = ?", [name])
+            store.db.execute(
+                "UPDATE bots SET command = NULL, address = NULL, registered_at = NULL WHERE name = ?", [name]
+            )
         else:
             store.db.execute("DELETE FROM bots WHERE name = ?", [name])
     return True

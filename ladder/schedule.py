@@ -58,9 +58,16 @@ class ScheduledMatch:
     rules: str  # the ruleset spec, as `hearts rules show` accepts it
 
     def to_dict(self) -> dict[str, object]:
-        return {"index": self.index, "round": self.round, "table": self.table, "deal": self.deal,
-                "rotation": self.rotation, "seed": self.seed, "seats": list(self.seats),
-                "rules": self.rules}
+        return {
+            "index": self.index,
+            "round": self.round,
+            "table": self.table,
+            "deal": self.deal,
+            "rotation": self.rotation,
+            "seed": self.seed,
+            "seats": list(self.seats),
+            "rules": self.rules,
+        }
 
 
 def _check_pool(bots: Sequence[str], players: int) -> list[str]:
@@ -71,8 +78,10 @@ def _check_pool(bots: Sequence[str], players: int) -> list[str]:
     if players < 2:
         raise ValueError(f"a table needs at least 2 players, not {players}")
     if len(names) < players:
-        raise ValueError(f"{len(names)} bot(s) cannot fill a table of {players}: register more bots "
-                         f"or play a ruleset with fewer players")
+        raise ValueError(
+            f"{len(names)} bot(s) cannot fill a table of {players}: register more bots "
+            f"or play a ruleset with fewer players"
+        )
     return names
 
 
@@ -82,8 +91,9 @@ def all_tables(bots: Sequence[str], players: int = 4) -> list[tuple[str, ...]]:
     return [tuple(g) for g in itertools.combinations(names, players)]
 
 
-def balanced_tables(bots: Sequence[str], players: int = 4, *, meetings: int = 1, seed: int = 0
-                    ) -> list[tuple[str, ...]]:
+def balanced_tables(
+    bots: Sequence[str], players: int = 4, *, meetings: int = 1, seed: int = 0
+) -> list[tuple[str, ...]]:
     """Enough tables that every pair of bots meets about ``meetings`` times, balanced greedily.
 
     Each table starts with a bot that has played least, then adds the bot that has met the
@@ -104,8 +114,10 @@ def balanced_tables(bots: Sequence[str], players: int = 4, *, meetings: int = 1,
         table = [first]
         while len(table) < k:
             rest = [b for b in order if b not in table]
-            best = min(rest, key=lambda b: (sum(met[_pair(b, t)] for t in table),
-                                            max(met[_pair(b, t)] for t in table), games[b]))
+            best = min(
+                rest,
+                key=lambda b: (sum(met[_pair(b, t)] for t in table), max(met[_pair(b, t)] for t in table), games[b]),
+            )
             table.append(best)
         for a, b in itertools.combinations(table, 2):
             met[_pair(a, b)] += 1
@@ -118,8 +130,9 @@ def balanced_tables(bots: Sequence[str], players: int = 4, *, meetings: int = 1,
     return [tuple(sorted(t, key=pos.__getitem__)) for t in tables]
 
 
-def _improve_pairs(tables: list[tuple[str, ...]], met: Counter[tuple[str, str]], rng: random.Random,
-                   proposals: int = 40_000) -> list[tuple[str, ...]]:
+def _improve_pairs(
+    tables: list[tuple[str, ...]], met: Counter[tuple[str, str]], rng: random.Random, proposals: int = 40_000
+) -> list[tuple[str, ...]]:
     """Hill-climb on Σ count² over pairs by swapping two bots between two tables.
 
     The greedy pass alone leaves some pairs unmet and others met twice (a perfect design is a
@@ -158,8 +171,9 @@ def _pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a < b else (b, a)
 
 
-def round_robin_tables(bots: Sequence[str], players: int = 4, *, max_tables: int = DEFAULT_MAX_TABLES,
-                       meetings: int = 1, seed: int = 0) -> list[tuple[str, ...]]:
+def round_robin_tables(
+    bots: Sequence[str], players: int = 4, *, max_tables: int = DEFAULT_MAX_TABLES, meetings: int = 1, seed: int = 0
+) -> list[tuple[str, ...]]:
     """Every group when C(n, players) <= max_tables, else a balanced design (see module doc)."""
     names = _check_pool(bots, players)
     if math.comb(len(names), players) <= max_tables:
@@ -167,16 +181,24 @@ def round_robin_tables(bots: Sequence[str], players: int = 4, *, max_tables: int
     return balanced_tables(names, players, meetings=meetings, seed=seed)
 
 
-def gauntlet_tables(hero: str, pool: Sequence[str], players: int = 4, *,
-                    max_tables: int = DEFAULT_MAX_TABLES, meetings: int = 1, seed: int = 0
-                    ) -> list[tuple[str, ...]]:
+def gauntlet_tables(
+    hero: str,
+    pool: Sequence[str],
+    players: int = 4,
+    *,
+    max_tables: int = DEFAULT_MAX_TABLES,
+    meetings: int = 1,
+    seed: int = 0,
+) -> list[tuple[str, ...]]:
     """``hero`` at every table; the other seats drawn from ``pool`` as a round robin of k − 1."""
     if players < 3:
         raise ValueError(f"a gauntlet table needs at least 3 players, not {players} (rules allow 3 to 5)")
     others = [b for b in pool if b != hero]
     if len(others) < players - 1:
-        raise ValueError(f"a gauntlet of {hero!r} at {players}-player tables needs at least "
-                         f"{players - 1} other bots, not {len(others)}")
+        raise ValueError(
+            f"a gauntlet of {hero!r} at {players}-player tables needs at least "
+            f"{players - 1} other bots, not {len(others)}"
+        )
     groups = round_robin_tables(others, players - 1, max_tables=max_tables, meetings=meetings, seed=seed)
     return [(hero, *g) for g in groups]
 
@@ -238,7 +260,7 @@ def build_schedule(
         design = round_robin_tables(bots, players, max_tables=max_tables, meetings=rounds, seed=seed)
     # The design was built for all rounds at once (meetings = rounds); cut it into rounds.
     per_round = math.ceil(len(design) / rounds)
-    by_round = [design[r * per_round:(r + 1) * per_round] for r in range(rounds)]
+    by_round = [design[r * per_round : (r + 1) * per_round] for r in range(rounds)]
     out: list[ScheduledMatch] = []
     for r, tables in enumerate(by_round):
         rots = [rotations(t) for t in tables]
@@ -247,9 +269,18 @@ def build_schedule(
                 for t, _table in enumerate(tables):
                     if not duplicate and rot != d % players:
                         continue
-                    out.append(ScheduledMatch(index=len(out), round=r, table=t, deal=d, rotation=rot,
-                                              seed=match_seed(seed, r, t, d), seats=rots[t][rot],
-                                              rules=rules))
+                    out.append(
+                        ScheduledMatch(
+                            index=len(out),
+                            round=r,
+                            table=t,
+                            deal=d,
+                            rotation=rot,
+                            seed=match_seed(seed, r, t, d),
+                            seats=rots[t][rot],
+                            rules=rules,
+                        )
+                    )
     return out
 
 
@@ -265,4 +296,4 @@ def pair_counts(tables: Sequence[Sequence[str]]) -> Counter[tuple[str, str]]:
 def _cost(count: int) -> int:
     # Convex and steep: one pair met three times costs more than two pairs met twice, so the
     # climb flattens the extremes first (plain squares left some 0-and-3 spreads).
-    return count ** 3
+    return count**3

@@ -61,7 +61,9 @@ from referee.rules import Rules
 
 def _m1_matches(db: sqlite_utils.Database) -> None:
     """Bots, matches, seats, hands, passes, plays, faults."""
-    _executescript_in_transaction(db, """
+    _executescript_in_transaction(
+        db,
+        """
     CREATE TABLE bots (
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL UNIQUE,
@@ -145,12 +147,15 @@ def _m1_matches(db: sqlite_utils.Database) -> None:
         action TEXT NOT NULL
     );
     CREATE INDEX faults_match ON faults (match_id);
-    """)
+    """,
+    )
 
 
 def _m2_tournaments(db: sqlite_utils.Database) -> None:
     """Registered bots (command or address), tournaments with their schedules, live pairwise Elo."""
-    _executescript_in_transaction(db, """
+    _executescript_in_transaction(
+        db,
+        """
     ALTER TABLE bots ADD COLUMN command TEXT;         -- started by the launcher, {port} filled in
     ALTER TABLE bots ADD COLUMN address TEXT;         -- or a remote bot's host:port
     ALTER TABLE bots ADD COLUMN description TEXT;
@@ -192,49 +197,65 @@ def _m2_tournaments(db: sqlite_utils.Database) -> None:
         PRIMARY KEY (match_id, bot_id)
     );
     CREATE INDEX live_elo_bot ON live_elo (bot_id);
-    """)
+    """,
+    )
 
 
 def _m3_runner(db: sqlite_utils.Database) -> None:
     """The process playing a tournament, so that a second one refuses to play it at the same time."""
-    _executescript_in_transaction(db, """
+    _executescript_in_transaction(
+        db,
+        """
     ALTER TABLE tournaments ADD COLUMN runner_pid INTEGER;  -- NULL: no process is playing it
-    """)
+    """,
+    )
 
 
 def _m4_kitty_discard(db: sqlite_utils.Database) -> None:
     """Under kitty_discard, what the kitty's taker discarded into its tricks, and how it was decided."""
-    _executescript_in_transaction(db, """
+    _executescript_in_transaction(
+        db,
+        """
     ALTER TABLE hands ADD COLUMN discard_seat INTEGER;                        -- NULL: no discard this hand
     ALTER TABLE hands ADD COLUMN discard TEXT NOT NULL DEFAULT '';            -- cards, space separated
     ALTER TABLE hands ADD COLUMN discard_substituted INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE hands ADD COLUMN discard_latency_ms REAL;
-    """)
+    """,
+    )
 
 
 def _m5_pass_call(db: sqlite_utils.Database) -> None:
     """Where the dealer calls the pass (pass_cycle call): the call and how it was decided."""
-    _executescript_in_transaction(db, """
+    _executescript_in_transaction(
+        db,
+        """
     ALTER TABLE hands ADD COLUMN pass_call TEXT;                               -- NULL: no call this hand
     ALTER TABLE hands ADD COLUMN pass_call_substituted INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE hands ADD COLUMN pass_call_latency_ms REAL;
-    """)
+    """,
+    )
 
 
 def _m6_bot_limit(db: sqlite_utils.Database) -> None:
     """The organiser's limit on a bot's concurrent matches (bots.toml max_concurrency)."""
-    _executescript_in_transaction(db, """
+    _executescript_in_transaction(
+        db,
+        """
     ALTER TABLE bots ADD COLUMN max_concurrency INTEGER;  -- NULL: no limit of the organiser's
-    """)
+    """,
+    )
 
 
 def _m7_runner_identity(db: sqlite_utils.Database) -> None:
     """Who the runner is beyond its pid, which the system reuses (after a reboot, say): its host and
     its start, so that a claim left by a dead runner is told from a live one."""
-    _executescript_in_transaction(db, """
+    _executescript_in_transaction(
+        db,
+        """
     ALTER TABLE tournaments ADD COLUMN runner_host TEXT;     -- the runner's host name
     ALTER TABLE tournaments ADD COLUMN runner_started TEXT;  -- its boot and start time; NULL: unknown
-    """)
+    """,
+    )
 
 
 def _m8_forfeit_reasons(db: sqlite_utils.Database) -> None:
@@ -382,8 +403,11 @@ def store_error(error: sqlite3.Error, path: str) -> StoreError:
     if name == "SQLITE_NOTADB":
         return StoreError(path, f"not an SQLite database ({error})", _NOT_ARENA_HINT)
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
-        return StoreError(path, f"locked by another process for more than {BUSY_TIMEOUT_S:g} s ({error})",
-                          "try again once the other process is done writing")
+        return StoreError(
+            path,
+            f"locked by another process for more than {BUSY_TIMEOUT_S:g} s ({error})",
+            "try again once the other process is done writing",
+        )
     if name.startswith("SQLITE_CORRUPT"):
         return StoreError(path, f"damaged ({error})", "restore it from a copy, or give another file")
     if name.startswith("SQLITE_IOERR"):
@@ -414,14 +438,24 @@ def _check_schema(conn: sqlite3.Connection, path: str) -> int:
     (``sqlite3.Error`` if SQLite cannot read it at all)."""
     version = _user_version(conn)
     if version == 0:  # ours or empty, or another program's database: never add tables to that
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                             "AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 4")]
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 4"
+            )
+        ]
         if tables:
-            raise StoreError(path, f"an SQLite database of another program (tables {', '.join(tables)}), "
-                                   f"not an arena's", _NOT_ARENA_HINT)
+            raise StoreError(
+                path,
+                f"an SQLite database of another program (tables {', '.join(tables)}), not an arena's",
+                _NOT_ARENA_HINT,
+            )
     if version > len(MIGRATIONS):
-        raise SchemaTooNew(path, f"schema version {version}, newer than this hearts-arena's ({len(MIGRATIONS)}): "
-                                 f"a later version wrote it", "upgrade hearts-arena to use it (nothing was written)")
+        raise SchemaTooNew(
+            path,
+            f"schema version {version}, newer than this hearts-arena's ({len(MIGRATIONS)}): a later version wrote it",
+            "upgrade hearts-arena to use it (nothing was written)",
+        )
     return version
 
 
@@ -503,6 +537,12 @@ class MatchSummary:
     faults: int
 
 
+def _rowid(cur: sqlite3.Cursor) -> int:
+    """The id an INSERT just gave its row (sqlite3 types it optional: it is set after any INSERT)."""
+    assert cur.lastrowid is not None
+    return cur.lastrowid
+
+
 def _rules_dict(stored: str) -> dict[str, Any]:
     """A match's rules as its record holds them (``Rules.to_dict()``), from the canonical text stored."""
     return _parsed(stored).to_dict() if not stored.startswith("{") else dict(json.loads(stored))
@@ -551,7 +591,8 @@ class Runner:
 _TOURNAMENT_SQL = (
     "SELECT t.id, t.format, t.rules, t.seed, t.rounds, t.deals, t.gauntlet, t.bots, t.settings, t.status, "
     "t.created_at, t.finished_at, COUNT(tm.idx), COUNT(tm.match_id) "
-    "FROM tournaments t LEFT JOIN tournament_matches tm ON tm.tournament_id = t.id ")
+    "FROM tournaments t LEFT JOIN tournament_matches tm ON tm.tournament_id = t.id "
+)
 
 
 class Tournaments:
@@ -561,21 +602,45 @@ class Tournaments:
     def __init__(self, db: _Database) -> None:
         self.db = db
 
-    def insert(self, *, format: str, rules: str, seed: int, rounds: int, deals: int, gauntlet: str | None,
-               bots: str, settings: str) -> int:
+    def insert(
+        self,
+        *,
+        format: str,
+        rules: str,
+        seed: int,
+        rounds: int,
+        deals: int,
+        gauntlet: str | None,
+        bots: str,
+        settings: str,
+    ) -> int:
         """A new tournament, ``pending``; returns its id."""
         cur = self.db.execute(
             "INSERT INTO tournaments (format, rules, seed, rounds, deals, gauntlet, bots, settings, status, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
-            [format, rules, seed, rounds, deals, gauntlet, bots, settings, utc_now()])
-        return int(cur.lastrowid)
+            [format, rules, seed, rounds, deals, gauntlet, bots, settings, utc_now()],
+        )
+        return _rowid(cur)
 
     def insert_schedule(self, tournament_id: int, matches: Iterable[ScheduledMatch]) -> None:
         self.db.conn.executemany(
             "INSERT INTO tournament_matches (tournament_id, idx, round, table_no, deal, rotation, seed, seats, "
             "rules) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(tournament_id, m.index, m.round, m.table, m.deal, m.rotation, m.seed, json.dumps(list(m.seats)),
-              m.rules) for m in matches])
+            [
+                (
+                    tournament_id,
+                    m.index,
+                    m.round,
+                    m.table,
+                    m.deal,
+                    m.rotation,
+                    m.seed,
+                    json.dumps(list(m.seats)),
+                    m.rules,
+                )
+                for m in matches
+            ],
+        )
 
     def get(self, tournament_id: int) -> TournamentRow | None:
         row = self.db.execute(_TOURNAMENT_SQL + "WHERE t.id = ? GROUP BY t.id", [tournament_id]).fetchone()
@@ -594,44 +659,66 @@ class Tournaments:
 
     def set_status(self, tournament_id: int, status: str) -> None:
         """The status; a finished tournament gets its time."""
-        self.db.execute("UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
-                        [status, utc_now() if status == "finished" else None, tournament_id])
+        self.db.execute(
+            "UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
+            [status, utc_now() if status == "finished" else None, tournament_id],
+        )
 
     def pending(self, tournament_id: int) -> list[ScheduledMatch]:
         """The scheduled matches with no record yet, in schedule order."""
-        return [ScheduledMatch(index=r[0], round=r[1], table=r[2], deal=r[3], rotation=r[4], seed=r[5],
-                               seats=tuple(json.loads(r[6])), rules=r[7])
-                for r in self.db.execute(
-                    "SELECT idx, round, table_no, deal, rotation, seed, seats, rules FROM tournament_matches "
-                    "WHERE tournament_id = ? AND match_id IS NULL ORDER BY idx", [tournament_id])]
+        return [
+            ScheduledMatch(
+                index=r[0],
+                round=r[1],
+                table=r[2],
+                deal=r[3],
+                rotation=r[4],
+                seed=r[5],
+                seats=tuple(json.loads(r[6])),
+                rules=r[7],
+            )
+            for r in self.db.execute(
+                "SELECT idx, round, table_no, deal, rotation, seed, seats, rules FROM tournament_matches "
+                "WHERE tournament_id = ? AND match_id IS NULL ORDER BY idx",
+                [tournament_id],
+            )
+        ]
 
     def mark_recorded(self, tournament_id: int, index: int, match_id: str) -> bool:
         """Mark a scheduled match recorded; False if another process did first."""
-        cur = self.db.execute("UPDATE tournament_matches SET match_id = ? WHERE tournament_id = ? AND idx = ? "
-                              "AND match_id IS NULL", [match_id, tournament_id, index])
+        cur = self.db.execute(
+            "UPDATE tournament_matches SET match_id = ? WHERE tournament_id = ? AND idx = ? AND match_id IS NULL",
+            [match_id, tournament_id, index],
+        )
         return cur.rowcount == 1
 
     def add_live_elo(self, match_id: str, k: float, changes: Iterable[tuple[int, float, float]]) -> None:
         """Each bot's live Elo before the match and its change: (bot id, before, change)."""
         self.db.conn.executemany(
             "INSERT INTO live_elo (match_id, bot_id, k, elo_before, elo_change) VALUES (?, ?, ?, ?, ?)",
-            [(match_id, bot, k, before, change) for bot, before, change in changes])
+            [(match_id, bot, k, before, change) for bot, before, change in changes],
+        )
 
     def runner(self, tournament_id: int) -> Runner | None:
         """The process that claims the tournament, if any."""
-        row = self.db.execute("SELECT runner_pid, runner_host, runner_started FROM tournaments WHERE id = ?",
-                              [tournament_id]).fetchone()
+        row = self.db.execute(
+            "SELECT runner_pid, runner_host, runner_started FROM tournaments WHERE id = ?", [tournament_id]
+        ).fetchone()
         return Runner(row[0], row[1], row[2]) if row is not None and row[0] is not None else None
 
     def set_runner(self, tournament_id: int, runner: Runner) -> None:
-        self.db.execute("UPDATE tournaments SET runner_pid = ?, runner_host = ?, runner_started = ? WHERE id = ?",
-                        [runner.pid, runner.host, runner.started, tournament_id])
+        self.db.execute(
+            "UPDATE tournaments SET runner_pid = ?, runner_host = ?, runner_started = ? WHERE id = ?",
+            [runner.pid, runner.host, runner.started, tournament_id],
+        )
 
     def release_runner(self, tournament_id: int, runner: Runner) -> None:
         """Clear the claim, if it is still ``runner``'s."""
-        self.db.execute("UPDATE tournaments SET runner_pid = NULL, runner_host = NULL, runner_started = NULL "
-                        "WHERE id = ? AND runner_pid = ? AND runner_host IS ? AND runner_started IS ?",
-                        [tournament_id, runner.pid, runner.host, runner.started])
+        self.db.execute(
+            "UPDATE tournaments SET runner_pid = NULL, runner_host = NULL, runner_started = NULL "
+            "WHERE id = ? AND runner_pid = ? AND runner_host IS ? AND runner_started IS ?",
+            [tournament_id, runner.pid, runner.host, runner.started],
+        )
 
 
 class Store:
@@ -679,7 +766,7 @@ class Store:
         row = self.db.execute("SELECT id FROM bots WHERE name = ?", [name]).fetchone()
         if row is not None:
             return int(row[0])
-        return int(self.db.execute("INSERT INTO bots (name, created_at) VALUES (?, ?)", [name, utc_now()]).lastrowid)
+        return _rowid(self.db.execute("INSERT INTO bots (name, created_at) VALUES (?, ?)", [name, utc_now()]))
 
     def bots(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT name FROM bots ORDER BY id")]
@@ -691,40 +778,87 @@ class Store:
         mid = record.match_id
         with self.db.atomic():
             bot_ids = [self.bot_id(s.bot) for s in record.seats]
-            self.db["matches"].insert({
-                "id": mid, "tournament_id": record.tournament_id, "seed": record.seed,
-                "rules": str(Rules.from_dict(record.rules)), "players": len(record.seats), "status": MatchStatus(record.status).value,
-                "started_at": record.started_at, "finished_at": record.finished_at,
-                "winners": _json(list(record.winners)),
-            })
-            self.db["seats"].insert_all({
-                "match_id": mid, "seat": s.seat, "bot_id": bot_ids[i], "final_score": s.final_score,
-                "place": s.place, "faults": s.faults, "forfeit": int(s.forfeit),
-                "forfeit_reason": ForfeitReason(s.forfeit_reason).value if s.forfeit_reason is not None else None,
-                "address": s.address, "time_bank_left_ms": s.time_bank_left_ms,
-            } for i, s in enumerate(record.seats))
-            self.db["hands"].insert_all({
-                "match_id": mid, "hand": h.hand, "pass_direction": h.pass_direction, "dealer": h.dealer,
-                "deal": _json([list(d) for d in h.deal]), "kitty": " ".join(h.kitty),
-                "points_taken": _json(list(h.points_taken)), "score": _json(list(h.score)),
-                "totals": _json(list(h.totals)), "moon": h.moon, "sun": h.sun, "moon_choice": h.moon_choice,
-                "moon_choice_substituted": int(h.moon_choice_substituted),
-                "moon_choice_latency_ms": h.moon_choice_latency_ms,
-                "discard_seat": h.discard_seat, "discard": " ".join(h.discard),
-                "discard_substituted": int(h.discard_substituted), "discard_latency_ms": h.discard_latency_ms,
-                "pass_call": h.pass_call, "pass_call_substituted": int(h.pass_call_substituted),
-                "pass_call_latency_ms": h.pass_call_latency_ms,
-            } for h in record.hands)
-            self.db["passes"].insert_all({
-                "match_id": mid, "hand": p.hand, "seat": p.seat, "cards": " ".join(p.cards),
-                "latency_ms": p.latency_ms, "substituted": int(p.substituted),
-            } for h in record.hands for p in h.passes)
-            self.db["plays"].insert_all(self._play_rows(record), batch_size=500)
-            self.db["faults"].insert_all({
-                "match_id": mid, "hand": f.hand, "trick": f.trick, "seat": f.seat,
-                "kind": FaultKind(f.kind).value, "detail": f.detail, "sent": f.sent, "received": f.received,
-                "action": f.action,
-            } for f in record.faults)
+            self.db.table("matches").insert(
+                {
+                    "id": mid,
+                    "tournament_id": record.tournament_id,
+                    "seed": record.seed,
+                    "rules": str(Rules.from_dict(record.rules)),
+                    "players": len(record.seats),
+                    "status": MatchStatus(record.status).value,
+                    "started_at": record.started_at,
+                    "finished_at": record.finished_at,
+                    "winners": _json(list(record.winners)),
+                }
+            )
+            self.db.table("seats").insert_all(
+                {
+                    "match_id": mid,
+                    "seat": s.seat,
+                    "bot_id": bot_ids[i],
+                    "final_score": s.final_score,
+                    "place": s.place,
+                    "faults": s.faults,
+                    "forfeit": int(s.forfeit),
+                    "forfeit_reason": ForfeitReason(s.forfeit_reason).value if s.forfeit_reason is not None else None,
+                    "address": s.address,
+                    "time_bank_left_ms": s.time_bank_left_ms,
+                }
+                for i, s in enumerate(record.seats)
+            )
+            self.db.table("hands").insert_all(
+                {
+                    "match_id": mid,
+                    "hand": h.hand,
+                    "pass_direction": h.pass_direction,
+                    "dealer": h.dealer,
+                    "deal": _json([list(d) for d in h.deal]),
+                    "kitty": " ".join(h.kitty),
+                    "points_taken": _json(list(h.points_taken)),
+                    "score": _json(list(h.score)),
+                    "totals": _json(list(h.totals)),
+                    "moon": h.moon,
+                    "sun": h.sun,
+                    "moon_choice": h.moon_choice,
+                    "moon_choice_substituted": int(h.moon_choice_substituted),
+                    "moon_choice_latency_ms": h.moon_choice_latency_ms,
+                    "discard_seat": h.discard_seat,
+                    "discard": " ".join(h.discard),
+                    "discard_substituted": int(h.discard_substituted),
+                    "discard_latency_ms": h.discard_latency_ms,
+                    "pass_call": h.pass_call,
+                    "pass_call_substituted": int(h.pass_call_substituted),
+                    "pass_call_latency_ms": h.pass_call_latency_ms,
+                }
+                for h in record.hands
+            )
+            self.db.table("passes").insert_all(
+                {
+                    "match_id": mid,
+                    "hand": p.hand,
+                    "seat": p.seat,
+                    "cards": " ".join(p.cards),
+                    "latency_ms": p.latency_ms,
+                    "substituted": int(p.substituted),
+                }
+                for h in record.hands
+                for p in h.passes
+            )
+            self.db.table("plays").insert_all(self._play_rows(record), batch_size=500)
+            self.db.table("faults").insert_all(
+                {
+                    "match_id": mid,
+                    "hand": f.hand,
+                    "trick": f.trick,
+                    "seat": f.seat,
+                    "kind": FaultKind(f.kind).value,
+                    "detail": f.detail,
+                    "sent": f.sent,
+                    "received": f.received,
+                    "action": f.action,
+                }
+                for f in record.faults
+            )
         return mid
 
     @staticmethod
@@ -734,8 +868,16 @@ class Store:
         for p in record.plays:
             position = position + 1 if (p.hand, p.trick) == last else 0
             last = (p.hand, p.trick)
-            yield {"match_id": record.match_id, "hand": p.hand, "trick": p.trick, "position": position,
-                   "seat": p.seat, "card": p.card, "latency_ms": p.latency_ms, "substituted": int(p.substituted)}
+            yield {
+                "match_id": record.match_id,
+                "hand": p.hand,
+                "trick": p.trick,
+                "position": position,
+                "seat": p.seat,
+                "card": p.card,
+                "latency_ms": p.latency_ms,
+                "substituted": int(p.substituted),
+            }
 
     def has_match(self, match_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM matches WHERE id = ?", [match_id]).fetchone() is not None
@@ -746,8 +888,10 @@ class Store:
             raise KeyError(f"no match id given (an empty prefix would name any match in {self.path})")
         if self.has_match(prefix):
             return prefix
-        rows = self.db.execute("SELECT id FROM matches WHERE id LIKE ? ESCAPE '\\' LIMIT 3",
-                               [prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"]).fetchall()
+        rows = self.db.execute(
+            "SELECT id FROM matches WHERE id LIKE ? ESCAPE '\\' LIMIT 3",
+            [prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"],
+        ).fetchall()
         if len(rows) == 1:
             return str(rows[0][0])
         if not rows:
@@ -762,62 +906,142 @@ class Store:
     def load_match(self, match_id: str) -> MatchRecord:
         """The record of one match; ``KeyError`` naming the id when there is none."""
         q = self.db.execute
-        row = q("SELECT id, tournament_id, seed, rules, status, started_at, finished_at, winners "
-                "FROM matches WHERE id = ?", [match_id]).fetchone()
+        row = q(
+            "SELECT id, tournament_id, seed, rules, status, started_at, finished_at, winners FROM matches WHERE id = ?",
+            [match_id],
+        ).fetchone()
         if row is None:
             raise KeyError(f"no match {match_id!r} in {self.path}")
         mid, tid, seed, rules, status, started, finished, winners = row
-        seats = [SeatRecord(seat=r[0], bot=r[1], final_score=r[2], place=r[3], faults=r[4], forfeit=bool(r[5]),
-                            forfeit_reason=ForfeitReason(r[6]) if r[6] else None, address=r[7],
-                            time_bank_left_ms=r[8])
-                 for r in q("SELECT s.seat, b.name, s.final_score, s.place, s.faults, s.forfeit, s.forfeit_reason, "
-                            "s.address, s.time_bank_left_ms FROM seats s JOIN bots b ON b.id = s.bot_id "
-                            "WHERE s.match_id = ? ORDER BY s.seat", [mid])]
+        seats = [
+            SeatRecord(
+                seat=r[0],
+                bot=r[1],
+                final_score=r[2],
+                place=r[3],
+                faults=r[4],
+                forfeit=bool(r[5]),
+                forfeit_reason=ForfeitReason(r[6]) if r[6] else None,
+                address=r[7],
+                time_bank_left_ms=r[8],
+            )
+            for r in q(
+                "SELECT s.seat, b.name, s.final_score, s.place, s.faults, s.forfeit, s.forfeit_reason, "
+                "s.address, s.time_bank_left_ms FROM seats s JOIN bots b ON b.id = s.bot_id "
+                "WHERE s.match_id = ? ORDER BY s.seat",
+                [mid],
+            )
+        ]
         passes: dict[int, list[PassRecord]] = {}
-        for r in q("SELECT hand, seat, cards, latency_ms, substituted FROM passes WHERE match_id = ? "
-                   "ORDER BY hand, seat", [mid]):
-            passes.setdefault(r[0], []).append(PassRecord(hand=r[0], seat=r[1], cards=tuple(r[2].split()),
-                                                          latency_ms=r[3], substituted=bool(r[4])))
-        hands = [HandRecord(hand=r[0], pass_direction=r[1], dealer=r[2],
-                            deal=tuple(tuple(d) for d in json.loads(r[3])), kitty=tuple(r[4].split()),
-                            passes=passes.get(r[0], []), points_taken=tuple(json.loads(r[5])),
-                            score=tuple(json.loads(r[6])), totals=tuple(json.loads(r[7])), moon=r[8], sun=r[9],
-                            moon_choice=r[10], moon_choice_substituted=bool(r[11]), moon_choice_latency_ms=r[12],
-                            discard_seat=r[13], discard=tuple(r[14].split()), discard_substituted=bool(r[15]),
-                            discard_latency_ms=r[16], pass_call=r[17], pass_call_substituted=bool(r[18]),
-                            pass_call_latency_ms=r[19])
-                 for r in q("SELECT hand, pass_direction, dealer, deal, kitty, points_taken, score, totals, moon, "
-                            "sun, moon_choice, moon_choice_substituted, moon_choice_latency_ms, discard_seat, "
-                            "discard, discard_substituted, discard_latency_ms, pass_call, pass_call_substituted, "
-                            "pass_call_latency_ms FROM hands "
-                            "WHERE match_id = ? ORDER BY hand", [mid])]
-        plays = [PlayRecord(hand=r[0], trick=r[1], seat=r[2], card=r[3], latency_ms=r[4], substituted=bool(r[5]))
-                 for r in q("SELECT hand, trick, seat, card, latency_ms, substituted FROM plays WHERE match_id = ? "
-                            "ORDER BY hand, trick, position", [mid])]
-        faults = [FaultRecord(hand=r[0], trick=r[1], seat=r[2], kind=FaultKind(r[3]), detail=r[4], sent=r[5],
-                              received=r[6], action=r[7])
-                  for r in q("SELECT hand, trick, seat, kind, detail, sent, received, action FROM faults "
-                             "WHERE match_id = ? ORDER BY id", [mid])]
-        return MatchRecord(match_id=mid, seed=seed, rules=_rules_dict(rules), seats=seats, status=MatchStatus(status),
-                           started_at=started, finished_at=finished, winners=tuple(json.loads(winners)),
-                           hands=hands, plays=plays, faults=faults, tournament_id=tid)
+        for r in q(
+            "SELECT hand, seat, cards, latency_ms, substituted FROM passes WHERE match_id = ? ORDER BY hand, seat",
+            [mid],
+        ):
+            passes.setdefault(r[0], []).append(
+                PassRecord(hand=r[0], seat=r[1], cards=tuple(r[2].split()), latency_ms=r[3], substituted=bool(r[4]))
+            )
+        hands = [
+            HandRecord(
+                hand=r[0],
+                pass_direction=r[1],
+                dealer=r[2],
+                deal=tuple(tuple(d) for d in json.loads(r[3])),
+                kitty=tuple(r[4].split()),
+                passes=passes.get(r[0], []),
+                points_taken=tuple(json.loads(r[5])),
+                score=tuple(json.loads(r[6])),
+                totals=tuple(json.loads(r[7])),
+                moon=r[8],
+                sun=r[9],
+                moon_choice=r[10],
+                moon_choice_substituted=bool(r[11]),
+                moon_choice_latency_ms=r[12],
+                discard_seat=r[13],
+                discard=tuple(r[14].split()),
+                discard_substituted=bool(r[15]),
+                discard_latency_ms=r[16],
+                pass_call=r[17],
+                pass_call_substituted=bool(r[18]),
+                pass_call_latency_ms=r[19],
+            )
+            for r in q(
+                "SELECT hand, pass_direction, dealer, deal, kitty, points_taken, score, totals, moon, "
+                "sun, moon_choice, moon_choice_substituted, moon_choice_latency_ms, discard_seat, "
+                "discard, discard_substituted, discard_latency_ms, pass_call, pass_call_substituted, "
+                "pass_call_latency_ms FROM hands "
+                "WHERE match_id = ? ORDER BY hand",
+                [mid],
+            )
+        ]
+        plays = [
+            PlayRecord(hand=r[0], trick=r[1], seat=r[2], card=r[3], latency_ms=r[4], substituted=bool(r[5]))
+            for r in q(
+                "SELECT hand, trick, seat, card, latency_ms, substituted FROM plays WHERE match_id = ? "
+                "ORDER BY hand, trick, position",
+                [mid],
+            )
+        ]
+        faults = [
+            FaultRecord(
+                hand=r[0],
+                trick=r[1],
+                seat=r[2],
+                kind=FaultKind(r[3]),
+                detail=r[4],
+                sent=r[5],
+                received=r[6],
+                action=r[7],
+            )
+            for r in q(
+                "SELECT hand, trick, seat, kind, detail, sent, received, action FROM faults "
+                "WHERE match_id = ? ORDER BY id",
+                [mid],
+            )
+        ]
+        return MatchRecord(
+            match_id=mid,
+            seed=seed,
+            rules=_rules_dict(rules),
+            seats=seats,
+            status=MatchStatus(status),
+            started_at=started,
+            finished_at=finished,
+            winners=tuple(json.loads(winners)),
+            hands=hands,
+            plays=plays,
+            faults=faults,
+            tournament_id=tid,
+        )
 
     def list_matches(self, *, tournament_id: int | None = None, limit: int | None = None) -> list[MatchSummary]:
         """Matches, newest first, optionally of one tournament."""
         where, args = ("WHERE tournament_id = ?", [tournament_id]) if tournament_id is not None else ("", [])
         limit_sql = f" LIMIT {int(limit)}" if limit is not None else ""
-        sql = (f"SELECT m.id, m.tournament_id, m.seed, m.rules, m.status, m.started_at, m.finished_at, m.winners, "
-               f"b.name, s.final_score, s.place, s.faults "
-               f"FROM (SELECT * FROM matches {where} ORDER BY started_at DESC, id{limit_sql}) m "
-               f"JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
-               f"ORDER BY m.started_at DESC, m.id, s.seat")
+        sql = (
+            f"SELECT m.id, m.tournament_id, m.seed, m.rules, m.status, m.started_at, m.finished_at, m.winners, "
+            f"b.name, s.final_score, s.place, s.faults "
+            f"FROM (SELECT * FROM matches {where} ORDER BY started_at DESC, id{limit_sql}) m "
+            f"JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
+            f"ORDER BY m.started_at DESC, m.id, s.seat"
+        )
         out: list[MatchSummary] = []
         for _, group in itertools.groupby(self.db.execute(sql, args), key=lambda r: r[0]):
             rows = list(group)
             r = rows[0]
-            out.append(MatchSummary(match_id=r[0], tournament_id=r[1], seed=r[2], rules=_rules_dict(r[3]),
-                                    status=r[4], started_at=r[5], finished_at=r[6], winners=tuple(json.loads(r[7])),
-                                    bots=tuple(x[8] for x in rows), scores=tuple(x[9] for x in rows),
-                                    places=tuple(x[10] for x in rows), faults=sum(x[11] for x in rows)))
+            out.append(
+                MatchSummary(
+                    match_id=r[0],
+                    tournament_id=r[1],
+                    seed=r[2],
+                    rules=_rules_dict(r[3]),
+                    status=r[4],
+                    started_at=r[5],
+                    finished_at=r[6],
+                    winners=tuple(json.loads(r[7])),
+                    bots=tuple(x[8] for x in rows),
+                    scores=tuple(x[9] for x in rows),
+                    places=tuple(x[10] for x in rows),
+                    faults=sum(x[11] for x in rows),
+                )
+            )
         return out
-

@@ -148,8 +148,7 @@ def runner_state(runner: Runner) -> str:
 
 def _is(runner: Runner, me: Runner) -> bool:
     # An older claim (no host, no start) of this very pid is this process's own.
-    return (runner.pid == me.pid and runner.host in (None, me.host)
-            and runner.started in (None, me.started))
+    return runner.pid == me.pid and runner.host in (None, me.host) and runner.started in (None, me.started)
 
 
 def _busy(tid: int, runner: Runner, state: str) -> TournamentBusy:
@@ -217,6 +216,9 @@ class TournamentInfo:
     finished_at: str | None
     total: int  # scheduled matches
     done: int  # recorded matches
+    # Why the stored time control cannot be played (a NaN a script wrote, say), or None; ``settings``
+    # then holds the defaults, and the tournament is listed but never played.
+    unplayable: str | None = None
 
     @property
     def pending(self) -> int:
@@ -256,31 +258,65 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
         raise ValueError(f"rules {spec.rules!r}: {e}") from None
     names = sorted(b.name for b in bots)
     text = str(rules)  # the canonical text, in the tournament and every scheduled match alike
-    schedule = build_schedule(names, spec.format, rules=text, players=rules.players, rounds=spec.rounds,
-                              deals=spec.deals, seed=spec.seed, gauntlet=spec.gauntlet,
-                              max_tables=spec.max_tables, duplicate=spec.duplicate)
+    schedule = build_schedule(
+        names,
+        spec.format,
+        rules=text,
+        players=rules.players,
+        rounds=spec.rounds,
+        deals=spec.deals,
+        seed=spec.seed,
+        gauntlet=spec.gauntlet,
+        max_tables=spec.max_tables,
+        duplicate=spec.duplicate,
+    )
     with store.db.atomic():
         add_bots(store, bots)
         # An entry without a limit keeps the registered one (add_bot): store the limit in force, so
         # that a resume holds the bot to it whatever the registry says by then.
         bots = [dataclasses.replace(b, max_concurrency=_registered_limit(store, b.name)) for b in bots]
         tid = store.tournaments.insert(
-            format=spec.format, rules=text, seed=spec.seed, rounds=spec.rounds, deals=spec.deals,
-            gauntlet=spec.gauntlet, bots=json.dumps([b.to_dict() for b in sorted(bots, key=lambda b: b.name)]),
-            settings=json.dumps({**asdict(spec.settings), "duplicate": spec.duplicate,
-                                 "max_tables": spec.max_tables}))
+            format=spec.format,
+            rules=text,
+            seed=spec.seed,
+            rounds=spec.rounds,
+            deals=spec.deals,
+            gauntlet=spec.gauntlet,
+            bots=json.dumps([b.to_dict() for b in sorted(bots, key=lambda b: b.name)]),
+            settings=json.dumps({**asdict(spec.settings), "duplicate": spec.duplicate, "max_tables": spec.max_tables}),
+        )
         store.tournaments.insert_schedule(tid, schedule)
     return tid
 
 
 def _info(row: TournamentRow) -> TournamentInfo:
-    settings = json.loads(row.settings)
+    stored = json.loads(row.settings)
     known = set(MatchSettings.__dataclass_fields__)
+    unplayable = None
+    try:
+        settings = MatchSettings(**{k: v for k, v in stored.items() if k in known})
+    except ValueError as e:
+        settings, unplayable = (
+            MatchSettings(),
+            f"tournament {row.id} was stored with a time control that cannot be played: {e}",
+        )
     return TournamentInfo(
-        id=row.id, format=row.format, rules=row.rules, seed=row.seed, rounds=row.rounds, deals=row.deals,
-        gauntlet=row.gauntlet, bots=tuple(BotEntry.from_dict(b) for b in json.loads(row.bots)),
-        settings=MatchSettings(**{k: v for k, v in settings.items() if k in known}),
-        status=row.status, created_at=row.created_at, finished_at=row.finished_at, total=row.total, done=row.done)
+        id=row.id,
+        format=row.format,
+        rules=row.rules,
+        seed=row.seed,
+        rounds=row.rounds,
+        deals=row.deals,
+        gauntlet=row.gauntlet,
+        bots=tuple(BotEntry.from_dict(b) for b in json.loads(row.bots)),
+        settings=settings,
+        status=row.status,
+        created_at=row.created_at,
+        finished_at=row.finished_at,
+        total=row.total,
+        done=row.done,
+        unplayable=unplayable,
+    )
 
 
 def get_tournament(store: Store, tournament_id: int) -> TournamentInfo:
@@ -368,17 +404,25 @@ def save_scheduled(store: Store, tid: int, index: int, record: MatchRecord, k: f
         before = {p: current.get(p, ELO_BASE) for p in players}
         # Places, not scores: a forfeiter places last whatever its substitutes scored.
         after = live_elo_update(before, players, [float(s.place) for s in record.seats], k=k)
-        store.tournaments.add_live_elo(record.match_id, k,
-                                       [(i, before[p], after[p] - before[p]) for p, i in zip(players, ids)])
+        store.tournaments.add_live_elo(
+            record.match_id, k, [(i, before[p], after[p] - before[p]) for p, i in zip(players, ids)]
+        )
 
 
 # -- playing -------------------------------------------------------------------------------------
 
 
-async def play_tournament(store: Store, tournament_id: int, *, concurrency: int = 4,
-                          log_dir: Path | str | None = None, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
-                          on_record: Callable[[MatchRecord], None] | None = None,
-                          bots: Mapping[str, BotEntry] | None = None, force: bool = False) -> RunSummary:
+async def play_tournament(
+    store: Store,
+    tournament_id: int,
+    *,
+    concurrency: int = 4,
+    log_dir: Path | str | None = None,
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+    on_record: Callable[[MatchRecord], None] | None = None,
+    bots: Mapping[str, BotEntry] | None = None,
+    force: bool = False,
+) -> RunSummary:
     """Play every pending match of a tournament; returns what was played.
 
     The bots are started (or reached) by the entries stored with the tournament, except those
@@ -392,6 +436,8 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     info = get_tournament(store, tournament_id)
+    if info.unplayable is not None:
+        raise ValueError(info.unplayable)
     todo = pending_matches(store, tournament_id)
     summary = RunSummary(tournament_id=tournament_id)
     t0 = time.monotonic()
@@ -426,7 +472,8 @@ async def play_tournament(store: Store, tournament_id: int, *, concurrency: int 
         summary.declared = await _limits(seats)
         summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
         await _Tables(store, tournament_id, rules, info.settings, launcher, seats, summary, on_record).run(
-            todo, concurrency)
+            todo, concurrency
+        )
         failed = False
     finally:
         # The status before any await: no cancellation (a signal) can come between the end of the
@@ -486,9 +533,17 @@ class _Tables:
     """The matches of one run: which start when (within the concurrency and each bot's limit), how
     each is seated and played, and what each recorded match adds to the summary."""
 
-    def __init__(self, store: Store, tid: int, rules: dict[str, Rules], settings: MatchSettings,
-                 launcher: Launcher, seats: dict[str, GrpcSeat], summary: RunSummary,
-                 on_record: Callable[[MatchRecord], None] | None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        tid: int,
+        rules: dict[str, Rules],
+        settings: MatchSettings,
+        launcher: Launcher,
+        seats: dict[str, GrpcSeat],
+        summary: RunSummary,
+        on_record: Callable[[MatchRecord], None] | None,
+    ) -> None:
         self.store, self.tid, self.rules, self.settings = store, tid, rules, settings
         self.launcher, self.seats, self.summary, self.on_record = launcher, seats, summary, on_record
         # One semaphore per bot with a limit; unlimited bots get none.
@@ -522,9 +577,15 @@ class _Tables:
                     old, seats[b] = seats[b], GrpcSeat(addr, b)
                     await old.close()
                 table.append(seats[b])
-            return await play_match(table, self.rules[m.rules], m.seed, settings=self.settings,
-                                    match_id=_match_id(self.tid, m.index), names=list(m.seats),
-                                    tournament_id=self.tid)
+            return await play_match(
+                table,
+                self.rules[m.rules],
+                m.seed,
+                settings=self.settings,
+                match_id=_match_id(self.tid, m.index),
+                names=list(m.seats),
+                tournament_id=self.tid,
+            )
         finally:
             for b in m.seats:
                 self.in_flight[b] -= 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from hearts.v1.codec import moon_choice_from_wire
 from referee.record import FaultKind
 from referee.rules import (
     Card,
@@ -25,7 +26,6 @@ from referee.rules import (
 )
 from referee.rules.cards import DECK
 from referee.seats import BotErrorStatus, BotTimeout, BotUnreachable, MalformedReply, OversizedReply, SeatError
-from hearts.v1.codec import moon_choice_from_wire
 
 MAX_FAULTS = 3
 """Faults after which a bot forfeits the match."""
@@ -74,10 +74,16 @@ def fault_from_error(error: BaseException) -> Fault:
 # The fault kind of each of the engine's rejections, per decision.
 _REJECTIONS: dict[str, tuple[tuple[type[IllegalPlayError], FaultKind], ...]] = {
     "play": ((CardNotHeldError, FaultKind.CARD_NOT_HELD), (CardNotLegalError, FaultKind.ILLEGAL_CARD)),
-    "pass": ((CardNotHeldError, FaultKind.CARD_NOT_HELD), (WrongCountError, FaultKind.WRONG_PASS_COUNT),
-             (RepeatedCardError, FaultKind.REPEATED_PASS_CARD)),
-    "discard": ((CardNotHeldError, FaultKind.CARD_NOT_HELD), (WrongCountError, FaultKind.WRONG_DISCARD),
-                (RepeatedCardError, FaultKind.WRONG_DISCARD)),
+    "pass": (
+        (CardNotHeldError, FaultKind.CARD_NOT_HELD),
+        (WrongCountError, FaultKind.WRONG_PASS_COUNT),
+        (RepeatedCardError, FaultKind.REPEATED_PASS_CARD),
+    ),
+    "discard": (
+        (CardNotHeldError, FaultKind.CARD_NOT_HELD),
+        (WrongCountError, FaultKind.WRONG_DISCARD),
+        (RepeatedCardError, FaultKind.WRONG_DISCARD),
+    ),
     "call": ((WrongCallError, FaultKind.WRONG_CALL),),
     "moon": (),  # the engine refuses a moon choice only when none is owed: never the bot's doing
 }
@@ -161,8 +167,11 @@ def call_of_answer(answer: object, obs: Observation) -> str | tuple[int, ...]:
         if not answer:
             raise Fault(FaultKind.MALFORMED, "no call (neither offsets nor mix)", repr(answer))
         if len(answer) > k:
-            raise Fault(FaultKind.WRONG_CALL, f"called {len(answer)} offsets; a pass of {k} cards takes {k}",
-                        safe_repr(answer[:20]) + (f" ... ({len(answer)} in all)" if len(answer) > 20 else ""))
+            raise Fault(
+                FaultKind.WRONG_CALL,
+                f"called {len(answer)} offsets; a pass of {k} cards takes {k}",
+                safe_repr(answer[:20]) + (f" ... ({len(answer)} in all)" if len(answer) > 20 else ""),
+            )
         return tuple(answer)
     raise Fault(FaultKind.MALFORMED, f"the call could not be read ({type(answer).__name__})", safe_repr(answer))
 
@@ -188,14 +197,14 @@ def substitute_pass(seed: int, obs: Observation) -> tuple[Card, ...]:
     rng = SeededRandom(seed, "substitute", "pass", obs.hand_number, obs.seat)
     cards = list(obs.hand.cards)
     rng.shuffle(cards)
-    return tuple(cards[:obs.rules.pass_count])
+    return tuple(cards[: obs.rules.pass_count])
 
 
 def substitute_discard(seed: int, obs: Observation) -> tuple[Card, ...]:
     rng = SeededRandom(seed, "substitute", "discard", obs.hand_number, obs.seat)
     cards = list(obs.hand.cards)
     rng.shuffle(cards)
-    return tuple(cards[:len(obs.kitty)])
+    return tuple(cards[: len(obs.kitty)])
 
 
 def substitute_call(seed: int, obs: Observation) -> str:

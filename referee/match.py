@@ -94,8 +94,7 @@ class MatchSettings:
         for name in ("budget_ms", "bank_ms", "grace_ms", "handshake_ms", "notify_ms"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 2**32:
-                raise ValueError(f"{name} must be a finite number of milliseconds from 0 to below 2^32, "
-                                 f"not {value!r}")
+                raise ValueError(f"{name} must be a finite number of milliseconds from 0 to below 2^32, not {value!r}")
         if isinstance(self.max_faults, bool) or not isinstance(self.max_faults, int) or self.max_faults < 1:
             raise ValueError(f"max_faults must be a whole number from 1, not {self.max_faults!r}")
 
@@ -247,7 +246,8 @@ MAX_NOTIFY_IN_FLIGHT = 16
 to answer Notify hold none of the slots decisions need (nor slow any match but by dropped courtesies)."""
 
 _in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[_Decisions, _InFlight]] = (
-    weakref.WeakKeyDictionary())
+    weakref.WeakKeyDictionary()
+)
 
 
 def _semaphores() -> tuple[_Decisions, _InFlight]:
@@ -262,8 +262,9 @@ def _semaphores() -> tuple[_Decisions, _InFlight]:
 # -- the referee ---------------------------------------------------------------------------------
 
 
-def _judged(decision: Decision, m: Match, o: Observation, answer: object,
-            fault: Fault | None) -> tuple[Any, Fault | None, bool]:
+def _judged(
+    decision: Decision, m: Match, o: Observation, answer: object, fault: Fault | None
+) -> tuple[Any, Fault | None, bool]:
     """The judge and substitute stages: judge a seat's answer once, with the engine's own check, as
     it is applied; no answer, or a refused one, gets the seeded substitute. (the decision applied,
     the fault if any, whether the substitute stood in)."""
@@ -287,10 +288,17 @@ def _substituted(decision: Decision, m: Match, o: Observation) -> Any:
 
 def _unimplemented(fault: Fault | None, decision: Decision) -> Fault | None:
     """A bot written before a variant's RPC answers UNIMPLEMENTED: say which RPC the rules need."""
-    if (decision.needs and fault is not None and fault.kind is FaultKind.ERROR_STATUS
-            and "UNIMPLEMENTED" in fault.received):
-        return Fault(fault.kind, f"the bot does not implement {decision.rpc}, which {decision.needs} needs "
-                     "(see docs/protocol.md)", fault.received)
+    if (
+        decision.needs
+        and fault is not None
+        and fault.kind is FaultKind.ERROR_STATUS
+        and "UNIMPLEMENTED" in fault.received
+    ):
+        return Fault(
+            fault.kind,
+            f"the bot does not implement {decision.rpc}, which {decision.needs} needs (see docs/protocol.md)",
+            fault.received,
+        )
     return fault
 
 
@@ -323,14 +331,19 @@ class Decision:
     needs: str = ""
 
 
-def _record_pass(rec: MatchRecord, m: Match, o: Observation, cards: Any, latency: float | None,
-                 substituted: bool) -> None:
-    rec.hands[-1].passes.append(PassRecord(hand=o.hand_number, seat=o.seat, cards=tuple(map(str, cards)),
-                                           latency_ms=latency, substituted=substituted))
+def _record_pass(
+    rec: MatchRecord, m: Match, o: Observation, cards: Any, latency: float | None, substituted: bool
+) -> None:
+    rec.hands[-1].passes.append(
+        PassRecord(
+            hand=o.hand_number, seat=o.seat, cards=tuple(map(str, cards)), latency_ms=latency, substituted=substituted
+        )
+    )
 
 
-def _record_play(rec: MatchRecord, m: Match, o: Observation, card: Any, latency: float | None,
-                 substituted: bool) -> None:
+def _record_play(
+    rec: MatchRecord, m: Match, o: Observation, card: Any, latency: float | None, substituted: bool
+) -> None:
     rec.plays.append(PlayRecord(o.hand_number, len(o.tricks), o.seat, str(card), latency, substituted))
 
 
@@ -339,22 +352,25 @@ def _call_text(m: Match) -> str:
     return " ".join(map(str, hand.offsets)) if hand.direction == "split" else hand.direction
 
 
-def _record_call(rec: MatchRecord, m: Match, o: Observation, call: Any, latency: float | None,
-                 substituted: bool) -> None:
+def _record_call(
+    rec: MatchRecord, m: Match, o: Observation, call: Any, latency: float | None, substituted: bool
+) -> None:
     h = rec.hands[-1]
     h.pass_call, h.pass_call_substituted, h.pass_call_latency_ms = _call_text(m), substituted, latency
     h.pass_direction = m.hand.direction
 
 
-def _record_discard(rec: MatchRecord, m: Match, o: Observation, cards: Any, latency: float | None,
-                    substituted: bool) -> None:
+def _record_discard(
+    rec: MatchRecord, m: Match, o: Observation, cards: Any, latency: float | None, substituted: bool
+) -> None:
     h = rec.hands[-1]
     h.discard_seat, h.discard = o.seat, tuple(map(str, cards))
     h.discard_substituted, h.discard_latency_ms = substituted, latency
 
 
-def _record_moon(rec: MatchRecord, m: Match, o: Observation, choice: Any, latency: float | None,
-                 substituted: bool) -> None:
+def _record_moon(
+    rec: MatchRecord, m: Match, o: Observation, choice: Any, latency: float | None, substituted: bool
+) -> None:
     h = rec.hands[-1]  # still this hand's: the next hand's record opens after the decision
     h.moon_choice_substituted, h.moon_choice_latency_ms = substituted, latency
 
@@ -373,28 +389,83 @@ def _no_trick(o: Observation) -> None:
     return None
 
 
-DECISIONS: dict[Phase, Decision] = {d.phase: d for d in (
-    Decision(Phase.PASS, "PassCards", "pass_cards", "pass", _no_rest,
-             lambda a, o: cards_of_answer(a, "pass", o, FaultKind.WRONG_PASS_COUNT), answer_text,
-             lambda m, s, cards: m.pass_cards(s, cards), substitute_pass,
-             lambda m, cards: f"passed the seeded substitute {cards_text(cards)}", _no_trick, _record_pass),
-    Decision(Phase.PLAY, "PlayCard", "play_card", "play", _no_rest, lambda a, o: card_of_answer(a),
-             lambda a: f"card={card_text(a)}", lambda m, s, card: m.play(card, s), substitute_play,
-             lambda m, card: f"played the seeded substitute {card}", lambda o: len(o.tricks), _record_play),
-    Decision(Phase.CALL, "CallPass", "call_pass", "call", _no_rest, call_of_answer, safe_repr,
-             lambda m, s, call: m.call_pass(s, call), substitute_call,
-             lambda m, call: f"called the seeded substitute {_call_text(m)}", _no_trick, _record_call,
-             needs="pass_cycle=call"),
-    Decision(Phase.DISCARD, "DiscardCards", "discard_cards", "discard",
-             lambda o: pb.DiscardCardsRequest(count=len(o.kitty)).SerializeToString(),
-             lambda a, o: cards_of_answer(a, "discard", o, FaultKind.WRONG_DISCARD), answer_text,
-             lambda m, s, cards: m.discard(s, cards), substitute_discard,
-             lambda m, cards: f"discarded the seeded substitute {cards_text(cards)}", lambda o: len(o.tricks),
-             _record_discard, needs="kitty_discard=true"),
-    Decision(Phase.MOON, "ChooseMoon", "choose_moon", "moon", _moon_rest, lambda a, o: moon_of_answer(a), str,
-             lambda m, s, choice: m.choose_moon(s, choice), substitute_moon,
-             lambda m, choice: f"chose the seeded substitute {choice.value}", _no_trick, _record_moon),
-)}
+DECISIONS: dict[Phase, Decision] = {
+    d.phase: d
+    for d in (
+        Decision(
+            Phase.PASS,
+            "PassCards",
+            "pass_cards",
+            "pass",
+            _no_rest,
+            lambda a, o: cards_of_answer(a, "pass", o, FaultKind.WRONG_PASS_COUNT),
+            answer_text,
+            lambda m, s, cards: m.pass_cards(s, cards),
+            substitute_pass,
+            lambda m, cards: f"passed the seeded substitute {cards_text(cards)}",
+            _no_trick,
+            _record_pass,
+        ),
+        Decision(
+            Phase.PLAY,
+            "PlayCard",
+            "play_card",
+            "play",
+            _no_rest,
+            lambda a, o: card_of_answer(a),
+            lambda a: f"card={card_text(a)}",
+            lambda m, s, card: m.play(card, s),
+            substitute_play,
+            lambda m, card: f"played the seeded substitute {card}",
+            lambda o: len(o.tricks),
+            _record_play,
+        ),
+        Decision(
+            Phase.CALL,
+            "CallPass",
+            "call_pass",
+            "call",
+            _no_rest,
+            call_of_answer,
+            safe_repr,
+            lambda m, s, call: m.call_pass(s, call),
+            substitute_call,
+            lambda m, call: f"called the seeded substitute {_call_text(m)}",
+            _no_trick,
+            _record_call,
+            needs="pass_cycle=call",
+        ),
+        Decision(
+            Phase.DISCARD,
+            "DiscardCards",
+            "discard_cards",
+            "discard",
+            lambda o: pb.DiscardCardsRequest(count=len(o.kitty)).SerializeToString(),
+            lambda a, o: cards_of_answer(a, "discard", o, FaultKind.WRONG_DISCARD),
+            answer_text,
+            lambda m, s, cards: m.discard(s, cards),
+            substitute_discard,
+            lambda m, cards: f"discarded the seeded substitute {cards_text(cards)}",
+            lambda o: len(o.tricks),
+            _record_discard,
+            needs="kitty_discard=true",
+        ),
+        Decision(
+            Phase.MOON,
+            "ChooseMoon",
+            "choose_moon",
+            "moon",
+            _moon_rest,
+            lambda a, o: moon_of_answer(a),
+            str,
+            lambda m, s, choice: m.choose_moon(s, choice),
+            substitute_moon,
+            lambda m, choice: f"chose the seeded substitute {choice.value}",
+            _no_trick,
+            _record_moon,
+        ),
+    )
+}
 """Every decision a bot is asked, by the engine phase that asks it."""
 
 
@@ -458,8 +529,16 @@ class _Notifier:
 
 
 class _Referee:
-    def __init__(self, seats: Sequence[Seat], rules: Rules, seed: int, settings: MatchSettings,
-                 match_id: str, names: Sequence[str] | None, tournament_id: int | None) -> None:
+    def __init__(
+        self,
+        seats: Sequence[Seat],
+        rules: Rules,
+        seed: int,
+        settings: MatchSettings,
+        match_id: str,
+        names: Sequence[str] | None,
+        tournament_id: int | None,
+    ) -> None:
         if len(seats) != rules.players:
             raise ValueError(f"the rules ({rules.name}) need {rules.players} seats, not {len(seats)}")
         if names is not None and len(names) != len(seats):
@@ -471,15 +550,17 @@ class _Referee:
         self.names = list(names) if names is not None else [""] * len(seats)
         self.states = [_SeatState(s, settings) for s in seats]
         self.match = Match(rules, seed)
-        self.record = MatchRecord(match_id=match_id, seed=seed, rules=rules.to_dict(), seats=[],
-                                  tournament_id=tournament_id)
+        self.record = MatchRecord(
+            match_id=match_id, seed=seed, rules=rules.to_dict(), seats=[], tournament_id=tournament_id
+        )
         self.budget_ms = int(settings.budget_ms)
         self.fast_play = True  # plays by the written-out path (False: the general one, to test they agree)
 
     # -- asking ----------------------------------------------------------------------------------
 
-    async def _ask(self, s: int, method: Callable[[Ask, float], Awaitable[T]],
-                   ask: Ask) -> tuple[T | None, float | None, Fault | None]:
+    async def _ask(
+        self, s: int, method: Callable[[Ask, float], Awaitable[T]], ask: Ask
+    ) -> tuple[T | None, float | None, Fault | None]:
         """The ask stage: seat ``s``'s answer under its clock: (answer, latency ms, fault).
 
         ``method`` is the seat's bound method, called as ``method(ask, deadline)``.
@@ -510,9 +591,15 @@ class _Referee:
         elapsed = _perf_counter() - t0
         allowed = clock.deadline()
         if not clock.charge(elapsed):
-            return None, elapsed * 1000, Fault(
-                FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms; {allowed * 1000:.0f} ms allowed",
-                f"{answer!r} (too late)"[:300])
+            return (
+                None,
+                elapsed * 1000,
+                Fault(
+                    FaultKind.TIMEOUT,
+                    f"answered after {elapsed * 1000:.0f} ms; {allowed * 1000:.0f} ms allowed",
+                    f"{answer!r} (too late)"[:300],
+                ),
+            )
         return answer, elapsed * 1000, None
 
     def _asked(self, o: Observation, st: _SeatState, rest: bytes = b"") -> Ask:
@@ -530,8 +617,14 @@ class _Referee:
         for o, (answer, latency, fault) in zip(obs, outcomes):
             value, fault, substituted = _judged(decision, m, o, answer, _unimplemented(fault, decision))
             if fault is not None:
-                self._fault(o.seat, fault, o.hand_number, decision.trick(o), describe(decision.rpc, o),
-                            decision.instead(m, value))
+                self._fault(
+                    o.seat,
+                    fault,
+                    o.hand_number,
+                    decision.trick(o),
+                    describe(decision.rpc, o),
+                    decision.instead(m, value),
+                )
             decision.record(self.record, m, o, value, latency, substituted)
 
     async def _answer(self, decision: Decision, o: Observation) -> tuple[Any, float | None, Fault | None]:
@@ -547,11 +640,20 @@ class _Referee:
             st.forfeit = True
             if st.notifier is not None:
                 st.notifier.pending.clear()
-            st.forfeit_reason = (ForfeitReason.UNREACHABLE if fault.kind in FORFEIT_AT_ONCE
-                                 else ForfeitReason.FAULTS)
+            st.forfeit_reason = ForfeitReason.UNREACHABLE if fault.kind in FORFEIT_AT_ONCE else ForfeitReason.FAULTS
             action += "; the bot forfeits: substitutes play the rest of its match"
-        self.record.faults.append(FaultRecord(hand=hand, trick=trick, seat=s, kind=fault.kind, detail=fault.detail,
-                                              sent=sent, received=fault.received, action=action))
+        self.record.faults.append(
+            FaultRecord(
+                hand=hand,
+                trick=trick,
+                seat=s,
+                kind=fault.kind,
+                detail=fault.detail,
+                sent=sent,
+                received=fault.received,
+                action=action,
+            )
+        )
 
     # -- the flow --------------------------------------------------------------------------------
 
@@ -573,14 +675,25 @@ class _Referee:
                     await self._decide(decision)
                 self._close_hands()
             self._finish()
-            self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, match_over=pb.MatchOver(
-                totals=m.scores, places=[r.place for r in self.record.seats],
-                forfeited=[i for i, st in enumerate(self.states) if st.forfeit])))
+            self._notify_all(
+                lambda s: pb.NotifyRequest(
+                    match_id=self.match_id,
+                    seat=s,
+                    match_over=pb.MatchOver(
+                        totals=m.scores,
+                        places=[r.place for r in self.record.seats],
+                        forfeited=[i for i, st in enumerate(self.states) if st.forfeit],
+                    ),
+                )
+            )
             await self._close_notifiers()
         finally:
             # Cancelled or failed midway (or a close cut short): no notifier outlives its match.
-            tasks = [st.notifier.task for st in self.states
-                     if st.notifier is not None and st.notifier.task is not None and not st.notifier.task.done()]
+            tasks = [
+                st.notifier.task
+                for st in self.states
+                if st.notifier is not None and st.notifier.task is not None and not st.notifier.task.done()
+            ]
             for task in tasks:
                 task.cancel()
             if tasks:
@@ -608,20 +721,33 @@ class _Referee:
                 st.wants_notify = reply.wants_notifications
                 name = reply.name[:NAME_LIMIT]  # the bot's own text: kept as data, but bounded
                 if reply.protocol_version not in (0, codec.PROTOCOL_VERSION):  # 0: left unset, taken as ours
-                    self._fault(s, Fault(FaultKind.MALFORMED, f"speaks protocol {reply.protocol_version}, "
-                                         f"the referee speaks {codec.PROTOCOL_VERSION}",
-                                         f"protocol_version={reply.protocol_version}"),
-                                None, None, sent, f"plays on under protocol {codec.PROTOCOL_VERSION}")
+                    self._fault(
+                        s,
+                        Fault(
+                            FaultKind.MALFORMED,
+                            f"speaks protocol {reply.protocol_version}, the referee speaks {codec.PROTOCOL_VERSION}",
+                            f"protocol_version={reply.protocol_version}",
+                        ),
+                        None,
+                        None,
+                        sent,
+                        f"plays on under protocol {codec.PROTOCOL_VERSION}",
+                    )
             if not self.names[s]:
                 self.names[s] = st.seat.name or name or f"seat {s}"
         self.views = codec.ViewEncoder(self.match_id, self.names, self.budget_ms)
 
     def _open_hand(self) -> None:
         hand = self.match.hand
-        self.record.hands.append(HandRecord(
-            hand=hand.number, pass_direction=hand.direction, dealer=hand.dealer,
-            deal=tuple(tuple(str(c) for c in cards_of(mask)) for mask in hand.dealt),
-            kitty=tuple(str(c) for c in cards_of(hand.kitty))))
+        self.record.hands.append(
+            HandRecord(
+                hand=hand.number,
+                pass_direction=hand.direction,
+                dealer=hand.dealer,
+                deal=tuple(tuple(str(c) for c in cards_of(mask)) for mask in hand.dealt),
+                kitty=tuple(str(c) for c in cards_of(hand.kitty)),
+            )
+        )
 
     def _close_hands(self) -> None:
         """Record each newly scored hand, tell the bots, and open the next hand's record."""
@@ -634,8 +760,9 @@ class _Referee:
         h.points_taken, h.score, h.totals = result.points_taken, result.score, result.totals
         h.moon, h.sun = result.moon, result.sun
         h.moon_choice = result.moon_choice.value if result.moon_choice is not None else None
-        self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s,
-                                                    hand_scored=codec.hand_scored_to_wire(result)))
+        self._notify_all(
+            lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, hand_scored=codec.hand_scored_to_wire(result))
+        )
         if not m.over:
             self._open_hand()
 
@@ -648,8 +775,9 @@ class _Referee:
         st = self.states[s]
         answer = latency = fault = None
         if not st.forfeit:
-            answer, latency, fault = await self._ask(s, st.seat.play_card, Ask(o, self.views,
-                                                                               int(st.clock.bank * 1000)))
+            answer, latency, fault = await self._ask(
+                s, st.seat.play_card, Ask(o, self.views, int(st.clock.bank * 1000))
+            )
         card = None
         if answer is not None:  # judged by the engine's own check as it plays
             try:
@@ -665,8 +793,9 @@ class _Referee:
             trick = m.play(card, s)
         hand_number, trick_number = o.hand_number, len(o.tricks)  # o.trick_number
         if fault is not None:
-            self._fault(s, fault, hand_number, trick_number, describe("PlayCard", o),
-                        f"played the seeded substitute {card}")
+            self._fault(
+                s, fault, hand_number, trick_number, describe("PlayCard", o), f"played the seeded substitute {card}"
+            )
         self.record.plays.append(PlayRecord(hand_number, trick_number, s, str(card), latency, substituted))
         if trick is not None:
             self._notify_trick(hand_number, trick)
@@ -677,8 +806,11 @@ class _Referee:
         if not any(st.wants_notify and not st.forfeit for st in self.states):
             return
         t = codec.trick_to_wire(trick)
-        self._notify_all(lambda s: pb.NotifyRequest(
-            match_id=self.match_id, seat=s, trick_completed=pb.TrickCompleted(hand_number=hand, trick=t)))
+        self._notify_all(
+            lambda s: pb.NotifyRequest(
+                match_id=self.match_id, seat=s, trick_completed=pb.TrickCompleted(hand_number=hand, trick=t)
+            )
+        )
 
     def _notify_all(self, build: Callable[[int], pb.NotifyRequest]) -> None:
         # Queued, not awaited: a slow listener must not slow the match (nor the other bots).
@@ -711,29 +843,52 @@ class _Referee:
         self.record.status = MatchStatus.FINISHED
         self.record.winners = winners
         self.record.seats = [
-            SeatRecord(seat=s, bot=self.names[s], final_score=scores[s], place=places[s], faults=st.faults,
-                       forfeit=st.forfeit, forfeit_reason=st.forfeit_reason, address=st.seat.address,
-                       time_bank_left_ms=round(st.clock.bank * 1000, 1))
-            for s, st in enumerate(self.states)]
+            SeatRecord(
+                seat=s,
+                bot=self.names[s],
+                final_score=scores[s],
+                place=places[s],
+                faults=st.faults,
+                forfeit=st.forfeit,
+                forfeit_reason=st.forfeit_reason,
+                address=st.seat.address,
+                time_bank_left_ms=round(st.clock.bank * 1000, 1),
+            )
+            for s, st in enumerate(self.states)
+        ]
 
 
-async def play_match(seats: Sequence[Seat], rules: Rules, seed: int, *,
-                     settings: MatchSettings | None = None, match_id: str | None = None,
-                     names: Sequence[str] | None = None, tournament_id: int | None = None) -> MatchRecord:
+async def play_match(
+    seats: Sequence[Seat],
+    rules: Rules,
+    seed: int,
+    *,
+    settings: MatchSettings | None = None,
+    match_id: str | None = None,
+    names: Sequence[str] | None = None,
+    tournament_id: int | None = None,
+) -> MatchRecord:
     """Play one complete match among ``seats`` (one per seat, in seat order) and return its record.
 
     ``names`` are the bots' ladder names (default: each seat's name, else its handshake name).
     Seats are not closed: a caller may reuse them (and their channels) for the next match.
     Raises ``ValueError`` only for a wrong number of seats or names; a bot's failures are faults.
     """
-    referee = _Referee(seats, rules, seed, settings or MatchSettings(), match_id or uuid.uuid4().hex,
-                       names, tournament_id)
+    referee = _Referee(
+        seats, rules, seed, settings or MatchSettings(), match_id or uuid.uuid4().hex, names, tournament_id
+    )
     return await referee.run()
 
 
-async def play_remote(seats: Sequence[tuple[str, str]], rules: Rules, seed: int, *,
-                      settings: MatchSettings | None = None, match_id: str | None = None,
-                      reach_timeout: float = 3.0) -> MatchRecord:
+async def play_remote(
+    seats: Sequence[tuple[str, str]],
+    rules: Rules,
+    seed: int,
+    *,
+    settings: MatchSettings | None = None,
+    match_id: str | None = None,
+    reach_timeout: float = 3.0,
+) -> MatchRecord:
     """Play one match among bots served over gRPC: ``seats`` are (name, address) in seat order.
 
     Checks every bot answers a handshake first and raises ``SeatUnreachable`` (saying what to
@@ -754,8 +909,14 @@ async def play_remote(seats: Sequence[tuple[str, str]], rules: Rules, seed: int,
                 missing.append(address)
         if problems:
             raise SeatUnreachable("\n".join(problems), missing)
-        return await play_match([channels[a] for _, a in seats], rules, seed, settings=settings,
-                                match_id=match_id, names=[n for n, _ in seats])
+        return await play_match(
+            [channels[a] for _, a in seats],
+            rules,
+            seed,
+            settings=settings,
+            match_id=match_id,
+            names=[n for n, _ in seats],
+        )
     finally:
         for seat in channels.values():
             await seat.close()

@@ -67,8 +67,10 @@ def summary(record: MatchRecord) -> RenderableType:
     """Scores by hand, the final standing with latencies, and the faults."""
     rules = Rules.from_dict(record.rules)
     names = _names(record)
-    title = (f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
-             f"winner {', '.join(names[w] for w in record.winners) or 'none'}")
+    title = (
+        f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
+        f"winner {', '.join(names[w] for w in record.winners) or 'none'}"
+    )
     by_hand = Table(title="Scores by hand", title_justify="left")
     by_hand.add_column("hand", justify="right")
     by_hand.add_column("pass")
@@ -81,19 +83,36 @@ def summary(record: MatchRecord) -> RenderableType:
             note = f"{names[h.moon]} shot the moon" + (f" ({h.moon_choice})" if h.moon_choice else "")
         if h.sun is not None:
             note = f"{names[h.sun]} shot the sun" + (f" ({h.moon_choice})" if h.moon_choice else "")
-        by_hand.add_row(str(h.hand), h.pass_direction,
-                        *(f"{sc:+d} → {t}" for sc, t in zip(h.score, h.totals)), Text(note))
+        by_hand.add_row(
+            str(h.hand), h.pass_direction, *(f"{sc:+d} → {t}" for sc, t in zip(h.score, h.totals)), Text(note)
+        )
 
     standing = Table(title="Result (latency of each bot's decisions, ms)", title_justify="left")
-    for col, just in (("seat", "right"), ("bot", "left"), ("score", "right"), ("place", "right"),
-                      ("faults", "right"), ("forfeit", "left"), ("asked", "right"), ("p50", "right"),
-                      ("p95", "right"), ("max", "right")):
+    for col, just in (
+        ("seat", "right"),
+        ("bot", "left"),
+        ("score", "right"),
+        ("place", "right"),
+        ("faults", "right"),
+        ("forfeit", "left"),
+        ("asked", "right"),
+        ("p50", "right"),
+        ("p95", "right"),
+        ("max", "right"),
+    ):
         standing.add_column(col, justify=just)  # type: ignore[arg-type]
     for s in record.seats:
         lat = latencies(record, s.seat)
-        standing.add_row(str(s.seat), Text(names[s.seat]), str(s.final_score), str(s.place), str(s.faults),
-                         _forfeit_text(s) if s.forfeit else "", str(len(lat)),
-                         *(f"{percentile(lat, q):.1f}" if lat else "-" for q in (50, 95, 100)))
+        standing.add_row(
+            str(s.seat),
+            Text(names[s.seat]),
+            str(s.final_score),
+            str(s.place),
+            str(s.faults),
+            _forfeit_text(s) if s.forfeit else "",
+            str(len(lat)),
+            *(f"{percentile(lat, q):.1f}" if lat else "-" for q in (50, 95, 100)),
+        )
     parts: list[RenderableType] = [Text(title, style="bold"), by_hand, standing]
     if record.faults:
         faults = Table(title=f"Faults ({len(record.faults)})", title_justify="left")
@@ -101,8 +120,14 @@ def summary(record: MatchRecord) -> RenderableType:
             faults.add_column(col)
         for f in record.faults:
             # The detail quotes the bot (its status message, its reply): data, never markup.
-            faults.add_row("-" if f.hand is None else str(f.hand), "-" if f.trick is None else str(f.trick),
-                           Text(names[f.seat]), f.kind.value, inert_text(f.detail), inert_text(f.action))
+            faults.add_row(
+                "-" if f.hand is None else str(f.hand),
+                "-" if f.trick is None else str(f.trick),
+                Text(names[f.seat]),
+                f.kind.value,
+                inert_text(f.detail),
+                inert_text(f.action),
+            )
         parts.append(faults)
     return Group(*parts)
 
@@ -142,14 +167,20 @@ def replay(record: MatchRecord) -> RenderableType:
     names = _names(record)
     n = len(names)
     substituted = {(p.hand, p.trick, p.seat) for p in record.plays if p.substituted}
-    parts: list[RenderableType] = [Text(
-        f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
-        f"seats: {', '.join(f'{i} {b}' for i, b in enumerate(names))}", style="bold")]
+    parts: list[RenderableType] = [
+        Text(
+            f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
+            f"seats: {', '.join(f'{i} {b}' for i, b in enumerate(names))}",
+            style="bold",
+        )
+    ]
     for (number, tricks, kitty), h in zip(_tricks_by_hand(record), record.hands):
-        called = (f" (called by the dealer: {h.pass_call}" + (", substitute)" if h.pass_call_substituted else ")")
-                  if h.pass_call is not None else "")
-        parts.append(Text(f"\nHand {number}: pass {h.pass_direction}{called}, dealer {names[h.dealer]}",
-                          style="bold"))
+        called = (
+            f" (called by the dealer: {h.pass_call}" + (", substitute)" if h.pass_call_substituted else ")")
+            if h.pass_call is not None
+            else ""
+        )
+        parts.append(Text(f"\nHand {number}: pass {h.pass_direction}{called}, dealer {names[h.dealer]}", style="bold"))
         deal = Table(show_header=True, box=None, padding=(0, 1))
         deal.add_column("seat")
         deal.add_column("dealt")
@@ -157,8 +188,9 @@ def replay(record: MatchRecord) -> RenderableType:
         passes = {p.seat: p for p in h.passes}
         for s in range(n):
             p = passes.get(s)
-            passed = ((_cards(p.cards) if p.cards else "passed on") + (" (substitute)" if p.substituted else "")
-                      if p else "")
+            passed = (
+                (_cards(p.cards) if p.cards else "passed on") + (" (substitute)" if p.substituted else "") if p else ""
+            )
             deal.add_row(Text(names[s]), _cards(h.deal[s]), passed)
         parts.append(deal)
         table = Table(box=None, padding=(0, 1))
@@ -175,13 +207,21 @@ def replay(record: MatchRecord) -> RenderableType:
                 text = card.symbol + ("*" if (number, t_no, seat) in substituted else "")
                 cells[seat] = f"[bold green]{text}[/]" if seat == trick.winner else text
             points = sum(rules.points_of(c) for c in trick.cards)
-            table.add_row(str(t_no), Text(names[trick.leader]), *cells, Text(names[trick.winner or 0]),
-                          str(points) if points else "")
+            table.add_row(
+                str(t_no),
+                Text(names[trick.leader]),
+                *cells,
+                Text(names[trick.winner or 0]),
+                str(points) if points else "",
+            )
         parts.append(table)
         if h.discard_seat is not None:
-            parts.append(Text(f"{names[h.discard_seat]} took the kitty {_cards(kitty)} and discarded "
-                              f"{_cards(h.discard)} into its tricks" + (" (substitute)" if h.discard_substituted
-                                                                         else "")))
+            parts.append(
+                Text(
+                    f"{names[h.discard_seat]} took the kitty {_cards(kitty)} and discarded "
+                    f"{_cards(h.discard)} into its tricks" + (" (substitute)" if h.discard_substituted else "")
+                )
+            )
         score = "  ".join(f"{names[s]} {h.points_taken[s]} pts → {h.score[s]:+d} = {h.totals[s]}" for s in range(n))
         shooter = h.moon if h.moon is not None else h.sun
         if shooter is not None:

@@ -24,10 +24,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import grpc
-from hearts.v1 import bot_pb2 as pb
-from hearts.v1 import bot_pb2_grpc
 
-from hearts.v1 import codec
+from hearts.v1 import bot_pb2 as pb
+from hearts.v1 import bot_pb2_grpc, codec
 from referee.rules import Card, MoonChoice, Observation
 from referee.untrusted import inert
 
@@ -57,10 +56,14 @@ words naming this limit, which is how its error is told from a bot's status)."""
 # What gRPC says when it cut off a reply itself: over our own hard receive limit, or a status
 # message and metadata over its header limit. A bot may send a status with any text: only these
 # exact local forms, the first naming the referee's own limit, are taken as observed.
-_CUT_MESSAGE = re.compile(r"(?:Stream removed \(CLIENT: )?Received message larger than max "
-                          r"\(\d+ vs\. (\d+)\)\)?")
-_CUT_HEADERS = re.compile(r"Stream removed \(received metadata size exceeds (hard|soft) limit "
-                          r"\(value length \d+ vs\. \d+\)\)")
+_CUT_MESSAGE = re.compile(
+    r"(?:Stream removed \(CLIENT: )?Received message larger than max "
+    r"\(\d+ vs\. (\d+)\)\)?"
+)
+_CUT_HEADERS = re.compile(
+    r"Stream removed \(received metadata size exceeds (hard|soft) limit "
+    r"\(value length \d+ vs\. \d+\)\)"
+)
 
 
 class SeatError(Exception):
@@ -119,13 +122,19 @@ def _reader(message: Any, method: str, limit: int) -> Callable[[bytes], Any]:
 
     def read(data: bytes) -> Any:
         if len(data) > limit:
-            return _Refused(OversizedReply(f"{method} reply of {len(data)} bytes; the referee's receive limit "
-                                           f"is {limit}", f"{len(data)} bytes"))
+            return _Refused(
+                OversizedReply(
+                    f"{method} reply of {len(data)} bytes; the referee's receive limit is {limit}", f"{len(data)} bytes"
+                )
+            )
         try:
             return parse(data)
         except Exception as e:  # noqa: BLE001 - any bytes a bot sends are judged, none crash the reader
-            return _Refused(MalformedReply(f"{method} reply could not be decoded ({type(e).__name__})",
-                                           f"{len(data)} bytes: {data[:40].hex()}"))
+            return _Refused(
+                MalformedReply(
+                    f"{method} reply could not be decoded ({type(e).__name__})", f"{len(data)} bytes: {data[:40].hex()}"
+                )
+            )
 
     return read
 
@@ -152,8 +161,14 @@ async def _still_connected(channel: grpc.aio.Channel | None) -> bool:
     return False
 
 
-async def _rpc_failure(error: grpc.aio.AioRpcError, elapsed: float, timeout: float, method: str,
-                 channel: grpc.aio.Channel | None, hard_limit: int) -> SeatError:
+async def _rpc_failure(
+    error: grpc.aio.AioRpcError,
+    elapsed: float,
+    timeout: float,
+    method: str,
+    channel: grpc.aio.Channel | None,
+    hard_limit: int,
+) -> SeatError:
     """Classify a failed call by what the referee observed: its own clock, its connection, the sizes
     its own gRPC cut off; anything else is the bot's own status, whatever code or text it claims."""
     code = error.code()
@@ -165,11 +180,11 @@ async def _rpc_failure(error: grpc.aio.AioRpcError, elapsed: float, timeout: flo
     if code is grpc.StatusCode.RESOURCE_EXHAUSTED:
         cut = _CUT_MESSAGE.fullmatch(details)
         if cut is not None and int(cut.group(1)) == hard_limit:
-            return OversizedReply(f"{method} reply larger than {hard_limit} bytes, cut off by the referee",
-                                  received)
+            return OversizedReply(f"{method} reply larger than {hard_limit} bytes, cut off by the referee", received)
         if _CUT_HEADERS.fullmatch(details):
-            return OversizedReply(f"{method}: the bot's status message or metadata exceeded the referee's "
-                                  "header limit", received)
+            return OversizedReply(
+                f"{method}: the bot's status message or metadata exceeded the referee's header limit", received
+            )
     if code is grpc.StatusCode.UNAVAILABLE and not await _still_connected(channel):
         return BotUnreachable("bot unreachable (is it running?)", received)
     return BotErrorStatus(f"the bot answered {code.name}" + (f": {details[:200]}" if details else ""), received)
@@ -234,8 +249,7 @@ class GrpcSeat:
     is four times that, so the referee sees an oversized reply rather than a gRPC error about it).
     """
 
-    def __init__(self, address: str, name: str | None = None, *,
-                 max_receive_bytes: int = MAX_RECEIVE_BYTES) -> None:
+    def __init__(self, address: str, name: str | None = None, *, max_receive_bytes: int = MAX_RECEIVE_BYTES) -> None:
         self.address: str | None = address  # always set: typed as the Seat interface has it
         self.name = name
         self.max_receive_bytes = max_receive_bytes
@@ -269,14 +283,29 @@ class GrpcSeat:
             self._stub = bot_pb2_grpc.BotServiceStub(self._channel)
             # The handshake and the five decisions, read by the seat's own measuring reader and
             # taking serialised requests too.
-            (self._handshake, self._pass_cards, self._play_card, self._choose_moon, self._discard_cards,
-             self._call_pass) = (
-                self._channel.unary_unary(f"/hearts.v1.BotService/{name}", request_serializer=_serialize,
-                                          response_deserializer=_reader(reply, name, self.max_receive_bytes),
-                                          _registered_method=True)
-                for name, reply in (("Handshake", pb.HandshakeResponse), ("PassCards", pb.PassCardsResponse),
-                                    ("PlayCard", pb.PlayCardResponse), ("ChooseMoon", pb.ChooseMoonResponse),
-                                    ("DiscardCards", pb.DiscardCardsResponse), ("CallPass", pb.CallPassResponse)))
+            (
+                self._handshake,
+                self._pass_cards,
+                self._play_card,
+                self._choose_moon,
+                self._discard_cards,
+                self._call_pass,
+            ) = (
+                self._channel.unary_unary(
+                    f"/hearts.v1.BotService/{name}",
+                    request_serializer=_serialize,
+                    response_deserializer=_reader(reply, name, self.max_receive_bytes),
+                    _registered_method=True,
+                )
+                for name, reply in (
+                    ("Handshake", pb.HandshakeResponse),
+                    ("PassCards", pb.PassCardsResponse),
+                    ("PlayCard", pb.PlayCardResponse),
+                    ("ChooseMoon", pb.ChooseMoonResponse),
+                    ("DiscardCards", pb.DiscardCardsResponse),
+                    ("CallPass", pb.CallPassResponse),
+                )
+            )
             self._loop = loop
             self._hello = None
             self._hello_task = None
@@ -302,10 +331,12 @@ class GrpcSeat:
         try:
             reply = await rpc(request, timeout=timeout)
         except grpc.aio.AioRpcError as e:
-            raise await _rpc_failure(e, _perf_counter() - t0, timeout, method, self._channel, self._hard_limit) from None
+            raise await _rpc_failure(
+                e, _perf_counter() - t0, timeout, method, self._channel, self._hard_limit
+            ) from None
         if type(reply) is not reply_type:
             raise _refused(reply, method)
-        return reply  # type: ignore[no-any-return]  # its type was just checked
+        return reply
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
         """The bot's handshake, asked once per channel and remembered.
@@ -325,11 +356,13 @@ class GrpcSeat:
         try:
             return await asyncio.wait_for(asyncio.shield(task), timeout)
         except TimeoutError:
-            raise BotTimeout("no handshake before the deadline", f"nothing in {(_perf_counter() - t0) * 1000:.0f} ms")\
-                from None
+            raise BotTimeout(
+                "no handshake before the deadline", f"nothing in {(_perf_counter() - t0) * 1000:.0f} ms"
+            ) from None
 
-    async def _greet(self, stub: bot_pb2_grpc.BotServiceStub, request: pb.HandshakeRequest,
-                     timeout: float) -> pb.HandshakeResponse:
+    async def _greet(
+        self, stub: bot_pb2_grpc.BotServiceStub, request: pb.HandshakeRequest, timeout: float
+    ) -> pb.HandshakeResponse:
         hello = await self._call(self._handshake, request, timeout, "Handshake", pb.HandshakeResponse)
         if self._stub is stub:  # not a channel closed or replaced meanwhile
             self._hello = hello
@@ -353,8 +386,9 @@ class GrpcSeat:
         try:
             reply = await self._play_card(request, timeout=timeout)
         except grpc.aio.AioRpcError as e:
-            raise await _rpc_failure(e, _perf_counter() - t0, timeout, "PlayCard", self._channel, self._hard_limit) \
-                from None
+            raise await _rpc_failure(
+                e, _perf_counter() - t0, timeout, "PlayCard", self._channel, self._hard_limit
+            ) from None
         if type(reply) is not pb.PlayCardResponse:
             raise _refused(reply, "PlayCard")
         return reply.card
@@ -424,13 +458,16 @@ class InProcessSeat:
         except Exception as e:  # noqa: BLE001 - whatever the bot raised is its fault, of the kind observed
             if isinstance(e, TimeoutError) and _perf_counter() - t0 >= timeout * 0.999:
                 raise BotTimeout("no answer before the deadline", "nothing") from None
-            raise BotErrorStatus(f"the bot raised {type(e).__name__}: {_message(e)}"[:300], _message(e, repr)) \
-                from None
+            raise BotErrorStatus(f"the bot raised {type(e).__name__}: {_message(e)}"[:300], _message(e, repr)) from None
         return result
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
-        return pb.HandshakeResponse(protocol_version=codec.PROTOCOL_VERSION, name=self.name or "",
-                                    language="python", wants_notifications=hasattr(self.bot, "notify"))
+        return pb.HandshakeResponse(
+            protocol_version=codec.PROTOCOL_VERSION,
+            name=self.name or "",
+            language="python",
+            wants_notifications=hasattr(self.bot, "notify"),
+        )
 
     async def pass_cards(self, ask: Ask, timeout: float) -> list[int]:
         return _card_values(await self._call("pass_cards", ask.observation, timeout))
@@ -459,8 +496,10 @@ class InProcessSeat:
             choice = MoonChoice(answer)
         except ValueError:
             return pb.MOON_CHOICE_UNSPECIFIED
-        return {MoonChoice.ADD_TO_OTHERS: pb.MOON_CHOICE_ADD_TO_OTHERS,
-                MoonChoice.SUBTRACT_FROM_SHOOTER: pb.MOON_CHOICE_SUBTRACT_FROM_SHOOTER}[choice]
+        return {
+            MoonChoice.ADD_TO_OTHERS: pb.MOON_CHOICE_ADD_TO_OTHERS,
+            MoonChoice.SUBTRACT_FROM_SHOOTER: pb.MOON_CHOICE_SUBTRACT_FROM_SHOOTER,
+        }[choice]
 
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None:
         if hasattr(self.bot, "notify"):
@@ -527,8 +566,10 @@ def unreachable_message(name: str, address: str, error: BaseException) -> str | 
     else:
         return None
     port = address.rpartition(":")[2]
-    return (f"cannot reach bot {name!r} at {address} ({why}).\n"
-            f"  Is the bot running? Is it listening on port {port} of that host?")
+    return (
+        f"cannot reach bot {name!r} at {address} ({why}).\n"
+        f"  Is the bot running? Is it listening on port {port} of that host?"
+    )
 
 
 async def reach(seats: Sequence[Seat], timeout: float = 3.0) -> list[BaseException | None]:

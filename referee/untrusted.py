@@ -53,7 +53,6 @@ def inert(text: object, limit: int = DEFAULT_LIMIT, *, multiline: bool = False) 
     return s + f"… ({dropped} more characters)" if dropped > 0 else s
 
 
-def inert_text(text: object, limit: int = DEFAULT_LIMIT, *, multiline: bool = False,
-               style: str = "") -> Text:
+def inert_text(text: object, limit: int = DEFAULT_LIMIT, *, multiline: bool = False, style: str = "") -> Text:
     """``inert(text)`` as a rich ``Text``: rich prints it as it stands, never reading markup or emoji codes."""
     return Text(inert(text, limit, multiline=multiline), style=style)

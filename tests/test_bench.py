@@ -15,9 +15,29 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_harness_pairs_rounds_in_both_orders_and_reports_the_median() -> None:
-    out = subprocess.run([sys.executable, str(ROOT / "bench" / "harness.py"), "--single", "1", "--concurrent", "2",
-                          "--rounds", "2", "--seat-loop", "--tables", "8", "--window", "1", "--json"],
-                         capture_output=True, text=True, timeout=300, cwd=ROOT, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "harness.py"),
+            "--single",
+            "1",
+            "--concurrent",
+            "2",
+            "--rounds",
+            "2",
+            "--seat-loop",
+            "--tables",
+            "8",
+            "--window",
+            "1",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        check=True,
+    )
     r = json.loads(out.stdout)
     for key in ("one_match_at_a_time", "16_matches_at_once", "seat_loop_16_in_flight"):
         row = r[key]

@@ -10,19 +10,44 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
-
 from referee.rules import OPTIONS, PRESETS, Rules
 
-VIEW_FIELDS = ("hand", "passed_cards", "received_cards", "tricks", "current_trick", "legal_cards", "budget_ms",
-               "time_bank_ms", "dealer", "kitty_taker", "kitty", "discarded", "pass_offsets", "hearts_broken")
+VIEW_FIELDS = (
+    "hand",
+    "passed_cards",
+    "received_cards",
+    "tricks",
+    "current_trick",
+    "legal_cards",
+    "budget_ms",
+    "time_bank_ms",
+    "dealer",
+    "kitty_taker",
+    "kitty",
+    "discarded",
+    "pass_offsets",
+    "hearts_broken",
+)
 
 
-@pytest.mark.parametrize("message, name", [(pb.GameView, n) for n in VIEW_FIELDS]
-                         + [(pb.Trick, n) for n in ("leader", "cards", "winner")]
-                         + [(r, "view") for r in (pb.PassCardsRequest, pb.PlayCardRequest, pb.DiscardCardsRequest,
-                                                  pb.ChooseMoonRequest, pb.CallPassRequest)])
+@pytest.mark.parametrize(
+    "message, name",
+    [(pb.GameView, n) for n in VIEW_FIELDS]
+    + [(pb.Trick, n) for n in ("leader", "cards", "winner")]
+    + [
+        (r, "view")
+        for r in (
+            pb.PassCardsRequest,
+            pb.PlayCardRequest,
+            pb.DiscardCardsRequest,
+            pb.ChooseMoonRequest,
+            pb.CallPassRequest,
+        )
+    ],
+)
 def test_each_tag_the_encoder_writes_is_the_one_protobuf_writes(message: type, name: str) -> None:
     f = message.DESCRIPTOR.fields_by_name[name]
     m = message()
@@ -44,8 +69,9 @@ def test_every_option_has_its_wire_field_and_every_field_is_an_options_or_derive
     option_fields = {wire for wire, _, _ in codec.OPTION_FIELDS.values()}
     assert list(codec.OPTION_FIELDS) == [o.name for o in OPTIONS]
     assert option_fields <= rules_fields, option_fields - rules_fields
-    assert rules_fields == option_fields | set(codec.DERIVED_RULES_FIELDS), \
-        rules_fields ^ (option_fields | set(codec.DERIVED_RULES_FIELDS))
+    assert rules_fields == option_fields | set(codec.DERIVED_RULES_FIELDS), rules_fields ^ (
+        option_fields | set(codec.DERIVED_RULES_FIELDS)
+    )
 
 
 def test_each_options_declared_default_is_the_engines() -> None:
@@ -54,10 +80,19 @@ def test_each_options_declared_default_is_the_engines() -> None:
         assert o.default == fields[o.name], o.name
 
 
-@pytest.mark.parametrize("text", [*PRESETS, "standard,players=3", "standard,players=5,pass_cycle=five-player",
-                                  "standard,kitty=first-trick,hand_size=12,kitty_discard=true",
-                                  "omnibus,exact_target_reset=50", "standard,bonus_card=TD,bonus_points=-5",
-                                  "standard,pass_cycle=call", "standard,exact_target_reset=0"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        *PRESETS,
+        "standard,players=3",
+        "standard,players=5,pass_cycle=five-player",
+        "standard,kitty=first-trick,hand_size=12,kitty_discard=true",
+        "omnibus,exact_target_reset=50",
+        "standard,bonus_card=TD,bonus_points=-5",
+        "standard,pass_cycle=call",
+        "standard,exact_target_reset=0",
+    ],
+)
 def test_rules_cross_the_wire_and_back_unchanged(text: str) -> None:
     rules = Rules.parse(text)
     msg = codec.rules_to_wire(rules)

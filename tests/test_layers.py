@@ -30,8 +30,21 @@ def _modules(folder: str) -> list[Path]:
 
 @pytest.mark.parametrize("path", _modules("referee/rules"), ids=lambda p: p.name)
 def test_the_engine_imports_nothing_of_ours_and_no_io(path: Path) -> None:
-    forbidden = ("referee", "ladder", "clients", "hearts", "grpc", "google", "asyncio", "sqlite3",
-                 "sqlite_utils", "socket", "subprocess", "rich", "click")
+    forbidden = (
+        "referee",
+        "ladder",
+        "clients",
+        "hearts",
+        "grpc",
+        "google",
+        "asyncio",
+        "sqlite3",
+        "sqlite_utils",
+        "socket",
+        "subprocess",
+        "rich",
+        "click",
+    )
     bad = sorted(n for n in _imports(path) if n.split(".")[0] in forbidden)
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
@@ -44,15 +57,19 @@ def test_the_referee_does_not_reach_up_into_the_ladder(path: Path) -> None:
 
 @pytest.mark.parametrize("path", _modules("clients"), ids=lambda p: str(p.relative_to(ROOT)))
 def test_bots_see_only_the_engine_and_the_protocol(path: Path) -> None:
-    bad = sorted(n for n in _imports(path)
-                 if n.split(".")[0] in ("referee", "ladder") and not n.startswith("referee.rules"))
+    bad = sorted(
+        n for n in _imports(path) if n.split(".")[0] in ("referee", "ladder") and not n.startswith("referee.rules")
+    )
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
 def test_the_codec_sees_only_the_engine_and_the_generated_protocol() -> None:
     """hearts.v1.codec is shared by the referee and the bots, so it may import neither."""
     path = ROOT / "proto" / "hearts" / "v1" / "codec.py"
-    bad = sorted(n for n in _imports(path)
-                 if n.split(".")[0] in ("ladder", "clients", "grpc") or (n.startswith("referee") and
-                                                                         not n.startswith("referee.rules")))
+    bad = sorted(
+        n
+        for n in _imports(path)
+        if n.split(".")[0] in ("ladder", "clients", "grpc")
+        or (n.startswith("referee") and not n.startswith("referee.rules"))
+    )
     assert not bad, f"the codec imports {bad}"

@@ -64,9 +64,15 @@ def test_bot_proto_names_every_value_of_each_named_option() -> None:
     from referee.rules import PRESETS
     from referee.rules.options import FIRST_LEADS, KITTY_TAKERS, MOON_SCORING, POINT_SCHEMES, TIED_LOWEST
 
-    for field, values in (("preset", [*PRESETS, "custom"]), ("kitty", KITTY_TAKERS), ("first_lead", FIRST_LEADS),
-                          ("hearts_lead", ("broken", "any-time")), ("points", POINT_SCHEMES),
-                          ("moon", MOON_SCORING), ("tied_lowest", TIED_LOWEST)):
+    for field, values in (
+        ("preset", [*PRESETS, "custom"]),
+        ("kitty", KITTY_TAKERS),
+        ("first_lead", FIRST_LEADS),
+        ("hearts_lead", ("broken", "any-time")),
+        ("points", POINT_SCHEMES),
+        ("moon", MOON_SCORING),
+        ("tied_lowest", TIED_LOWEST),
+    ):
         comment = _comment_of(field)
         missing = [v for v in values if f'"{v}"' not in comment]
         assert not missing, f"bot.proto's comment on Rules.{field} does not name {missing}"

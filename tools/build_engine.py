@@ -43,8 +43,9 @@ def build() -> Path:
     shutil.rmtree(WORK, ignore_errors=True)
     os.chdir(ROOT)  # mypyc names modules by their path from here
     paths = ["--cache-dir", str(WORK / "mypy_cache"), *(f"referee/rules/{f}" for f in COMPILED)]
-    extensions = mypycify(paths, opt_level="3", debug_level="0", target_dir=str(WORK / "c"),
-                          group_name="referee.rules._engine")
+    extensions = mypycify(
+        paths, opt_level="3", debug_level="0", target_dir=str(WORK / "c"), group_name="referee.rules._engine"
+    )
     dist = Distribution({"name": "hearts-engine", "ext_modules": extensions})
     cmd = build_ext(dist)
     cmd.build_lib = str(WORK / "lib")
@@ -97,8 +98,9 @@ def main() -> int:
     except (Exception, SystemExit) as e:  # the caller decides whether a failed build is fatal
         # A failed build leaves no build: never an older one that a later source change could match.
         shutil.rmtree(ENGINE / _loader.BUILD_DIR, ignore_errors=True)
-        print(f"compiled engine NOT built ({type(e).__name__}: {e}); the engine will run as pure Python",
-              file=sys.stderr)
+        print(
+            f"compiled engine NOT built ({type(e).__name__}: {e}); the engine will run as pure Python", file=sys.stderr
+        )
         return 1
     print(f"compiled engine built in {time.perf_counter() - start:.1f}s: {final.relative_to(ROOT)}")
     return 0

@@ -29,7 +29,7 @@ def make_bot(name: str, seed: int | None = None) -> BotProtocol:
     except KeyError:
         raise ValueError(f"unknown sample bot {name!r}: expected one of {', '.join(BOTS)}") from None
     factory = getattr(importlib.import_module(module), cls)
-    return factory(seed=seed)  # type: ignore[no-any-return]
+    return factory(seed=seed)
 
 
 def main(name: str, argv: Sequence[str] | None = None) -> None:

@@ -74,7 +74,8 @@ class HeuristicBot(Bot):
         # Void a short side suit when the slots left take all of it (never one holding a bonus card).
         free = k - len(chosen)
         short = [
-            cards for suit in (Suit.CLUBS, Suit.DIAMONDS)
+            cards
+            for suit in (Suit.CLUBS, Suit.DIAMONDS)
             if 0 < len(cards := [c for c in hand.of_suit(suit) if c not in chosen]) <= free
             and all(points[c.index] >= 0 for c in cards)
         ]
@@ -152,8 +153,14 @@ class HeuristicBot(Bot):
             return max(high_hearts, key=_rank)
         hand = view.hand
         # Otherwise the highest card, from the shortest suit on a tie; a reward card (J♦ in Omnibus) last.
-        return max(legal, key=lambda c: (points[c.index] >= 0, c.rank + (1 if c.suit is Suit.HEARTS else 0),
-                                         -len(hand.of_suit(c.suit))))
+        return max(
+            legal,
+            key=lambda c: (
+                points[c.index] >= 0,
+                c.rank + (1 if c.suit is Suit.HEARTS else 0),
+                -len(hand.of_suit(c.suit)),
+            ),
+        )
 
     # -- the moon ---------------------------------------------------------------------------------
 
@@ -168,8 +175,11 @@ class HeuristicBot(Bot):
         scores = view.scores
         added = [t + (0 if s == me else view.moon_points) for s, t in enumerate(scores)]
         if max(added) >= rules.target:
-            return MoonChoice.ADD_TO_OTHERS if added[me] < min(t for s, t in enumerate(added) if s != me) \
+            return (
+                MoonChoice.ADD_TO_OTHERS
+                if added[me] < min(t for s, t in enumerate(added) if s != me)
                 else MoonChoice.SUBTRACT_FROM_SHOOTER
+            )
         leading = scores[me] <= min(scores)
         return MoonChoice.ADD_TO_OTHERS if leading else MoonChoice.SUBTRACT_FROM_SHOOTER
 

@@ -22,7 +22,7 @@ class LowestBot(Bot):
         pass  # deterministic: the seed is accepted for a uniform command line, and ignored
 
     def pass_cards(self, view: View) -> Sequence[Card]:
-        return sorted(view.hand, key=by_rank)[-view.rules.pass_count:]
+        return sorted(view.hand, key=by_rank)[-view.rules.pass_count :]
 
     def play_card(self, view: View) -> Card:
         return min(view.legal, key=by_rank)

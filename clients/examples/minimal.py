@@ -4,7 +4,8 @@ from referee.rules import Card
 
 class Lowest:
     def pass_cards(self, view: View) -> list[Card]:  # the highest cards
-        return sorted(view.hand, key=lambda c: c.rank)[-view.rules.pass_count:]
+        k = view.rules.pass_count
+        return sorted(view.hand, key=lambda c: c.rank)[-k:]
 
     def play_card(self, view: View) -> Card:  # the lowest legal card
         return min(view.legal, key=lambda c: c.rank)

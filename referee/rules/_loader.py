@@ -78,8 +78,9 @@ class _EngineFinder(importlib.abc.MetaPathFinder):
     def __init__(self, compiled: dict[str, Path] | None) -> None:
         self.compiled = compiled
 
-    def find_spec(self, name: str, path: Sequence[str] | None = None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
         file = self.compiled.get(name) if self.compiled is not None else None
         if file is not None:
             loader: importlib.abc.Loader = importlib.machinery.ExtensionFileLoader(name, str(file))
@@ -90,7 +91,8 @@ class _EngineFinder(importlib.abc.MetaPathFinder):
             return None
         source = HERE / f"{short}.py"
         return importlib.util.spec_from_file_location(
-            name, source, loader=importlib.machinery.SourceFileLoader(name, str(source)))
+            name, source, loader=importlib.machinery.SourceFileLoader(name, str(source))
+        )
 
 
 def _warn(message: str) -> None:
@@ -142,6 +144,8 @@ def load_engine() -> tuple[str, str]:
     if stray:
         why += f"; ignoring stray compiled files beside the sources ({', '.join(stray)})"
     if not quiet:
-        _warn(f"hearts engine: running pure Python ({why}); `{REBUILD}` compiles it "
-              f"(or set {PURE_ENV}=1 to choose pure Python)")
+        _warn(
+            f"hearts engine: running pure Python ({why}); `{REBUILD}` compiles it "
+            f"(or set {PURE_ENV}=1 to choose pure Python)"
+        )
     return "pure", why

@@ -67,14 +67,18 @@ def pass_call(players: int, pass_count: int, call: str | Sequence[int]) -> tuple
             return text, named[text]
         parts = text.replace(",", " ").split()
         if not parts or not all(p.lstrip("-").isdigit() for p in parts):
-            raise ValueError(f"not a pass call: {call!r}: expected mix, {', '.join(named)}, "
-                             f"or {k} offsets from 1 to {n - 1} (seats to the left), e.g. "
-                             f"{' '.join(map(str, named['left'][:-1] + (n - 1,)))}")
+            raise ValueError(
+                f"not a pass call: {call!r}: expected mix, {', '.join(named)}, "
+                f"or {k} offsets from 1 to {n - 1} (seats to the left), e.g. "
+                f"{' '.join(map(str, named['left'][:-1] + (n - 1,)))}"
+            )
         call = tuple(int(p) for p in parts)
     offsets: tuple[int, ...] = tuple(call)
     if len(offsets) != k or not all(type(o) is int and 1 <= o < n for o in offsets):
-        raise ValueError(f"not a pass call: {offsets!r}: expected {k} offsets from 1 to {n - 1} (seats to the "
-                         f"left, one per card passed), mix, or one of {', '.join(named)}")
+        raise ValueError(
+            f"not a pass call: {offsets!r}: expected {k} offsets from 1 to {n - 1} (seats to the "
+            f"left, one per card passed), mix, or one of {', '.join(named)}"
+        )
     for name, value in named.items():
         if value == offsets:
             return name, offsets
@@ -137,61 +141,168 @@ class Option:
 
 
 OPTIONS: Final[tuple[Option, ...]] = (
-    Option("players", 4, "3, 4 or 5", "002 Players and Cards",
-           "Seats at the table. 3 players remove 2♦ (17 cards each); 5 remove 2♣ and 2♦ (10 each, 3♣ leads)."),
-    Option("removed_cards", None, "cards, e.g. 2D or 2C,2D", "002 The Deal / Other Numbers of Players",
-           "Cards taken out of the pack; default none for 4 players, 2D for 3, 2C and 2D for 5, none with a kitty."),
-    Option("kitty", "none", " | ".join(KITTY_TAKERS), "002 Kitty / Other Numbers of Players",
-           "Undealt cards form a kitty taken with the first trick, or with the first penalty card."),
-    Option("kitty_discard", False, "true | false", "002 Other Numbers of Players",
-           "The kitty's taker adds it to their hand, then discards as many cards face down into their "
-           "tricks (their points count for the taker); default: the kitty goes straight to the tricks."),
-    Option("hand_size", None, "cards per player", "002 Kitty",
-           "Default: as many as deal out evenly; with a kitty, e.g. 12 for 4 players leaves a 4-card kitty."),
-    Option("pass_cycle", None, "a named cycle or directions: " + " ".join(PASS_DIRECTIONS),
-           "001 Passing cards; 002 Passing, Other Numbers of Players",
-           "Pass direction by hand number, repeating (default left right across hold; for 3 or 5 players "
-           "left right hold); call: the dealer calls each hand's pass (002 Da Nasty Fix). Named cycles: "
-           + ", ".join(PASS_CYCLES)),
-    Option("pass_count", 3, "1 or more", "001 Passing cards; 002 Other Numbers of Players",
-           "Cards each player passes (scatter with 3 players needs 4: two to each)."),
-    Option("pass_on", False, "true | false", "002 Passing",
-           "Instead of passing, a player may pass on, unseen, the cards passed to them (left, right, across "
-           "and two-seat passes; cards can come back to their owner)."),
-    Option("first_lead", "lowest-club", " | ".join(FIRST_LEADS), "001 Trick play; 002 Play of the Hand",
-           "Holder of 2♣ (lowest club in play) must lead it, or the player left of the dealer leads any card."),
-    Option("hearts_lead", "broken", "broken | any-time", "001 Trick play; 002 Play of the Hand",
-           "Hearts may be led only once broken (or when holding only hearts), or at any time."),
-    Option("queen_breaks_hearts", False, "true | false", "002 Play of the Hand",
-           "Playing Q♠ breaks hearts too. Default: only a heart breaks hearts (001)."),
-    Option("lead_hearts_with_queen", False, "true | false", "002 Play of the Hand",
-           "A leader holding only hearts and Q♠ may lead a heart while hearts are unbroken."),
-    Option("points_on_first_trick", False, "true | false", "001 First-trick safety rule; 002 Play of the Hand",
-           "Penalty cards may be played on the first trick."),
-    Option("queen_at_first_safe_chance", False, "true | false", "002 Play of the Hand",
-           "Q♠ must be played as soon as it is safe: when void in the suit led, or on a spade trick "
-           "that already holds A♠ or K♠."),
-    Option("points", "standard", " | ".join(POINT_SCHEMES),
-           "001 Scoring; 002 Spot Hearts, Black Maria, Dirty Nasty Filthy Hearts; 004",
-           "Penalty points of each card."),
-    Option("bonus_card", None, "JD | TD | none (any card that is not a penalty card)", "002 Scoring; 004 Omnibus Hearts",
-           "A bonus card scored by whoever captures it (Omnibus: J♦)."),
+    Option(
+        "players",
+        4,
+        "3, 4 or 5",
+        "002 Players and Cards",
+        "Seats at the table. 3 players remove 2♦ (17 cards each); 5 remove 2♣ and 2♦ (10 each, 3♣ leads).",
+    ),
+    Option(
+        "removed_cards",
+        None,
+        "cards, e.g. 2D or 2C,2D",
+        "002 The Deal / Other Numbers of Players",
+        "Cards taken out of the pack; default none for 4 players, 2D for 3, 2C and 2D for 5, none with a kitty.",
+    ),
+    Option(
+        "kitty",
+        "none",
+        " | ".join(KITTY_TAKERS),
+        "002 Kitty / Other Numbers of Players",
+        "Undealt cards form a kitty taken with the first trick, or with the first penalty card.",
+    ),
+    Option(
+        "kitty_discard",
+        False,
+        "true | false",
+        "002 Other Numbers of Players",
+        "The kitty's taker adds it to their hand, then discards as many cards face down into their "
+        "tricks (their points count for the taker); default: the kitty goes straight to the tricks.",
+    ),
+    Option(
+        "hand_size",
+        None,
+        "cards per player",
+        "002 Kitty",
+        "Default: as many as deal out evenly; with a kitty, e.g. 12 for 4 players leaves a 4-card kitty.",
+    ),
+    Option(
+        "pass_cycle",
+        None,
+        "a named cycle or directions: " + " ".join(PASS_DIRECTIONS),
+        "001 Passing cards; 002 Passing, Other Numbers of Players",
+        "Pass direction by hand number, repeating (default left right across hold; for 3 or 5 players "
+        "left right hold); call: the dealer calls each hand's pass (002 Da Nasty Fix). Named cycles: "
+        + ", ".join(PASS_CYCLES),
+    ),
+    Option(
+        "pass_count",
+        3,
+        "1 or more",
+        "001 Passing cards; 002 Other Numbers of Players",
+        "Cards each player passes (scatter with 3 players needs 4: two to each).",
+    ),
+    Option(
+        "pass_on",
+        False,
+        "true | false",
+        "002 Passing",
+        "Instead of passing, a player may pass on, unseen, the cards passed to them (left, right, across "
+        "and two-seat passes; cards can come back to their owner).",
+    ),
+    Option(
+        "first_lead",
+        "lowest-club",
+        " | ".join(FIRST_LEADS),
+        "001 Trick play; 002 Play of the Hand",
+        "Holder of 2♣ (lowest club in play) must lead it, or the player left of the dealer leads any card.",
+    ),
+    Option(
+        "hearts_lead",
+        "broken",
+        "broken | any-time",
+        "001 Trick play; 002 Play of the Hand",
+        "Hearts may be led only once broken (or when holding only hearts), or at any time.",
+    ),
+    Option(
+        "queen_breaks_hearts",
+        False,
+        "true | false",
+        "002 Play of the Hand",
+        "Playing Q♠ breaks hearts too. Default: only a heart breaks hearts (001).",
+    ),
+    Option(
+        "lead_hearts_with_queen",
+        False,
+        "true | false",
+        "002 Play of the Hand",
+        "A leader holding only hearts and Q♠ may lead a heart while hearts are unbroken.",
+    ),
+    Option(
+        "points_on_first_trick",
+        False,
+        "true | false",
+        "001 First-trick safety rule; 002 Play of the Hand",
+        "Penalty cards may be played on the first trick.",
+    ),
+    Option(
+        "queen_at_first_safe_chance",
+        False,
+        "true | false",
+        "002 Play of the Hand",
+        "Q♠ must be played as soon as it is safe: when void in the suit led, or on a spade trick "
+        "that already holds A♠ or K♠.",
+    ),
+    Option(
+        "points",
+        "standard",
+        " | ".join(POINT_SCHEMES),
+        "001 Scoring; 002 Spot Hearts, Black Maria, Dirty Nasty Filthy Hearts; 004",
+        "Penalty points of each card.",
+    ),
+    Option(
+        "bonus_card",
+        None,
+        "JD | TD | none (any card that is not a penalty card)",
+        "002 Scoring; 004 Omnibus Hearts",
+        "A bonus card scored by whoever captures it (Omnibus: J♦).",
+    ),
     Option("bonus_points", -10, "an integer", "002 Scoring; 004 Omnibus Hearts", "The bonus card's value."),
-    Option("moon", "add-to-others", " | ".join(MOON_SCORING),
-           "001 Shooting the moon; 002 Shooting the Moon, Dirty Nasty Filthy Hearts",
-           "Capturing every penalty card: add the total to each other player, subtract it from the shooter, "
-           "the shooter's choice, add unless that hands another player the win (then subtract), or the "
-           "shooter wins the match at once (Da Nasty Fix)."),
-    Option("sun_points", 0, "0 (off) or points, e.g. 52", "002 Scoring",
-           "Shooting the sun (taking every trick) scores this many, handled like the moon."),
-    Option("no_tricks_bonus", 0, "an integer, e.g. -5", "001 Variants",
-           "Added to the score of a player who takes no trick in a hand."),
-    Option("exact_target_reset", None, "none | 50 | 0 | an integer", "002 Scoring",
-           "A total of exactly the target at the end of a hand is reset to this value."),
-    Option("target", 100, "an integer", "001 Winning the game; 004 Spot (500)",
-           "The match ends when a total reaches the target at the end of a hand."),
-    Option("tied_lowest", "play-on", " | ".join(TIED_LOWEST), "001 Winning the game; 000 End of game",
-           "A tie for the lowest total keeps dealing (001), or the tied players share the win (000)."),
+    Option(
+        "moon",
+        "add-to-others",
+        " | ".join(MOON_SCORING),
+        "001 Shooting the moon; 002 Shooting the Moon, Dirty Nasty Filthy Hearts",
+        "Capturing every penalty card: add the total to each other player, subtract it from the shooter, "
+        "the shooter's choice, add unless that hands another player the win (then subtract), or the "
+        "shooter wins the match at once (Da Nasty Fix).",
+    ),
+    Option(
+        "sun_points",
+        0,
+        "0 (off) or points, e.g. 52",
+        "002 Scoring",
+        "Shooting the sun (taking every trick) scores this many, handled like the moon.",
+    ),
+    Option(
+        "no_tricks_bonus",
+        0,
+        "an integer, e.g. -5",
+        "001 Variants",
+        "Added to the score of a player who takes no trick in a hand.",
+    ),
+    Option(
+        "exact_target_reset",
+        None,
+        "none | 50 | 0 | an integer",
+        "002 Scoring",
+        "A total of exactly the target at the end of a hand is reset to this value.",
+    ),
+    Option(
+        "target",
+        100,
+        "an integer",
+        "001 Winning the game; 004 Spot (500)",
+        "The match ends when a total reaches the target at the end of a hand.",
+    ),
+    Option(
+        "tied_lowest",
+        "play-on",
+        " | ".join(TIED_LOWEST),
+        "001 Winning the game; 000 End of game",
+        "A tie for the lowest total keeps dealing (001), or the tied players share the win (000).",
+    ),
 )
 OPTION_NAMES: Final = tuple(o.name for o in OPTIONS)
 _DEFAULTS: Final[dict[str, object]] = {o.name: o.default for o in OPTIONS}
@@ -324,18 +435,23 @@ class Rules:
             raise bad("pass_cycle", self.pass_cycle, "at least one direction")
         for d in self.pass_cycle:
             if d not in PASS_DIRECTIONS:
-                raise bad("pass_cycle", d, "a named cycle (" + ", ".join(PASS_CYCLES) + ") or directions "
-                          + " ".join(PASS_DIRECTIONS))
+                raise bad(
+                    "pass_cycle",
+                    d,
+                    "a named cycle (" + ", ".join(PASS_CYCLES) + ") or directions " + " ".join(PASS_DIRECTIONS),
+                )
             if d == "across" and self.players != 4:
-                raise ValueError(f"pass direction 'across' needs 4 players, not {self.players}: "
-                                 "use a cycle such as left-right-hold")
+                raise ValueError(
+                    f"pass direction 'across' needs 4 players, not {self.players}: use a cycle such as left-right-hold"
+                )
             if d in ("left2", "right2") and self.players != 5:
-                raise ValueError(f"pass direction {d!r} (the second player over) needs 5 players, "
-                                 f"not {self.players}")
+                raise ValueError(f"pass direction {d!r} (the second player over) needs 5 players, not {self.players}")
             if d == "scatter" and self.pass_count % (self.players - 1):
-                raise ValueError(f"a scatter pass gives each other player the same number of cards: "
-                                 f"pass_count={self.pass_count} does not divide among {self.players - 1} players "
-                                 f"(use pass_count={self.players - 1} or a multiple)")
+                raise ValueError(
+                    f"a scatter pass gives each other player the same number of cards: "
+                    f"pass_count={self.pass_count} does not divide among {self.players - 1} players "
+                    f"(use pass_count={self.players - 1} or a multiple)"
+                )
         if self.pass_count < 1:
             raise bad("pass_count", self.pass_count, "1 or more")
         if self.target < 1:
@@ -351,37 +467,51 @@ class Rules:
             raise ValueError(f"removed_cards lists a card twice: {' '.join(map(str, removed))}")
         n_cards = self.deck_mask.bit_count()
         if self.hand_size is not None and not 1 <= self.hand_size <= n_cards // self.players:
-            raise ValueError(f"hand_size={self.hand_size} does not fit: {n_cards} cards among "
-                             f"{self.players} players allow at most {n_cards // self.players}")
+            raise ValueError(
+                f"hand_size={self.hand_size} does not fit: {n_cards} cards among "
+                f"{self.players} players allow at most {n_cards // self.players}"
+            )
         if self.kitty == "none" and self.kitty_size:
             raise ValueError(
                 f"{n_cards} cards do not deal evenly to {self.players} players "
                 f"({self.kitty_size} left over): remove cards (removed_cards=...) or use a kitty "
-                f"(kitty=first-trick or kitty=first-points)")
+                f"(kitty=first-trick or kitty=first-points)"
+            )
         if self.kitty_discard and self.kitty == "none":
-            raise ValueError("kitty_discard=true needs a kitty: set kitty=first-trick or kitty=first-points "
-                             "(with undealt cards: hand_size, or 3 or 5 players with removed_cards)")
+            raise ValueError(
+                "kitty_discard=true needs a kitty: set kitty=first-trick or kitty=first-points "
+                "(with undealt cards: hand_size, or 3 or 5 players with removed_cards)"
+            )
         if self.kitty != "none" and not self.kitty_size:
-            raise ValueError(f"kitty={self.kitty} needs undealt cards, but {n_cards} cards deal evenly to "
-                             f"{self.players} players: set hand_size smaller (e.g. {n_cards // self.players - 1})")
+            raise ValueError(
+                f"kitty={self.kitty} needs undealt cards, but {n_cards} cards deal evenly to "
+                f"{self.players} players: set hand_size smaller (e.g. {n_cards // self.players - 1})"
+            )
         if self.pass_count >= self.cards_per_player:
-            raise ValueError(f"pass_count={self.pass_count} must be smaller than the hand "
-                             f"({self.cards_per_player} cards)")
+            raise ValueError(
+                f"pass_count={self.pass_count} must be smaller than the hand ({self.cards_per_player} cards)"
+            )
         if self.bonus_card is not None and not self.deck_mask & self.bonus_card.mask:
             raise ValueError(f"bonus_card {self.bonus_card} has been removed from the pack")
         if self.bonus_card is not None and POINT_SCHEMES[self.points](self.bonus_card):
-            raise ValueError(f"bonus_card {self.bonus_card} is a penalty card under points={self.points}: "
-                             "choose a card that scores nothing, such as JD or TD")
+            raise ValueError(
+                f"bonus_card {self.bonus_card} is a penalty card under points={self.points}: "
+                "choose a card that scores nothing, such as JD or TD"
+            )
         clubs = (self.deck_mask & SUIT_MASKS[Suit.CLUBS]).bit_count()
         if self.first_lead == "lowest-club" and clubs <= self.kitty_size:
-            raise ValueError(f"first_lead=lowest-club needs a club outside the kitty, but only {clubs} clubs are "
-                             f"in play and the kitty holds {self.kitty_size} cards: use first_lead=left-of-dealer "
-                             "or a smaller kitty")
+            raise ValueError(
+                f"first_lead=lowest-club needs a club outside the kitty, but only {clubs} clubs are "
+                f"in play and the kitty holds {self.kitty_size} cards: use first_lead=left-of-dealer "
+                "or a smaller kitty"
+            )
         penalty_cards = self.penalty_mask.bit_count()
         if self.kitty == "first-points" and penalty_cards <= self.kitty_size:
-            raise ValueError(f"kitty=first-points needs a penalty card outside the kitty, but the kitty holds "
-                             f"{self.kitty_size} cards and only {penalty_cards} penalty cards are in play: "
-                             "use kitty=first-trick or a smaller kitty")
+            raise ValueError(
+                f"kitty=first-points needs a penalty card outside the kitty, but the kitty holds "
+                f"{self.kitty_size} cards and only {penalty_cards} penalty cards are in play: "
+                "use kitty=first-trick or a smaller kitty"
+            )
         if self.moon_total <= 0:
             raise ValueError("no penalty card is left in the pack: nothing to score")
 
@@ -535,8 +665,14 @@ PRESETS: Final[dict[str, Rules]] = {
     "no-passing": Rules(pass_cycle=("hold",)),
     # 002 Dirty Nasty Filthy Hearts (Da Nasty Fix): J♦ −10, Q♠ 26, the other queens 13, game to 300, a
     # successful shoot wins the game, and the dealer calls each hand's pass.
-    "nasty": Rules(points="nasty", bonus_card=Card.parse("JD"), bonus_points=-10, moon="wins-match", target=300,
-                   pass_cycle=("call",)),
+    "nasty": Rules(
+        points="nasty",
+        bonus_card=Card.parse("JD"),
+        bonus_points=-10,
+        moon="wins-match",
+        target=300,
+        pass_cycle=("call",),
+    ),
 }
 
 

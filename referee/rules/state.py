@@ -30,8 +30,8 @@ from .cards import (
     Card,
     CardSet,
     Suit,
-    cardset_of_mask,
     cards_of,
+    cardset_of_mask,
     lowest_bit,
 )
 from .options import Rules, pass_call
@@ -266,8 +266,8 @@ def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
     cards = shuffled(list(deck), seed, "deal", hand_number)
     per = rules.cards_per_player
     n = rules.players
-    hands = tuple([cardset_of_mask(sum(cards[s * per:(s + 1) * per])) for s in range(n)])
-    return Deal(hand_number, hands, cardset_of_mask(sum(cards[n * per:])))
+    hands = tuple([cardset_of_mask(sum(cards[s * per : (s + 1) * per])) for s in range(n)])
+    return Deal(hand_number, hands, cardset_of_mask(sum(cards[n * per :])))
 
 
 _OFFSETS: Final = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
@@ -368,11 +368,13 @@ class Hand:
     def play(self, seat: int, card: Card) -> Trick | None:
         """Play ``card`` for ``seat`` (checked). Returns the trick when this card completed it."""
         if self.phase is not _PLAY:
-            raise NotYourTurnError(f"seat {seat} cannot play {card}: the hand is in the {self.phase.value} phase",
-                                   seat=seat, tried=card)
+            raise NotYourTurnError(
+                f"seat {seat} cannot play {card}: the hand is in the {self.phase.value} phase", seat=seat, tried=card
+            )
         if seat != self.turn:
-            raise NotYourTurnError(f"seat {seat} cannot play {card}: it is seat {self.turn}'s turn",
-                                   seat=seat, tried=card)
+            raise NotYourTurnError(
+                f"seat {seat} cannot play {card}: it is seat {self.turn}'s turn", seat=seat, tried=card
+            )
         legal = self._legal
         if legal < 0:
             legal = self._compute_legal(seat)
@@ -381,8 +383,12 @@ class Hand:
             held = self.hands[seat] & m
             error = CardNotLegalError if held else CardNotHeldError
             why = "the rules forbid it now" if held else "does not hold it"
-            raise error(f"seat {seat} cannot play {card} ({why}); legal: {CardSet(legal)}",
-                        seat=seat, tried=card, legal=CardSet(legal))
+            raise error(
+                f"seat {seat} cannot play {card} ({why}); legal: {CardSet(legal)}",
+                seat=seat,
+                tried=card,
+                legal=CardSet(legal),
+            )
         # Match.play repeats these lines inline (its hot path); a property test plays both ways at every play.
         self._legal = -1
         self.hands[seat] ^= m
@@ -429,8 +435,11 @@ class Hand:
         """The kitty's taker discards ``cards`` face down into its tricks (checked; kitty_discard)."""
         cards = tuple(cards)
         if self.phase is not Phase.DISCARD or seat != self.kitty_taker:
-            why = (f"the hand is in the {self.phase.value} phase" if self.phase is not Phase.DISCARD
-                   else f"seat {self.kitty_taker} took the kitty")
+            why = (
+                f"the hand is in the {self.phase.value} phase"
+                if self.phase is not Phase.DISCARD
+                else f"seat {self.kitty_taker} took the kitty"
+            )
             raise NotYourTurnError(f"seat {seat} cannot discard: {why}", seat=seat, tried=cards)
         need = self.kitty.bit_count()
         held = self.hands[seat]
@@ -440,11 +449,19 @@ class Hand:
                 raise RepeatedCardError(f"seat {seat} discarded {c} twice", seat=seat, tried=cards)
             m |= c.mask
         if len(cards) != need:
-            raise WrongCountError(f"seat {seat} must discard exactly {need} cards (as many as the kitty), "
-                                   f"not {len(cards)}", seat=seat, tried=cards, legal=CardSet(held))
+            raise WrongCountError(
+                f"seat {seat} must discard exactly {need} cards (as many as the kitty), not {len(cards)}",
+                seat=seat,
+                tried=cards,
+                legal=CardSet(held),
+            )
         if m & ~held:
-            raise CardNotHeldError(f"seat {seat} cannot discard {CardSet(m & ~held)}: not in its hand "
-                                   f"{CardSet(held)}", seat=seat, tried=cards, legal=CardSet(held))
+            raise CardNotHeldError(
+                f"seat {seat} cannot discard {CardSet(m & ~held)}: not in its hand {CardSet(held)}",
+                seat=seat,
+                tried=cards,
+                legal=CardSet(held),
+            )
         self.hands[seat] = held & ~m
         self.captured[seat] |= m  # 002: 'face down into their tricks': they score for the taker
         self.discarded = cards
@@ -454,8 +471,11 @@ class Hand:
     def call(self, seat: int, direction: str, offsets: tuple[int, ...]) -> None:
         """The dealer calls the pass (checked; ``direction`` and ``offsets`` as ``pass_call`` gives them)."""
         if self.phase is not Phase.CALL or seat != self.dealer:
-            why = (f"the hand is in the {self.phase.value} phase" if self.phase is not Phase.CALL
-                   else f"seat {self.dealer} deals this hand")
+            why = (
+                f"the hand is in the {self.phase.value} phase"
+                if self.phase is not Phase.CALL
+                else f"seat {self.dealer} deals this hand"
+            )
             raise NotYourTurnError(f"seat {seat} cannot call the pass: {why}", seat=seat, tried=direction)
         self.direction = direction
         self.offsets = offsets if direction == "split" else ()
@@ -465,12 +485,14 @@ class Hand:
         """Record ``seat``'s pass (checked); when every seat has passed, exchange the cards."""
         rules = self.rules
         if self.phase is not Phase.PASS:
-            raise NotYourTurnError(f"seat {seat} cannot pass: the hand is in the {self.phase.value} phase",
-                                   seat=seat, tried=tuple(cards))
+            raise NotYourTurnError(
+                f"seat {seat} cannot pass: the hand is in the {self.phase.value} phase", seat=seat, tried=tuple(cards)
+            )
         already = self.passed[seat]
         if already is not None:
-            raise NotYourTurnError(f"seat {seat} has already passed {' '.join(map(str, already))}",
-                                   seat=seat, tried=tuple(cards))
+            raise NotYourTurnError(
+                f"seat {seat} has already passed {' '.join(map(str, already))}", seat=seat, tried=tuple(cards)
+            )
         cards = tuple(cards)
         if not cards and rules.may_pass_on(self.direction):
             self.passed[seat] = cards  # 002: it will pass on, unseen, the cards passed to it
@@ -479,7 +501,10 @@ class Hand:
             may = " (or none, to pass on the cards passed to it)" if rules.may_pass_on(self.direction) else ""
             raise WrongCountError(
                 f"seat {seat} must pass exactly {rules.pass_count} cards{may}, not {len(cards)} "
-                f"({' '.join(map(str, cards)) or 'none'})", seat=seat, tried=cards)
+                f"({' '.join(map(str, cards)) or 'none'})",
+                seat=seat,
+                tried=cards,
+            )
         m = 0
         for c in cards:
             if m & c.mask:
@@ -487,8 +512,12 @@ class Hand:
             m |= c.mask
         if m & ~self.hands[seat]:
             missing = CardSet(m & ~self.hands[seat])
-            raise CardNotHeldError(f"seat {seat} cannot pass {missing}: not in its hand {CardSet(self.hands[seat])}",
-                                   seat=seat, tried=cards, legal=CardSet(self.hands[seat]))
+            raise CardNotHeldError(
+                f"seat {seat} cannot pass {missing}: not in its hand {CardSet(self.hands[seat])}",
+                seat=seat,
+                tried=cards,
+                legal=CardSet(self.hands[seat]),
+            )
         self.passed[seat] = cards
 
     @property
@@ -539,8 +568,10 @@ def places_of(totals: Sequence[int], first: int | None = None) -> tuple[int, ...
     (moon=wins-match), places 1 alone whatever its total; the others rank behind it."""
     if first is None:
         return tuple(1 + sum(1 for u in totals if u < t) for t in totals)
-    return tuple(1 if s == first else 2 + sum(1 for o, u in enumerate(totals) if o != first and u < t)
-                 for s, t in enumerate(totals))
+    return tuple(
+        1 if s == first else 2 + sum(1 for o, u in enumerate(totals) if o != first and u < t)
+        for s, t in enumerate(totals)
+    )
 
 
 # Compiled or not, a plain frozen dataclass: Match.observation fills its __dict__ directly (the fast
@@ -595,7 +626,8 @@ _NO_CARDS: Final = CardSet()  # one shared empty set: card sets are immutable
 def _attrs(obj: object) -> dict[str, object]:
     """An instance's attributes: its __dict__, or, compiled, those mypyc lists for its native class."""
     if COMPILED:
-        return {name: getattr(obj, name) for name in getattr(type(obj), "__mypyc_attrs__")}
+        # getattr: the attribute exists only on mypyc's native classes, which no type declares.
+        return {name: getattr(obj, name) for name in getattr(type(obj), "__mypyc_attrs__")}  # noqa: B009
     return dict(obj.__dict__)
 
 
@@ -714,8 +746,8 @@ class Match:
         pool += [c.index for c in cards_of(hand.kitty)]
         shuffled(pool, self.seed, "mix", hand.number)
         k = self.rules.pass_count
-        received = tuple(CardSet(sum(1 << i for i in pool[s * k:(s + 1) * k])) for s in range(self.rules.players))
-        kitty = CardSet(sum(1 << i for i in pool[self.rules.players * k:]))
+        received = tuple(CardSet(sum(1 << i for i in pool[s * k : (s + 1) * k])) for s in range(self.rules.players))
+        kitty = CardSet(sum(1 << i for i in pool[self.rules.players * k :]))
         return MixRedeal(hand.number, received, kitty)
 
     def play(self, card: Card | str, seat: int | None = None) -> Trick | None:
@@ -877,8 +909,11 @@ class Match:
         pen = rules.penalty_mask
         taken = [sum([v * (cap & g).bit_count() for v, g in groups]) for cap in hand.captured]
         # Without a bonus card every card that scores is a penalty card: the same sums.
-        penalty = taken if rules.bonus_card is None else [
-            sum([v * (cap & pen & g).bit_count() for v, g in groups]) for cap in hand.captured]
+        penalty = (
+            taken
+            if rules.bonus_card is None
+            else [sum([v * (cap & pen & g).bit_count() for v, g in groups]) for cap in hand.captured]
+        )
         # Bonuses stand apart from the moon: 004 "a shooter who also captures the jack keeps the minus 10".
         extra = [0] * n
         if rules.bonus_card is not None:
@@ -919,9 +954,19 @@ class Match:
             choice = None
         totals = self._totals_after(score)
         self.scores = totals
-        self.results.append(HandResult(
-            hand.number, hand.direction, tuple(taken), tuple(hand.tricks_won), tuple(score), tuple(totals),
-            moon=moon, sun=sun, moon_choice=choice))
+        self.results.append(
+            HandResult(
+                hand.number,
+                hand.direction,
+                tuple(taken),
+                tuple(hand.tricks_won),
+                tuple(score),
+                tuple(totals),
+                moon=moon,
+                sun=sun,
+                moon_choice=choice,
+            )
+        )
         if shooter is not None and rules.moon == "wins-match":
             self.over, self.winners, self.shot_winner = True, (shooter,), shooter
             return
@@ -987,7 +1032,8 @@ class Match:
             kitty_taker=hand.kitty_taker,
             kitty=cardset_of_mask(hand.kitty) if hand.kitty_taker == seat and hand.kitty else _NO_CARDS,
             moon_points=(self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
-            if phase is Phase.MOON else 0,
+            if phase is Phase.MOON
+            else 0,
             discarded=hand.discarded if hand.kitty_taker == seat else (),
             pass_offsets=hand.offsets,
         )

@@ -17,17 +17,21 @@ from pathlib import Path
 from clients.bots import BOTS
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
-from referee.rules import Match, Phase, Rules
 from hearts.v1.codec import card_from_wire, moon_choice_from_wire, view_to_wire
+from referee.rules import Match, Phase, Rules
 
 SAMPLE_BOTS: tuple[str, ...] = (*BOTS, "minimal")  # the sample bots and the README's minimal bot
 TIMEOUT_S = 5.0  # generous: a loopback call takes ~1 ms; this only stops a hung test
 
 
 def request_view(match: Match, seat: int, match_id: str = "test") -> pb.GameView:
-    return view_to_wire(match.observation(seat), match_id=match_id,
-                        player_names=[f"p{s}" for s in range(match.rules.players)],
-                        budget_ms=1000, time_bank_ms=10_000)
+    return view_to_wire(
+        match.observation(seat),
+        match_id=match_id,
+        player_names=[f"p{s}" for s in range(match.rules.players)],
+        budget_ms=1000,
+        time_bank_ms=10_000,
+    )
 
 
 @dataclass
@@ -38,21 +42,22 @@ class Tally:
     directions: Counter[str] = field(default_factory=Counter)
 
 
-def step(match: Match, stub_of: Callable[[int], bot_pb2_grpc.BotServiceStub], tally: Tally,
-         match_id: str = "test") -> None:
+def step(
+    match: Match, stub_of: Callable[[int], bot_pb2_grpc.BotServiceStub], tally: Tally, match_id: str = "test"
+) -> None:
     """One decision: every seat's pass (all asked, as the referee does), one play, or a moon choice."""
     phase = match.phase
     if phase is Phase.PASS:
         tally.directions[match.hand.direction] += 1
         for seat in match.to_move:
-            reply = stub_of(seat).PassCards(pb.PassCardsRequest(view=request_view(match, seat, match_id)),
-                                            timeout=TIMEOUT_S)
+            reply = stub_of(seat).PassCards(
+                pb.PassCardsRequest(view=request_view(match, seat, match_id)), timeout=TIMEOUT_S
+            )
             match.pass_cards(seat, [card_from_wire(v) for v in reply.cards])
             tally.requests["pass"] += 1
     elif phase is Phase.PLAY:
         seat = match.turn
-        reply = stub_of(seat).PlayCard(pb.PlayCardRequest(view=request_view(match, seat, match_id)),
-                                       timeout=TIMEOUT_S)
+        reply = stub_of(seat).PlayCard(pb.PlayCardRequest(view=request_view(match, seat, match_id)), timeout=TIMEOUT_S)
         match.play(card_from_wire(reply.card), seat)
         tally.requests["play"] += 1
     elif phase is Phase.MOON:
@@ -60,28 +65,30 @@ def step(match: Match, stub_of: Callable[[int], bot_pb2_grpc.BotServiceStub], ta
         obs = match.observation(seat)
         reply = stub_of(seat).ChooseMoon(
             pb.ChooseMoonRequest(view=request_view(match, seat, match_id), moon_points=obs.moon_points),
-            timeout=TIMEOUT_S)
+            timeout=TIMEOUT_S,
+        )
         match.choose_moon(seat, moon_choice_from_wire(reply.choice))
         tally.requests["moon"] += 1
     elif phase is Phase.CALL:  # the dealer calls the pass (pass_cycle call)
         seat = match.to_move[0]
-        reply = stub_of(seat).CallPass(pb.CallPassRequest(view=request_view(match, seat, match_id)),
-                                       timeout=TIMEOUT_S)
+        reply = stub_of(seat).CallPass(pb.CallPassRequest(view=request_view(match, seat, match_id)), timeout=TIMEOUT_S)
         match.call_pass(seat, "mix" if reply.mix else tuple(reply.offsets))
         tally.requests["call"] += 1
     elif phase is Phase.DISCARD:  # the kitty's taker discards (kitty_discard)
         seat = match.to_move[0]
         reply = stub_of(seat).DiscardCards(
             pb.DiscardCardsRequest(view=request_view(match, seat, match_id), count=match.rules.kitty_size),
-            timeout=TIMEOUT_S)
+            timeout=TIMEOUT_S,
+        )
         match.discard(seat, [card_from_wire(v) for v in reply.cards])
         tally.requests["discard"] += 1
     else:
         raise AssertionError(f"no decision in phase {phase}")
 
 
-def play_match(rules: Rules, seed: int, stubs: Sequence[bot_pb2_grpc.BotServiceStub], tally: Tally,
-               max_hands: int | None = None) -> Match:
+def play_match(
+    rules: Rules, seed: int, stubs: Sequence[bot_pb2_grpc.BotServiceStub], tally: Tally, max_hands: int | None = None
+) -> Match:
     """Play a match to its end (or through ``max_hands`` hands) with ``stubs[seat]`` at each seat."""
     match = Match(rules, seed)
     while not match.over and (max_hands is None or match.hand_number < max_hands):

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-
 from bot_harness import SAMPLE_BOTS
 
 from clients.bots import make_bot

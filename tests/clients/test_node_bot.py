@@ -21,8 +21,8 @@ from clients.bots.lowest import LowestBot
 from clients.view import view_from_wire
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
-from referee.rules import Match, Phase, Rules
 from hearts.v1.codec import card_from_wire
+from referee.rules import Match, Phase, Rules
 
 NODE_DIR = ROOT / "clients" / "node"
 
@@ -30,8 +30,10 @@ NODE_BOT = ("node", str(NODE_DIR / "bot.js"), "--port", "0")
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
-    pytest.mark.skipif(not (NODE_DIR / "node_modules").is_dir(),
-                       reason="clients/node/node_modules is missing: run npm ci --prefix clients/node"),
+    pytest.mark.skipif(
+        not (NODE_DIR / "node_modules").is_dir(),
+        reason="clients/node/node_modules is missing: run npm ci --prefix clients/node",
+    ),
 ]
 
 
@@ -64,18 +66,26 @@ def test_handshake_and_health(stub: bot_pb2_grpc.BotServiceStub, node_bot: tuple
         assert e.value.code() is grpc.StatusCode.NOT_FOUND
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(players=3, pass_cycle=("scatter",), pass_count=4),
-                                   Rules(players=5, pass_cycle=("left2",), kitty="first-trick", removed_cards=())],
-                         ids=["standard", "3p-scatter", "5p-left2-kitty"])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(),
+        Rules(players=3, pass_cycle=("scatter",), pass_count=4),
+        Rules(players=5, pass_cycle=("left2",), kitty="first-trick", removed_cards=()),
+    ],
+    ids=["standard", "3p-scatter", "5p-left2-kitty"],
+)
 def test_passes_and_plays_are_legal_and_match_the_python_lowest_bot(
-        rules: Rules, stub: bot_pb2_grpc.BotServiceStub) -> None:
+    rules: Rules, stub: bot_pb2_grpc.BotServiceStub
+) -> None:
     match = Match(rules, seed=4)
     python = LowestBot()
     for seat in range(rules.players):  # the pass, compared with the Python bot before the engine checks it
         view = request_view(match, seat)
         reply = stub.PassCards(pb.PassCardsRequest(view=view), timeout=5)
         assert sorted(card_from_wire(v) for v in reply.cards) == sorted(
-            python.pass_cards(view_from_wire(view, Phase.PASS)))
+            python.pass_cards(view_from_wire(view, Phase.PASS))
+        )
     tally = Tally()
     while match.hand_number == 0:
         if match.phase is Phase.PLAY:
@@ -99,15 +109,17 @@ def test_moon_choice_notify_and_an_error_status(stub: bot_pb2_grpc.BotServiceStu
 
 def test_a_taken_port_fails_loudly_and_sigterm_stops_it(node_bot: tuple[subprocess.Popen[str], str]) -> None:
     port = int(node_bot[1].rsplit(":", 1)[1])
-    clash = subprocess.run(["node", str(NODE_DIR / "bot.js"), "--port", str(port)], cwd=ROOT,
-                           capture_output=True, text=True, timeout=10)
+    clash = subprocess.run(
+        ["node", str(NODE_DIR / "bot.js"), "--port", str(port)], cwd=ROOT, capture_output=True, text=True, timeout=10
+    )
     assert clash.returncode != 0 and "EADDRINUSE" in clash.stderr
     proc, _ = launch(NODE_BOT)
     assert terminate(proc) == 0
 
 
 def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_fault(
-        node_bot: tuple[subprocess.Popen[str], str]) -> None:
+    node_bot: tuple[subprocess.Popen[str], str],
+) -> None:
     """End to end through the real referee (clocks, judging, records) rather than the test harness."""
     from clients.bots import make_bot
     from clients.sdk import BotServer
@@ -118,13 +130,19 @@ def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_f
         servers = [BotServer(make_bot(n, seed=1)) for n in ("random", "lowest", "heuristic")]
         for srv in servers:
             await srv.start()
-        seats = [GrpcSeat(node_bot[1], "node")] + [GrpcSeat(srv.address, n) for srv, n in
-                                                   zip(servers, ("random", "lowest", "heuristic"))]
+        seats = [GrpcSeat(node_bot[1], "node")] + [
+            GrpcSeat(srv.address, n) for srv, n in zip(servers, ("random", "lowest", "heuristic"))
+        ]
         try:
-            return [await play_match(seats, rules, seed=3) for rules in
-                    (Rules(), Rules(pass_cycle=("scatter", "mix"), moon="shooter-chooses"),
-                     Rules(kitty="first-points", kitty_discard=True, hand_size=12, pass_on=True, target=60),
-                     Rules.preset("nasty", target=150))]
+            return [
+                await play_match(seats, rules, seed=3)
+                for rules in (
+                    Rules(),
+                    Rules(pass_cycle=("scatter", "mix"), moon="shooter-chooses"),
+                    Rules(kitty="first-points", kitty_discard=True, hand_size=12, pass_on=True, target=60),
+                    Rules.preset("nasty", target=150),
+                )
+            ]
         finally:
             for seat in seats:
                 await seat.close()

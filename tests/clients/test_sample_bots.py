@@ -25,8 +25,14 @@ MIXES: dict[str, Rules] = {
     "4p-scatter-mix": Rules(pass_cycle=("scatter", "mix", "hold"), pass_count=3),
     "kitty-first-points": Rules(kitty="first-points", hand_size=12, points_on_first_trick=True),
     "shooter-chooses-sun": Rules(moon="shooter-chooses", sun_points=52, queen_breaks_hearts=True),
-    "free-play": Rules(first_lead="left-of-dealer", hearts_lead="any-time", queen_at_first_safe_chance=True,
-                       lead_hearts_with_queen=True, no_tricks_bonus=-5, exact_target_reset=50),
+    "free-play": Rules(
+        first_lead="left-of-dealer",
+        hearts_lead="any-time",
+        queen_at_first_safe_chance=True,
+        lead_hearts_with_queen=True,
+        no_tricks_bonus=-5,
+        exact_target_reset=50,
+    ),
     "omnibus-3p-black-maria": Rules.preset("black-maria", players=3, bonus_card="JD", pass_cycle="left-right"),
     "kitty-discard-pass-on": Rules(kitty="first-points", kitty_discard=True, hand_size=12, pass_on=True),
 }
@@ -87,8 +93,9 @@ def _rigged_moon(rules: Rules, max_seed: int = 400) -> Match:
             legal = sorted(m.legal_plays(), key=lambda c: (c.rank, c.suit))
             trick = m.hand.trick_cards
             void = trick and all(c.suit is not trick[0].suit for c in legal)
-            m.play(legal[-1] if s == 0 else max(legal, key=lambda c: (pts[c.index] > 0, -c.rank)) if void
-                   else legal[0], s)
+            m.play(
+                legal[-1] if s == 0 else max(legal, key=lambda c: (pts[c.index] > 0, -c.rank)) if void else legal[0], s
+            )
     raise AssertionError("no moon found")
 
 
@@ -105,7 +112,7 @@ def test_every_bot_chooses_how_the_moon_scores(ruleset: str, bot_stubs: dict) ->
     for bot in SAMPLE_BOTS:
         match = base.clone()
         tally = Tally()
-        step(match, lambda s: bot_stubs[bot], tally)  # the moon choice, applied by the engine
+        step(match, lambda s, bot=bot: bot_stubs[bot], tally)  # the moon choice, applied by the engine
         assert tally.requests == {"moon": 1}
         assert match.phase is not Phase.MOON and match.results[-1].moon_choice is not None
 
@@ -116,7 +123,7 @@ def test_the_heuristic_bot_beats_the_baselines() -> None:
     wins = 0
     for seed in range(8):
         names = ["heuristic", "random", "lowest", "random"]
-        rot = names[seed % 4:] + names[:seed % 4]
+        rot = names[seed % 4 :] + names[: seed % 4]
         bots = [make_bot(n, seed=seed) for n in rot]
         match = Match(Rules(), seed)
         while not match.over:

@@ -17,15 +17,20 @@ from clients.bots.heuristic import HeuristicBot
 from clients.sdk import Bot, BotServer, Notification, View, start_in_thread
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
-from referee.rules import QUEEN_OF_SPADES, Card, Match, MoonChoice, Phase, Rules
 from hearts.v1.codec import card_from_wire
+from referee.rules import QUEEN_OF_SPADES, Card, Match, MoonChoice, Phase, Rules
+
 
 def _play_positions(n: int) -> list[tuple[pb.GameView, frozenset[Card]]]:
     """``n`` distinct play requests from real matches (various rules and points of a hand), with their legal sets."""
     rng = random.Random(11)
     out: list[tuple[pb.GameView, frozenset[Card]]] = []
-    rulesets = [Rules(), Rules(players=3, pass_cycle="left-right"), Rules(players=5, pass_cycle="five-player"),
-                Rules.preset("omnibus")]
+    rulesets = [
+        Rules(),
+        Rules(players=3, pass_cycle="left-right"),
+        Rules(players=5, pass_cycle="five-player"),
+        Rules.preset("omnibus"),
+    ]
     seed = 0
     while len(out) < n:
         match = Match(rulesets[seed % len(rulesets)], seed)
@@ -80,8 +85,9 @@ def test_64_concurrent_play_requests_each_get_a_legal_answer_for_their_own_view(
         async with BotServer(bot, port=0) as srv:
             async with grpc.aio.insecure_channel(srv.address) as channel:  # created inside the loop
                 stub = bot_pb2_grpc.BotServiceStub(channel)
-                return await asyncio.gather(*(stub.PlayCard(pb.PlayCardRequest(view=v), timeout=10)
-                                              for v, _ in positions))
+                return await asyncio.gather(
+                    *(stub.PlayCard(pb.PlayCardRequest(view=v), timeout=10) for v, _ in positions)
+                )
 
     replies = asyncio.run(main())
     for (view, legal), reply in zip(positions, replies):
@@ -97,8 +103,9 @@ def test_health_answers_serving_and_reflection_lists_the_service() -> None:
             reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
         refl = reflection_pb2_grpc.ServerReflectionStub(channel)
-        answers = list(refl.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]),
-                                                 timeout=5))
+        answers = list(
+            refl.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5)
+        )
         names = {s.name for s in answers[0].list_services_response.service}
         assert "hearts.v1.BotService" in names
         assert "grpc.health.v1.Health" in names
@@ -164,13 +171,38 @@ def test_handshake_reports_the_bots_attributes_and_notifications_reach_notify() 
         assert hs.max_concurrent_games == 8 and hs.wants_notifications
         reply = stub.PassCards(pb.PassCardsRequest(view=request_view(Match(Rules(), 1), 0)), timeout=5)
         assert [card_from_wire(v) for v in reply.cards] == [QUEEN_OF_SPADES, Card.parse("2C"), Card.parse("3C")]
-        stub.Notify(pb.NotifyRequest(match_id="m", seat=2, trick_completed=pb.TrickCompleted(
-            hand_number=0, trick=pb.Trick(leader=1, cards=[1, 5, 9, 13], winner=0))), timeout=5)
-        stub.Notify(pb.NotifyRequest(match_id="m", seat=2, hand_scored=pb.HandScored(
-            hand_number=0, points_taken=[26, 0, 0, 0], hand_score=[0, 26, 26, 26], totals=[0, 26, 26, 26],
-            moon_shooter=0)), timeout=5)
-        stub.Notify(pb.NotifyRequest(match_id="m", seat=2, match_over=pb.MatchOver(
-            totals=[0, 100, 100, 100], places=[1, 2, 2, 2], forfeited=[3])), timeout=5)
+        stub.Notify(
+            pb.NotifyRequest(
+                match_id="m",
+                seat=2,
+                trick_completed=pb.TrickCompleted(
+                    hand_number=0, trick=pb.Trick(leader=1, cards=[1, 5, 9, 13], winner=0)
+                ),
+            ),
+            timeout=5,
+        )
+        stub.Notify(
+            pb.NotifyRequest(
+                match_id="m",
+                seat=2,
+                hand_scored=pb.HandScored(
+                    hand_number=0,
+                    points_taken=[26, 0, 0, 0],
+                    hand_score=[0, 26, 26, 26],
+                    totals=[0, 26, 26, 26],
+                    moon_shooter=0,
+                ),
+            ),
+            timeout=5,
+        )
+        stub.Notify(
+            pb.NotifyRequest(
+                match_id="m",
+                seat=2,
+                match_over=pb.MatchOver(totals=[0, 100, 100, 100], places=[1, 2, 2, 2], forfeited=[3]),
+            ),
+            timeout=5,
+        )
     trick, scored, over = bot.notes
     assert trick.kind == "trick_completed" and trick.trick is not None and trick.trick.winner == 0
     assert str(trick.trick.cards[-1]) == "AC"
@@ -189,10 +221,14 @@ def test_a_non_bot_is_refused() -> None:
         start_in_thread(object())  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("command", [
-    [sys.executable, "-m", "clients.bots.random", "--port", "0", "--seed", "3"],
-    [sys.executable, "-m", "ladder.cli", "bot", "serve", "heuristic", "--port", "0"],
-], ids=["python -m clients.bots.random", "hearts bot serve heuristic"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        [sys.executable, "-m", "clients.bots.random", "--port", "0", "--seed", "3"],
+        [sys.executable, "-m", "ladder.cli", "bot", "serve", "heuristic", "--port", "0"],
+    ],
+    ids=["python -m clients.bots.random", "hearts bot serve heuristic"],
+)
 def test_a_bot_process_prints_its_port_answers_and_stops_on_sigterm(command: list[str]) -> None:
     proc, address = launch(command)
     try:

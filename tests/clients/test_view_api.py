@@ -28,9 +28,10 @@ from bot_harness import TIMEOUT_S, Tally, play_match
 
 import referee.rules
 from clients.sdk import Bot, View, start_in_thread
-from hearts.v1.codec import DIRECTIONS_FROM_WIRE as _DIRECTIONS
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
+from hearts.v1.codec import DIRECTIONS_FROM_WIRE as _DIRECTIONS
+from hearts.v1.codec import view_to_wire
 from referee.rules import (
     DECK,
     QUEEN_OF_SPADES,
@@ -45,20 +46,29 @@ from referee.rules import (
     Trick,
     _loader,
 )
-from hearts.v1.codec import view_to_wire
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "sdk.md").read_text()
 OWNERS: dict[str, type] = {"View": View, "Rules": Rules, "CardSet": CardSet, "Trick": Trick, "Card": Card}
 # What each documented view field holds, to resolve the names its table row lists (`pass_count` is a
 # Rules attribute, `leader` a Trick's); a name no field's type has is the View's own (`is_leading`).
-FIELD_OWNER = {"rules": "Rules", "hand": "CardSet", "legal": "CardSet", "received": "CardSet", "kitty": "CardSet",
-               "tricks": "Trick", "current_trick": "Trick", "passed": "Card", "discarded": "Card"}
+FIELD_OWNER = {
+    "rules": "Rules",
+    "hand": "CardSet",
+    "legal": "CardSet",
+    "received": "CardSet",
+    "kitty": "CardSet",
+    "tricks": "Trick",
+    "current_trick": "Trick",
+    "passed": "Card",
+    "discarded": "Card",
+}
 OPERATORS = {"len": "__len__", "in": "__contains__"}  # the table's `len`, `in`
 CONTEXT_FIELDS = ("match_id", "player_names", "budget_ms", "time_bank_ms")  # View's own fields
 
 
 # -- the names docs/sdk.md gives -------------------------------------------------------------------
+
 
 def _has(cls: type, attr: str) -> bool:
     """Whether instances of ``cls`` have ``attr`` (a dataclass field without a default is no class attribute)."""
@@ -119,6 +129,7 @@ VIEW_NAMES = [n.split(".", 1)[1] for n in NAMES if n.startswith("View.")]
 
 # -- real views, from real positions, through the SDK ---------------------------------------------
 
+
 @dataclasses.dataclass(frozen=True)
 class Case:
     label: str
@@ -135,13 +146,13 @@ def _decide(match: Match) -> None:
     phase, rules = match.phase, match.rules
     if phase is Phase.PASS:
         for s in match.to_move:
-            match.pass_cards(s, sorted(match.observation(s).hand, key=lambda c: c.rank)[:rules.pass_count])
+            match.pass_cards(s, sorted(match.observation(s).hand, key=lambda c: c.rank)[: rules.pass_count])
     elif phase is Phase.PLAY:
         legal = match.legal_plays()
         match.play((max if match.turn == 0 else min)(legal, key=lambda c: c.rank))
     elif phase is Phase.DISCARD:
         s = match.to_move[0]
-        match.discard(s, list(match.observation(s).hand)[:rules.kitty_size])
+        match.discard(s, list(match.observation(s).hand)[: rules.kitty_size])
     elif phase is Phase.MOON:
         match.choose_moon(match.turn, MoonChoice.ADD_TO_OTHERS)
     elif phase is Phase.CALL:  # two cards one seat left, the last one to the right: a split
@@ -170,8 +181,9 @@ def _tricks(match: Match) -> int:
 
 
 def _playing(tricks: int, cards: int, hand: int = 0) -> Callable[[Match], bool]:
-    return lambda m: (m.phase is Phase.PLAY and m.hand_number == hand and _tricks(m) == tricks
-                      and _trick_cards(m) == cards)
+    return lambda m: (
+        m.phase is Phase.PLAY and m.hand_number == hand and _tricks(m) == tricks and _trick_cards(m) == cards
+    )
 
 
 STANDARD = Rules.parse("standard")
@@ -180,27 +192,60 @@ NASTY = Rules.parse("nasty")
 
 # label -> (rules, the position, the seat asked (None: the one to move), literal facts)
 POSITIONS: dict[str, tuple[Rules, Callable[[Match], bool], int | None, dict[str, object]]] = {
-    "pass": (STANDARD, lambda m: True, 2, {
-        "pass_direction": "left", "trick_number": 0, "is_leading": True, "led_suit": None, "players": 4,
-        "hand_number": 0, "scores": (0, 0, 0, 0), "passed": (), "rules.pass_count": 3, "rules.target": 100,
-        "rules.moon_total": 26}),
-    "lead-the-first-trick": (STANDARD, _playing(0, 0), None, {
-        "is_leading": True, "led_suit": None, "trick_number": 0, "players": 4, "hearts_broken": False}),
-    "follow-the-first-trick": (STANDARD, _playing(0, 2), None, {
-        "is_leading": False, "led_suit": Suit.CLUBS, "trick_number": 0, "players": 4}),
+    "pass": (
+        STANDARD,
+        lambda m: True,
+        2,
+        {
+            "pass_direction": "left",
+            "trick_number": 0,
+            "is_leading": True,
+            "led_suit": None,
+            "players": 4,
+            "hand_number": 0,
+            "scores": (0, 0, 0, 0),
+            "passed": (),
+            "rules.pass_count": 3,
+            "rules.target": 100,
+            "rules.moon_total": 26,
+        },
+    ),
+    "lead-the-first-trick": (
+        STANDARD,
+        _playing(0, 0),
+        None,
+        {"is_leading": True, "led_suit": None, "trick_number": 0, "players": 4, "hearts_broken": False},
+    ),
+    "follow-the-first-trick": (
+        STANDARD,
+        _playing(0, 2),
+        None,
+        {"is_leading": False, "led_suit": Suit.CLUBS, "trick_number": 0, "players": 4},
+    ),
     "follow-trick-eight": (STANDARD, _playing(7, 1), None, {"is_leading": False, "trick_number": 7}),
-    "lead-trick-twelve": (STANDARD, _playing(11, 0), None, {"is_leading": True, "led_suit": None,
-                                                             "trick_number": 11}),
-    "second-hand": (STANDARD, _playing(3, 1, hand=1), None, {"hand_number": 1, "pass_direction": "right",
-                                                              "trick_number": 3}),
+    "lead-trick-twelve": (STANDARD, _playing(11, 0), None, {"is_leading": True, "led_suit": None, "trick_number": 11}),
+    "second-hand": (
+        STANDARD,
+        _playing(3, 1, hand=1),
+        None,
+        {"hand_number": 1, "pass_direction": "right", "trick_number": 3},
+    ),
     "three-players": (Rules(players=3), _playing(2, 1), None, {"players": 3, "trick_number": 2}),
     "discard-the-kitty": (KITTY, lambda m: m.phase is Phase.DISCARD, None, {}),
-    "after-the-discard": (KITTY, lambda m: m.phase is Phase.PLAY and m.observation(m.turn).discarded != (),
-                          None, {"is_leading": True, "led_suit": None}),  # the taker won the trick: it leads
+    "after-the-discard": (
+        KITTY,
+        lambda m: m.phase is Phase.PLAY and m.observation(m.turn).discarded != (),
+        None,
+        {"is_leading": True, "led_suit": None},
+    ),  # the taker won the trick: it leads
     "choose-moon": (Rules(moon="shooter-chooses"), lambda m: m.phase is Phase.MOON, None, {"moon_points": 26}),
     "call-the-pass": (NASTY, lambda m: m.phase is Phase.CALL, None, {"pass_direction": "call", "hand": CardSet()}),
-    "split-pass": (NASTY, lambda m: m.phase is Phase.PASS and m.hand.direction == "split", 1, {
-        "pass_direction": "split", "pass_offsets": (1, 1, 3)}),
+    "split-pass": (
+        NASTY,
+        lambda m: m.phase is Phase.PASS and m.hand.direction == "split",
+        1,
+        {"pass_direction": "split", "pass_offsets": (1, 1, 3)},
+    ),
 }
 
 
@@ -212,7 +257,7 @@ class Keeper(Bot):
 
     def pass_cards(self, view: View) -> list[Card]:
         self.views[view.match_id] = view
-        return list(view.hand)[:view.rules.pass_count]
+        return list(view.hand)[: view.rules.pass_count]
 
     def play_card(self, view: View) -> Card:
         self.views[view.match_id] = view
@@ -220,7 +265,7 @@ class Keeper(Bot):
 
     def discard_cards(self, view: View) -> list[Card]:
         self.views[view.match_id] = view
-        return list(view.hand)[:len(view.kitty)]
+        return list(view.hand)[: len(view.kitty)]
 
     def call_pass(self, view: View) -> str:
         self.views[view.match_id] = view
@@ -241,8 +286,9 @@ def _ask(stub: bot_pb2_grpc.BotServiceStub, match: Match, seat: int, wire: pb.Ga
     elif phase is Phase.DISCARD:
         stub.DiscardCards(pb.DiscardCardsRequest(view=wire, count=match.rules.kitty_size), timeout=TIMEOUT_S)
     elif phase is Phase.MOON:
-        stub.ChooseMoon(pb.ChooseMoonRequest(view=wire, moon_points=match.observation(seat).moon_points),
-                        timeout=TIMEOUT_S)
+        stub.ChooseMoon(
+            pb.ChooseMoonRequest(view=wire, moon_points=match.observation(seat).moon_points), timeout=TIMEOUT_S
+        )
     elif phase is Phase.CALL:
         stub.CallPass(pb.CallPassRequest(view=wire), timeout=TIMEOUT_S)
     else:
@@ -260,17 +306,26 @@ def cases() -> Iterator[list[Case]]:
             s = match.to_move[0] if seat is None else seat
             # Different per case, so that each context field is seen to come from its own request.
             context: dict[str, object] = {
-                "match_id": label, "player_names": tuple(f"{label}-{p}" for p in range(rules.players)),
-                "budget_ms": 100 + i, "time_bank_ms": 5000 + i}
+                "match_id": label,
+                "player_names": tuple(f"{label}-{p}" for p in range(rules.players)),
+                "budget_ms": 100 + i,
+                "time_bank_ms": 5000 + i,
+            }
             obs = match.observation(s)
-            wire = view_to_wire(obs, match_id=label, player_names=context["player_names"],  # type: ignore[arg-type]
-                                budget_ms=100 + i, time_bank_ms=5000 + i)
+            wire = view_to_wire(
+                obs,
+                match_id=label,
+                player_names=context["player_names"],  # type: ignore[arg-type]
+                budget_ms=100 + i,
+                time_bank_ms=5000 + i,
+            )
             _ask(stub, match, s, wire)
             out.append(Case(label, obs, wire, keeper.views[label], context, facts))
     yield out
 
 
 # -- the checks, by documented name ---------------------------------------------------------------
+
 
 def _path(view: View, path: str) -> object:
     value: object = view
@@ -286,8 +341,12 @@ def _wire_cards(values: object) -> list[Card]:
 def _wire_sets(case: Case) -> list[tuple[str, CardSet, list[Card]]]:
     """Each CardSet of the view, with the cards of its wire field (read without the engine's CardSet)."""
     w, v = case.wire, case.view
-    return [("hand", v.hand, _wire_cards(w.hand)), ("legal", v.legal, _wire_cards(w.legal_cards)),
-            ("received", v.received, _wire_cards(w.received_cards)), ("kitty", v.kitty, _wire_cards(w.kitty))]
+    return [
+        ("hand", v.hand, _wire_cards(w.hand)),
+        ("legal", v.legal, _wire_cards(w.legal_cards)),
+        ("received", v.received, _wire_cards(w.received_cards)),
+        ("kitty", v.kitty, _wire_cards(w.kitty)),
+    ]
 
 
 def _wire_tricks(case: Case) -> list[tuple[Trick, pb.Trick]]:
@@ -310,8 +369,10 @@ def check_view_name(case: Case, name: str) -> None:
     elif name in {f.name for f in dataclasses.fields(Observation)} or hasattr(Observation, name):
         expected = getattr(case.obs, name)  # an exact Observation: its compiled properties work
     else:
-        raise AssertionError(f"View.{name} is documented, but neither the engine's Observation nor the "
-                             f"match context has it to check it against")
+        raise AssertionError(
+            f"View.{name} is documented, but neither the engine's Observation nor the "
+            f"match context has it to check it against"
+        )
     assert value == expected, f"View.{name} is {value!r}, the engine says {expected!r}"
     if name in FROM_WIRE:
         assert value == FROM_WIRE[name](case.wire), f"View.{name} is {value!r}; the request says otherwise"
@@ -328,7 +389,8 @@ def check_may_pass_on(case: Case) -> None:
     for direction in (*_DIRECTIONS.values(), case.view.pass_direction):
         assert case.view.rules.may_pass_on(direction) == case.obs.rules.may_pass_on(direction), direction
     assert case.view.rules.may_pass_on(case.view.pass_direction) is (
-        case.view.rules.pass_on and case.view.pass_direction in ("left", "right", "across", "left2", "right2"))
+        case.view.rules.pass_on and case.view.pass_direction in ("left", "right", "across", "left2", "right2")
+    )
 
 
 def check_len(case: Case) -> None:
@@ -441,11 +503,21 @@ def check_card_parse(case: Case) -> None:
 
 CHECKS: dict[str, Callable[[Case], None]] = {
     "Rules.may_pass_on": check_may_pass_on,
-    "CardSet.__len__": check_len, "CardSet.__contains__": check_contains, "CardSet.__iter__": check_iter,
-    "CardSet.of_suit": check_of_suit, "CardSet.cards": check_cards, "CardSet.mask": check_mask,
-    "Trick.leader": check_leader, "Trick.cards": check_trick_cards, "Trick.winner": check_winner,
-    "Card.__str__": check_card_text, "Card.suit": check_card_suit, "Card.rank": check_card_rank,
-    "Card.index": check_card_index, "Card.symbol": check_card_symbol, "Card.parse": check_card_parse,
+    "CardSet.__len__": check_len,
+    "CardSet.__contains__": check_contains,
+    "CardSet.__iter__": check_iter,
+    "CardSet.of_suit": check_of_suit,
+    "CardSet.cards": check_cards,
+    "CardSet.mask": check_mask,
+    "Trick.leader": check_leader,
+    "Trick.cards": check_trick_cards,
+    "Trick.winner": check_winner,
+    "Card.__str__": check_card_text,
+    "Card.suit": check_card_suit,
+    "Card.rank": check_card_rank,
+    "Card.index": check_card_index,
+    "Card.symbol": check_card_symbol,
+    "Card.parse": check_card_parse,
 }
 
 
@@ -463,12 +535,29 @@ def check(name: str) -> Callable[[Case], None] | None:
 
 # -- the tests -------------------------------------------------------------------------------------
 
+
 def test_the_docs_are_read() -> None:
     """The parse finds the names a bot uses most (a changed table layout must not check nothing)."""
-    expected = {"View.is_leading", "View.led_suit", "View.trick_number", "View.players", "View.hand",
-                "View.legal", "View.tricks", "View.current_trick", "View.rules", "View.budget_ms",
-                "View.pass_offsets", "Rules.pass_count", "Rules.may_pass_on", "CardSet.of_suit",
-                "CardSet.__contains__", "Trick.winner", "Card.parse", "Card.symbol"}
+    expected = {
+        "View.is_leading",
+        "View.led_suit",
+        "View.trick_number",
+        "View.players",
+        "View.hand",
+        "View.legal",
+        "View.tricks",
+        "View.current_trick",
+        "View.rules",
+        "View.budget_ms",
+        "View.pass_offsets",
+        "Rules.pass_count",
+        "Rules.may_pass_on",
+        "CardSet.of_suit",
+        "CardSet.__contains__",
+        "Trick.winner",
+        "Card.parse",
+        "Card.symbol",
+    }
     assert expected <= set(NAMES), expected - set(NAMES)
 
 
@@ -493,8 +582,9 @@ def test_a_documented_name_works_on_every_view(name: str, cases: list[Case]) -> 
         try:
             run(case)
         except Exception as e:
-            raise AssertionError(f"{name} on the {case.label!r} view ({referee.rules.ENGINE} engine): "
-                                 f"{type(e).__name__}: {e}") from e
+            raise AssertionError(
+                f"{name} on the {case.label!r} view ({referee.rules.ENGINE} engine): {type(e).__name__}: {e}"
+            ) from e
 
 
 def test_the_positions_state_the_facts(cases: list[Case]) -> None:
@@ -526,7 +616,7 @@ class FromTheDocs(Bot):
     def pass_cards(self, view: View) -> list[Card]:
         for name in VIEW_NAMES:
             getattr(view, name)
-        return sorted(view.hand, key=lambda c: c.rank)[-view.rules.pass_count:]
+        return sorted(view.hand, key=lambda c: c.rank)[-view.rules.pass_count :]
 
     def play_card(self, view: View) -> Card:
         for name in VIEW_NAMES:
@@ -571,12 +661,24 @@ def test_every_check_passes_on_the_other_engine() -> None:
         files, why = _loader.check_build()
         if files is None:
             pytest.skip(f"no compiled engine can be loaded ({why}): `make engine` builds it")
-        probe = subprocess.run([sys.executable, "-c", "import referee.rules as r; print(r.ENGINE, r.ENGINE_REASON)"],
-                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        probe = subprocess.run(
+            [sys.executable, "-c", "import referee.rules as r; print(r.ENGINE, r.ENGINE_REASON)"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if not probe.stdout.startswith("compiled"):
             pytest.skip(f"the compiled engine does not load: {probe.stdout.strip()} {probe.stderr.strip()}")
     env["HEARTS_EXPECT_ENGINE"] = other
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
-                          "-k", "not other_engine"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", "not other_engine"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert out.returncode == 0, f"on the {other} engine:\n{out.stdout[-6000:]}\n{out.stderr[-2000:]}"
     assert " passed" in out.stdout and "skipped" not in out.stdout.splitlines()[-1], out.stdout[-2000:]

@@ -39,8 +39,9 @@ class Run:
         self.out_path, self.err_path = out_dir / f"{name}.out", out_dir / f"{name}.err"
         self._out: IO[bytes] = open(self.out_path, "wb")
         self._err: IO[bytes] = open(self.err_path, "wb")
-        self.proc = subprocess.Popen([HEARTS, *args], cwd=cwd, stdout=self._out, stderr=self._err,
-                                     stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [HEARTS, *args], cwd=cwd, stdout=self._out, stderr=self._err, stdin=subprocess.DEVNULL
+        )
 
     @property
     def pid(self) -> int:
@@ -81,8 +82,9 @@ def running(cwd: Path, *args: str, name: str = "run", out_dir: Path | None = Non
 
 def hearts(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run ``hearts ARGS`` to its end (bounded)."""
-    return subprocess.run([HEARTS, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [HEARTS, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
 
 
 def wait_until(condition: Callable[[], bool], timeout: float, what: str, run: Run | None = None) -> None:
@@ -137,7 +139,9 @@ def tournament(db: Path, tid: int) -> dict[str, Any]:
         row = dict(conn.execute("SELECT * FROM tournaments WHERE id = ?", (tid,)).fetchone())
         row["done"], row["total"], row["distinct"] = conn.execute(
             "SELECT COUNT(match_id), COUNT(*), COUNT(DISTINCT match_id) FROM tournament_matches "
-            "WHERE tournament_id = ?", (tid,)).fetchone()
+            "WHERE tournament_id = ?",
+            (tid,),
+        ).fetchone()
         return row
     finally:
         conn.close()
@@ -159,8 +163,9 @@ def small_filesystem(where: Path, size: str) -> Iterator[Path]:
     where.mkdir(parents=True, exist_ok=True)
     if os.geteuid() != 0:
         pytest.skip("mounting a small filesystem needs root")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                             capture_output=True, text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, text=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
     try:

@@ -37,11 +37,16 @@ def self_play_db(sample_servers: dict[str, ThreadedBotServer], tmp_path_factory:
     """A database with one self-play match (one name in every seat) and two ordinary matches."""
     db = tmp_path_factory.mktemp("selfplay") / "x.db"
     low = sample_servers["lowest"].address
-    out = ok("match", *[x for _ in range(4) for x in ("--seat", f"r={low}")], "--rules", FAST, "--seed", "1",
-             "--db", str(db))
+    out = ok(
+        "match", *[x for _ in range(4) for x in ("--seat", f"r={low}")], "--rules", FAST, "--seed", "1", "--db", str(db)
+    )
     assert "one name filled several seats" in out
-    seats = [f"rnd={sample_servers['random'].address}", f"low={low}", f"heur={sample_servers['heuristic'].address}",
-             f"low-2={low}"]
+    seats = [
+        f"rnd={sample_servers['random'].address}",
+        f"low={low}",
+        f"heur={sample_servers['heuristic'].address}",
+        f"low-2={low}",
+    ]
     for seed in ("2", "3"):
         ok("match", *[x for s in seats for x in ("--seat", s)], "--rules", FAST, "--seed", seed, "--db", str(db))
     return db

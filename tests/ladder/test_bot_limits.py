@@ -35,7 +35,7 @@ HEARTS = Path(sys.executable).with_name("hearts")
 SYNC = f"python {HERE / 'bots' / 'synchronous.py'} {{port}} 40"
 RULES = "standard,target=10"  # about one hand a match
 CLOCK = ["--budget-ms", "150", "--bank-ms", "0", "--grace-ms", "50"]
-OPPONENTS = '''
+OPPONENTS = """
 [bots.lowest]
 command = "python -m clients.bots.lowest --port {port}"
 
@@ -44,7 +44,7 @@ command = "python -m clients.bots.random --port {port} --seed 1"
 
 [bots.heuristic]
 command = "python -m clients.bots.heuristic --port {port}"
-'''
+"""
 
 
 def bots_file(tmp_path: Path, limit_line: str = "") -> Path:
@@ -61,25 +61,51 @@ def hearts(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]
 
 def gauntlet(tmp_path: Path, bots: Path) -> subprocess.CompletedProcess[str]:
     # 1 table of 4 × 4 rotations × 2 deals: 8 matches, all in flight at once unless a limit holds.
-    result = hearts("tournament", "run", "--bots", str(bots), "--gauntlet", "sync", "--deals", "2", "--seed", "1",
-                    "--concurrency", "8", "--rules", RULES, *CLOCK, "--db", str(tmp_path / "arena.db"))
+    result = hearts(
+        "tournament",
+        "run",
+        "--bots",
+        str(bots),
+        "--gauntlet",
+        "sync",
+        "--deals",
+        "2",
+        "--seed",
+        "1",
+        "--concurrency",
+        "8",
+        "--rules",
+        RULES,
+        *CLOCK,
+        "--db",
+        str(tmp_path / "arena.db"),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result
 
 
 def faults_of(db: Path, bot: str) -> dict[str, int]:
     with Store(db) as store:
-        return dict(store.db.execute(
-            "SELECT f.kind, COUNT(*) FROM faults f JOIN seats s ON s.match_id = f.match_id AND s.seat = f.seat "
-            "JOIN bots b ON b.id = s.bot_id WHERE b.name = ? GROUP BY f.kind", [bot]).fetchall())
+        return dict(
+            store.db.execute(
+                "SELECT f.kind, COUNT(*) FROM faults f JOIN seats s ON s.match_id = f.match_id AND s.seat = f.seat "
+                "JOIN bots b ON b.id = s.bot_id WHERE b.name = ? GROUP BY f.kind",
+                [bot],
+            ).fetchall()
+        )
 
 
 def most_at_once(db: Path, bot: str) -> int:
     """The most of the bot's recorded matches that were being played at the same moment."""
     with Store(db) as store:
-        spans = [(datetime.fromisoformat(a), datetime.fromisoformat(b)) for a, b in store.db.execute(
-            "SELECT m.started_at, m.finished_at FROM matches m JOIN seats s ON s.match_id = m.id "
-            "JOIN bots b ON b.id = s.bot_id WHERE b.name = ?", [bot])]
+        spans = [
+            (datetime.fromisoformat(a), datetime.fromisoformat(b))
+            for a, b in store.db.execute(
+                "SELECT m.started_at, m.finished_at FROM matches m JOIN seats s ON s.match_id = m.id "
+                "JOIN bots b ON b.id = s.bot_id WHERE b.name = ?",
+                [bot],
+            )
+        ]
     edges = sorted([(a, 1) for a, _ in spans] + [(b, -1) for _, b in spans])  # an end sorts before a start
     now = peak = 0
     for _t, step in edges:
@@ -105,8 +131,10 @@ def test_max_concurrency_1_keeps_a_synchronous_bot_from_timing_out(tmp_path: Pat
     with Store(db) as store:
         assert store.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 8
         assert get_bot(store, "sync").max_concurrency == 1  # type: ignore[union-attr]
-        assert get_tournament(store, 1).bots[[b.name for b in get_tournament(store, 1).bots].index("sync")] \
-            .max_concurrency == 1
+        assert (
+            get_tournament(store, 1).bots[[b.name for b in get_tournament(store, 1).bots].index("sync")].max_concurrency
+            == 1
+        )
 
 
 def test_resume_keeps_the_limit_stored_with_the_tournament(tmp_path: Path) -> None:
@@ -115,8 +143,9 @@ def test_resume_keeps_the_limit_stored_with_the_tournament(tmp_path: Path) -> No
     db = tmp_path / "arena.db"
     with Store(db) as store:
         entries = load_bots_file(bots_file(tmp_path, "max_concurrency = 1"))
-        create_tournament(store, entries, TournamentSpec(format="gauntlet", gauntlet="sync", rules=RULES, deals=1,
-                                                         seed=2))
+        create_tournament(
+            store, entries, TournamentSpec(format="gauntlet", gauntlet="sync", rules=RULES, deals=1, seed=2)
+        )
         stored = json.loads(store.db.execute("SELECT bots FROM tournaments WHERE id = 1").fetchone()[0])
         assert {b["name"]: b["max_concurrency"] for b in stored}["sync"] == 1
     assert hearts("bot", "remove", "sync", "--db", str(db)).returncode == 0
@@ -129,9 +158,10 @@ def test_resume_keeps_the_limit_stored_with_the_tournament(tmp_path: Path) -> No
 def test_the_lower_of_max_concurrency_and_the_handshake_applies(tmp_path: Path) -> None:
     out = tmp_path / "counts.json"
     # The counting bot declares 2 in its handshake; the organiser allows it 1.
-    bots = [BotEntry("counting", command=f"python {HERE / 'bots' / 'counting.py'} {{port}} 2 {out}",
-                     max_concurrency=1),
-            *(BotEntry(n, command=f"python -m clients.bots.lowest --port {{port}}") for n in "abcd")]
+    bots = [
+        BotEntry("counting", command=f"python {HERE / 'bots' / 'counting.py'} {{port}} 2 {out}", max_concurrency=1),
+        *(BotEntry(n, command="python -m clients.bots.lowest --port {port}") for n in "abcd"),
+    ]
     with Store(tmp_path / "arena.db") as store:
         tid = create_tournament(store, bots, TournamentSpec(rules="standard,target=30", deals=1, seed=3))
         summary = run_tournament(store, tid, concurrency=5)
@@ -141,9 +171,18 @@ def test_the_lower_of_max_concurrency_and_the_handshake_applies(tmp_path: Path) 
     assert max(summary.max_in_flight[b] for b in "abcd") > 1  # the others were not held back
 
 
-@pytest.mark.parametrize("organiser,declared,limit", [
-    (None, 0, 0), (0, 0, 0), (1, 0, 1), (None, 3, 3), (1, 3, 1), (4, 2, 2), (2, 2, 2),
-])
+@pytest.mark.parametrize(
+    "organiser,declared,limit",
+    [
+        (None, 0, 0),
+        (0, 0, 0),
+        (1, 0, 1),
+        (None, 3, 3),
+        (1, 3, 1),
+        (4, 2, 2),
+        (2, 2, 2),
+    ],
+)
 def test_effective_limit(organiser: int | None, declared: int, limit: int) -> None:
     assert effective_limit(organiser, declared) == limit
 
@@ -202,9 +241,12 @@ def test_hearts_bot_add_and_list_show_the_limit(tmp_path: Path) -> None:
     assert "updated bot 'slow'" in ok("bot", "add", "slow", "--max-concurrency", "0")
     with Store(db) as store:
         assert {e.name: (e.command, e.max_concurrency) for e in list_bots(store)} == {
-            "fast": ("python fast.py --port {port}", 3), "slow": ("python slow.py --port {port}", None)}
+            "fast": ("python fast.py --port {port}", 3),
+            "slow": ("python slow.py --port {port}", None),
+        }
     bad = CliRunner().invoke(main, ["bot", "add", "x", "--command", "c", "--max-concurrency", "-1", "--db", db])
     assert bad.exit_code == 2 and "--max-concurrency" in bad.output
-    mixed = CliRunner().invoke(main, ["bot", "add", "--from", str(bots_file(tmp_path)), "--max-concurrency", "1",
-                                      "--db", db])
+    mixed = CliRunner().invoke(
+        main, ["bot", "add", "--from", str(bots_file(tmp_path)), "--max-concurrency", "1", "--db", db]
+    )
     assert mixed.exit_code == 2 and "give either --from FILE" in mixed.output

@@ -7,6 +7,7 @@ bot processes; a real small filesystem (tmpfs) for a full disk and a read-only o
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -34,7 +35,6 @@ from ladder.cli import main
 from ladder.registry import load_bots_file
 from ladder.store import Store
 from ladder.tournament import TournamentSpec, create_tournament, get_tournament, list_tournaments
-from referee.match import MatchSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,11 +58,16 @@ def one_error(result: Result, code: int, *words: str) -> str:
 
 def every_command(db: str, bots: str) -> list[list[str]]:
     return [
-        ["tournament", "run", "--bots", bots, "--db", db, "--rules", FAST], ["tournament", "resume", "1", "--db", db],
-        ["tournament", "list", "--db", db], ["bot", "add", "--from", bots, "--db", db],
+        ["tournament", "run", "--bots", bots, "--db", db, "--rules", FAST],
+        ["tournament", "resume", "1", "--db", db],
+        ["tournament", "list", "--db", db],
+        ["bot", "add", "--from", bots, "--db", db],
         ["bot", "add", "x", "--command", "python -m clients.bots.lowest --port {port}", "--db", db],
-        ["bot", "list", "--db", db], ["bot", "remove", "lowest", "--db", db],
-        ["ladder", "--db", db], ["matches", "--db", db], ["replay", "t1", "--db", db],
+        ["bot", "list", "--db", db],
+        ["bot", "remove", "lowest", "--db", db],
+        ["ladder", "--db", db],
+        ["matches", "--db", db],
+        ["replay", "t1", "--db", db],
     ]
 
 
@@ -87,9 +92,12 @@ def test_a_db_in_a_missing_directory_is_refused_before_anything_is_done(tmp_path
     (tmp_path / "bots.toml").write_text(SAMPLE)
     db = str(tmp_path / "nodir" / "arena.db")
     bots = str(tmp_path / "bots.toml")
-    for args in (["tournament", "run", "--bots", bots, "--db", db, "--rules", FAST],
-                 ["tournament", "resume", "1", "--db", db], ["bot", "add", "--from", bots, "--db", db],
-                 ["match", *[x for i in range(4) for x in ("--seat", f"b{i}=localhost:1")], "--db", db]):
+    for args in (
+        ["tournament", "run", "--bots", bots, "--db", db, "--rules", FAST],
+        ["tournament", "resume", "1", "--db", db],
+        ["bot", "add", "--from", bots, "--db", db],
+        ["match", *[x for i in range(4) for x in ("--seat", f"b{i}=localhost:1")], "--db", db],
+    ):
         one_error(invoke(*args), 1, f"--db {db}", f"the directory {tmp_path / 'nodir'} does not exist")
         assert not (tmp_path / "nodir").exists() and not (tmp_path / "logs").exists()
     # Reading commands have nothing to read, and create nothing either.
@@ -112,9 +120,12 @@ def test_reading_commands_work_on_a_read_only_filesystem_and_writing_ones_say_wh
             assert "Match t1-000000" in invoke("replay", "t1-000000", "--db", db).output
             assert "4/4" in invoke("tournament", "list", "--db", db).output
             assert "heuristic" in invoke("bot", "list", "--db", db).output
-            for args in (["tournament", "run", "--bots", bots, "--db", db, "--rules", FAST],
-                         ["tournament", "resume", "1", "--db", db], ["bot", "add", "--from", bots, "--db", db],
-                         ["bot", "remove", "lowest", "--db", db]):
+            for args in (
+                ["tournament", "run", "--bots", bots, "--db", db, "--rules", FAST],
+                ["tournament", "resume", "1", "--db", db],
+                ["bot", "add", "--from", bots, "--db", db],
+                ["bot", "remove", "lowest", "--db", db],
+            ):
                 one_error(invoke(*args), 1, f"--db {db}", "read-only")
             assert snapshot(fs) == before
         finally:
@@ -133,11 +144,26 @@ def test_the_ladder_on_an_empty_file_writes_no_schema_into_it(tmp_path: Path) ->
 def test_a_full_disk_at_commit_is_said_and_the_tournament_stays_resumable(tmp_path: Path) -> None:
     # A real full disk: the database on a small tmpfs, filled up by another file mid-run.
     with small_filesystem(tmp_path / "small", "16m") as fs:
-        (fs / "bots.toml").write_text(SAMPLE + '[bots.lowest-2]\ncommand = "python -m clients.bots.lowest '
-                                               '--port {port}"\n')
+        (fs / "bots.toml").write_text(
+            SAMPLE + '[bots.lowest-2]\ncommand = "python -m clients.bots.lowest --port {port}"\n'
+        )
         db = fs / "arena.db"
-        with running(fs, "tournament", "run", "--bots", "bots.toml", "--db", "arena.db", "--rules", FAST,
-                     "--seed", "4", "--concurrency", "2", out_dir=tmp_path) as run:
+        with running(
+            fs,
+            "tournament",
+            "run",
+            "--bots",
+            "bots.toml",
+            "--db",
+            "arena.db",
+            "--rules",
+            FAST,
+            "--seed",
+            "4",
+            "--concurrency",
+            "2",
+            out_dir=tmp_path,
+        ) as run:
             wait_until(lambda: recorded(db, 1) >= 2, 120, "two matches are recorded", run)
             fill(fs / "filler")
             code = run.wait(60)
@@ -160,17 +186,28 @@ def test_a_full_disk_at_commit_is_said_and_the_tournament_stays_resumable(tmp_pa
 # -- numbers -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("option, value", [
-    ("--seed", str(2**64)), ("--seed", str(2**63)), ("--seed", str(-(2**63) - 1)),
-    ("--budget-ms", "nan"), ("--budget-ms", "inf"), ("--budget-ms", str(2**32)), ("--budget-ms", "1e12"),
-    ("--bank-ms", "nan"), ("--bank-ms", "inf"), ("--bank-ms", str(2**32)),
-    ("--grace-ms", "nan"),
-])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--seed", str(2**64)),
+        ("--seed", str(2**63)),
+        ("--seed", str(-(2**63) - 1)),
+        ("--budget-ms", "nan"),
+        ("--budget-ms", "inf"),
+        ("--budget-ms", str(2**32)),
+        ("--budget-ms", "1e12"),
+        ("--bank-ms", "nan"),
+        ("--bank-ms", "inf"),
+        ("--bank-ms", str(2**32)),
+        ("--grace-ms", "nan"),
+    ],
+)
 def test_numbers_that_cannot_be_stored_or_timed_are_usage_errors(tmp_path: Path, option: str, value: str) -> None:
     (tmp_path / "bots.toml").write_text(SAMPLE)
     db = tmp_path / "arena.db"
-    result = invoke("tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--db", str(db), "--rules", FAST,
-                    option, value)
+    result = invoke(
+        "tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--db", str(db), "--rules", FAST, option, value
+    )
     one_error(result, 2, f"Invalid value for '{option}'")
     assert not db.exists() and not (tmp_path / "logs").exists()
     seats = [x for i in range(4) for x in ("--seat", f"b{i}=localhost:1")]
@@ -182,29 +219,35 @@ def test_a_tournament_stored_with_a_nan_clock_is_refused_on_resume_with_a_reason
     (tmp_path / "bots.toml").write_text(SAMPLE)
     db = tmp_path / "arena.db"
     with Store(db) as store:  # a clock that cannot be timed: resume checks what it reads, not only what it is given
-        create_tournament(store, load_bots_file(tmp_path / "bots.toml"),
-                          TournamentSpec(rules=FAST, settings=MatchSettings(budget_ms=math.nan)))
+        create_tournament(store, load_bots_file(tmp_path / "bots.toml"), TournamentSpec(rules=FAST))
+        (settings,) = store.db.execute("SELECT settings FROM tournaments").fetchone()
+        stored = {**json.loads(settings), "budget_ms": math.nan}  # as a script or another program could write it
+        store.db.execute("UPDATE tournaments SET settings = ?", [json.dumps(stored)])
+        store.db.conn.commit()
     before = db.read_bytes()
     one_error(invoke("tournament", "resume", "1", "--db", str(db)), 1, "tournament 1", "budget_ms", "nan")
     assert db.read_bytes() == before and not (tmp_path / "logs").exists()
 
 
-@pytest.mark.parametrize("args", [
-    ["tournament", "run", "--concurrency", "0"],
-    ["tournament", "run", "--budget-ms", "-5"],
-    ["tournament", "run", "--budget-ms", "0"],
-    ["tournament", "run", "--bank-ms", "-1"],
-    ["tournament", "run", "--grace-ms", "-1"],
-    ["tournament", "run", "--max-faults", "0"],
-    ["tournament", "run", "--rounds", "0"],
-    ["tournament", "run", "--deals", "-2"],
-    ["tournament", "run", "--startup-timeout", "0"],
-    ["tournament", "resume", "1", "--concurrency", "0"],
-    ["tournament", "resume", "1", "--startup-timeout", "-1"],
-    ["ladder", "--provisional-games", "-1"],
-    ["matches", "--limit", "0"],
-    ["bot", "serve", "lowest", "--port", "70000"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["tournament", "run", "--concurrency", "0"],
+        ["tournament", "run", "--budget-ms", "-5"],
+        ["tournament", "run", "--budget-ms", "0"],
+        ["tournament", "run", "--bank-ms", "-1"],
+        ["tournament", "run", "--grace-ms", "-1"],
+        ["tournament", "run", "--max-faults", "0"],
+        ["tournament", "run", "--rounds", "0"],
+        ["tournament", "run", "--deals", "-2"],
+        ["tournament", "run", "--startup-timeout", "0"],
+        ["tournament", "resume", "1", "--concurrency", "0"],
+        ["tournament", "resume", "1", "--startup-timeout", "-1"],
+        ["ladder", "--provisional-games", "-1"],
+        ["matches", "--limit", "0"],
+        ["bot", "serve", "lowest", "--port", "70000"],
+    ],
+)
 def test_out_of_range_options_are_usage_errors(args: list[str], tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     with Store(db) as store:
@@ -231,8 +274,14 @@ def test_match_limits_are_checked_before_any_bot_is_asked() -> None:
 
 def test_serving_on_a_taken_port_says_to_choose_another(sample_servers: dict[str, ThreadedBotServer]) -> None:
     port = sample_servers["lowest"].port
-    proc = subprocess.run([sys.executable, "-m", "ladder.cli", "bot", "serve", "lowest", "--port", str(port)],
-                          capture_output=True, text=True, timeout=60, cwd=ROOT, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ladder.cli", "bot", "serve", "lowest", "--port", str(port)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        check=False,
+    )
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert f"cannot listen on 127.0.0.1:{port}" in proc.stderr
@@ -253,15 +302,20 @@ def test_a_bots_file_that_is_not_utf8_names_the_file(tmp_path: Path) -> None:
     bots = tmp_path / "latin1.toml"
     bots.write_bytes('[bots.caf\u00e9]\ncommand = "python -m clients.bots.lowest --port {port}"\n'.encode("latin-1"))
     db = tmp_path / "arena.db"
-    for args in (["tournament", "run", "--bots", str(bots), "--db", str(db)], ["bot", "add", "--from", str(bots),
-                                                                                "--db", str(db)]):
+    for args in (
+        ["tournament", "run", "--bots", str(bots), "--db", str(db)],
+        ["bot", "add", "--from", str(bots), "--db", str(db)],
+    ):
         one_error(invoke(*args), 1, str(bots), "not UTF-8", "line 1")
         assert not db.exists()
 
 
 def test_a_bot_command_that_does_not_exist_is_named(tmp_path: Path) -> None:
-    (tmp_path / "bots.toml").write_text(SAMPLE.replace("python -m clients.bots.lowest", "no-such-bot-program")
-                                        .replace("python -m clients.bots.heuristic", "./missing-bot.sh"))
+    (tmp_path / "bots.toml").write_text(
+        SAMPLE.replace("python -m clients.bots.lowest", "no-such-bot-program").replace(
+            "python -m clients.bots.heuristic", "./missing-bot.sh"
+        )
+    )
     db = tmp_path / "arena.db"
     result = invoke("tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--db", str(db), "--rules", FAST)
     error = one_error(result, 1, "failed to start: command not found:")
@@ -278,14 +332,16 @@ def test_a_ruleset_with_an_empty_part_is_refused(tmp_path: Path, spec: str) -> N
     (tmp_path / "bots.toml").write_text(SAMPLE)
     db = tmp_path / "arena.db"
     one_error(invoke("rules", "show", spec), 2, "Invalid value for RULESET")
-    one_error(invoke("tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--db", str(db), "--rules", spec),
-              2, "Invalid value for --rules")
+    one_error(
+        invoke("tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--db", str(db), "--rules", spec),
+        2,
+        "Invalid value for --rules",
+    )
     seats = [x for i in range(4) for x in ("--seat", f"b{i}=localhost:1")]
     one_error(invoke("match", *seats, "--rules", spec, "--db", str(db)), 2, "Invalid value for --rules")
     assert not db.exists()
     db.touch()
     one_error(invoke("ladder", "--db", str(db), "--rules", spec), 2, "Invalid value for --rules")
-
 
 
 def test_a_gauntlet_without_its_bot_names_the_option(tmp_path: Path) -> None:

@@ -94,9 +94,15 @@ def usage_line(ctx: click.Context) -> str:
 def shown_defaults(cmd: click.Command) -> list[tuple[str, str]]:
     """(long option, default as text) for the options whose --help shows a default."""
     unset = getattr(click.core, "UNSET", None)  # click >= 8.3: the default of an option given none
-    return [(p.opts[-1], str(p.default)) for p in cmd.params
-            if isinstance(p, click.Option) and p.show_default and not p.is_flag
-            and p.default is not unset and p.default not in (None, "")]
+    return [
+        (p.opts[-1], str(p.default))
+        for p in cmd.params
+        if isinstance(p, click.Option)
+        and p.show_default
+        and not p.is_flag
+        and p.default is not unset
+        and p.default not in (None, "")
+    ]
 
 
 def missing_names(ctx: click.Context, section: list[str]) -> list[str]:
@@ -106,9 +112,11 @@ def missing_names(ctx: click.Context, section: list[str]) -> list[str]:
 
 def missing_defaults(ctx: click.Context, section: list[str]) -> list[str]:
     lines = prose_code_spans(section)
-    return [f"{opt} (default {default})" for opt, default in shown_defaults(ctx.command)
-            if not any(any(token_in(opt, s) for s in spans) and any(token_in(default, s) for s in spans)
-                       for spans in lines)]
+    return [
+        f"{opt} (default {default})"
+        for opt, default in shown_defaults(ctx.command)
+        if not any(any(token_in(opt, s) for s in spans) and any(token_in(default, s) for s in spans) for spans in lines)
+    ]
 
 
 @pytest.fixture(scope="module")

@@ -20,10 +20,18 @@ BUDGET_MS = 250
 
 
 def test_a_flooding_bot_costs_the_bots_of_other_matches_nothing(tmp_path: Path) -> None:
-    bots = [BotEntry("flooding", command=f"{sys.executable} {HERE / 'bots' / 'flooding.py'} {{port}}"),
-            *(BotEntry(name, command=f"python -m clients.bots.{module} --port {{port}}")
-              for name, module in (("random", "random"), ("lowest", "lowest"), ("heuristic", "heuristic"),
-                                   ("lowest-2", "lowest")))]
+    bots = [
+        BotEntry("flooding", command=f"{sys.executable} {HERE / 'bots' / 'flooding.py'} {{port}}"),
+        *(
+            BotEntry(name, command=f"python -m clients.bots.{module} --port {{port}}")
+            for name, module in (
+                ("random", "random"),
+                ("lowest", "lowest"),
+                ("heuristic", "heuristic"),
+                ("lowest-2", "lowest"),
+            )
+        ),
+    ]
     # A fault limit the flooding bot never reaches: it is asked, and floods, every decision of its matches.
     settings = MatchSettings(budget_ms=BUDGET_MS, bank_ms=2000, max_faults=10_000)
     with Store(tmp_path / "arena.db") as store:
@@ -31,8 +39,13 @@ def test_a_flooding_bot_costs_the_bots_of_other_matches_nothing(tmp_path: Path) 
         summary = run_tournament(store, tid, concurrency=4)
         assert summary.played == 20 and summary.remaining == 0
         records = [store.load_match(m.match_id) for m in store.list_matches(tournament_id=tid)]
-    flooded = {FaultKind.WRONG_PASS_COUNT, FaultKind.WRONG_DISCARD, FaultKind.WRONG_CALL, FaultKind.CARD_NOT_HELD,
-               FaultKind.ILLEGAL_CARD}
+    flooded = {
+        FaultKind.WRONG_PASS_COUNT,
+        FaultKind.WRONG_DISCARD,
+        FaultKind.WRONG_CALL,
+        FaultKind.CARD_NOT_HELD,
+        FaultKind.ILLEGAL_CARD,
+    }
     seen: set[FaultKind] = set()
     for rec in records:
         for f in rec.faults:
@@ -59,9 +72,9 @@ def test_each_flooded_reply_is_read_and_judged_once(tmp_path: Path) -> None:
     sys.path.insert(0, str(HERE / "bots"))
     from flooding import REPLIES, Flooding
 
+    from hearts.v1 import codec
     from referee.faults import Fault, call_of_answer, card_of_answer, cards_of_answer, moon_of_answer
     from referee.rules import Match, MoonChoice, Rules
-    from hearts.v1 import codec
     from referee.seats import Ask, GrpcSeat
 
     assert all(len(r) <= 64 * 1024 for r in REPLIES.values())
@@ -75,8 +88,10 @@ def test_each_flooded_reply_is_read_and_judged_once(tmp_path: Path) -> None:
     async def go() -> None:
         seat = GrpcSeat(f"127.0.0.1:{port}", "flooding")
         try:
-            for method, what, kind in (("pass_cards", "pass", FaultKind.WRONG_PASS_COUNT),
-                                       ("discard_cards", "discard", FaultKind.WRONG_DISCARD)):
+            for method, what, kind in (
+                ("pass_cards", "pass", FaultKind.WRONG_PASS_COUNT),
+                ("discard_cards", "discard", FaultKind.WRONG_DISCARD),
+            ):
                 answer = await getattr(seat, method)(ask, 5.0)
                 assert len(answer) > 65_000
                 try:

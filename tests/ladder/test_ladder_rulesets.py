@@ -27,8 +27,11 @@ STANDARD = "standard,target=20"  # tournament 1
 THREE = "standard,players=3,target=20"  # tournament 2, the latest
 NASTY = "nasty,target=20"  # single matches, no tournament
 # Each ruleset's bots; "lowest" plays under all three.
-BOTS = {STANDARD: ["lowest", "rnd", "heur", "rnd-2"], THREE: ["lowest", "heur-3", "rnd-3"],
-        NASTY: ["lowest", "n-rnd", "n-heur", "n-rnd-2"]}
+BOTS = {
+    STANDARD: ["lowest", "rnd", "heur", "rnd-2"],
+    THREE: ["lowest", "heur-3", "rnd-3"],
+    NASTY: ["lowest", "n-rnd", "n-heur", "n-rnd-2"],
+}
 
 
 def bot(name: str) -> InProcessSeat:
@@ -40,8 +43,16 @@ def play_tournament_in_process(store: Store, rules: str, seed: int) -> int:
     entries = [BotEntry(n, command="python -m clients.bots.lowest --port {port}") for n in BOTS[rules]]
     tid = create_tournament(store, entries, TournamentSpec(rules=rules, seed=seed))
     for m in pending_matches(store, tid):
-        record = asyncio.run(play_match([bot(n) for n in m.seats], Rules.parse(m.rules), m.seed,
-                                        match_id=f"t{tid}-{m.index:06d}", names=list(m.seats), tournament_id=tid))
+        record = asyncio.run(
+            play_match(
+                [bot(n) for n in m.seats],
+                Rules.parse(m.rules),
+                m.seed,
+                match_id=f"t{tid}-{m.index:06d}",
+                names=list(m.seats),
+                tournament_id=tid,
+            )
+        )
         save_scheduled(store, tid, m.index, record)
     return tid
 
@@ -62,10 +73,15 @@ COUNTS = {STANDARD: 4, THREE: 3, NASTY: 2}
 
 def games_in_store(store: Store, rules: str) -> dict[str, tuple[int, int, int]]:
     """Per bot, straight from the tables: (games, points, hands) of its matches under ``rules``."""
-    return {name: (g, p, h) for name, g, p, h in store.db.execute(
-        "SELECT b.name, COUNT(*), SUM(s.final_score), SUM((SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id)) "
-        "FROM seats s JOIN matches m ON m.id = s.match_id JOIN bots b ON b.id = s.bot_id "
-        "WHERE m.rules = ? GROUP BY b.name", [ruleset_key(rules)])}
+    return {
+        name: (g, p, h)
+        for name, g, p, h in store.db.execute(
+            "SELECT b.name, COUNT(*), SUM(s.final_score), SUM((SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id)) "
+            "FROM seats s JOIN matches m ON m.id = s.match_id JOIN bots b ON b.id = s.bot_id "
+            "WHERE m.rules = ? GROUP BY b.name",
+            [ruleset_key(rules)],
+        )
+    }
 
 
 def test_each_rulesets_ladder_holds_only_its_own_games(db: Path) -> None:
@@ -81,7 +97,8 @@ def test_each_rulesets_ladder_holds_only_its_own_games(db: Path) -> None:
             assert lb["lowest"].games == n  # not its games under the other rulesets
             assert set(lb.live_elo) <= set(BOTS[rules])
             assert {(o.rules, o.matches) for o in lb.other_rulesets} == {
-                (other, c) for other, c in COUNTS.items() if other != rules}
+                (other, c) for other, c in COUNTS.items() if other != rules
+            }
 
 
 def test_the_default_is_the_latest_tournaments_ruleset(db: Path) -> None:
@@ -113,9 +130,11 @@ def test_hearts_ladder_lists_the_other_rulesets_with_the_command_for_each(db: Pa
     assert "n-rnd" not in out.split("other rulesets")[0] and "rnd-2" not in out.split("other rulesets")[0]
     lines = out.splitlines()
     at = lines.index(f"other rulesets in {db}, each rated on a ladder of its own:")
-    listed = lines[at + 1:at + 3]
-    assert listed == [f"  {STANDARD}: 4 matches: hearts ladder --db {shlex.quote(str(db))} --rules {STANDARD}",
-                      f"  {NASTY}: 2 matches: hearts ladder --db {shlex.quote(str(db))} --rules {NASTY}"]
+    listed = lines[at + 1 : at + 3]
+    assert listed == [
+        f"  {STANDARD}: 4 matches: hearts ladder --db {shlex.quote(str(db))} --rules {STANDARD}",
+        f"  {NASTY}: 2 matches: hearts ladder --db {shlex.quote(str(db))} --rules {NASTY}",
+    ]
     for line, rules in zip(listed, (STANDARD, NASTY)):
         command = shlex.split(line.split(": ", 2)[2])
         assert command[:2] == ["hearts", "ladder"]
@@ -146,9 +165,19 @@ def test_an_empty_ruleset_says_so_and_lists_the_others(db: Path) -> None:
     assert f"--rules {THREE}" in out and f"--rules {STANDARD}" in out and f"--rules {NASTY}" in out
 
 
-@pytest.mark.parametrize("spec", ["standard", "spot,target=500", "spot,target=200", THREE, NASTY,
-                                  "standard,removed_cards=2C 2D,kitty=first-trick", "black-maria,players=5",
-                                  "standard,moon=shooter-chooses,pass_cycle=no-hold"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "standard",
+        "spot,target=500",
+        "spot,target=200",
+        THREE,
+        NASTY,
+        "standard,removed_cards=2C 2D,kitty=first-trick",
+        "black-maria,players=5",
+        "standard,moon=shooter-chooses,pass_cycle=no-hold",
+    ],
+)
 def test_ruleset_text_reads_back_as_the_same_ruleset(spec: str) -> None:
     d = Rules.parse(spec).to_dict()
     text = ruleset_text(d)

@@ -25,7 +25,13 @@ def test_expand_command_fills_placeholders_and_uses_this_python() -> None:
     argv = expand_command("python -m x --port {port} --name '{name} bot'", port=123, name="b")
     assert argv == [sys.executable, "-m", "x", "--port", "123", "--name", "b bot"]
     assert expand_command("./bot --listen {host}:{port}", port=9, host="::1") == ["./bot", "--listen", "::1:9"]
-    assert expand_command("""bot --cfg '{"depth": 3}' -p {port}""", port=5) == ["bot", "--cfg", '{"depth": 3}', "-p", "5"]
+    assert expand_command("""bot --cfg '{"depth": 3}' -p {port}""", port=5) == [
+        "bot",
+        "--cfg",
+        '{"depth": 3}',
+        "-p",
+        "5",
+    ]
 
 
 def test_start_waits_for_serving_logs_and_stops_cleanly(tmp_path: Path) -> None:
@@ -126,6 +132,7 @@ def test_a_remote_bot_is_checked_not_started(tmp_path: Path) -> None:
 
 
 # -- a wrapper's children are stopped too: a bot behind a shell must not keep its port -----------
+
 
 def _wrapper() -> str:
     # A shell that starts the real bot and waits: killing the shell leaves the bot holding the port.

@@ -35,13 +35,27 @@ def S(bot: str, seat: int, score: int, place: int, **kw: object) -> SeatResult:
 
 
 # m1 and m2 are one deal (seed 1) in two seat rotations; m3 is another deal where b forfeits.
-M1 = RatedMatch("m1", seed=1, hands=5, deal_key="std",
-                  seats=(S("a", 0, 10, 1, moons=1), S("b", 1, 20, 2), S("c", 2, 20, 2), S("d", 3, 76, 4)))
-M2 = RatedMatch("m2", seed=1, hands=4, deal_key="std",
-                  seats=(S("d", 0, 30, 2), S("a", 1, 40, 3), S("b", 2, 50, 4), S("c", 3, 6, 1, faults=1)))
-M3 = RatedMatch("m3", seed=2, hands=6, deal_key="std",
-                  seats=(S("a", 0, 50, 1), S("b", 1, 10, 4, forfeit=True, faults=5), S("c", 2, 60, 2),
-                         S("d", 3, 70, 3)))
+M1 = RatedMatch(
+    "m1",
+    seed=1,
+    hands=5,
+    deal_key="std",
+    seats=(S("a", 0, 10, 1, moons=1), S("b", 1, 20, 2), S("c", 2, 20, 2), S("d", 3, 76, 4)),
+)
+M2 = RatedMatch(
+    "m2",
+    seed=1,
+    hands=4,
+    deal_key="std",
+    seats=(S("d", 0, 30, 2), S("a", 1, 40, 3), S("b", 2, 50, 4), S("c", 3, 6, 1, faults=1)),
+)
+M3 = RatedMatch(
+    "m3",
+    seed=2,
+    hands=6,
+    deal_key="std",
+    seats=(S("a", 0, 50, 1), S("b", 1, 10, 4, forfeit=True, faults=5), S("c", 2, 60, 2), S("d", 3, 70, 3)),
+)
 
 
 @pytest.fixture(scope="module")
@@ -72,10 +86,14 @@ def test_duplicate_delta_compares_the_same_deal_and_seat(board) -> None:  # type
 
 
 def test_elo_is_the_ratings_fit_with_forfeits_last(board) -> None:  # type: ignore[no-untyped-def]
-    expected = fit([MatchResult.from_scores(("a", "b", "c", "d"), (10, 20, 20, 76)),
-                    MatchResult.from_scores(("d", "a", "b", "c"), (30, 40, 50, 6)),
-                    MatchResult.from_scores(("a", "b", "c", "d"), (50, 10, 60, 70), forfeited=("b",))],
-                   provisional_games=2)
+    expected = fit(
+        [
+            MatchResult.from_scores(("a", "b", "c", "d"), (10, 20, 20, 76)),
+            MatchResult.from_scores(("d", "a", "b", "c"), (30, 40, 50, 6)),
+            MatchResult.from_scores(("a", "b", "c", "d"), (50, 10, 60, 70), forfeited=("b",)),
+        ],
+        provisional_games=2,
+    )
     assert [r.bot for r in board.rows] == [r.name for r in expected.bots]
     for row in board.rows:
         e = expected[row.bot]
@@ -96,8 +114,19 @@ def test_exports(board) -> None:  # type: ignore[no-untyped-def]
     assert data["matches"] == 3 and [r["bot"] for r in data["rows"]] == [r.bot for r in board.rows]
     rows = list(csv.DictReader(io.StringIO(to_csv(board))))
     assert rows[0]["rank"] == "1" and float(rows[0]["elo"]) == pytest.approx(board.rows[0].elo)
-    assert {"rank", "bot", "elo", "ci95", "games", "score_pct", "win_pct", "avg_place", "points_per_hand",
-            "moons", "faults"} <= set(rows[0])
+    assert {
+        "rank",
+        "bot",
+        "elo",
+        "ci95",
+        "games",
+        "score_pct",
+        "win_pct",
+        "avg_place",
+        "points_per_hand",
+        "moons",
+        "faults",
+    } <= set(rows[0])
     console = Console(width=200, record=True)
     console.print(render_table(board))
     text = console.export_text()
@@ -112,15 +141,26 @@ def test_empty_board() -> None:
 
 def test_self_play_is_left_out_of_every_figure_and_counted(board) -> None:  # type: ignore[no-untyped-def]
     # One bot in every seat (and one in two seats of four): neither rates a bot against another.
-    solo = RatedMatch("s1", seed=1, hands=5, deal_key="std",
-                        seats=(S("a", 0, 0, 1), S("a", 1, 26, 2), S("a", 2, 26, 2), S("a", 3, 26, 2)))
-    twice = RatedMatch("s2", seed=2, hands=3, deal_key="std",
-                         seats=(S("d", 0, 0, 1), S("b", 1, 9, 2), S("d", 2, 30, 3), S("c", 3, 50, 4)))
+    solo = RatedMatch(
+        "s1",
+        seed=1,
+        hands=5,
+        deal_key="std",
+        seats=(S("a", 0, 0, 1), S("a", 1, 26, 2), S("a", 2, 26, 2), S("a", 3, 26, 2)),
+    )
+    twice = RatedMatch(
+        "s2",
+        seed=2,
+        hands=3,
+        deal_key="std",
+        seats=(S("d", 0, 0, 1), S("b", 1, 9, 2), S("d", 2, 30, 3), S("c", 3, 50, 4)),
+    )
     lb = compute_leaderboard([M1, solo, M2, twice, M3], provisional_games=2)
     assert lb.self_play == 2 and lb.matches == 3
     assert lb.rows == board.rows and board.self_play == 0 and board.notes == []
-    assert lb.notes == [("2 matches in which one bot filled several seats are left out: "
-                         "self-play rates no bot against another")]
+    assert lb.notes == [
+        ("2 matches in which one bot filled several seats are left out: self-play rates no bot against another")
+    ]
     data = json.loads(to_json(lb))
     assert data["self_play"] == 2 and data["notes"] == lb.notes and data["matches"] == 3
     console = Console(width=200, record=True)
@@ -135,8 +175,17 @@ def test_ratings_rank_a_match_by_its_recorded_places_not_its_totals() -> None:
     referee records place 1 for it, and the ratings must follow the record, not re-rank by totals."""
     from ladder.leaderboard import RatedMatch, SeatResult
 
-    m = RatedMatch("m1", 1, 4, (SeatResult("shooter", 0, 207, 1), SeatResult("broken", 1, 194, 4, forfeit=True),
-                                  SeatResult("f2", 2, 53, 2), SeatResult("f3", 3, 72, 3)))
+    m = RatedMatch(
+        "m1",
+        1,
+        4,
+        (
+            SeatResult("shooter", 0, 207, 1),
+            SeatResult("broken", 1, 194, 4, forfeit=True),
+            SeatResult("f2", 2, 53, 2),
+            SeatResult("f3", 3, 72, 3),
+        ),
+    )
     assert m.result().places == (1, 4, 2, 3)
 
 
@@ -151,9 +200,14 @@ def test_live_elo_counts_only_the_filtered_matches(tmp_path: Path) -> None:
         play_by_hand(store, t2, {"a": 4, "b": 3, "c": 2, "d": 1})
 
         def changes(tid: int) -> dict[str, float]:
-            return {n: ELO_BASE + v for n, v in store.db.execute(
-                "SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN bots b ON b.id = l.bot_id "
-                "JOIN matches m ON m.id = l.match_id WHERE m.tournament_id = ? GROUP BY b.name", [tid])}
+            return {
+                n: ELO_BASE + v
+                for n, v in store.db.execute(
+                    "SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN bots b ON b.id = l.bot_id "
+                    "JOIN matches m ON m.id = l.match_id WHERE m.tournament_id = ? GROUP BY b.name",
+                    [tid],
+                )
+            }
 
         everything = live_elo(store)
         only_t1 = changes(t1)
@@ -165,15 +219,20 @@ def test_live_elo_counts_only_the_filtered_matches(tmp_path: Path) -> None:
         # The default ladder is the latest tournament's ruleset, so its live Elo is t2's alone.
         assert load_leaderboard(store).live_elo == pytest.approx(changes(t2))
         assert live_elo(store, tournament_id=t2, bots=["a", "d"]) == pytest.approx(
-            {k: v for k, v in changes(t2).items() if k in "ad"})
+            {k: v for k, v in changes(t2).items() if k in "ad"}
+        )
         # Saving goes on from the figure of the match's ruleset: t2 (another ruleset) started at 1500,
         # a third tournament of t1's ruleset where t1 ended.
         t3 = create_tournament(store, BOTS, TournamentSpec(rules="standard", seed=3))
         play_by_hand(store, t3, {"a": 1, "b": 2, "c": 3, "d": 4})
 
         def before(tid: int) -> dict[str, float]:
-            return dict(store.db.execute("SELECT b.name, l.elo_before FROM live_elo l JOIN bots b ON b.id = "
-                                         "l.bot_id WHERE l.match_id = ?", [f"t{tid}-000000"]).fetchall())
+            return dict(
+                store.db.execute(
+                    "SELECT b.name, l.elo_before FROM live_elo l JOIN bots b ON b.id = l.bot_id WHERE l.match_id = ?",
+                    [f"t{tid}-000000"],
+                ).fetchall()
+            )
 
         assert before(t2) == pytest.approx(dict.fromkeys(before(t2), ELO_BASE))
         assert before(t3) == pytest.approx({n: only_t1[n] for n in before(t3)})
@@ -186,8 +245,16 @@ def hand(n: int, *, moon: int | None = None, sun: int | None = None) -> HandReco
 def test_moons_count_moons_and_suns(tmp_path: Path) -> None:
     with Store(tmp_path / "arena.db") as store:
         hands = [hand(0, moon=0), hand(1, sun=0), hand(2, sun=2), hand(3)]
-        store.save_match(record("m1", None, "standard", {"a": 1, "b": 2, "c": 3, "d": 4}, hands=hands,
-                                scores={"a": 10, "b": 30, "c": 50, "d": 70}))
+        store.save_match(
+            record(
+                "m1",
+                None,
+                "standard",
+                {"a": 1, "b": 2, "c": 3, "d": 4},
+                hands=hands,
+                scores={"a": 10, "b": 30, "c": 50, "d": 70},
+            )
+        )
         lb = load_leaderboard(store)
         assert {r.bot: r.moons for r in lb.rows} == {"a": 2, "b": 0, "c": 1, "d": 0}
         # pts/hand is the final score over the hands played (what the total grew by per hand).

@@ -41,12 +41,17 @@ def test_replay_errors_point_to_hearts_matches(self_play_db: Path) -> None:
     assert "no match id given" in empty.output and f"hearts matches --db {self_play_db}" in empty.output
 
 
-def test_the_replay_command_after_a_match_is_one_unwrapped_line(sample_servers: dict[str, ThreadedBotServer],
-                                                                tmp_path: Path) -> None:
+def test_the_replay_command_after_a_match_is_one_unwrapped_line(
+    sample_servers: dict[str, ThreadedBotServer], tmp_path: Path
+) -> None:
     db = tmp_path / "a-rather-long-directory-name-to-pass-eighty-columns" / "arena.db"
     db.parent.mkdir()
-    seats = [f"rnd={sample_servers['random'].address}", f"low={sample_servers['lowest'].address}",
-             f"heur={sample_servers['heuristic'].address}", f"low-2={sample_servers['lowest'].address}"]
+    seats = [
+        f"rnd={sample_servers['random'].address}",
+        f"low={sample_servers['lowest'].address}",
+        f"heur={sample_servers['heuristic'].address}",
+        f"low-2={sample_servers['lowest'].address}",
+    ]
     out = ok("match", *[x for s in seats for x in ("--seat", s)], "--rules", FAST, "--seed", "4", "--db", str(db))
     with Store(db) as store:
         (m,) = store.list_matches()

@@ -14,8 +14,9 @@ from ladder import ratings as R
 from ladder.ratings import MatchResult, fit, fit_arrays, live_elo_update, places_from_scores
 
 
-def synthetic(n_matches: int, n_bots: int, seed: int, tie_prob: float, seats: int = 4
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def synthetic(
+    n_matches: int, n_bots: int, seed: int, tie_prob: float, seats: int = 4
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Plackett–Luce draws via the Gumbel trick; each finisher ties the one ahead with tie_prob.
 
     Returns places (competition ranking), players and the hidden strengths θ.
@@ -39,8 +40,7 @@ def synthetic(n_matches: int, n_bots: int, seed: int, tie_prob: float, seats: in
     return places, players, theta
 
 
-def to_results(places: np.ndarray, players: np.ndarray, rng: np.random.Generator
-               ) -> list[MatchResult]:
+def to_results(places: np.ndarray, players: np.ndarray, rng: np.random.Generator) -> list[MatchResult]:
     """Hearts-like scores consistent with the places (lower is better)."""
     out = []
     for pl, pp in zip(places.tolist(), players.tolist()):
@@ -67,8 +67,7 @@ def test_places_competition_ranking_lower_score_wins() -> None:
 def test_forfeit_places_last_and_several_forfeits_tie() -> None:
     # a scored best but forfeited: below everyone who finished.
     assert MatchResult.from_scores(("a", "b", "c", "d"), (0, 5, 10, 26), forfeited=("a",)).places == (4, 1, 2, 3)
-    assert MatchResult.from_scores(("a", "b", "c", "d"), (0, 5, 10, 26),
-                       forfeited=("a", "b")).places == (3, 3, 1, 2)
+    assert MatchResult.from_scores(("a", "b", "c", "d"), (0, 5, 10, 26), forfeited=("a", "b")).places == (3, 3, 1, 2)
     arr = places_from_scores(np.array([[0.0, 5, 10, 26]]), np.array([[True, False, False, True]]))
     assert arr.tolist() == [[3, 1, 2, 3]]
 
@@ -137,8 +136,7 @@ def test_loglik_is_sum_over_orders_consistent_with_the_ties() -> None:
     # Hand check of one match: a, b tied first, c, d tied last. Only the top pair's order matters;
     # the bottom pair's two orders sum to probability 1.
     e = np.exp(th[:4])
-    by_hand = math.log(e[0] / e.sum() * e[1] / (e[1:].sum())
-                       + e[1] / e.sum() * e[0] / (e[0] + e[2] + e[3]))
+    by_hand = math.log(e[0] / e.sum() * e[1] / (e[1:].sum()) + e[1] / e.sum() * e[0] / (e[0] + e[2] + e[3]))
     one, _ = R._build_blocks(np.array([[1, 1, 3, 3]]), np.array([[0, 1, 2, 3]]))
     nll1, _ = R._nll_grad(th, one, R._active_counts(one, 7), prior=0.0)
     assert nll1 == pytest.approx(-by_hand, rel=1e-12)
@@ -304,8 +302,10 @@ def test_forfeiting_bot_places_last() -> None:
 
 
 def test_provisional_threshold_and_games() -> None:
-    results = [MatchResult.from_scores(("a", "b", "c", "d"), (0, 1, 2, 3)),
-               MatchResult.from_scores(("a", "b", "c", "d"), (3, 2, 1, 0))] * 10
+    results = [
+        MatchResult.from_scores(("a", "b", "c", "d"), (0, 1, 2, 3)),
+        MatchResult.from_scores(("a", "b", "c", "d"), (3, 2, 1, 0)),
+    ] * 10
     results += [MatchResult.from_scores(("a", "e"), (0, 1)), MatchResult.from_scores(("a", "e"), (1, 0))]
     res = fit(results)
     assert res["a"].games == 22 and not res["a"].provisional
@@ -352,18 +352,20 @@ def test_anchor_is_exactly_1500(medium: tuple[list[MatchResult], np.ndarray]) ->
 
 
 def test_array_form_matches_object_form_and_pads_mixed_tables() -> None:
-    results = [MatchResult.from_scores(("a", "b", "c", "d"), (0, 5, 5, 20)),
-               MatchResult.from_scores(("c", "a", "e"), (1, 2, 3)),
-               MatchResult.from_scores(("d", "e"), (4, 1)),
-               MatchResult.from_scores(("b", "e", "d", "c"), (9, 9, 0, 3))] * 8
+    results = [
+        MatchResult.from_scores(("a", "b", "c", "d"), (0, 5, 5, 20)),
+        MatchResult.from_scores(("c", "a", "e"), (1, 2, 3)),
+        MatchResult.from_scores(("d", "e"), (4, 1)),
+        MatchResult.from_scores(("b", "e", "d", "c"), (9, 9, 0, 3)),
+    ] * 8
     obj = fit(results)
     names = ["a", "b", "c", "d", "e"]
     idx = {n: i for i, n in enumerate(names)}
     players = np.full((len(results), 4), -1)
     places = np.zeros((len(results), 4), dtype=int)
     for r, m in enumerate(results):
-        players[r, :len(m.players)] = [idx[p] for p in m.players]
-        places[r, :len(m.players)] = m.places
+        players[r, : len(m.players)] = [idx[p] for p in m.players]
+        places[r, : len(m.players)] = m.places
     arr = fit_arrays(places, players, 5, names=names)
     assert max(abs(obj.elo[n] - arr.elo[n]) for n in names) < 1e-9
     with pytest.raises(ValueError):

@@ -33,22 +33,29 @@ def test_the_sample_bots_file_parses() -> None:
 
 def test_a_bots_file_with_commands_and_addresses(tmp_path: Path) -> None:
     f = tmp_path / "bots.toml"
-    f.write_text('[bots.a]\ncommand = "python -m x --port {port}"\ndescription = "first"\n'
-                 '[bots."far.away"]\naddress = "10.0.0.7:50051"\n')
-    assert load_bots_file(f) == [BotEntry("a", command="python -m x --port {port}", description="first"),
-                                 BotEntry("far.away", address="10.0.0.7:50051")]
+    f.write_text(
+        '[bots.a]\ncommand = "python -m x --port {port}"\ndescription = "first"\n'
+        '[bots."far.away"]\naddress = "10.0.0.7:50051"\n'
+    )
+    assert load_bots_file(f) == [
+        BotEntry("a", command="python -m x --port {port}", description="first"),
+        BotEntry("far.away", address="10.0.0.7:50051"),
+    ]
 
 
-@pytest.mark.parametrize("text,message", [
-    ("", "no \\[bots.NAME\\] tables"),
-    ("[bots.a]\n", "exactly one of command or address"),
-    ('[bots.a]\ncommand = "x"\naddress = "h:1"\n', "exactly one of command or address"),
-    ('[bots.a]\naddress = "nohost"\n', "is not HOST:PORT"),
-    ('[bots.a]\ncommand = "x"\nport = 3\n', "unknown key\\(s\\) port"),
-    ('[bot.a]\ncommand = "x"\n', "unknown top-level key"),
-    ('[bots.a]\ncommand = 3\n', "must be a string"),
-    ("[bots.a\n", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", "no \\[bots.NAME\\] tables"),
+        ("[bots.a]\n", "exactly one of command or address"),
+        ('[bots.a]\ncommand = "x"\naddress = "h:1"\n', "exactly one of command or address"),
+        ('[bots.a]\naddress = "nohost"\n', "is not HOST:PORT"),
+        ('[bots.a]\ncommand = "x"\nport = 3\n', "unknown key\\(s\\) port"),
+        ('[bot.a]\ncommand = "x"\n', "unknown top-level key"),
+        ("[bots.a]\ncommand = 3\n", "must be a string"),
+        ("[bots.a\n", "not valid TOML"),
+    ],
+)
 def test_bad_bots_files_say_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
     f = tmp_path / "bots.toml"
     f.write_text(text)
@@ -83,8 +90,15 @@ def test_removing_a_bot_that_played_keeps_its_matches(tmp_path: Path) -> None:
 
     with Store(tmp_path / "arena.db") as store:
         add_bots(store, [BotEntry(n, command=f"{n} {{port}}") for n in "wxyz"])
-        store.save_match(MatchRecord(match_id="m", seed=1, rules={}, started_at="t",
-                                     seats=[SeatRecord(seat=i, bot=n, place=i + 1) for i, n in enumerate("wxyz")]))
+        store.save_match(
+            MatchRecord(
+                match_id="m",
+                seed=1,
+                rules={},
+                started_at="t",
+                seats=[SeatRecord(seat=i, bot=n, place=i + 1) for i, n in enumerate("wxyz")],
+            )
+        )
         assert remove_bot(store, "w")
         assert "w" not in [e.name for e in list_bots(store)]
         assert store.load_match("m").bots == list("wxyz")
@@ -114,11 +128,12 @@ def test_check_name_accepts_letters_digits_dash_underscore_dot() -> None:
 
 def test_registering_from_a_bots_file_keeps_descriptions(tmp_path: Path) -> None:
     f = tmp_path / "bots.toml"
-    f.write_text('[bots.a]\ncommand = "python -m clients.bots.lowest --port {port}"\n'
-                 '[bots.b]\naddress = "127.0.0.1:5"\ndescription = "from the file"\n')
+    f.write_text(
+        '[bots.a]\ncommand = "python -m clients.bots.lowest --port {port}"\n'
+        '[bots.b]\naddress = "127.0.0.1:5"\ndescription = "from the file"\n'
+    )
     with Store(tmp_path / "arena.db") as store:
-        add_bot(store, BotEntry("a", command="python -m clients.bots.random --port {port}",
-                                description="kept"))
+        add_bot(store, BotEntry("a", command="python -m clients.bots.random --port {port}", description="kept"))
         add_bot(store, BotEntry("b", address="127.0.0.1:5", description="replaced"))
         add_bots(store, load_bots_file(f))
         a, b = get_bot(store, "a"), get_bot(store, "b")
@@ -126,23 +141,36 @@ def test_registering_from_a_bots_file_keeps_descriptions(tmp_path: Path) -> None
         assert b is not None and b.description == "from the file"
         # None keeps, "" clears; a new bot without one has none.
         add_bot(store, BotEntry("a", command="python -m clients.bots.lowest --port {port}"))
-        assert get_bot(store, "a") == BotEntry("a", command="python -m clients.bots.lowest --port {port}",
-                                               description="kept")
+        assert get_bot(store, "a") == BotEntry(
+            "a", command="python -m clients.bots.lowest --port {port}", description="kept"
+        )
         add_bot(store, BotEntry("a", command="python -m clients.bots.lowest --port {port}", description=""))
         assert get_bot(store, "a").description is None  # type: ignore[union-attr]
         add_bot(store, BotEntry("c", address="127.0.0.1:6"))
         assert get_bot(store, "c").description is None  # type: ignore[union-attr]
         # create_tournament registers the bots file's entries the same way (tournament run --bots).
         add_bot(store, BotEntry("a", command="python -m clients.bots.lowest --port {port}", description="again"))
-        create_tournament(store, [*load_bots_file(f), BotEntry("c", address="127.0.0.1:6"),
-                                  BotEntry("d", address="127.0.0.1:7")], TournamentSpec(seed=3))
+        create_tournament(
+            store,
+            [*load_bots_file(f), BotEntry("c", address="127.0.0.1:6"), BotEntry("d", address="127.0.0.1:7")],
+            TournamentSpec(seed=3),
+        )
         assert get_bot(store, "a").description == "again"  # type: ignore[union-attr]
 
 
 def test_bot_add_keeps_the_description_unless_given(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    ok("bot", "add", "lowest", "--command", "python -m clients.bots.lowest --port {port}",
-       "--description", "always the lowest card", "--db", str(db))
+    ok(
+        "bot",
+        "add",
+        "lowest",
+        "--command",
+        "python -m clients.bots.lowest --port {port}",
+        "--description",
+        "always the lowest card",
+        "--db",
+        str(db),
+    )
     ok("bot", "add", "lowest", "--command", "python -m clients.bots.lowest --port {port} ", "--db", str(db))
     with Store(db) as store:
         entry = get_bot(store, "lowest")

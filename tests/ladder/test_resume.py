@@ -47,9 +47,29 @@ def test_sigkill_mid_run_then_resume_records_every_match_exactly_once(tmp_path: 
     (tmp_path / "bots.toml").write_text(BOTS_TOML)
     db = tmp_path / "arena.db"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ladder.cli", "tournament", "run", "--bots", "bots.toml", "--db", "arena.db",
-         "--rules", "standard,target=30", "--seed", "9", "--deals", "1", "--concurrency", "3"],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [
+            sys.executable,
+            "-m",
+            "ladder.cli",
+            "tournament",
+            "run",
+            "--bots",
+            "bots.toml",
+            "--db",
+            "arena.db",
+            "--rules",
+            "standard,target=30",
+            "--seed",
+            "9",
+            "--deals",
+            "1",
+            "--concurrency",
+            "3",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 60
         while recorded(db) < 4:  # some matches saved, others surely in flight
@@ -82,8 +102,10 @@ def test_sigkill_mid_run_then_resume_records_every_match_exactly_once(tmp_path: 
         assert summary.played == 20 - before and summary.remaining == 0
         assert get_tournament(store, 1).status == "finished"
         q = store.db.execute
-        assert q("SELECT COUNT(*), COUNT(DISTINCT idx), COUNT(match_id), COUNT(DISTINCT match_id) "
-                 "FROM tournament_matches WHERE tournament_id = 1").fetchone() == (20, 20, 20, 20)
+        assert q(
+            "SELECT COUNT(*), COUNT(DISTINCT idx), COUNT(match_id), COUNT(DISTINCT match_id) "
+            "FROM tournament_matches WHERE tournament_id = 1"
+        ).fetchone() == (20, 20, 20, 20)
         assert q("SELECT COUNT(*) FROM matches WHERE tournament_id = 1").fetchone()[0] == 20
         # Each record is the scheduled match: same seed, same bots in the same seats.
         mismatched = q(
@@ -95,17 +117,23 @@ def test_sigkill_mid_run_then_resume_records_every_match_exactly_once(tmp_path: 
         # Every match carries its full set of seats and hands, and one live Elo row per player.
         assert q("SELECT COUNT(*) FROM seats").fetchone()[0] == 80
         assert q("SELECT COUNT(*) FROM live_elo").fetchone()[0] == 80
-        assert q("SELECT COUNT(*) FROM matches m WHERE NOT EXISTS "
-                 "(SELECT 1 FROM hands h WHERE h.match_id = m.id)").fetchone()[0] == 0
+        assert (
+            q(
+                "SELECT COUNT(*) FROM matches m WHERE NOT EXISTS (SELECT 1 FROM hands h WHERE h.match_id = m.id)"
+            ).fetchone()[0]
+            == 0
+        )
 
 
 def test_resume_starts_a_bot_by_its_current_registration(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     broken = BotEntry("fixme", command="python -m no_such_module_here --port {port}")
     with Store(db) as store:
-        tid = create_tournament(store, [sample("low", "lowest"), sample("rnd", "random", 4),
-                                        sample("heur", "heuristic"), broken],
-                                TournamentSpec(rules=FAST, seed=5))
+        tid = create_tournament(
+            store,
+            [sample("low", "lowest"), sample("rnd", "random", 4), sample("heur", "heuristic"), broken],
+            TournamentSpec(rules=FAST, seed=5),
+        )
     failed = run("tournament", "resume", str(tid), "--db", str(db), "--startup-timeout", "10")
     assert failed.exit_code == 1
     assert "bot 'fixme' failed to start" in failed.output

@@ -40,7 +40,7 @@ def test_many_bots_get_a_balanced_design(n: int, k: int, meetings: int) -> None:
     assert len(t) < math.comb(n, k)
     assert all(len(set(x)) == k and set(x) <= set(bots) for x in t)
     pairs = pair_counts(t)
-    counts = [pairs.get((a, b), 0) for i, a in enumerate(bots) for b in bots[i + 1:]]
+    counts = [pairs.get((a, b), 0) for i, a in enumerate(bots) for b in bots[i + 1 :]]
     # Each pair meets about `meetings` times: the spread is at most two.
     assert max(counts) - min(counts) <= 2
     assert abs(sum(counts) / len(counts) - meetings) < 0.5

@@ -95,11 +95,22 @@ def test_two_runs_on_one_database_both_finish_while_the_ladder_reads(tmp_path: P
     (tmp_path / "bots.toml").write_text(SAMPLE)
     db = tmp_path / "arena.db"
     # One-hand matches: many commits a second from each run, so their writes surely overlap.
-    args = ("tournament", "run", "--bots", "bots.toml", "--db", "arena.db", "--rules", "standard,target=1",
-            "--deals", "5", "--concurrency", "4")
+    args = (
+        "tournament",
+        "run",
+        "--bots",
+        "bots.toml",
+        "--db",
+        "arena.db",
+        "--rules",
+        "standard,target=1",
+        "--deals",
+        "5",
+        "--concurrency",
+        "4",
+    )
     ladders = 0
-    with running(tmp_path, *args, "--seed", "1", name="a") as a, \
-            running(tmp_path, *args, "--seed", "2", name="b") as b:
+    with running(tmp_path, *args, "--seed", "1", name="a") as a, running(tmp_path, *args, "--seed", "2", name="b") as b:
         wait_until(lambda: recorded(db) >= 1, 120, "a first match is recorded", a)
         deadline = time.monotonic() + 240
         while a.proc.poll() is None or b.proc.poll() is None:
@@ -134,8 +145,9 @@ def test_a_match_recorded_by_another_process_is_already_recorded(tmp_path: Path)
 def killed_run(tmp_path: Path, seed: int, tid: int) -> int:
     """Play tournament ``tid`` and SIGKILL its runner mid-run: the claim stays in its row. The pid."""
     db = tmp_path / "arena.db"
-    with running(tmp_path, *RUN, "--seed", str(seed), "--deals", "3", "--concurrency", "2",
-                 name=f"killed-{tid}") as run:
+    with running(
+        tmp_path, *RUN, "--seed", str(seed), "--deals", "3", "--concurrency", "2", name=f"killed-{tid}"
+    ) as run:
         wait_until(lambda: recorded(db, tid) >= 1, 120, f"tournament {tid} records a match", run)
         run.proc.send_signal(signal.SIGKILL)
         assert run.wait(10) == -signal.SIGKILL
@@ -189,8 +201,11 @@ def test_a_live_runner_is_never_taken_over_even_with_force(tmp_path: Path) -> No
     killed_run(tmp_path, 7, 1)
     with unrelated_process() as live:  # recorded as the runner, with its true identity
         runner = runner_of(live.pid)
-        write(db, "UPDATE tournaments SET runner_pid = ?, runner_host = ?, runner_started = ? WHERE id = 1",
-              (runner.pid, runner.host, runner.started))
+        write(
+            db,
+            "UPDATE tournaments SET runner_pid = ?, runner_host = ?, runner_started = ? WHERE id = 1",
+            (runner.pid, runner.host, runner.started),
+        )
         before = tournament(db, 1)
         for extra in ((), ("--force",)):
             refusal = hearts(tmp_path, "tournament", "resume", "1", *extra, "--db", "arena.db")
@@ -201,7 +216,8 @@ def test_a_live_runner_is_never_taken_over_even_with_force(tmp_path: Path) -> No
 
 
 def test_a_resume_is_refused_while_another_live_process_plays(
-        tmp_path: Path, lowest_servers: list[ThreadedBotServer]) -> None:
+    tmp_path: Path, lowest_servers: list[ThreadedBotServer]
+) -> None:
     db = tmp_path / "arena.db"
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
@@ -209,8 +225,9 @@ def test_a_resume_is_refused_while_another_live_process_plays(
             tid = create_tournament(store, remote_bots(lowest_servers[0].address), TournamentSpec(rules=FAST, seed=4))
             store.db.execute("UPDATE tournaments SET runner_pid = ? WHERE id = ?", [other.pid, tid])
             store.db.conn.commit()
-            with pytest.raises(TournamentBusy, match=f"tournament {tid} is being played by process {other.pid}; "
-                                                     "wait for it or stop it"):
+            with pytest.raises(
+                TournamentBusy, match=f"tournament {tid} is being played by process {other.pid}; wait for it or stop it"
+            ):
                 run_tournament(store, tid, log_dir=tmp_path / "logs")
             assert get_tournament(store, tid).done == 0
             result = CliRunner().invoke(main, ["tournament", "resume", str(tid), "--db", str(db)])
@@ -223,17 +240,18 @@ def test_a_resume_is_refused_while_another_live_process_plays(
         assert store.db.execute("SELECT runner_pid FROM tournaments WHERE id = ?", [tid]).fetchone()[0] is None
 
 
-def test_the_runner_identity_is_a_migration_of_older_databases(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_runner_identity_is_a_migration_of_older_databases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "old.db"
     step = store_module._m7_runner_identity
-    older = store_module.MIGRATIONS[:store_module.MIGRATIONS.index(step)]
+    older = store_module.MIGRATIONS[: store_module.MIGRATIONS.index(step)]
     with monkeypatch.context() as m:  # a database written before the migration, with a claim in it
         m.setattr(store_module, "MIGRATIONS", older)
         with Store(db) as old:
-            old.db.execute("INSERT INTO tournaments (format, rules, seed, rounds, deals, bots, settings, status, "
-                           "created_at, runner_pid) VALUES ('round-robin', 'standard', 1, 1, 1, '[]', '{}', "
-                           "'running', '2026-01-01', 4242)")
+            old.db.execute(
+                "INSERT INTO tournaments (format, rules, seed, rounds, deals, bots, settings, status, "
+                "created_at, runner_pid) VALUES ('round-robin', 'standard', 1, 1, 1, '[]', '{}', "
+                "'running', '2026-01-01', 4242)"
+            )
             old.db.conn.commit()
     with Store(db) as store:
         assert store.version == len(store_module.MIGRATIONS)
@@ -268,8 +286,11 @@ def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path: Path) -> None:
 def test_a_double_ctrl_c_leaves_the_tournament_interrupted(tmp_path: Path) -> None:
     # A bot that ignores SIGTERM keeps the stop going for the launcher's grace (5 s): the second
     # Ctrl-C surely lands while the bots are being stopped.
-    (tmp_path / "bots.toml").write_text(SAMPLE.replace(
-        "python -m clients.bots.random --port {port} --seed 2", f"python {BOTS_DIR / 'deaf.py'} {{port}}"))
+    (tmp_path / "bots.toml").write_text(
+        SAMPLE.replace(
+            "python -m clients.bots.random --port {port} --seed 2", f"python {BOTS_DIR / 'deaf.py'} {{port}}"
+        )
+    )
     db = tmp_path / "arena.db"
     log = tmp_path / "logs" / "random-2.log"
     deaf: list[int] = []
@@ -293,6 +314,7 @@ def test_a_double_ctrl_c_leaves_the_tournament_interrupted(tmp_path: Path) -> No
             if not process_gone(pid):
                 os.kill(pid, signal.SIGKILL)
 
+
 # -- a newer schema ------------------------------------------------------------------------------
 
 
@@ -306,11 +328,16 @@ def test_a_database_of_a_newer_schema_is_refused_and_never_written(tmp_path: Pat
     snapshot = db.read_bytes()
     d, bots = str(db), str(tmp_path / "bots.toml")
     commands = [
-        ["tournament", "run", "--bots", bots, "--db", d, "--rules", FAST], ["tournament", "resume", "1", "--db", d],
-        ["tournament", "list", "--db", d], ["bot", "add", "--from", bots, "--db", d],
+        ["tournament", "run", "--bots", bots, "--db", d, "--rules", FAST],
+        ["tournament", "resume", "1", "--db", d],
+        ["tournament", "list", "--db", d],
+        ["bot", "add", "--from", bots, "--db", d],
         ["bot", "add", "x", "--command", "python -m clients.bots.lowest --port {port}", "--db", d],
-        ["bot", "list", "--db", d], ["bot", "remove", "lowest", "--db", d],
-        ["ladder", "--db", d], ["matches", "--db", d], ["replay", "t1", "--db", d],
+        ["bot", "list", "--db", d],
+        ["bot", "remove", "lowest", "--db", d],
+        ["ladder", "--db", d],
+        ["matches", "--db", d],
+        ["replay", "t1", "--db", d],
     ]
     for args in commands:
         result = CliRunner().invoke(main, args)

@@ -43,12 +43,19 @@ def scheduled_vs_recorded(store: Store, tid: int) -> list[tuple[object, ...]]:
         "(SELECT json_group_array(name) FROM (SELECT b.name FROM seats s JOIN bots b ON b.id = s.bot_id "
         " WHERE s.match_id = m.id ORDER BY s.seat)) "
         "FROM tournament_matches tm LEFT JOIN matches m ON m.id = tm.match_id WHERE tm.tournament_id = ? "
-        "ORDER BY tm.idx", [tid]).fetchall()
+        "ORDER BY tm.idx",
+        [tid],
+    ).fetchall()
 
 
 def test_a_round_robin_is_played_recorded_and_ranked(tmp_path: Path) -> None:
-    bots = [sample("random", "random", 1), sample("random-2", "random", 2), sample("lowest", "lowest"),
-            sample("heuristic", "heuristic"), sample("lowest-2", "lowest")]
+    bots = [
+        sample("random", "random", 1),
+        sample("random-2", "random", 2),
+        sample("lowest", "lowest"),
+        sample("heuristic", "heuristic"),
+        sample("lowest-2", "lowest"),
+    ]
     out = io.StringIO()
     with Store(tmp_path / "arena.db") as store:
         tid = create_tournament(store, bots, TournamentSpec(rules=FAST, deals=1, seed=5))
@@ -86,8 +93,12 @@ def test_a_round_robin_is_played_recorded_and_ranked(tmp_path: Path) -> None:
 
 def test_a_bot_that_dies_between_matches_is_restarted(tmp_path: Path) -> None:
     mark = tmp_path / "died"
-    bots = [sample("a", "lowest"), sample("b", "random", 1), sample("c", "random", 2),
-            BotEntry("mortal", command=f"python {HERE / 'bots' / 'mortal.py'} {{port}} 5 {mark}")]
+    bots = [
+        sample("a", "lowest"),
+        sample("b", "random", 1),
+        sample("c", "random", 2),
+        BotEntry("mortal", command=f"python {HERE / 'bots' / 'mortal.py'} {{port}} 5 {mark}"),
+    ]
     with Store(tmp_path / "arena.db") as store:
         tid = create_tournament(store, bots, TournamentSpec(rules=FAST, deals=2, seed=1))
         summary = run_tournament(store, tid, concurrency=1)
@@ -105,8 +116,12 @@ def test_a_bot_that_stops_answering_but_lingers_is_replaced_not_seated_again(tmp
     """The referee sees the connection drop before the process exits: the next match must not
     seat the dead address (a second forfeit) but check the bot's health and start a new one."""
     mark = tmp_path / "silent"
-    bots = [sample("a", "lowest"), sample("b", "random", 1), sample("c", "random", 2),
-            BotEntry("lingering", command=f"python {HERE / 'bots' / 'lingering.py'} {{port}} 5 {mark}")]
+    bots = [
+        sample("a", "lowest"),
+        sample("b", "random", 1),
+        sample("c", "random", 2),
+        BotEntry("lingering", command=f"python {HERE / 'bots' / 'lingering.py'} {{port}} 5 {mark}"),
+    ]
     with Store(tmp_path / "arena.db") as store:
         tid = create_tournament(store, bots, TournamentSpec(rules=FAST, deals=2, seed=1))
         summary = run_tournament(store, tid, concurrency=1)
@@ -119,8 +134,13 @@ def test_a_bot_that_stops_answering_but_lingers_is_replaced_not_seated_again(tmp
 
 def test_max_concurrent_games_is_never_exceeded(tmp_path: Path) -> None:
     out = tmp_path / "counts.json"
-    bots = [BotEntry("counting", command=f"python {HERE / 'bots' / 'counting.py'} {{port}} 2 {out}"),
-            sample("a", "lowest"), sample("b", "random", 1), sample("c", "random", 2), sample("d", "lowest")]
+    bots = [
+        BotEntry("counting", command=f"python {HERE / 'bots' / 'counting.py'} {{port}} 2 {out}"),
+        sample("a", "lowest"),
+        sample("b", "random", 1),
+        sample("c", "random", 2),
+        sample("d", "lowest"),
+    ]
     with Store(tmp_path / "arena.db") as store:
         tid = create_tournament(store, bots, TournamentSpec(rules=FAST, deals=1, seed=3))
         summary = run_tournament(store, tid, concurrency=5)
@@ -150,7 +170,8 @@ def test_bad_specs_are_refused_before_anything_is_stored(tmp_path: Path) -> None
 
 
 def test_one_failing_match_does_not_lose_the_others_of_its_batch(
-        tmp_path: Path, lowest_servers: list[ThreadedBotServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, lowest_servers: list[ThreadedBotServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
     real = tournament.play_match
     finished: list[str] = []
     all_done = asyncio.Event()
@@ -175,7 +196,8 @@ def test_one_failing_match_does_not_lose_the_others_of_its_batch(
 
 
 def test_a_new_address_replaces_the_seat_before_the_old_one_closes(
-        tmp_path: Path, lowest_servers: list[ThreadedBotServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, lowest_servers: list[ThreadedBotServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
     seats: list[GrpcSeat] = []
     closed: set[int] = set()
 

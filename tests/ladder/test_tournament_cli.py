@@ -56,8 +56,24 @@ def test_bot_add_list_remove(tmp_path: Path) -> None:
 def test_tournament_run_list_resume_and_the_ladder(tmp_path: Path) -> None:
     (tmp_path / "bots.toml").write_text(BOTS)
     db = str(tmp_path / "arena.db")
-    out = invoke("tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--format", "round-robin",
-                 "--concurrency", "4", "--db", db, "--rules", "standard,target=30", "--seed", "3", "--deals", "2")
+    out = invoke(
+        "tournament",
+        "run",
+        "--bots",
+        str(tmp_path / "bots.toml"),
+        "--format",
+        "round-robin",
+        "--concurrency",
+        "4",
+        "--db",
+        db,
+        "--rules",
+        "standard,target=30",
+        "--seed",
+        "3",
+        "--deals",
+        "2",
+    )
     assert "tournament 1: round-robin" in out and "8/8 matches" in out and "played 8 matches" in out
     assert "Tournament 1: 8 matches" in out and "±95%" in out
     listing = invoke("tournament", "list", "--db", db)
@@ -74,17 +90,38 @@ def test_tournament_run_list_resume_and_the_ladder(tmp_path: Path) -> None:
     assert "Ladder: 8 matches" in table and "heur" in table and "live Elo*" in table
 
     # A gauntlet: the hero at every table (the others are drawn from the registered bots).
-    out = invoke("tournament", "run", "--gauntlet", "heur", "--bot", "heur", "--bot", "low", "--bot", "rnd",
-                 "--bot", "rnd-2", "--db", db, "--rules", "standard,target=30", "--seed", "4")
+    out = invoke(
+        "tournament",
+        "run",
+        "--gauntlet",
+        "heur",
+        "--bot",
+        "heur",
+        "--bot",
+        "low",
+        "--bot",
+        "rnd",
+        "--bot",
+        "rnd-2",
+        "--db",
+        db,
+        "--rules",
+        "standard,target=30",
+        "--seed",
+        "4",
+    )
     assert "tournament 2: gauntlet" in out and "4/4 matches" in out
     assert json.loads(invoke("ladder", "--db", db, "--json", "--tournament", "2"))["matches"] == 4
 
 
 def test_a_bot_that_cannot_start_is_reported_with_its_log(tmp_path: Path) -> None:
-    (tmp_path / "bots.toml").write_text(BOTS + '[bots.broken]\ncommand = "python -m no_such_module_here --port {port}"\n')
+    (tmp_path / "bots.toml").write_text(
+        BOTS + '[bots.broken]\ncommand = "python -m no_such_module_here --port {port}"\n'
+    )
     db = str(tmp_path / "arena.db")
-    result = CliRunner().invoke(main, ["tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--db", db,
-                                       "--startup-timeout", "10"])
+    result = CliRunner().invoke(
+        main, ["tournament", "run", "--bots", str(tmp_path / "bots.toml"), "--db", db, "--startup-timeout", "10"]
+    )
     assert result.exit_code == 1
     assert "bot 'broken' failed to start" in result.output
     assert "python -m no_such_module_here --port {port}" in result.output
@@ -103,8 +140,11 @@ def test_ladder_errors(tmp_path: Path) -> None:
 
 def test_a_run_whose_bot_cannot_start_keeps_no_tournament(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    for name, entry in (("low", sample("low", "lowest")), ("rnd", sample("rnd", "random")),
-                        ("heur", sample("heur", "heuristic"))):
+    for name, entry in (
+        ("low", sample("low", "lowest")),
+        ("rnd", sample("rnd", "random")),
+        ("heur", sample("heur", "heuristic")),
+    ):
         ok("bot", "add", name, "--command", entry.command or "", "--db", str(db))
     ok("bot", "add", "fixme", "--command", "python -m no_such_module_here --port {port}", "--db", str(db))
     failed = run("tournament", "run", "--db", str(db), "--rules", FAST, "--seed", "8", "--startup-timeout", "10")
@@ -120,10 +160,28 @@ def test_a_run_whose_bot_cannot_start_keeps_no_tournament(tmp_path: Path) -> Non
 def test_tournament_run_takes_grace_ms(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     bots = tmp_path / "bots.toml"
-    bots.write_text("".join(f'[bots.{n}]\ncommand = "python -m clients.bots.{m} --port {{port}}"\n'
-                            for n, m in (("a", "lowest"), ("b", "random"), ("c", "heuristic"), ("d", "lowest"))))
-    out = ok("tournament", "run", "--bots", str(bots), "--rules", FAST, "--seed", "2", "--grace-ms", "7",
-             "--budget-ms", "500", "--db", str(db))
+    bots.write_text(
+        "".join(
+            f'[bots.{n}]\ncommand = "python -m clients.bots.{m} --port {{port}}"\n'
+            for n, m in (("a", "lowest"), ("b", "random"), ("c", "heuristic"), ("d", "lowest"))
+        )
+    )
+    out = ok(
+        "tournament",
+        "run",
+        "--bots",
+        str(bots),
+        "--rules",
+        FAST,
+        "--seed",
+        "2",
+        "--grace-ms",
+        "7",
+        "--budget-ms",
+        "500",
+        "--db",
+        str(db),
+    )
     assert "played 4 matches" in out
     with Store(db) as store:
         settings = get_tournament(store, 1).settings
@@ -151,11 +209,11 @@ def test_the_ladder_leaves_self_play_out_and_says_so(self_play_db: Path) -> None
     assert "rank,bot" in ok("ladder", "--db", str(self_play_db), "--csv")
 
 
-def test_a_database_of_self_play_only_says_nothing_is_rated(sample_servers: dict[str, ThreadedBotServer],
-                                                            tmp_path: Path) -> None:
+def test_a_database_of_self_play_only_says_nothing_is_rated(
+    sample_servers: dict[str, ThreadedBotServer], tmp_path: Path
+) -> None:
     db = tmp_path / "x.db"
     low = sample_servers["lowest"].address
-    ok("match", *[x for _ in range(4) for x in ("--seat", f"r={low}")], "--rules", FAST, "--seed", "1",
-       "--db", str(db))
+    ok("match", *[x for _ in range(4) for x in ("--seat", f"r={low}")], "--rules", FAST, "--seed", "1", "--db", str(db))
     out = " ".join(ok("ladder", "--db", str(db)).split())
     assert "no matches to rate" in out and "1 match in which one bot filled several seats is left out" in out

@@ -41,8 +41,11 @@ def exit_bot() -> Iterator[Callable[[int], str]]:
     procs: list[subprocess.Popen[str]] = []
 
     def start(plays: int) -> str:
-        p = subprocess.Popen([sys.executable, str(Path(__file__).with_name("exit_bot.py")), str(plays)],
-                             stdout=subprocess.PIPE, text=True)
+        p = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("exit_bot.py")), str(plays)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         procs.append(p)
         assert p.stdout is not None
         return f"127.0.0.1:{int(p.stdout.readline())}"

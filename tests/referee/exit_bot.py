@@ -12,6 +12,7 @@ from concurrent import futures
 from typing import Any
 
 import grpc
+
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 
@@ -26,7 +27,7 @@ class ExitAfter(bot_pb2_grpc.BotServiceServicer):
 
     def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
         v = request.view
-        return pb.PassCardsResponse(cards=list(v.hand)[:v.rules.pass_count])
+        return pb.PassCardsResponse(cards=list(v.hand)[: v.rules.pass_count])
 
     def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
         with self.lock:

@@ -12,6 +12,7 @@ from concurrent import futures
 from typing import Any
 
 import grpc
+
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 
@@ -48,7 +49,7 @@ class FirstLegal(bot_pb2_grpc.BotServiceServicer):
         with self.lock:
             self.calls += 1
         v = request.view
-        return pb.PassCardsResponse(cards=list(v.hand)[:v.rules.pass_count])
+        return pb.PassCardsResponse(cards=list(v.hand)[: v.rules.pass_count])
 
     def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
         with self.lock:
@@ -58,7 +59,7 @@ class FirstLegal(bot_pb2_grpc.BotServiceServicer):
     def DiscardCards(self, request: pb.DiscardCardsRequest, context: Any) -> pb.DiscardCardsResponse:
         with self.lock:
             self.calls += 1
-        return pb.DiscardCardsResponse(cards=list(request.view.hand)[:request.count])
+        return pb.DiscardCardsResponse(cards=list(request.view.hand)[: request.count])
 
     def CallPass(self, request: pb.CallPassRequest, context: Any) -> pb.CallPassResponse:
         with self.lock:
@@ -80,7 +81,7 @@ class ShortDiscard(FirstLegal):
     name = "short-discard"
 
     def DiscardCards(self, request: pb.DiscardCardsRequest, context: Any) -> pb.DiscardCardsResponse:
-        return pb.DiscardCardsResponse(cards=list(request.view.hand)[:request.count - 1])
+        return pb.DiscardCardsResponse(cards=list(request.view.hand)[: request.count - 1])
 
 
 class BadCall(FirstLegal):
@@ -190,7 +191,7 @@ class ShortPass(FirstLegal):
 
     def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
         v = request.view
-        return pb.PassCardsResponse(cards=list(v.hand)[:v.rules.pass_count - 1])
+        return pb.PassCardsResponse(cards=list(v.hand)[: v.rules.pass_count - 1])
 
 
 class PassOn(FirstLegal):
@@ -207,7 +208,7 @@ class RepeatPass(FirstLegal):
 
     def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
         v = request.view
-        cards = list(v.hand)[:v.rules.pass_count]
+        cards = list(v.hand)[: v.rules.pass_count]
         cards[-1] = cards[0]
         return pb.PassCardsResponse(cards=cards)
 
@@ -227,18 +228,24 @@ def raw_play_bot(reply: bytes) -> grpc.GenericRpcHandler:
     good = FirstLegal()
 
     def method(fn: Any, request_type: Any) -> grpc.RpcMethodHandler:
-        return grpc.unary_unary_rpc_method_handler(fn, request_deserializer=request_type.FromString,
-                                                   response_serializer=lambda m: m.SerializeToString())
+        return grpc.unary_unary_rpc_method_handler(
+            fn, request_deserializer=request_type.FromString, response_serializer=lambda m: m.SerializeToString()
+        )
 
-    return grpc.method_handlers_generic_handler("hearts.v1.BotService", {
-        "Handshake": method(good.Handshake, pb.HandshakeRequest),
-        "PassCards": method(good.PassCards, pb.PassCardsRequest),
-        "ChooseMoon": method(good.ChooseMoon, pb.ChooseMoonRequest),
-        "Notify": method(good.Notify, pb.NotifyRequest),
-        "PlayCard": grpc.unary_unary_rpc_method_handler(
-            lambda request, context: reply, request_deserializer=pb.PlayCardRequest.FromString,
-            response_serializer=lambda b: b),
-    })
+    return grpc.method_handlers_generic_handler(
+        "hearts.v1.BotService",
+        {
+            "Handshake": method(good.Handshake, pb.HandshakeRequest),
+            "PassCards": method(good.PassCards, pb.PassCardsRequest),
+            "ChooseMoon": method(good.ChooseMoon, pb.ChooseMoonRequest),
+            "Notify": method(good.Notify, pb.NotifyRequest),
+            "PlayCard": grpc.unary_unary_rpc_method_handler(
+                lambda request, context: reply,
+                request_deserializer=pb.PlayCardRequest.FromString,
+                response_serializer=lambda b: b,
+            ),
+        },
+    )
 
 
 OVERSIZED_PLAY = b"\x08\x01" * 40_000  # 80 kB of valid PlayCardResponse (card=1, repeated)

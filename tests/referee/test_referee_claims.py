@@ -15,10 +15,10 @@ from typing import Any
 
 import grpc
 import pytest
-from hearts.v1 import bot_pb2 as pb
 from referee_bots import FirstLegal, raw_play_bot
 from test_referee_faults import FAULTY, run, table
 
+from hearts.v1 import bot_pb2 as pb
 from referee.match import MatchSettings
 from referee.record import FaultKind, MatchRecord
 from referee.seats import HARD_RECEIVE_BYTES, MAX_RECEIVE_BYTES
@@ -34,8 +34,14 @@ def aborting_play(code: grpc.StatusCode, message: str) -> grpc.GenericRpcHandler
         context.abort(code, message)
         raise AssertionError("abort raises")
 
-    return _bot(good, play=grpc.unary_unary_rpc_method_handler(
-        play, request_deserializer=pb.PlayCardRequest.FromString, response_serializer=pb.PlayCardResponse.SerializeToString))
+    return _bot(
+        good,
+        play=grpc.unary_unary_rpc_method_handler(
+            play,
+            request_deserializer=pb.PlayCardRequest.FromString,
+            response_serializer=pb.PlayCardResponse.SerializeToString,
+        ),
+    )
 
 
 def two_replies() -> grpc.GenericRpcHandler:
@@ -47,21 +53,31 @@ def two_replies() -> grpc.GenericRpcHandler:
         yield pb.PlayCardResponse(card=card)
         yield pb.PlayCardResponse(card=card)
 
-    return _bot(good, play=grpc.unary_stream_rpc_method_handler(
-        play, request_deserializer=pb.PlayCardRequest.FromString, response_serializer=pb.PlayCardResponse.SerializeToString))
+    return _bot(
+        good,
+        play=grpc.unary_stream_rpc_method_handler(
+            play,
+            request_deserializer=pb.PlayCardRequest.FromString,
+            response_serializer=pb.PlayCardResponse.SerializeToString,
+        ),
+    )
 
 
 def _bot(good: FirstLegal, play: grpc.RpcMethodHandler) -> grpc.GenericRpcHandler:
     def method(fn: Any, request_type: Any) -> grpc.RpcMethodHandler:
-        return grpc.unary_unary_rpc_method_handler(fn, request_deserializer=request_type.FromString,
-                                                   response_serializer=lambda m: m.SerializeToString())
+        return grpc.unary_unary_rpc_method_handler(
+            fn, request_deserializer=request_type.FromString, response_serializer=lambda m: m.SerializeToString()
+        )
 
-    return grpc.method_handlers_generic_handler("hearts.v1.BotService", {
-        "Handshake": method(good.Handshake, pb.HandshakeRequest),
-        "PassCards": method(good.PassCards, pb.PassCardsRequest),
-        "ChooseMoon": method(good.ChooseMoon, pb.ChooseMoonRequest),
-        "PlayCard": play,
-    })
+    return grpc.method_handlers_generic_handler(
+        "hearts.v1.BotService",
+        {
+            "Handshake": method(good.Handshake, pb.HandshakeRequest),
+            "PassCards": method(good.PassCards, pb.PassCardsRequest),
+            "ChooseMoon": method(good.ChooseMoon, pb.ChooseMoonRequest),
+            "PlayCard": play,
+        },
+    )
 
 
 def faults_of(rec: MatchRecord) -> list[Any]:
@@ -70,17 +86,24 @@ def faults_of(rec: MatchRecord) -> list[Any]:
     return mine
 
 
-@pytest.mark.parametrize("code, message", [
-    (grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded"),
-    (grpc.StatusCode.RESOURCE_EXHAUSTED, "Received message larger than max (70000 vs. 65536)"),
-    (grpc.StatusCode.RESOURCE_EXHAUSTED,
-     f"Stream removed (CLIENT: Received message larger than max (70000 vs. {HARD_RECEIVE_BYTES + 1}))"),
-    (grpc.StatusCode.CANCELLED, "Cancelled"),
-    (grpc.StatusCode.UNAVAILABLE, "Stream removed (Socket closed)"),
-    (grpc.StatusCode.INTERNAL, "Exception deserializing response!"),
-], ids=["deadline", "larger-than-max", "cut-by-another-limit", "cancelled", "unavailable", "deserializing"])
+@pytest.mark.parametrize(
+    "code, message",
+    [
+        (grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded"),
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, "Received message larger than max (70000 vs. 65536)"),
+        (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            f"Stream removed (CLIENT: Received message larger than max (70000 vs. {HARD_RECEIVE_BYTES + 1}))",
+        ),
+        (grpc.StatusCode.CANCELLED, "Cancelled"),
+        (grpc.StatusCode.UNAVAILABLE, "Stream removed (Socket closed)"),
+        (grpc.StatusCode.INTERNAL, "Exception deserializing response!"),
+    ],
+    ids=["deadline", "larger-than-max", "cut-by-another-limit", "cancelled", "unavailable", "deserializing"],
+)
 def test_a_status_claiming_another_kind_is_the_bots_error_status(
-        serve: Callable[..., str], good_address: str, code: grpc.StatusCode, message: str) -> None:
+    serve: Callable[..., str], good_address: str, code: grpc.StatusCode, message: str
+) -> None:
     t0 = time.perf_counter()
     rec = run(table(good_address, serve(aborting_play(code, message))), settings=SLOW)
     took = time.perf_counter() - t0
@@ -95,7 +118,8 @@ def test_a_status_claiming_another_kind_is_the_bots_error_status(
 
 
 def test_two_replies_to_one_call_are_a_timeout_that_says_the_bot_began_its_reply(
-        serve: Callable[..., str], good_address: str) -> None:
+    serve: Callable[..., str], good_address: str
+) -> None:
     """A unary call cannot complete while a second reply is unread: gRPC waits out the deadline. The
     referee can only see that at the deadline (reading every reply as a stream would cost each call
     ~60 µs); what it records says the bot had begun to answer, unlike a bot that never did."""
@@ -105,7 +129,8 @@ def test_two_replies_to_one_call_are_a_timeout_that_says_the_bot_began_its_reply
 
 
 def test_a_status_message_over_the_header_limit_is_an_oversized_reply(
-        serve: Callable[..., str], good_address: str) -> None:
+    serve: Callable[..., str], good_address: str
+) -> None:
     rec = run(table(good_address, serve(aborting_play(grpc.StatusCode.INTERNAL, "x" * 200_000))), settings=SLOW)
     faults = faults_of(rec)
     assert [f.kind for f in faults] == [FaultKind.OVERSIZED] * 3
@@ -114,7 +139,8 @@ def test_a_status_message_over_the_header_limit_is_an_oversized_reply(
 
 @pytest.mark.parametrize("size", [MAX_RECEIVE_BYTES + 2, HARD_RECEIVE_BYTES + 2])
 def test_a_reply_over_the_receive_limit_is_measured_as_oversized(
-        serve: Callable[..., str], good_address: str, size: int) -> None:
+    serve: Callable[..., str], good_address: str, size: int
+) -> None:
     """Between the referee's limit and gRPC's own (four times it) the referee's reader measures the reply;
     beyond, gRPC cuts it off, in words that name the referee's own limit."""
     rec = run(table(good_address, serve(raw_play_bot(b"\x08\x01" * (size // 2)))), settings=SLOW)

@@ -13,13 +13,32 @@ from ladder.cli import main
 from ladder.store import Store
 
 
-def test_a_match_is_played_recorded_summarised_and_replayed(serve: Callable[..., str], good_address: str,
-                                                            tmp_path: Path) -> None:
+def test_a_match_is_played_recorded_summarised_and_replayed(
+    serve: Callable[..., str], good_address: str, tmp_path: Path
+) -> None:
     db = tmp_path / "arena.db"
     bad = serve(Unspecified())
-    args = ["match", "--seat", f"north={good_address}", "--seat", f"east={bad}", "--seat", f"south={good_address}",
-            "--seat", f"west={good_address}", "--rules", "standard,target=50", "--seed", "7", "--db", str(db),
-            "--budget-ms", "300", "--bank-ms", "300"]
+    args = [
+        "match",
+        "--seat",
+        f"north={good_address}",
+        "--seat",
+        f"east={bad}",
+        "--seat",
+        f"south={good_address}",
+        "--seat",
+        f"west={good_address}",
+        "--rules",
+        "standard,target=50",
+        "--seed",
+        "7",
+        "--db",
+        str(db),
+        "--budget-ms",
+        "300",
+        "--bank-ms",
+        "300",
+    ]
     result = CliRunner().invoke(main, args, terminal_width=160)
     assert result.exit_code == 0, result.output
     for words in ("Scores by hand", "Result", "p50", "p95", "max", "Faults (3)", "malformed", "east"):
@@ -39,8 +58,19 @@ def test_an_unreachable_seat_names_its_address_and_what_to_check(good_address: s
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         dead = f"127.0.0.1:{s.getsockname()[1]}"
-    args = ["match", "--seat", f"a={good_address}", "--seat", f"ghost={dead}", "--seat", f"c={good_address}",
-            "--seat", f"d={good_address}", "--db", str(tmp_path / "arena.db")]
+    args = [
+        "match",
+        "--seat",
+        f"a={good_address}",
+        "--seat",
+        f"ghost={dead}",
+        "--seat",
+        f"c={good_address}",
+        "--seat",
+        f"d={good_address}",
+        "--db",
+        str(tmp_path / "arena.db"),
+    ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1
     assert f"cannot reach bot 'ghost' at {dead}" in result.output

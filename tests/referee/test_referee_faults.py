@@ -96,11 +96,12 @@ PLAY_FAULTS: list[tuple[Callable[[], Any], FaultKind, str]] = [
 ]
 
 
-@pytest.mark.parametrize("make_bot, kind, words", PLAY_FAULTS,
-                         ids=[f"{k.value}-{i}" for i, (_, k, _) in enumerate(PLAY_FAULTS)])
+@pytest.mark.parametrize(
+    "make_bot, kind, words", PLAY_FAULTS, ids=[f"{k.value}-{i}" for i, (_, k, _) in enumerate(PLAY_FAULTS)]
+)
 def test_a_faulty_bot_forfeits_after_three_faults_and_the_match_completes(
-        serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], kind: FaultKind,
-        words: str) -> None:
+    serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], kind: FaultKind, words: str
+) -> None:
     rec = run(table(good_address, serve(make_bot())))
     assert_forfeit_and_standing(rec, kind)
     f = rec.faults[0]
@@ -111,8 +112,7 @@ def test_a_faulty_bot_forfeits_after_three_faults_and_the_match_completes(
         assert f.trick is not None and "legal" in f.sent
 
 
-def test_passing_no_cards_is_passing_on_when_the_rules_allow_it(serve: Callable[..., str],
-                                                                 good_address: str) -> None:
+def test_passing_no_cards_is_passing_on_when_the_rules_allow_it(serve: Callable[..., str], good_address: str) -> None:
     """002 pass_on: an empty pass is a decision, not a fault; the bot's neighbours' cards go on past it."""
     rules = Rules.parse("standard,pass_cycle=left,target=60,pass_on=true")
     rec = run(table(good_address, serve(PassOn())), rules=rules)
@@ -129,13 +129,16 @@ def test_passing_no_cards_is_passing_on_when_the_rules_allow_it(serve: Callable[
 KITTY_DISCARD = Rules.parse("standard,kitty=first-trick,hand_size=12,kitty_discard=true,target=60")
 
 
-@pytest.mark.parametrize("make_bot, kind, words", [
-    (ShortDiscard, FaultKind.WRONG_DISCARD, "exactly 4 cards (as many as the kitty), not 3"),
-    (NoDiscard, FaultKind.ERROR_STATUS, "does not implement DiscardCards, which kitty_discard=true needs"),
-])
+@pytest.mark.parametrize(
+    "make_bot, kind, words",
+    [
+        (ShortDiscard, FaultKind.WRONG_DISCARD, "exactly 4 cards (as many as the kitty), not 3"),
+        (NoDiscard, FaultKind.ERROR_STATUS, "does not implement DiscardCards, which kitty_discard=true needs"),
+    ],
+)
 def test_a_wrong_discard_is_a_fault_and_the_seeded_substitute_discards(
-        serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], kind: FaultKind,
-        words: str) -> None:
+    serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], kind: FaultKind, words: str
+) -> None:
     """002 kitty_discard: the kitty's taker must discard as many cards as the kitty held; a bot that cannot
     is faulted like any other, and the match goes on with the substitute's discard."""
     rec = run(table(good_address, serve(make_bot())), seed=5, rules=KITTY_DISCARD)
@@ -156,13 +159,14 @@ def test_a_wrong_discard_is_a_fault_and_the_seeded_substitute_discards(
 
 
 def test_a_call_that_is_no_pass_is_a_fault_and_the_seeded_substitute_calls(
-        serve: Callable[..., str], good_address: str) -> None:
+    serve: Callable[..., str], good_address: str
+) -> None:
     """002 Da Nasty Fix: the dealer 'specifies how cards will be passed for that hand', 'as long as each player
     passes and receives three cards': a call of two cards is a fault, and a seeded substitute call stands."""
     rules = Rules.parse("standard,pass_cycle=call,target=60")
     rec = run(table(good_address, serve(BadCall())), seed=2, rules=rules)
     mine = [f for f in rec.faults if f.seat == FAULTY]
-    assert mine and all(f.kind is FaultKind.WRONG_CALL for f in mine) and not rec.faults[len(mine):]
+    assert mine and all(f.kind is FaultKind.WRONG_CALL for f in mine) and not rec.faults[len(mine) :]
     f = mine[0]
     assert "expected 3 offsets" in f.detail and f.sent.startswith("CallPass hand") and "(1, 1)" in f.received
     assert "called the seeded substitute" in f.action
@@ -213,10 +217,15 @@ def test_an_address_where_nothing_listens_forfeits_at_the_handshake(good_address
 
 
 def test_notifications_are_sent_to_bots_that_ask_and_their_errors_are_never_faults(
-        serve: Callable[..., str], good_address: str) -> None:
+    serve: Callable[..., str], good_address: str
+) -> None:
     listener, broken = Listener(), BrokenListener()
-    seats: list[Seat] = [GrpcSeat(serve(listener), "listener"), GrpcSeat(serve(broken), "broken"),
-                         GrpcSeat(good_address, "a"), InProcessSeat(_First(), "b")]
+    seats: list[Seat] = [
+        GrpcSeat(serve(listener), "listener"),
+        GrpcSeat(serve(broken), "broken"),
+        GrpcSeat(good_address, "a"),
+        InProcessSeat(_First(), "b"),
+    ]
     rec = run(seats)
     assert rec.faults == []
     tricks = len(rec.plays) // 4
@@ -225,8 +234,7 @@ def test_notifications_are_sent_to_bots_that_ask_and_their_errors_are_never_faul
     assert broken.notified == listener.notified
 
 
-def test_a_listener_that_never_answers_does_not_slow_the_match(serve: Callable[..., str],
-                                                               good_address: str) -> None:
+def test_a_listener_that_never_answers_does_not_slow_the_match(serve: Callable[..., str], good_address: str) -> None:
     import time
 
     slow = SlowListener()
@@ -244,14 +252,15 @@ def test_a_listener_that_never_answers_does_not_slow_the_match(serve: Callable[.
 
 class _First:
     def pass_cards(self, obs: Any) -> Any:
-        return obs.hand.cards[:obs.rules.pass_count]
+        return obs.hand.cards[: obs.rules.pass_count]
 
     def play_card(self, obs: Any) -> Any:
         return obs.legal[0]
 
 
 def test_slow_listeners_of_other_matches_do_not_slow_a_match_on_the_same_loop(
-        serve: Callable[..., str], good_address: str) -> None:
+    serve: Callable[..., str], good_address: str
+) -> None:
     """Notifications have their own bound: listeners slow to answer Notify in four matches do not
     hold the slots every decision of a fifth match needs. (Holding all 16, they would make it ~19 s, not ~1 s.)"""
     import time

@@ -8,10 +8,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-from hearts.v1 import bot_pb2 as pb
-from hearts.v1 import bot_pb2_grpc
 from referee_bots import FirstLegal, Unspecified
 
+from hearts.v1 import bot_pb2 as pb
+from hearts.v1 import bot_pb2_grpc
 from referee.match import Clock, MatchSettings, play_match
 from referee.record import FaultKind, MatchRecord
 from referee.rules import Match, Observation, Phase, Rules
@@ -31,7 +31,7 @@ def run(seats: Sequence[Seat], rules: Rules, seed: int, settings: MatchSettings 
 
 class First:
     def pass_cards(self, obs: Observation) -> Any:
-        return obs.hand.cards[:obs.rules.pass_count]
+        return obs.hand.cards[: obs.rules.pass_count]
 
     def play_card(self, obs: Observation) -> Any:
         return obs.legal[0]
@@ -94,8 +94,12 @@ def test_an_in_process_bot_that_runs_long_is_timed_out_by_the_same_clock() -> No
         async def play_card(self, obs: Observation) -> Any:
             await asyncio.sleep(1)
 
-    rec = run([InProcessSeat(Slow(), "slow")] + [InProcessSeat(First(), f"f{i}") for i in range(3)],
-              Rules.parse("standard,target=30"), 1, MatchSettings(budget_ms=20, bank_ms=30, grace_ms=10))
+    rec = run(
+        [InProcessSeat(Slow(), "slow")] + [InProcessSeat(First(), f"f{i}") for i in range(3)],
+        Rules.parse("standard,target=30"),
+        1,
+        MatchSettings(budget_ms=20, bank_ms=30, grace_ms=10),
+    )
     assert [f.kind for f in rec.faults] == [FaultKind.TIMEOUT] * 3
     assert rec.seats[0].forfeit and rec.seats[0].place == 4
 
@@ -140,8 +144,10 @@ def test_a_malformed_moon_choice_is_a_fault_and_a_seeded_substitute_chooses(serv
     f = rec.faults[0]
     assert (f.kind, f.hand, f.trick, f.seat) == (FaultKind.MALFORMED, 3, None, 0)
     assert "moon" in f.detail and f.sent.startswith("ChooseMoon") and "substitute" in f.action
-    assert rec.hands[3].moon_choice_substituted and rec.hands[3].moon_choice in ("add-to-others",
-                                                                                   "subtract-from-shooter")
+    assert rec.hands[3].moon_choice_substituted and rec.hands[3].moon_choice in (
+        "add-to-others",
+        "subtract-from-shooter",
+    )
 
 
 # -- determinism ---------------------------------------------------------------------------------
@@ -152,8 +158,17 @@ def test_the_same_seed_rules_and_bots_give_the_same_record(serve: Callable[..., 
     rules = Rules.parse("standard,target=60")
 
     def once() -> MatchRecord:
-        return run([GrpcSeat(good_address, "a"), GrpcSeat(bad, "bad"), GrpcSeat(good_address, "c"),
-                    InProcessSeat(Randomly(5), "r")], rules, 42, MatchSettings(budget_ms=200, bank_ms=500))
+        return run(
+            [
+                GrpcSeat(good_address, "a"),
+                GrpcSeat(bad, "bad"),
+                GrpcSeat(good_address, "c"),
+                InProcessSeat(Randomly(5), "r"),
+            ],
+            rules,
+            42,
+            MatchSettings(budget_ms=200, bank_ms=500),
+        )
 
     a, b = once(), once()
     assert a.faults and a.decisions() == b.decisions()
@@ -213,7 +228,9 @@ def _check_view(view: pb.GameView, m: Match, seat: int) -> int:
     if m.phase is Phase.CALL:
         assert not view.hand and not view.legal_cards and view.pass_direction == pb.PASS_DIRECTION_CALL
         return 1
-    mentioned = set(view.hand) | set(view.received_cards) | set(view.legal_cards) | set(view.kitty) | set(view.discarded)
+    mentioned = (
+        set(view.hand) | set(view.received_cards) | set(view.legal_cards) | set(view.kitty) | set(view.discarded)
+    )
     for t in list(view.tricks) + [view.current_trick]:
         mentioned |= set(t.cards)
     mentioned -= set(view.passed_cards)
@@ -226,13 +243,25 @@ def _check_view(view: pb.GameView, m: Match, seat: int) -> int:
 
 def _cards(mask: int) -> Any:
     from referee.rules import cards_of
+
     return cards_of(mask)
 
 
-RULESETS = ["standard", "omnibus", "spot,target=200", "black-maria", "standard,players=3", "standard,players=5",
-            "standard,pass_cycle=scatter", "standard,pass_cycle=mix", "standard,kitty=first-trick,hand_size=12",
-            "standard,moon=shooter-chooses,sun_points=52", "standard,pass_on=true",
-            "standard,kitty=first-points,hand_size=12,kitty_discard=true", "nasty,target=150"]
+RULESETS = [
+    "standard",
+    "omnibus",
+    "spot,target=200",
+    "black-maria",
+    "standard,players=3",
+    "standard,players=5",
+    "standard,pass_cycle=scatter",
+    "standard,pass_cycle=mix",
+    "standard,kitty=first-trick,hand_size=12",
+    "standard,moon=shooter-chooses,sun_points=52",
+    "standard,pass_on=true",
+    "standard,kitty=first-points,hand_size=12,kitty_discard=true",
+    "nasty,target=150",
+]
 
 
 def test_no_request_of_200_matches_holds_another_seats_unplayed_card() -> None:
@@ -242,8 +271,9 @@ def test_no_request_of_200_matches_holds_another_seats_unplayed_card() -> None:
     async def all_matches() -> list[tuple[MatchRecord, list[Recording]]]:
         out = []
         for i in range(200):
-            rules = Rules.parse(RULESETS[i % len(RULESETS)] + ("" if "target" in RULESETS[i % len(RULESETS)]
-                                                              else ",target=50"))
+            rules = Rules.parse(
+                RULESETS[i % len(RULESETS)] + ("" if "target" in RULESETS[i % len(RULESETS)] else ",target=50")
+            )
             seats = [Recording(InProcessSeat(Randomly(i * 10 + s), f"r{s}")) for s in range(rules.players)]
             out.append((await play_match(seats, rules, seed=i), seats))
         return out
@@ -297,17 +327,26 @@ def test_in_process_answers_of_every_shape_are_judged_not_trusted() -> None:
             self.n += 1
             return [None, "ZZ", 0, str(obs.legal[0]), obs.legal[0].index + 1][self.n % 5]
 
-    rec = run([InProcessSeat(Odd(), "odd")] + [InProcessSeat(First(), f"f{i}") for i in range(3)],
-              Rules(), 2, MatchSettings(max_faults=10_000))
+    rec = run(
+        [InProcessSeat(Odd(), "odd")] + [InProcessSeat(First(), f"f{i}") for i in range(3)],
+        Rules(),
+        2,
+        MatchSettings(max_faults=10_000),
+    )
     assert {f.kind for f in rec.faults} == {FaultKind.MALFORMED}
     assert rec.seats[0].faults == len(rec.faults) and not rec.seats[0].forfeit
 
 
-def test_a_servicer_base_class_bot_that_implements_nothing_forfeits(serve: Callable[..., str],
-                                                                    good_address: str) -> None:
-    rec = run([GrpcSeat(serve(bot_pb2_grpc.BotServiceServicer()), "empty")]
-              + [GrpcSeat(good_address, f"g{i}") for i in range(3)],
-              Rules.parse("standard,target=50"), 4, MatchSettings(budget_ms=200, bank_ms=200))
+def test_a_servicer_base_class_bot_that_implements_nothing_forfeits(
+    serve: Callable[..., str], good_address: str
+) -> None:
+    rec = run(
+        [GrpcSeat(serve(bot_pb2_grpc.BotServiceServicer()), "empty")]
+        + [GrpcSeat(good_address, f"g{i}") for i in range(3)],
+        Rules.parse("standard,target=50"),
+        4,
+        MatchSettings(budget_ms=200, bank_ms=200),
+    )
     assert rec.faults[0].kind is FaultKind.ERROR_STATUS and rec.faults[0].hand is None  # the handshake
     assert "UNIMPLEMENTED" in rec.faults[0].received
     assert rec.seats[0].forfeit and rec.seats[0].place == 4
@@ -351,7 +390,7 @@ class Shooter:
     """Passes its lowest cards, plays its highest: with Feeders at the table it shoots now and then."""
 
     def pass_cards(self, obs: Observation) -> Any:
-        return sorted(obs.hand.cards, key=lambda c: c.rank)[:obs.rules.pass_count]
+        return sorted(obs.hand.cards, key=lambda c: c.rank)[: obs.rules.pass_count]
 
     def play_card(self, obs: Observation) -> Any:
         return max(obs.legal.cards, key=lambda c: c.rank)
@@ -361,7 +400,7 @@ class Feeder:
     """Passes its highest cards, ducks when it can follow, and throws its costliest card when void."""
 
     def pass_cards(self, obs: Observation) -> Any:
-        return sorted(obs.hand.cards, key=lambda c: -c.rank)[:obs.rules.pass_count]
+        return sorted(obs.hand.cards, key=lambda c: -c.rank)[: obs.rules.pass_count]
 
     def play_card(self, obs: Observation) -> Any:
         cur, pts = obs.current_trick.cards, obs.rules.card_points
@@ -378,8 +417,12 @@ class Broken(Feeder):
 def test_a_shot_that_wins_the_match_places_the_shooter_first_even_beside_a_forfeit() -> None:
     """002 Da Nasty Fix: 'If you successfully shoot ... you win the game': the shooter places 1 whatever its
     total (here the highest), the forfeiter last, the others by total between them."""
-    seats = [InProcessSeat(Shooter(), "shooter"), InProcessSeat(Broken(), "broken"),
-             InProcessSeat(Feeder(), "f2"), InProcessSeat(Feeder(), "f3")]
+    seats = [
+        InProcessSeat(Shooter(), "shooter"),
+        InProcessSeat(Broken(), "broken"),
+        InProcessSeat(Feeder(), "f2"),
+        InProcessSeat(Feeder(), "f3"),
+    ]
     rec = run(seats, Rules.preset("nasty"), 6)
     assert rec.hands[-1].moon == 0 and rec.winners == (0,) and rec.seats[1].forfeit
     scores = [s.final_score for s in rec.seats]
@@ -393,8 +436,12 @@ def test_the_shot_that_wins_the_match_is_named_in_the_replay() -> None:
 
     from referee.report import replay
 
-    seats = [InProcessSeat(Shooter(), "shooter"), InProcessSeat(Feeder(), "f1"),
-             InProcessSeat(Feeder(), "f2"), InProcessSeat(Feeder(), "f3")]
+    seats = [
+        InProcessSeat(Shooter(), "shooter"),
+        InProcessSeat(Feeder(), "f1"),
+        InProcessSeat(Feeder(), "f2"),
+        InProcessSeat(Feeder(), "f3"),
+    ]
     rec = run(seats, Rules.preset("nasty"), 8)
     assert rec.hands[-1].moon == 0 and rec.winners == (0,)
     console = Console(record=True, width=240)
@@ -464,8 +511,9 @@ def test_decisions_waiting_on_their_bots_do_not_hold_the_referees_slots() -> Non
         release = asyncio.Event()
         bot = Thinker(release)
         seats = [InProcessSeat(bot, f"t{i}") for i in range(4)]
-        tables = [asyncio.ensure_future(play_match(seats, Rules.parse("standard,target=1"), seed))
-                  for seed in range(1, 13)]
+        tables = [
+            asyncio.ensure_future(play_match(seats, Rules.parse("standard,target=1"), seed)) for seed in range(1, 13)
+        ]
         for _ in range(200):  # until every table's four passes wait on the bot (bounded: ~2 s at most)
             await asyncio.sleep(0.01)
             if bot.waiting == 4 * len(tables):
@@ -477,10 +525,16 @@ def test_decisions_waiting_on_their_bots_do_not_hold_the_referees_slots() -> Non
     assert asyncio.run(go()) == 48 > MAX_IN_FLIGHT
 
 
-@pytest.mark.parametrize("rules_text", ["standard,target=40", "omnibus,target=40,moon=shooter-chooses",
-                                        "standard,players=3,target=40",
-                                        "standard,kitty=first-trick,hand_size=12,kitty_discard=true,target=40",
-                                        "standard,pass_cycle=call,target=40"])
+@pytest.mark.parametrize(
+    "rules_text",
+    [
+        "standard,target=40",
+        "omnibus,target=40,moon=shooter-chooses",
+        "standard,players=3,target=40",
+        "standard,kitty=first-trick,hand_size=12,kitty_discard=true,target=40",
+        "standard,pass_cycle=call,target=40",
+    ],
+)
 def test_the_written_out_play_path_agrees_with_the_general_pipeline(rules_text: str) -> None:
     """``_play`` is ``_decide(DECISIONS[Phase.PLAY])`` written out for speed: with bots that answer
     legally, illegally, with cards they do not hold, with no card, or by raising, both paths give the
@@ -494,7 +548,7 @@ def test_the_written_out_play_path_agrees_with_the_general_pipeline(rules_text: 
             self.rng = random.Random(seed)
 
         def pass_cards(self, obs: Observation) -> list[Any]:
-            return list(obs.hand.cards)[:obs.rules.pass_count]
+            return list(obs.hand.cards)[: obs.rules.pass_count]
 
         def play_card(self, obs: Observation) -> Any:
             roll = self.rng.random()
@@ -520,8 +574,16 @@ def test_the_written_out_play_path_agrees_with_the_general_pipeline(rules_text: 
     assert fast["faults"] and fast == general
 
 
-@pytest.mark.parametrize("field, value", [("budget_ms", float("nan")), ("bank_ms", float("inf")),
-                                          ("grace_ms", 2**32), ("handshake_ms", -1), ("max_faults", 0)])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("budget_ms", float("nan")),
+        ("bank_ms", float("inf")),
+        ("grace_ms", 2**32),
+        ("handshake_ms", -1),
+        ("max_faults", 0),
+    ],
+)
 def test_match_settings_refuse_clocks_that_cannot_be_timed_or_stored(field: str, value: float) -> None:
     """A NaN or infinite clock stored with a tournament would fail every later resume: the library refuses it,
     whoever calls it (the CLI says the same as a usage error first)."""

@@ -32,9 +32,18 @@ class Randomly:
         return "subtract-from-shooter"
 
 
-@pytest.mark.parametrize("spec", ["standard", "omnibus,moon=shooter-chooses", "standard,players=3",
-                                  "standard,players=5", "standard,pass_cycle=mix", "spot,target=200",
-                                  "standard,kitty=first-trick,hand_size=12"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "standard",
+        "omnibus,moon=shooter-chooses",
+        "standard,players=3",
+        "standard,players=5",
+        "standard,pass_cycle=mix",
+        "spot,target=200",
+        "standard,kitty=first-trick,hand_size=12",
+    ],
+)
 def test_summary_and_replay_render_a_stored_match(spec: str, tmp_path: Path) -> None:
     rules = Rules.parse(spec)
     seats = [InProcessSeat(Randomly(s), f"bot{s}") for s in range(rules.players)]
@@ -60,8 +69,10 @@ def test_percentiles_are_nearest_rank() -> None:
 def test_the_sun_shooters_choice_is_counted_and_the_replay_names_the_sun() -> None:
     from referee.report import latencies
 
-    rules = Rules.parse("standard,sun_points=26,moon=shooter-chooses,hand_size=2,pass_cycle=none,"
-                        "kitty=first-trick,pass_count=1,first_lead=left-of-dealer,target=30")
+    rules = Rules.parse(
+        "standard,sun_points=26,moon=shooter-chooses,hand_size=2,pass_cycle=none,"
+        "kitty=first-trick,pass_count=1,first_lead=left-of-dealer,target=30"
+    )
     seats = [InProcessSeat(Randomly(s), f"bot{s}") for s in range(rules.players)]
     rec = asyncio.run(play_match(seats, rules, 3))
     suns = [h for h in rec.hands if h.sun is not None]

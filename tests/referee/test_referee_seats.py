@@ -7,9 +7,9 @@ import time
 from collections.abc import Callable
 
 import pytest
-from hearts.v1 import bot_pb2 as pb
 from referee_bots import SilentHello
 
+from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
 from referee.match import MatchSettings, play_match
 from referee.record import FaultKind
@@ -58,8 +58,7 @@ def test_a_waiter_on_a_shared_handshake_waits_no_longer_than_its_own_timeout(ser
     assert asyncio.run(go()) < 0.6
 
 
-def test_a_silent_bot_in_four_seats_of_two_matches_delays_them_one_handshake_timeout(
-        serve: Callable[..., str]) -> None:
+def test_a_silent_bot_in_four_seats_of_two_matches_delays_them_one_handshake_timeout(serve: Callable[..., str]) -> None:
     seat = GrpcSeat(serve(SilentHello()), "silent")
     settings = MatchSettings(budget_ms=150, bank_ms=200, grace_ms=50, handshake_ms=300)
 

@@ -21,7 +21,7 @@ TABLES = ("bots", "matches", "seats", "hands", "passes", "plays", "faults")
 
 class First:
     def pass_cards(self, obs: Observation) -> Any:
-        return obs.hand.cards[:obs.rules.pass_count]
+        return obs.hand.cards[: obs.rules.pass_count]
 
     def play_card(self, obs: Observation) -> Any:
         return obs.legal[0]
@@ -38,12 +38,18 @@ class Sloppy(First):
         return 0 if self.n % 5 == 0 else obs.legal[0]
 
 
-def a_record(seed: int = 5, rules: str = "standard,moon=shooter-chooses", tournament_id: int | None = None
-             ) -> MatchRecord:
-    seats = [InProcessSeat(First(), "alpha"), InProcessSeat(Sloppy(), "sloppy"), InProcessSeat(First(), "gamma"),
-             InProcessSeat(First(), "delta")]
-    return asyncio.run(play_match(seats, Rules.parse(rules), seed, settings=MatchSettings(),
-                                  tournament_id=tournament_id))
+def a_record(
+    seed: int = 5, rules: str = "standard,moon=shooter-chooses", tournament_id: int | None = None
+) -> MatchRecord:
+    seats = [
+        InProcessSeat(First(), "alpha"),
+        InProcessSeat(Sloppy(), "sloppy"),
+        InProcessSeat(First(), "gamma"),
+        InProcessSeat(First(), "delta"),
+    ]
+    return asyncio.run(
+        play_match(seats, Rules.parse(rules), seed, settings=MatchSettings(), tournament_id=tournament_id)
+    )
 
 
 def counts(db: Store) -> dict[str, int]:
@@ -104,8 +110,9 @@ def test_a_match_saved_twice_is_refused_whole(tmp_path: Path) -> None:
 
 def test_a_match_with_kitty_discards_round_trips_and_replays(tmp_path: Path) -> None:
     """kitty_discard: each hand's discard (seat, cards, latency, substitute) is stored and read back."""
-    from referee.report import replay
     from rich.console import Console
+
+    from referee.report import replay
 
     rec = a_record(rules="standard,kitty=first-trick,hand_size=12,kitty_discard=true,target=40")
     assert all(h.discard_seat is not None and len(h.discard) == 4 for h in rec.hands)
@@ -155,8 +162,10 @@ def test_wal_mode_and_foreign_keys_are_on(tmp_path: Path) -> None:
         assert db.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert db.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         with pytest.raises(sqlite3.IntegrityError):
-            db.db.execute("INSERT INTO seats (match_id, seat, bot_id, final_score, place, faults, forfeit) "
-                          "VALUES ('no-such-match', 0, 1, 0, 1, 0, 0)")
+            db.db.execute(
+                "INSERT INTO seats (match_id, seat, bot_id, final_score, place, faults, forfeit) "
+                "VALUES ('no-such-match', 0, 1, 0, 1, 0, 0)"
+            )
         rec = a_record(6)
         db.save_match(rec)
         db.delete_match(rec.match_id)  # cascades to every table of the match
@@ -171,9 +180,10 @@ def test_loading_an_unknown_match_names_it(tmp_path: Path) -> None:
 def test_the_replay_names_the_kitty_a_mix_dealt_not_the_one_dealt_first(tmp_path: Path) -> None:
     """A mix pass shuffles the kitty in (002: 'so that the new kitty can contain some of the discards'):
     the replay's discard line shows the kitty that was taken, found by replaying the match."""
-    from referee.report import replay
-    from referee.rules import Match, Phase
     from rich.console import Console
+
+    from referee.report import replay
+    from referee.rules import Match
 
     rec = a_record(rules="standard,kitty=first-trick,hand_size=12,kitty_discard=true,pass_cycle=mix hold,target=40")
     m = Match(Rules.from_dict(rec.rules), rec.seed)
@@ -198,8 +208,10 @@ def test_a_forfeit_reason_comes_back_as_its_enum_and_older_sentences_are_migrate
         assert db.load_match(rec.match_id).seats[1].forfeit_reason is ForfeitReason.FAULTS
         # As a database written before forfeit reasons were an enum holds them.
         db.db.execute("UPDATE seats SET forfeit_reason = '3 faults' WHERE seat = 1")
-        db.db.execute("UPDATE seats SET forfeit_reason = 'unreachable (status UNAVAILABLE: Socket closed)', "
-                      "forfeit = 1 WHERE seat = 2")
+        db.db.execute(
+            "UPDATE seats SET forfeit_reason = 'unreachable (status UNAVAILABLE: Socket closed)', "
+            "forfeit = 1 WHERE seat = 2"
+        )
         db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m8_forfeit_reasons)}")
         db.db.conn.commit()
     with Store(tmp_path / "arena.db") as db:
@@ -220,8 +232,10 @@ def test_every_table_keeps_a_ruleset_as_its_canonical_text_and_older_forms_are_m
         db.save_match(rec)
         assert db.db.execute("SELECT rules FROM matches").fetchone()[0] == "standard,moon=shooter-chooses"
         db.db.execute("UPDATE matches SET rules = ?", [json.dumps(rec.rules)])
-        db.db.execute("INSERT INTO tournaments (format, rules, seed, rounds, deals, bots, settings, status, "
-                      "created_at) VALUES ('round-robin', 'spot,target=500', 1, 1, 1, '[]', '{}', 'pending', 'now')")
+        db.db.execute(
+            "INSERT INTO tournaments (format, rules, seed, rounds, deals, bots, settings, status, "
+            "created_at) VALUES ('round-robin', 'spot,target=500', 1, 1, 1, '[]', '{}', 'pending', 'now')"
+        )
         db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m9_canonical_rules)}")
         db.db.conn.commit()
     with Store(tmp_path / "arena.db") as db:

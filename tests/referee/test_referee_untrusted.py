@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from hearts.v1 import bot_pb2 as pb
 from referee_bots import FirstLegal
 
+from hearts.v1 import bot_pb2 as pb
 from ladder.store import Store
 from referee.untrusted import inert, inert_text
 
@@ -57,13 +57,26 @@ def _hearts(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([HEARTS, *args], capture_output=True, text=True, timeout=120, env=env)
 
 
-def test_a_bots_error_text_is_shown_inert_by_match_and_replay(serve: Callable[..., str], good_address: str,
-                                                              tmp_path: Path) -> None:
+def test_a_bots_error_text_is_shown_inert_by_match_and_replay(
+    serve: Callable[..., str], good_address: str, tmp_path: Path
+) -> None:
     db = tmp_path / "arena.db"
     bad = serve(Nasty())
     seats = [f"north={good_address}", f"east={bad}", f"south={good_address}", f"west={good_address}"]
-    played = _hearts("match", *(a for s in seats for a in ("--seat", s)), "--rules", "standard,target=50",
-                     "--seed", "7", "--db", str(db), "--budget-ms", "300", "--bank-ms", "300")
+    played = _hearts(
+        "match",
+        *(a for s in seats for a in ("--seat", s)),
+        "--rules",
+        "standard,target=50",
+        "--seed",
+        "7",
+        "--db",
+        str(db),
+        "--budget-ms",
+        "300",
+        "--bank-ms",
+        "300",
+    )
     assert played.returncode == 0, played.stderr
     with Store(db) as store:
         (m,) = store.list_matches()
@@ -83,12 +96,15 @@ def test_a_bots_start_up_log_is_shown_inert(tmp_path: Path) -> None:
     script = tmp_path / "noisy.py"
     script.write_text(f"import sys\nprint({NASTY!r}, flush=True)\nsys.exit(3)\n")
     bots = tmp_path / "bots.toml"
-    bots.write_text(f'[bots.noisy]\ncommand = "{sys.executable} {script} --port {{port}}"\n'
-                    '[bots.random]\ncommand = "python -m clients.bots.random --port {port}"\n'
-                    '[bots.lowest]\ncommand = "python -m clients.bots.lowest --port {port}"\n'
-                    '[bots.lowest-2]\ncommand = "python -m clients.bots.lowest --port {port}"\n')
-    run = _hearts("tournament", "run", "--bots", str(bots), "--db", str(tmp_path / "arena.db"),
-                  "--rules", "standard,target=30")
+    bots.write_text(
+        f'[bots.noisy]\ncommand = "{sys.executable} {script} --port {{port}}"\n'
+        '[bots.random]\ncommand = "python -m clients.bots.random --port {port}"\n'
+        '[bots.lowest]\ncommand = "python -m clients.bots.lowest --port {port}"\n'
+        '[bots.lowest-2]\ncommand = "python -m clients.bots.lowest --port {port}"\n'
+    )
+    run = _hearts(
+        "tournament", "run", "--bots", str(bots), "--db", str(tmp_path / "arena.db"), "--rules", "standard,target=30"
+    )
     assert run.returncode != 0
     out = run.stdout + run.stderr
     assert "noisy" in out and "\\x1b[2J" in out

@@ -13,8 +13,15 @@ import pytest
 from hearts.v1 import codec
 from referee.rules import Match, Phase, Rules
 
-SPECS = ["standard", "omnibus,moon=shooter-chooses,sun_points=52", "standard,kitty=first-trick,hand_size=12",
-         "standard,players=3", "standard,players=5", "standard,pass_cycle=mix", "standard,pass_cycle=scatter"]
+SPECS = [
+    "standard",
+    "omnibus,moon=shooter-chooses,sun_points=52",
+    "standard,kitty=first-trick,hand_size=12",
+    "standard,players=3",
+    "standard,players=5",
+    "standard,pass_cycle=mix",
+    "standard,pass_cycle=scatter",
+]
 
 
 @pytest.mark.parametrize("spec", SPECS)

@@ -112,7 +112,8 @@ def position(
     if hand.tricks:
         hand.leader = hand.tricks[-1].winner
         assert leader is None or leader == hand.leader, (
-            f"seat {hand.tricks[-1].winner} won the last trick and must lead, not seat {leader}")
+            f"seat {hand.tricks[-1].winner} won the last trick and must lead, not seat {leader}"
+        )
     if leader is not None:
         hand.leader = leader
     cur = parse_cards(current)
@@ -213,13 +214,23 @@ def end_of_hand(
     assert not used & used_last
     lead = max(range(n), key=lambda s: last[s].rank)
     winner = lead  # the others' cards are lower in the led suit or of other suits
-    assert all(last[s].suit is last[lead].suit and last[s].rank < last[lead].rank or last[s].suit
-               is not last[lead].suit for s in range(n) if s != lead)
+    assert all(
+        last[s].suit is last[lead].suit and last[s].rank < last[lead].rank or last[s].suit is not last[lead].suit
+        for s in range(n)
+        if s != lead
+    )
     cap = [mask_of(spec[s]) for s in range(n)]
     rest = rules.deck_mask & ~used & ~used_last
     cap[winner if filler is None else filler] |= rest
-    match = position(rules, {s: str(last[s]) for s in range(n)}, seed=seed, hearts_broken=True,
-                     scores=scores, hand_number=hand_number, leader=lead)
+    match = position(
+        rules,
+        {s: str(last[s]) for s in range(n)},
+        seed=seed,
+        hearts_broken=True,
+        scores=scores,
+        hand_number=hand_number,
+        leader=lead,
+    )
     hand = match.hand
     hand.captured = cap
     if tricks_won is None:
@@ -288,8 +299,9 @@ def random_play(match: Match, rng: random.Random | int = 0, max_steps: int = 100
     raise AssertionError("the match did not end")
 
 
-def play_until(match: Match, cond: Callable[[Match], bool], rng: random.Random | int = 0,
-               max_steps: int = 100_000) -> bool:
+def play_until(
+    match: Match, cond: Callable[[Match], bool], rng: random.Random | int = 0, max_steps: int = 100_000
+) -> bool:
     """Random play until ``cond(match)`` holds (checked before each decision)."""
     if isinstance(rng, int):
         rng = random.Random(rng)
@@ -327,8 +339,15 @@ def moon_step(match: Match, rng: random.Random) -> None:
             if cur and any(c.suit is cur[0].suit for c in legal):
                 card = min(legal, key=lambda c: (c.rank, rng.random()))
             else:
-                card = max(legal, key=lambda c: (rules.points_of(c) > 0, rules.points_of(c),
-                                                 c.rank if cur else -c.rank, rng.random()))
+                card = max(
+                    legal,
+                    key=lambda c: (
+                        rules.points_of(c) > 0,
+                        rules.points_of(c),
+                        c.rank if cur else -c.rank,
+                        rng.random(),
+                    ),
+                )
         match.play(card)
     elif phase is Phase.PASS:
         seat = match.to_move[0]

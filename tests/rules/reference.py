@@ -193,8 +193,11 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
                 ends, w = _ends(rules, after(add))
                 sc = sub if ends and shooter not in w else add
         new = after(sc)
-        results.append(RefResult(tuple(taken), tuple(hd.tricks_won), tuple(a + e for a, e in zip(sc, extras)),
-                                 tuple(new), moon, sun))
+        results.append(
+            RefResult(
+                tuple(taken), tuple(hd.tricks_won), tuple(a + e for a, e in zip(sc, extras)), tuple(new), moon, sun
+            )
+        )
         totals = new
         over, winners = _ends(rules, totals)
         if shooter is not None and rules.moon == "wins-match":  # 002: 'you win the game'
@@ -203,15 +206,19 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
     for e in history:
         if isinstance(e, Deal):
             assert not over
-            h = RefHand(e.hand_number, [set(x) for x in e.hands], set(e.kitty),
-                        captured=[set() for _ in range(n)], tricks_won=[0] * n)
+            h = RefHand(
+                e.hand_number,
+                [set(x) for x in e.hands],
+                set(e.kitty),
+                captured=[set() for _ in range(n)],
+                tricks_won=[0] * n,
+            )
             if rules.pass_direction(e.hand_number) == "hold":
                 start_play(h)
         elif isinstance(e, CallPass):  # 002 Da Nasty Fix: the dealer calls the pass
             assert h is not None and rules.pass_direction(h.number) == "call" and h.call is None
             assert e.seat == h.number % n, "only the dealer calls the pass"
-            assert e.direction == "mix" or (len(e.offsets) == rules.pass_count
-                                            and all(1 <= o < n for o in e.offsets))
+            assert e.direction == "mix" or (len(e.offsets) == rules.pass_count and all(1 <= o < n for o in e.offsets))
             h.call = e
         elif isinstance(e, PassCards):
             assert h is not None and e.seat not in h.passed

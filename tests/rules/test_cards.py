@@ -85,8 +85,30 @@ def test_ordering_aces_high_within_a_suit():
     assert a != b and a == Card.parse("3c") and hash(a) == hash(Card.parse("3♣"))
 
 
-@pytest.mark.parametrize("bad", ["", " ", "Q", "1H", "11H", "0S", "QX", "ZS", "10", "QSS", "Q♠♠", "1OH",
-                                 "KK", "H2", "AHH", "T", "♠Q", "10 H", "Queen"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        " ",
+        "Q",
+        "1H",
+        "11H",
+        "0S",
+        "QX",
+        "ZS",
+        "10",
+        "QSS",
+        "Q♠♠",
+        "1OH",
+        "KK",
+        "H2",
+        "AHH",
+        "T",
+        "♠Q",
+        "10 H",
+        "Queen",
+    ],
+)
 def test_bad_input_raises_value_error_naming_the_input(bad):
     """cards.py: 'Raises ValueError naming the text.'"""
     with pytest.raises(ValueError) as e:

@@ -56,8 +56,11 @@ def _fake_build(folder: Path) -> None:
         file = f"{short}{_loader.extension_suffix()}"
         (build / file).write_bytes(b"not really compiled")
         modules[f"referee.rules.{short}"] = file
-    manifest = {"extension_suffix": _loader.extension_suffix(), "sources": _loader.source_digests(folder),
-                "modules": modules}
+    manifest = {
+        "extension_suffix": _loader.extension_suffix(),
+        "sources": _loader.source_digests(folder),
+        "modules": modules,
+    }
     (build / _loader.MANIFEST).write_text(json.dumps(manifest))
 
 
@@ -112,13 +115,16 @@ def _copy_package(tmp_path: Path) -> Path:
 
 def _import_in(root: Path, **env: str) -> tuple[list[str], str]:
     """Import the copy in a fresh interpreter: (engine, state module's file, EDITED marker, behaviour), stderr."""
-    code = ("import referee.rules as r, referee.rules.state as s; "
-            "m = r.Match(r.Rules(), 7); "
-            "print(r.ENGINE, s.__file__, getattr(s, 'EDITED', '-'), m.phase.value, sep='|')")
+    code = (
+        "import referee.rules as r, referee.rules.state as s; "
+        "m = r.Match(r.Rules(), 7); "
+        "print(r.ENGINE, s.__file__, getattr(s, 'EDITED', '-'), m.phase.value, sep='|')"
+    )
     environ = {k: v for k, v in os.environ.items() if k not in (_loader.PURE_ENV, "PYTHONPATH")}
     environ.update(env)
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=environ, capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=environ, capture_output=True, text=True, check=True
+    )
     return out.stdout.strip().split("|"), out.stderr
 
 
@@ -129,8 +135,10 @@ def test_an_edited_source_runs_instead_of_the_compiled_build(tmp_path):
     assert err == ""
     # Edit the copy's state.py: a marker, and a behaviour change (a new match starts in the play phase).
     source = (dest / "state.py").read_text()
-    edit = source.replace('if self.phase is Phase.PLAY:\n            self._start_play()',
-                          'self.phase = Phase.PLAY\n        if self.phase is Phase.PLAY:\n            self._start_play()')
+    edit = source.replace(
+        "if self.phase is Phase.PLAY:\n            self._start_play()",
+        "self.phase = Phase.PLAY\n        if self.phase is Phase.PLAY:\n            self._start_play()",
+    )
     assert edit != source
     (dest / "state.py").write_text(edit + "\nEDITED = 'yes'\n")
     (engine, file, edited, phase), err = _import_in(tmp_path)
@@ -143,7 +151,7 @@ def test_a_stray_extension_beside_the_sources_is_never_used(tmp_path):
     """A compiled ``state.*.so`` beside an edited ``state.py`` would win the normal import: it must not."""
     dest = _copy_package(tmp_path)
     manifest = json.loads((dest / _loader.BUILD_DIR / _loader.MANIFEST).read_text())
-    for name, file in manifest["modules"].items():  # a manual in-place mypyc build, then an edit
+    for _name, file in manifest["modules"].items():  # a manual in-place mypyc build, then an edit
         shutil.copy(dest / _loader.BUILD_DIR / file, dest / file)
     shutil.rmtree(dest / _loader.BUILD_DIR)
     with open(dest / "state.py", "a") as f:
@@ -178,8 +186,12 @@ def test_a_match_pickles_and_copies_and_plays_on_the_same(how):
     import pickle
 
     m = _mid_hand()
-    c = {"pickle": lambda x: pickle.loads(pickle.dumps(x)), "copy": copy.copy, "deepcopy": copy.deepcopy,
-         "clone": lambda x: x.clone()}[how](m)
+    c = {
+        "pickle": lambda x: pickle.loads(pickle.dumps(x)),
+        "copy": copy.copy,
+        "deepcopy": copy.deepcopy,
+        "clone": lambda x: x.clone(),
+    }[how](m)
     assert type(c) is type(m) and type(c.hand) is type(m.hand) and c.history == m.history
     if how == "copy":
         return  # shallow: it shares the lists of the original, so it cannot play on independently

@@ -14,9 +14,9 @@ from collections.abc import Callable
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from positions import STEPS, random_step
 from reference import penalty_cards, ref_legal, ref_points, ref_results
+
 from referee.rules import (
     PRESETS,
     Deal,
@@ -61,8 +61,9 @@ MIXES = {
     "five-dealer-calls-kitty": dict(players=5, removed_cards="2C", kitty="first-trick", pass_cycle="call left"),
     "kitty-discard": dict(kitty="first-trick", kitty_discard=True, hand_size=12, pass_cycle="left mix hold"),
     "three-kitty-discard-points": dict(players=3, removed_cards="", kitty="first-points", kitty_discard=True),
-    "five-kitty-discard-choice": dict(players=5, removed_cards="2C", kitty="first-points", kitty_discard=True,
-                                      moon="shooter-chooses", sun_points=52),
+    "five-kitty-discard-choice": dict(
+        players=5, removed_cards="2C", kitty="first-points", kitty_discard=True, moon="shooter-chooses", sun_points=52
+    ),
     "five-pass-on-kitty": dict(players=5, pass_on=True, kitty="first-trick", pass_cycle="five-player"),
 }
 
@@ -75,8 +76,14 @@ styles = st.sampled_from(sorted(STEPS))
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def drive(rules: Rules, seed: int, rng_seed: int, hands: int,
-          before: Callable[[Match], None] | None = None, style: str = "random") -> Match:
+def drive(
+    rules: Rules,
+    seed: int,
+    rng_seed: int,
+    hands: int,
+    before: Callable[[Match], None] | None = None,
+    style: str = "random",
+) -> Match:
     """Legal play (random, or a table helping seat 0 to shoot the moon) from the start until the match
     ends or hand ``hands`` begins."""
     m = Match(rules, seed)
@@ -236,7 +243,9 @@ def test_observation_never_shows_another_seats_unplayed_card(name, seed, rng_see
             assert obs.seat == seat
             # 002: the dealer calls the pass 'before the start of the deal': no seat sees its cards yet.
             assert obs.hand.mask == (hand.hands[seat] if m.phase is not Phase.CALL else 0)
-            seen = obs.hand.mask | obs.received.mask | obs.legal.mask | obs.kitty.mask | sum(c.mask for c in obs.discarded)
+            seen = (
+                obs.hand.mask | obs.received.mask | obs.legal.mask | obs.kitty.mask | sum(c.mask for c in obs.discarded)
+            )
             for c in obs.passed:
                 seen |= c.mask
             for t in obs.tricks:
@@ -256,9 +265,14 @@ def test_observation_never_shows_another_seats_unplayed_card(name, seed, rng_see
             if obs.kitty:
                 assert hand.kitty_taker == seat
             if obs.received:  # still held, played, or discarded by this seat into its tricks (kitty_discard)
-                assert obs.received.mask & ~hand.hands[seat] & ~sum(
-                    c.mask for t in hand.tricks for c in t.cards) & ~sum(c.mask for c in hand.trick_cards) & ~sum(
-                    c.mask for c in obs.discarded) == 0
+                assert (
+                    obs.received.mask
+                    & ~hand.hands[seat]
+                    & ~sum(c.mask for t in hand.tricks for c in t.cards)
+                    & ~sum(c.mask for c in hand.trick_cards)
+                    & ~sum(c.mask for c in obs.discarded)
+                    == 0
+                )
             assert not obs.discarded or hand.kitty_taker == seat
 
     drive(rules, seed, rng_seed, hands=3, before=check, style=style)
@@ -324,9 +338,19 @@ def test_clone_is_independent(name, seed, rng_seed, cut, style):
         STEPS[style](m, rng)
     if m.over:
         return
-    snapshot = (list(m.hand.hands), list(m.hand.captured), list(m.scores), len(m.history), m.phase,
-                m.to_move, list(m.hand.tricks), list(m.hand.trick_cards), list(m.hand.passed), m.hand_number,
-                m.legal_plays())
+    snapshot = (
+        list(m.hand.hands),
+        list(m.hand.captured),
+        list(m.scores),
+        len(m.history),
+        m.phase,
+        m.to_move,
+        list(m.hand.tricks),
+        list(m.hand.trick_cards),
+        list(m.hand.passed),
+        m.hand_number,
+        m.legal_plays(),
+    )
     c = m.clone()
     rng_c = random.Random(rng_seed + 1)
     state = rng_c.getstate()
@@ -334,9 +358,19 @@ def test_clone_is_independent(name, seed, rng_seed, cut, style):
         if c.over:
             break
         random_step(c, rng_c)
-    after = (list(m.hand.hands), list(m.hand.captured), list(m.scores), len(m.history), m.phase,
-             m.to_move, list(m.hand.tricks), list(m.hand.trick_cards), list(m.hand.passed), m.hand_number,
-             m.legal_plays())
+    after = (
+        list(m.hand.hands),
+        list(m.hand.captured),
+        list(m.scores),
+        len(m.history),
+        m.phase,
+        m.to_move,
+        list(m.hand.tricks),
+        list(m.hand.trick_cards),
+        list(m.hand.passed),
+        m.hand_number,
+        m.legal_plays(),
+    )
     assert after == snapshot
     # the same decisions on the original reproduce the clone
     rng_m = random.Random()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from positions import (
     HEARTS,
     cs,
@@ -22,6 +21,7 @@ from positions import (
     random_step,
     seat_holding,
 )
+
 from referee.rules import (
     Card,
     CardSet,
@@ -100,13 +100,11 @@ def test_deal_from_seed_is_golden_and_repeatable():
 
 def test_aces_high_in_every_suit():
     """001: 'Aces are high, so within each suit the order from strongest to weakest is A, K, Q, J, 10 … 2.'"""
-    m = position(hands={0: "10D 3C", 1: "AD 4C", 2: "2D 5C", 3: "JD 6C"},
-                 won_first=0)
+    m = position(hands={0: "10D 3C", 1: "AD 4C", 2: "2D 5C", 3: "JD 6C"}, won_first=0)
     for card in ("10D", "AD", "2D", "JD"):
         m.play(card)
     assert m.hand.tricks[-1].winner == 1  # A♦ beats J♦ and 10♦ (10 beats 2, not sorted as text)
-    m2 = position(hands={0: "10S 3C", 1: "9S 4C", 2: "2S 5C", 3: "3S 6C"},
-                  won_first=3)
+    m2 = position(hands={0: "10S 3C", 1: "9S 4C", 2: "2S 5C", 3: "3S 6C"}, won_first=3)
     for card in ("3S", "10S", "9S", "2S"):
         m2.play(card)
     assert m2.hand.tricks[-1].winner == 0  # 10♠ beats 9♠
@@ -181,8 +179,7 @@ def test_must_follow_suit():
     with pytest.raises(IllegalPlayError):
         m.play("AD")
     # later trick: a spade led, seat 1 must play a spade even holding hearts
-    m = position(hands={0: "2S 3D", 1: "5S 4H", 2: "8S 6H", 3: "QS 9H"},
-                 won_first=0)
+    m = position(hands={0: "2S 3D", 1: "5S 4H", 2: "8S 6H", 3: "QS 9H"}, won_first=0)
     m.play("2S")
     assert m.legal_plays() == cs("5S")
 
@@ -191,8 +188,7 @@ def test_void_may_discard_any_card_after_the_first_trick():
     """001: 'If you are void in that suit you may discard any card, with the two exceptions below.'
     and 'Everything else is legal — including playing the Queen of Spades whenever the follow-suit
     rule allows it, on any trick after the first.'"""
-    m = position(hands={0: "3C 4D", 1: "2H QS KD", 2: "9C 6H 7S", 3: "10C 2D 3S"},
-                 won_first=2)
+    m = position(hands={0: "3C 4D", 1: "2H QS KD", 2: "9C 6H 7S", 3: "10C 2D 3S"}, won_first=2)
     m.play("9C")
     m.play("10C")
     m.play("3C")
@@ -321,7 +317,7 @@ def test_real_play_hearts_break_only_by_a_heart_discard_or_a_forced_lead():
         for _ in range(3):  # the first hands of the match
             number = m.hand_number
 
-            def first_heart(match: Match) -> bool:
+            def first_heart(match: Match, number: int = number) -> bool:
                 return match.hand_number == number and match.phase is Phase.PLAY and match.hand.hearts_broken
 
             if not play_until(m, first_heart, rng):
@@ -349,8 +345,7 @@ def test_real_play_hearts_break_only_by_a_heart_discard_or_a_forced_lead():
 def test_cannot_lead_hearts_until_broken():
     """001: 'Leading hearts — you may not lead a heart until hearts have been broken, meaning a heart
     has already been discarded on an earlier trick.'"""
-    m = position(hands={0: "3C 5H 9H", 1: "4C 6D 7S", 2: "5C 8D 9S", 3: "6C 10D 10S"},
-                 won_first=0)
+    m = position(hands={0: "3C 5H 9H", 1: "4C 6D 7S", 2: "5C 8D 9S", 3: "6C 10D 10S"}, won_first=0)
     assert m.legal_plays() == cs("3C")
     with pytest.raises(IllegalPlayError) as e:
         m.play("5H")
@@ -360,8 +355,7 @@ def test_cannot_lead_hearts_until_broken():
 def test_hand_of_only_hearts_may_lead_one_and_it_breaks_hearts():
     """001: 'Forced heart lead: holding nothing but hearts, you may lead a heart even though hearts
     are unbroken. This lead breaks hearts for everyone.'"""
-    m = position(hands={0: "5H 9H", 1: "4C 2H", 2: "5C 8D", 3: "6C 10D"},
-                 won_first=0)
+    m = position(hands={0: "5H 9H", 1: "4C 2H", 2: "5C 8D", 3: "6C 10D"}, won_first=0)
     assert m.legal_plays() == cs("5H 9H")
     m.play("5H")
     assert m.hand.hearts_broken
@@ -377,16 +371,14 @@ def test_only_hearts_and_queen_must_lead_the_queen():
     """001: 'If your hand is nothing but hearts, you may lead one anyway.' A hand of hearts and the
     Queen of Spades is not 'nothing but hearts': 'the Queen is an ordinary spade for leading
     purposes', so the Queen is the only legal lead."""
-    m = position(hands={0: "QS 5H 9H", 1: "4C 6D 7S", 2: "5C 8D 9S", 3: "6C 10D 10S"},
-                 won_first=0)
+    m = position(hands={0: "QS 5H 9H", 1: "4C 6D 7S", 2: "5C 8D 9S", 3: "6C 10D 10S"}, won_first=0)
     assert m.legal_plays() == cs("QS")
 
 
 def test_queen_does_not_break_hearts():
     """001: 'The Queen of Spades does not break hearts. Hearts are broken only when a heart itself is
     discarded. You can drop the Queen on trick two and still be barred from leading hearts.'"""
-    m = position(hands={0: "3D 5C 10S", 1: "QS 6C 2H", 2: "5D 8C 9S", 3: "6D 10C 9H"},
-                 won_first=0)
+    m = position(hands={0: "3D 5C 10S", 1: "QS 6C 2H", 2: "5D 8C 9S", 3: "6D 10C 9H"}, won_first=0)
     m.play("3D")
     m.play("QS")  # seat 1, void in diamonds, drops the Queen on trick two
     m.play("5D")
@@ -399,8 +391,7 @@ def test_queen_does_not_break_hearts():
 def test_queen_may_be_led_on_trick_two_while_hearts_unbroken():
     """001: 'the Queen of Spades is a spade and may be led at any time, even on the second trick of
     the hand while hearts are still unbroken.'"""
-    m = position(hands={0: "QS 5H 9H 3D", 1: "4C 6D 7S 8S", 2: "5C 8D 9S 2S", 3: "6C 10D 10S AS"},
-                 won_first=0)
+    m = position(hands={0: "QS 5H 9H 3D", 1: "4C 6D 7S 8S", 2: "5C 8D 9S 2S", 3: "6C 10D 10S AS"}, won_first=0)
     assert not m.hand.hearts_broken
     assert m.legal_plays() == cs("QS 3D")
     m.play("QS")
@@ -410,8 +401,7 @@ def test_queen_may_be_led_on_trick_two_while_hearts_unbroken():
 def test_heart_discarded_in_current_trick_allows_heart_lead_next_trick():
     """001: 'Leading hearts — you may not lead a heart until hearts have been broken, meaning a heart
     has already been discarded on an earlier trick.'"""
-    m = position(hands={0: "3D 5C 10S", 1: "2H 6C 4S", 2: "5D 8C 9S", 3: "6D 10C 9H"},
-                 won_first=0)
+    m = position(hands={0: "3D 5C 10S", 1: "2H 6C 4S", 2: "5D 8C 9S", 3: "6D 10C 9H"}, won_first=0)
     m.play("3D")
     assert m.legal_plays() == cs("2H 6C 4S")
     m.play("2H")  # the heart is discarded in this trick
@@ -431,8 +421,7 @@ def test_worked_trick_example():
     trick and takes the heart with it — North's discard can never win because it is not the led suit.
     West now leads the next trick, hearts are officially broken, and West is one penalty point worse off.'"""
     south, west, north, east = 0, 1, 2, 3
-    m = position(hands={south: "9D 3C", west: "KD 4C", north: "5H 5C", east: "2D 6C"},
-                 won_first=south)
+    m = position(hands={south: "9D 3C", west: "KD 4C", north: "5H 5C", east: "2D 6C"}, won_first=south)
     assert not m.hand.hearts_broken
     m.play("9D")
     m.play("KD")
@@ -448,8 +437,7 @@ def test_worked_trick_example():
 
 def test_off_suit_high_cards_never_win():
     """001: 'There is no trump suit in Hearts: a trick can only be won by a card of the suit that was led.'"""
-    m = position(hands={0: "2D 3C", 1: "AS 4C", 2: "AH 5C", 3: "AC 6C"},
-                 won_first=0, hearts_broken=True)
+    m = position(hands={0: "2D 3C", 1: "AS 4C", 2: "AH 5C", 3: "AC 6C"}, won_first=0, hearts_broken=True)
     for c in ("2D", "AS", "AH", "AC"):
         m.play(c)
     assert m.hand.tricks[-1].winner == 0  # the 2♦ is the only diamond
@@ -549,8 +537,7 @@ def test_moon_at_99_shooter_stays_at_99():
 def test_hundred_checked_only_between_hands():
     """001: 'Points only land when a hand is fully scored, so the 100-point threshold is checked
     strictly between hands — nobody "reaches 100" mid-hand'"""
-    m = position(hands={0: "3D 5C", 1: "2H 6C", 2: "5D 8C", 3: "AD 10C"},
-                 won_first=2, scores=[95, 60, 10, 99])
+    m = position(hands={0: "3D 5C", 1: "2H 6C", 2: "5D 8C", 3: "AD 10C"}, won_first=2, scores=[95, 60, 10, 99])
     m.play("5D")
     m.play("AD")
     m.play("3D")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from positions import (
     HEARTS,
     cs,
@@ -21,6 +20,7 @@ from positions import (
     random_step,
     seat_holding,
 )
+
 from referee.rules import (
     PASS_CYCLES,
     PRESETS,
@@ -64,14 +64,12 @@ def test_000_equal_lowest_totals_share_the_win():
     """000: 'The player with the lowest total wins; equal lowest totals share the win in this online
     version.'"""
     r = Rules(tied_lowest="share")
-    m = end_of_hand(r, captured={0: "QS 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", 3: "AH"},
-                    scores=[90, 30, 30, 50])
+    m = end_of_hand(r, captured={0: "QS 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", 3: "AH"}, scores=[90, 30, 30, 50])
     play_last_trick(m)
     assert m.scores == [115, 30, 30, 51]
     assert m.over and m.winners == (1, 2)
     # the standard rule keeps dealing in the same position
-    m = end_of_hand(Rules(), captured={0: "QS 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", 3: "AH"},
-                    scores=[90, 30, 30, 50])
+    m = end_of_hand(Rules(), captured={0: "QS 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", 3: "AH"}, scores=[90, 30, 30, 50])
     play_last_trick(m)
     assert not m.over
 
@@ -347,8 +345,12 @@ def test_nasty_a_call_passes_and_receives_three_the_same_for_all():
     """002: 'as long as each player passes and receives three cards and the method is the same for all four
     players.'"""
     m = Match(NASTY, 8)
-    for bad, why in (("hold", "not a pass call: 'hold'"), ((1, 1), "expected 3 offsets"),
-                     ((1, 1, 4), "expected 3 offsets from 1 to 3"), ((0, 1, 2), "from 1 to 3")):
+    for bad, why in (
+        ("hold", "not a pass call: 'hold'"),
+        ((1, 1), "expected 3 offsets"),
+        ((1, 1, 4), "expected 3 offsets from 1 to 3"),
+        ((0, 1, 2), "from 1 to 3"),
+    ):
         with pytest.raises(IllegalPlayError, match=why):
             m.call_pass(0, bad)
     assert m.phase is Phase.CALL
@@ -399,12 +401,15 @@ def test_moon_subtract_from_shooter():
     assert m.scores == [40, 24, 60, 70]
 
 
-@pytest.mark.parametrize("choice,expected", [
-    (MoonChoice.SUBTRACT_FROM_SHOOTER, [40, 24, 60, 70]),
-    (MoonChoice.ADD_TO_OTHERS, [66, 50, 86, 96]),
-    ("subtract-from-shooter", [40, 24, 60, 70]),
-    ("add-to-others", [66, 50, 86, 96]),
-])
+@pytest.mark.parametrize(
+    "choice,expected",
+    [
+        (MoonChoice.SUBTRACT_FROM_SHOOTER, [40, 24, 60, 70]),
+        (MoonChoice.ADD_TO_OTHERS, [66, 50, 86, 96]),
+        ("subtract-from-shooter", [40, 24, 60, 70]),
+        ("add-to-others", [66, 50, 86, 96]),
+    ],
+)
 def test_moon_shooter_chooses(choice, expected):
     """002: 'If you manage to win all the scoring cards — all 13 hearts and the queen of spades — this is
     known as a slam or shooting the moon. Instead of losing 26 points, either: your own score is reduced
@@ -500,8 +505,14 @@ def test_shooting_the_sun_scores_52():
     """002: 'Shooting the sun is taking all the tricks (as opposed to taking all points). Some score this as
     52 points, with the scoring handled in the same way as shooting the moon.'"""
     r = Rules(sun_points=52)
-    m = end_of_hand(r, captured={0: "QS " + HEARTS}, filler=0, tricks_won={0: 12}, scores=[0, 0, 0, 0],
-                    last_trick={0: "AC", 1: "2C", 2: "3C", 3: "4C"})
+    m = end_of_hand(
+        r,
+        captured={0: "QS " + HEARTS},
+        filler=0,
+        tricks_won={0: 12},
+        scores=[0, 0, 0, 0],
+        last_trick={0: "AC", 1: "2C", 2: "3C", 3: "4C"},
+    )
     play_last_trick(m)
     res = m.results[0]
     assert res.sun == 0 and res.tricks_won == (13, 0, 0, 0)
@@ -516,13 +527,20 @@ def test_shooting_the_sun_scores_52():
 def test_shooting_the_sun_with_subtract_and_choice():
     """002: 'Some score this as 52 points, with the scoring handled in the same way as shooting the moon.'"""
     r = Rules(sun_points=52, moon="subtract-from-shooter")
-    m = end_of_hand(r, captured={0: "QS " + HEARTS}, filler=0, tricks_won={0: 12}, scores=[60, 0, 0, 0],
-                    last_trick={0: "AC", 1: "2C", 2: "3C", 3: "4C"})
+    m = end_of_hand(
+        r,
+        captured={0: "QS " + HEARTS},
+        filler=0,
+        tricks_won={0: 12},
+        scores=[60, 0, 0, 0],
+        last_trick={0: "AC", 1: "2C", 2: "3C", 3: "4C"},
+    )
     play_last_trick(m)
     assert m.results[0].score == (-52, 0, 0, 0)
     r = Rules(sun_points=52, moon="shooter-chooses")
-    m = end_of_hand(r, captured={0: "QS " + HEARTS}, filler=0, tricks_won={0: 12},
-                    last_trick={0: "AC", 1: "2C", 2: "3C", 3: "4C"})
+    m = end_of_hand(
+        r, captured={0: "QS " + HEARTS}, filler=0, tricks_won={0: 12}, last_trick={0: "AC", 1: "2C", 2: "3C", 3: "4C"}
+    )
     play_last_trick(m)
     assert m.phase is Phase.MOON and m.observation(0).moon_points == 52
     m.choose_moon(0, "add-to-others")
@@ -571,8 +589,7 @@ def test_hearts_may_be_led_any_time_option():
     """002: 'Some players allow hearts to be led at any time. This was the original rule, but in the USA
     nearly everyone now plays that heart leads are forbidden unless hearts have been broken.'"""
     r = Rules(hearts_lead="any-time")
-    m = position(r, {0: "3C 5H 9H", 1: "4C 6D 7S", 2: "5C 8D 9S", 3: "6C 10D 10S"},
-                 won_first=0)
+    m = position(r, {0: "3C 5H 9H", 1: "4C 6D 7S", 2: "5C 8D 9S", 3: "6C 10D 10S"}, won_first=0)
     assert not m.hand.hearts_broken
     assert m.legal_plays() == cs("3C 5H 9H")
     m.play("5H")
@@ -658,8 +675,9 @@ def test_lead_hearts_with_queen_option():
     m = position(Rules(), hands, won_first=0)
     assert m.legal_plays() == cs("QS")
     # a hand with another spade is not 'nothing but hearts and the queen'
-    m = position(Rules(lead_hearts_with_queen=True), {0: "QS 2S 5H", 1: "4C 6D 7S", 2: "5C 8D 9S", 3: "6C 10D 10S"},
-                 won_first=0)
+    m = position(
+        Rules(lead_hearts_with_queen=True), {0: "QS 2S 5H", 1: "4C 6D 7S", 2: "5C 8D 9S", 3: "6C 10D 10S"}, won_first=0
+    )
     assert m.legal_plays() == cs("QS 2S")
 
 
@@ -670,15 +688,13 @@ def test_queen_at_first_safe_chance_when_void():
     """002: 'Some players insist that you must play the queen of spades as soon as it is safe to do so.
     This could be when you are void in the suit led, or to a spade trick when the ace or king of spades has
     already been played.'"""
-    m = position(QUEEN_SAFE, {0: "3D 5C", 1: "QS 2H 6C", 2: "5D 8S", 3: "6D 10S"},
-                 won_first=0)
+    m = position(QUEEN_SAFE, {0: "3D 5C", 1: "QS 2H 6C", 2: "5D 8S", 3: "6D 10S"}, won_first=0)
     m.play("3D")
     assert m.legal_plays() == cs("QS")
     with pytest.raises(IllegalPlayError):
         m.play("2H")
     # without the option the void player may throw anything
-    m = position(Rules(), {0: "3D 5C", 1: "QS 2H 6C", 2: "5D 8S", 3: "6D 10S"},
-                 won_first=0)
+    m = position(Rules(), {0: "3D 5C", 1: "QS 2H 6C", 2: "5D 8S", 3: "6D 10S"}, won_first=0)
     m.play("3D")
     assert m.legal_plays() == cs("QS 2H 6C")
 
@@ -687,8 +703,7 @@ def test_queen_at_first_safe_chance_when_void():
 def test_queen_at_first_safe_chance_under_a_higher_spade(high):
     """002: 'This could be when you are void in the suit led, or to a spade trick when the ace or king of
     spades has already been played.'"""
-    m = position(QUEEN_SAFE, {0: "3S 5C", 1: f"{high} 6C", 2: "QS 2S 8D", 3: "6D 10S"},
-                 won_first=0)
+    m = position(QUEEN_SAFE, {0: "3S 5C", 1: f"{high} 6C", 2: "QS 2S 8D", 3: "6D 10S"}, won_first=0)
     m.play("3S")
     m.play(high)
     assert m.legal_plays() == cs("QS")
@@ -697,13 +712,11 @@ def test_queen_at_first_safe_chance_under_a_higher_spade(high):
 def test_queen_at_first_safe_chance_not_forced_when_unsafe_or_leading():
     """002: 'you must play the queen of spades as soon as it is safe to do so' — a spade trick without the
     A♠ or K♠ is not safe (the Queen could win), and leading is never forced."""
-    m = position(QUEEN_SAFE, {0: "3S 5C", 1: "JS 6C", 2: "QS 2S 8D", 3: "6D 10S"},
-                 won_first=0)
+    m = position(QUEEN_SAFE, {0: "3S 5C", 1: "JS 6C", 2: "QS 2S 8D", 3: "6D 10S"}, won_first=0)
     m.play("3S")
     m.play("JS")
     assert m.legal_plays() == cs("QS 2S")
-    m = position(QUEEN_SAFE, {0: "QS 2S 8D", 1: "JS 6C", 2: "3S 5C", 3: "6D 10S"},
-                 won_first=0)
+    m = position(QUEEN_SAFE, {0: "QS 2S 8D", 1: "JS 6C", 2: "3S 5C", 3: "6D 10S"}, won_first=0)
     assert m.legal_plays() == cs("QS 2S 8D")
 
 
@@ -770,15 +783,18 @@ def test_target_option(target):
 # -- passing cycles (002) -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name,cycle", [
-    ("no-hold", ("left", "right", "across")),
-    ("always-right", ("right",)),
-    ("always-left", ("left",)),
-    ("none", ("hold",)),
-    ("scatter", ("left", "right", "across", "scatter")),
-    ("scatter-hold", ("left", "right", "across", "scatter", "hold")),
-    ("mix", ("left", "right", "across", "mix")),
-])
+@pytest.mark.parametrize(
+    "name,cycle",
+    [
+        ("no-hold", ("left", "right", "across")),
+        ("always-right", ("right",)),
+        ("always-left", ("left",)),
+        ("none", ("hold",)),
+        ("scatter", ("left", "right", "across", "scatter")),
+        ("scatter-hold", ("left", "right", "across", "scatter", "hold")),
+        ("mix", ("left", "right", "across", "mix")),
+    ],
+)
 def test_named_pass_cycles(name, cycle):
     """002: 'Different passing cycles may be used, for example: pass left, pass right, pass across, then
     repeat (no hold hand); scatter instead of hold (players pass one card to every other player); both
@@ -948,7 +964,9 @@ def test_pass_on_is_an_option_and_only_for_passes_to_one_seat():
     a pass is exactly pass_count cards; a scatter or mix pass has no single seat to pass on to."""
     with pytest.raises(IllegalPlayError, match=r"exactly 3 cards, not 0"):
         Match(Rules(), 1).pass_cards(0, [])
-    with pytest.raises(IllegalPlayError, match=r"exactly 3 cards \(or none, to pass on the cards passed to it\), not 2"):
+    with pytest.raises(
+        IllegalPlayError, match=r"exactly 3 cards \(or none, to pass on the cards passed to it\), not 2"
+    ):
         m = Match(Rules(pass_on=True), 1)
         m.pass_cards(0, cards_of(m.hand.hands[0])[:2])
     for direction in ("scatter", "mix"):
@@ -994,10 +1012,13 @@ def test_three_players_remove_two_of_diamonds_seventeen_each():
         assert m.to_move == (seat_holding(m, "2C"),) and m.legal_plays() == cs("2C")
 
 
-@pytest.mark.parametrize("cycle,directions", [
-    ("left-right-hold", ["left", "right", "hold", "left"]),
-    ("left-right", ["left", "right", "left", "right"]),
-])
+@pytest.mark.parametrize(
+    "cycle,directions",
+    [
+        ("left-right-hold", ["left", "right", "hold", "left"]),
+        ("left-right", ["left", "right", "left", "right"]),
+    ],
+)
 def test_three_player_pass_cycles(cycle, directions):
     """002: 'In the 3-player game, the passing may follow any one of these patterns: Left, right, hold,
     repeat. Left, right, repeat.'"""
@@ -1271,23 +1292,30 @@ def test_unknown_preset_names_the_presets():
 def test_unknown_option_names_the_options():
     """README (rules): 'Where they disagree, the project makes the difference a rule option' — an unknown
     option is rejected with the list of options."""
-    for bad in (lambda: Rules.parse("standard,frobnicate=1"), lambda: Rules.preset("standard", frobnicate=1),
-                lambda: Rules().replace(frobnicate=1), lambda: Rules.parse("standard,target")):
+    for bad in (
+        lambda: Rules.parse("standard,frobnicate=1"),
+        lambda: Rules.preset("standard", frobnicate=1),
+        lambda: Rules().replace(frobnicate=1),
+        lambda: Rules.parse("standard,target"),
+    ):
         with pytest.raises(ValueError) as e:
             bad()
         assert "target" in str(e.value) and "moon" in str(e.value)
 
 
-@pytest.mark.parametrize("kwargs,names", [
-    ({"moon": "sideways"}, ["add-to-others", "subtract-from-shooter", "shooter-chooses", "add-unless-win"]),
-    ({"kitty": "pot"}, ["first-trick", "first-points"]),
-    ({"first_lead": "dealer"}, ["lowest-club", "left-of-dealer"]),
-    ({"hearts_lead": "never"}, ["broken", "any-time"]),
-    ({"points": "double"}, ["standard", "spot", "black-maria"]),
-    ({"tied_lowest": "coin"}, ["play-on", "share"]),
-    ({"players": 6}, ["3, 4 or 5"]),
-    ({"pass_cycle": "sideways"}, ["left", "right", "across", "hold"]),
-])
+@pytest.mark.parametrize(
+    "kwargs,names",
+    [
+        ({"moon": "sideways"}, ["add-to-others", "subtract-from-shooter", "shooter-chooses", "add-unless-win"]),
+        ({"kitty": "pot"}, ["first-trick", "first-points"]),
+        ({"first_lead": "dealer"}, ["lowest-club", "left-of-dealer"]),
+        ({"hearts_lead": "never"}, ["broken", "any-time"]),
+        ({"points": "double"}, ["standard", "spot", "black-maria"]),
+        ({"tied_lowest": "coin"}, ["play-on", "share"]),
+        ({"players": 6}, ["3, 4 or 5"]),
+        ({"pass_cycle": "sideways"}, ["left", "right", "across", "hold"]),
+    ],
+)
 def test_invalid_option_values_name_the_valid_values(kwargs, names):
     """README (rules): options are checked; a wrong value is a ValueError naming the valid values."""
     with pytest.raises(ValueError) as e:

@@ -66,16 +66,28 @@ def card_from_wire(value: int) -> Card:
 # ``referee.rules.OPTIONS`` reaches bots through this loop: a new option needs its field in bot.proto
 # (of the same name) and, only if its value is not a plain one, an entry here.
 _OPTION_FIELDS: dict[str, tuple[str, Callable[[Rules], Any], Callable[[pb.Rules], Any]]] = {
-    "removed_cards": ("removed_cards", lambda r: card_values(r.removed),
-                      lambda m: tuple(card_from_wire(v) for v in m.removed_cards)),
+    "removed_cards": (
+        "removed_cards",
+        lambda r: card_values(r.removed),
+        lambda m: tuple(card_from_wire(v) for v in m.removed_cards),
+    ),
     "hand_size": ("cards_per_player", lambda r: r.cards_per_player, lambda m: m.cards_per_player or None),
-    "pass_cycle": ("pass_cycle", lambda r: [PASS_DIRECTIONS[d] for d in r.pass_cycle or ()],
-                   lambda m: tuple(DIRECTIONS_FROM_WIRE[d] for d in m.pass_cycle)),
+    "pass_cycle": (
+        "pass_cycle",
+        lambda r: [PASS_DIRECTIONS[d] for d in r.pass_cycle or ()],
+        lambda m: tuple(DIRECTIONS_FROM_WIRE[d] for d in m.pass_cycle),
+    ),
     "kitty": ("kitty", lambda r: r.kitty, lambda m: m.kitty or "none"),
-    "bonus_card": ("bonus_card", lambda r: r.bonus_card.index + 1 if r.bonus_card else 0,
-                   lambda m: card_from_wire(m.bonus_card) if m.bonus_card else None),
-    "exact_target_reset": ("exact_target_reset", lambda r: r.exact_target_reset,
-                           lambda m: m.exact_target_reset if m.HasField("exact_target_reset") else None),
+    "bonus_card": (
+        "bonus_card",
+        lambda r: r.bonus_card.index + 1 if r.bonus_card else 0,
+        lambda m: card_from_wire(m.bonus_card) if m.bonus_card else None,
+    ),
+    "exact_target_reset": (
+        "exact_target_reset",
+        lambda r: r.exact_target_reset,
+        lambda m: m.exact_target_reset if m.HasField("exact_target_reset") else None,
+    ),
 }
 DERIVED_RULES_FIELDS: dict[str, Callable[[Rules], Any]] = {
     "preset": lambda r: r.name,
@@ -91,7 +103,8 @@ def _plain(name: str) -> tuple[str, Callable[[Rules], Any], Callable[[pb.Rules],
 
 
 OPTION_FIELDS: dict[str, tuple[str, Callable[[Rules], Any], Callable[[pb.Rules], Any]]] = {
-    o.name: _OPTION_FIELDS.get(o.name) or _plain(o.name) for o in OPTIONS}
+    o.name: _OPTION_FIELDS.get(o.name) or _plain(o.name) for o in OPTIONS
+}
 """Each rule option's wire field and its conversions both ways, in the order of the option table."""
 
 _RULES_CACHE: dict[Rules, pb.Rules] = {}
@@ -121,8 +134,7 @@ def trick_to_wire(trick: Trick, out: pb.Trick | None = None) -> pb.Trick:
 
 # Wire values of the cards of each 13-bit suit pattern: a card set's values are four look-ups.
 _SUIT_VALUES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(tuple(s * 13 + r + 1 for r in range(13) if pattern >> r & 1) for pattern in range(1 << 13))
-    for s in range(4)
+    tuple(tuple(s * 13 + r + 1 for r in range(13) if pattern >> r & 1) for pattern in range(1 << 13)) for s in range(4)
 )
 
 
@@ -176,14 +188,46 @@ def field_tag(message: Any, name: str) -> bytes:
 
 
 _TRICK_LEADER, _TRICK_CARDS, _TRICK_WINNER = (field_tag(pb.Trick, n) for n in ("leader", "cards", "winner"))
-(_VIEW_HAND, _VIEW_PASSED, _VIEW_RECEIVED, _VIEW_TRICKS, _VIEW_CURRENT_TRICK, _VIEW_LEGAL, _VIEW_BUDGET,
- _VIEW_TIME_BANK, _VIEW_DEALER, _VIEW_KITTY_TAKER, _VIEW_KITTY, _VIEW_DISCARDED, _VIEW_PASS_OFFSETS) = (
-    field_tag(pb.GameView, n) for n in ("hand", "passed_cards", "received_cards", "tricks", "current_trick",
-                                        "legal_cards", "budget_ms", "time_bank_ms", "dealer", "kitty_taker",
-                                        "kitty", "discarded", "pass_offsets"))
+(
+    _VIEW_HAND,
+    _VIEW_PASSED,
+    _VIEW_RECEIVED,
+    _VIEW_TRICKS,
+    _VIEW_CURRENT_TRICK,
+    _VIEW_LEGAL,
+    _VIEW_BUDGET,
+    _VIEW_TIME_BANK,
+    _VIEW_DEALER,
+    _VIEW_KITTY_TAKER,
+    _VIEW_KITTY,
+    _VIEW_DISCARDED,
+    _VIEW_PASS_OFFSETS,
+) = (
+    field_tag(pb.GameView, n)
+    for n in (
+        "hand",
+        "passed_cards",
+        "received_cards",
+        "tricks",
+        "current_trick",
+        "legal_cards",
+        "budget_ms",
+        "time_bank_ms",
+        "dealer",
+        "kitty_taker",
+        "kitty",
+        "discarded",
+        "pass_offsets",
+    )
+)
 _VIEW_HEARTS_BROKEN = field_tag(pb.GameView, "hearts_broken") + b"\x01"
-_REQUESTS_WITH_A_VIEW = (pb.PassCardsRequest, pb.PlayCardRequest, pb.DiscardCardsRequest, pb.ChooseMoonRequest,
-                         pb.CallPassRequest)
+_REQUESTS_WITH_A_VIEW = (
+    pb.PassCardsRequest,
+    pb.PlayCardRequest,
+    pb.DiscardCardsRequest,
+    pb.ChooseMoonRequest,
+    pb.CallPassRequest,
+)
 _REQUEST_VIEW = field_tag(pb.PlayCardRequest, "view")
 if any(field_tag(r, "view") != _REQUEST_VIEW for r in _REQUESTS_WITH_A_VIEW):  # request_bytes writes one tag
     raise ImportError("bot.proto: every decision request must keep its GameView in the same field number")
@@ -194,6 +238,8 @@ def _cards_field(tag: bytes, mask: int) -> bytes:
     t = _SUIT_BYTES
     b = t[0][mask & 0x1FFF] + t[1][mask >> 13 & 0x1FFF] + t[2][mask >> 26 & 0x1FFF] + t[3][mask >> 39 & 0x1FFF]
     return tag + _BYTE[len(b)] + b
+
+
 _EMPTY_CURRENT_TRICK = _VIEW_CURRENT_TRICK + b"\x00"  # present and empty
 
 
@@ -228,12 +274,20 @@ class ViewEncoder:
             return entry
         if len(self._heads) > 1000:  # a bound, not a policy: a match has a few dozen (seat, hand)
             self._heads.clear()
-        v = pb.GameView(match_id=self.match_id, hand_number=obs.hand_number, seat=obs.seat,
-                        player_names=self._names, scores=obs.scores,
-                        pass_direction=PASS_DIRECTIONS[obs.pass_direction])
+        v = pb.GameView(
+            match_id=self.match_id,
+            hand_number=obs.hand_number,
+            seat=obs.seat,
+            player_names=self._names,
+            scores=obs.scores,
+            pass_direction=PASS_DIRECTIONS[obs.pass_direction],
+        )
         v.rules.CopyFrom(rules_to_wire(obs.rules))
-        entry = self._heads[key] = (obs.rules, v.SerializeToString(),
-                                    _VIEW_DEALER + _varint(obs.dealer) if obs.dealer else b"")
+        entry = self._heads[key] = (
+            obs.rules,
+            v.SerializeToString(),
+            _VIEW_DEALER + _varint(obs.dealer) if obs.dealer else b"",
+        )
         return entry
 
     def _tricks_of(self, tricks: tuple[Trick, ...]) -> bytes:
@@ -408,8 +462,9 @@ def rules_from_wire(msg: pb.Rules) -> Rules:
     key = msg.SerializeToString(deterministic=True)
     rules = _RULES_FROM_WIRE.get(key)
     if rules is None:
-        rules = _RULES_FROM_WIRE[key] = Rules(**{name: from_wire(msg)
-                                                 for name, (_, _, from_wire) in OPTION_FIELDS.items()})
+        rules = _RULES_FROM_WIRE[key] = Rules(
+            **{name: from_wire(msg) for name, (_, _, from_wire) in OPTION_FIELDS.items()}
+        )
     return rules
 
 

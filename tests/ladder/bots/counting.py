@@ -35,8 +35,9 @@ class Counting(Bot):
         if now > self.max_requests or len(self.in_flight) > self.max_matches:
             self.max_requests = max(self.max_requests, now)
             self.max_matches = max(self.max_matches, len(self.in_flight))
-        self.out.write_text(json.dumps({"max_requests": self.max_requests, "max_matches": self.max_matches,
-                                        "requests": self.requests}))
+        self.out.write_text(
+            json.dumps({"max_requests": self.max_requests, "max_matches": self.max_matches, "requests": self.requests})
+        )
         await asyncio.sleep(0.003)
 
     def _leave(self, view: View) -> None:
@@ -47,7 +48,7 @@ class Counting(Bot):
     async def pass_cards(self, view: View) -> list[Card]:
         await self._enter(view)
         try:
-            return sorted(view.hand, key=lambda c: c.rank)[-view.rules.pass_count:]
+            return sorted(view.hand, key=lambda c: c.rank)[-view.rules.pass_count :]
         finally:
             self._leave(view)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2_grpc
+
 from hearts.v1 import bot_pb2 as pb
 
 LIMIT = 64 * 1024  # referee.seats.MAX_RECEIVE_BYTES

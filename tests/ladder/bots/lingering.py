@@ -27,7 +27,7 @@ class Lingering(Bot):
         self.silent = threading.Event()
 
     def pass_cards(self, view: View) -> list[Card]:
-        return sorted(view.hand, key=lambda c: c.rank)[-view.rules.pass_count:]
+        return sorted(view.hand, key=lambda c: c.rank)[-view.rules.pass_count :]
 
     def play_card(self, view: View) -> Card:
         self.plays += 1

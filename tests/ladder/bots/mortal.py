@@ -23,7 +23,7 @@ class Mortal(Bot):
         self.plays = 0
 
     def pass_cards(self, view: View) -> list[Card]:
-        return sorted(view.hand, key=lambda c: c.rank)[-view.rules.pass_count:]
+        return sorted(view.hand, key=lambda c: c.rank)[-view.rules.pass_count :]
 
     def play_card(self, view: View) -> Card:
         self.plays += 1

@@ -16,7 +16,7 @@ class Sloppy(Bot):
     name = "sloppy"
 
     def pass_cards(self, view: View) -> list[Card]:
-        return sorted(view.hand, key=lambda c: (c.rank, c.suit))[:view.rules.pass_count]
+        return sorted(view.hand, key=lambda c: (c.rank, c.suit))[: view.rules.pass_count]
 
     def play_card(self, view: View) -> Card:
         return max(view.hand, key=lambda c: (c.rank, c.suit))

@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 
@@ -26,13 +27,14 @@ class Synchronous(bot_pb2_grpc.BotServiceServicer):
         self.declared = declared
 
     def Handshake(self, request: pb.HandshakeRequest, context: Any) -> pb.HandshakeResponse:
-        return pb.HandshakeResponse(protocol_version=1, name="synchronous", version="1", language="python",
-                                    max_concurrent_games=self.declared)
+        return pb.HandshakeResponse(
+            protocol_version=1, name="synchronous", version="1", language="python", max_concurrent_games=self.declared
+        )
 
     def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
         time.sleep(self.think_s)
         v = request.view
-        return pb.PassCardsResponse(cards=list(v.hand)[:v.rules.pass_count])
+        return pb.PassCardsResponse(cards=list(v.hand)[: v.rules.pass_count])
 
     def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
         time.sleep(self.think_s)
@@ -42,7 +44,7 @@ class Synchronous(bot_pb2_grpc.BotServiceServicer):
         return pb.CallPassResponse(offsets=[1] * request.view.rules.pass_count)
 
     def DiscardCards(self, request: pb.DiscardCardsRequest, context: Any) -> pb.DiscardCardsResponse:
-        return pb.DiscardCardsResponse(cards=list(request.view.hand)[:request.count])
+        return pb.DiscardCardsResponse(cards=list(request.view.hand)[: request.count])
 
     def ChooseMoon(self, request: pb.ChooseMoonRequest, context: Any) -> pb.ChooseMoonResponse:
         return pb.ChooseMoonResponse(choice=pb.MOON_CHOICE_ADD_TO_OTHERS)
