@@ -67,7 +67,7 @@ def hearts_arena(preset: str, seconds: float) -> tuple[float, int]:
 def pyspiel_hearts(seconds: float) -> tuple[float, int] | None:
     """Hands per second of pyspiel's hearts (one pyspiel game is one hand), random play."""
     try:
-        import pyspiel  # type: ignore[import-not-found]
+        import pyspiel  # type: ignore[import-not-found]  # optional: the bench extra
     except ImportError:
         return None
     game = pyspiel.load_game("hearts")

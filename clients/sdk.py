@@ -213,7 +213,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         # stays outside the try.
         try:
             return await make()
-        except Exception as e:  # noqa: BLE001 - every bot failure must reach the referee as a status
+        except Exception as e:
             log.exception("%s failed", what)
             message = f"{what}: {type(e).__name__}: {e}"
         # UNKNOWN, as gRPC itself reports an uncaught handler exception.
@@ -285,7 +285,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         if self._notify is not None:
 
             async def make() -> pb.NotifyResponse:
-                await _maybe_await(self._notify(notification_from_wire(request)))  # type: ignore[misc]
+                await _maybe_await(self._notify(notification_from_wire(request)))  # type: ignore[misc]  # set: checked above
                 return pb.NotifyResponse()
 
             return await self._answer(context, "notify", make)
@@ -384,7 +384,7 @@ class ThreadedBotServer:
     def _run(self) -> None:
         try:
             asyncio.run(self._main())
-        except BaseException as e:  # noqa: BLE001 - handed to the starting thread
+        except BaseException as e:
             self._error = e
             self._ready.set()
 

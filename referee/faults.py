@@ -149,7 +149,7 @@ def safe_repr(answer: object) -> str:
     """An in-process bot's answer for the record, capped; an object whose ``__repr__`` fails is still named."""
     try:
         return repr(answer)[:300]
-    except Exception:  # noqa: BLE001
+    except Exception:
         return f"<{type(answer).__name__}>"
 
 

@@ -514,7 +514,7 @@ class _Notifier:
             try:
                 async with self.in_flight:
                     await self.seat.notify(request, self.timeout)
-            except Exception:  # noqa: BLE001, S110 - a notification is a courtesy: errors are not faults
+            except Exception:
                 pass
 
     async def close(self) -> None:
@@ -578,7 +578,7 @@ class _Referee:
         try:
             try:
                 answer = await method(ask, clock.deadline())
-            except Exception as e:  # noqa: BLE001 - every failure of a bot is judged, none stops the match
+            except Exception as e:
                 elapsed = _perf_counter() - t0
                 fault = fault_from_error(e)
                 if fault.kind is FaultKind.TIMEOUT:
@@ -708,7 +708,7 @@ class _Referee:
         async def one(st: _SeatState) -> pb.HandshakeResponse | BaseException:
             try:
                 return await st.seat.handshake(request, timeout)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 return e
 
         replies = await asyncio.gather(*(one(st) for st in self.states))

@@ -100,7 +100,7 @@ def summary(record: MatchRecord) -> RenderableType:
         ("p95", "right"),
         ("max", "right"),
     ):
-        standing.add_column(col, justify=just)  # type: ignore[arg-type]
+        standing.add_column(col, justify=just)  # type: ignore[arg-type]  # rich's Literal; the values are of it
     for s in record.seats:
         lat = latencies(record, s.seat)
         standing.add_row(

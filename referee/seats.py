@@ -129,7 +129,7 @@ def _reader(message: Any, method: str, limit: int) -> Callable[[bytes], Any]:
             )
         try:
             return parse(data)
-        except Exception as e:  # noqa: BLE001 - any bytes a bot sends are judged, none crash the reader
+        except Exception as e:
             return _Refused(
                 MalformedReply(
                     f"{method} reply could not be decoded ({type(e).__name__})", f"{len(data)} bytes: {data[:40].hex()}"
@@ -455,7 +455,7 @@ class InProcessSeat:
             result = getattr(self.bot, method)(arg)
             if inspect.isawaitable(result):
                 result = await asyncio.wait_for(result, timeout)
-        except Exception as e:  # noqa: BLE001 - whatever the bot raised is its fault, of the kind observed
+        except Exception as e:
             if isinstance(e, TimeoutError) and _perf_counter() - t0 >= timeout * 0.999:
                 raise BotTimeout("no answer before the deadline", "nothing") from None
             raise BotErrorStatus(f"the bot raised {type(e).__name__}: {_message(e)}"[:300], _message(e, repr)) from None
@@ -513,7 +513,7 @@ def _message(error: BaseException, show: Callable[[object], str] = str) -> str:
     """An in-process bot's exception as text (capped); an exception whose ``__str__`` fails is still named."""
     try:
         return show(error)[:300]
-    except Exception:  # noqa: BLE001
+    except Exception:
         return f"<{type(error).__name__}>"
 
 
@@ -579,7 +579,7 @@ async def reach(seats: Sequence[Seat], timeout: float = 3.0) -> list[BaseExcepti
     async def one(seat: Seat) -> BaseException | None:
         try:
             await seat.handshake(request, timeout)
-        except Exception as e:  # noqa: BLE001 - the caller reports whatever it was
+        except Exception as e:
             return e
         return None
 

@@ -42,7 +42,7 @@ def inert(text: object, limit: int = DEFAULT_LIMIT, *, multiline: bool = False) 
     else:
         try:
             s = str(text)
-        except Exception:  # noqa: BLE001 - an object of a bot's whose __str__ fails is still shown
+        except Exception:
             s = f"<{type(text).__name__}>"
     dropped = len(s) - limit
     if dropped > 0:

@@ -35,9 +35,9 @@ WORK = ROOT / "build" / "engine"
 
 
 def build() -> Path:
-    from mypyc.build import mypycify  # noqa: PLC0415
-    from setuptools import Distribution  # noqa: PLC0415
-    from setuptools.command.build_ext import build_ext  # noqa: PLC0415
+    from mypyc.build import mypycify
+    from setuptools import Distribution
+    from setuptools.command.build_ext import build_ext
 
     before = _loader.source_digests(ENGINE)
     shutil.rmtree(WORK, ignore_errors=True)
@@ -67,7 +67,7 @@ def build() -> Path:
     expected = {f"{_loader.PACKAGE}.{f[:-3]}" for f in COMPILED}
     if not expected <= modules.keys():
         raise SystemExit(f"mypyc built {sorted(modules)}, not the modules {sorted(expected)}")
-    import mypy.version  # noqa: PLC0415
+    import mypy.version
 
     manifest = {
         "extension_suffix": suffix,

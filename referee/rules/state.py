@@ -694,7 +694,7 @@ class Match:
         if p is _PLAY:
             return (self.hand.turn,)
         if p is _MOON:
-            return (self._moon_shooter,)  # type: ignore[return-value]
+            return (self._moon_shooter,)  # type: ignore[return-value]  # set in the moon phase
         if p is Phase.DISCARD:
             return (self.hand.turn,)  # the kitty's taker, who leads next
         if p is Phase.CALL:
@@ -752,7 +752,7 @@ class Match:
 
     def play(self, card: Card | str, seat: int | None = None) -> Trick | None:
         """Play a card for the seat to move (checked). Returns the trick if the card completed one."""
-        c = card if type(card) is Card else Card.parse(card)  # type: ignore[arg-type]
+        c = card if type(card) is Card else Card.parse(card)  # type: ignore[arg-type]  # text when not a Card
         hand = self.hand
         s = hand.turn
         m = c.mask

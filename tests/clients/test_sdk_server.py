@@ -119,7 +119,7 @@ class Broken(Bot):
         return None  # type: ignore[return-value] - a wrong answer type, on purpose
 
     def choose_moon(self, view: View) -> MoonChoice:
-        return "shoot"  # type: ignore[return-value]
+        return "shoot"
 
 
 def test_a_bot_exception_becomes_an_error_status_with_its_message() -> None:
@@ -218,7 +218,7 @@ def test_a_taken_port_fails_loudly() -> None:
 
 def test_a_non_bot_is_refused() -> None:
     with pytest.raises(TypeError, match="pass_cards"):
-        start_in_thread(object())  # type: ignore[arg-type]
+        start_in_thread(object())
 
 
 @pytest.mark.parametrize(

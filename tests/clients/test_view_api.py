@@ -315,7 +315,7 @@ def cases() -> Iterator[list[Case]]:
             wire = view_to_wire(
                 obs,
                 match_id=label,
-                player_names=context["player_names"],  # type: ignore[arg-type]
+                player_names=context["player_names"],
                 budget_ms=100 + i,
                 time_bank_ms=5000 + i,
             )
@@ -335,7 +335,7 @@ def _path(view: View, path: str) -> object:
 
 
 def _wire_cards(values: object) -> list[Card]:
-    return sorted(DECK[v - 1] for v in values)  # type: ignore[attr-defined]
+    return sorted(DECK[v - 1] for v in values)
 
 
 def _wire_sets(case: Case) -> list[tuple[str, CardSet, list[Card]]]:
@@ -624,7 +624,7 @@ class FromTheDocs(Bot):
         assert view.trick_number == len(view.tricks) and view.players == view.rules.players
         if view.is_leading:
             return min(view.legal, key=lambda c: c.rank)
-        follow = view.legal.of_suit(view.led_suit)  # type: ignore[arg-type]
+        follow = view.legal.of_suit(view.led_suit)
         return min(follow or view.legal, key=lambda c: c.rank)
 
 

@@ -9,7 +9,7 @@ from ladder.cli import main
 
 
 def run(*args: str, **kw: object) -> Result:
-    result = CliRunner().invoke(main, list(args), **kw)  # type: ignore[arg-type]
+    result = CliRunner().invoke(main, list(args), **kw)
     assert "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     return result

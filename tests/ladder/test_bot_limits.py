@@ -130,7 +130,7 @@ def test_max_concurrency_1_keeps_a_synchronous_bot_from_timing_out(tmp_path: Pat
     assert most_at_once(db, "sync") == 1  # never seated in two matches at once
     with Store(db) as store:
         assert store.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 8
-        assert get_bot(store, "sync").max_concurrency == 1  # type: ignore[union-attr]
+        assert get_bot(store, "sync").max_concurrency == 1
         assert (
             get_tournament(store, 1).bots[[b.name for b in get_tournament(store, 1).bots].index("sync")].max_concurrency
             == 1

@@ -17,7 +17,7 @@ HERE = Path(__file__).parent
 RANDOM = "python -m clients.bots.random --port {port} --seed 3"
 
 
-def run(coro):  # type: ignore[no-untyped-def]
+def run(coro):
     return asyncio.run(coro)
 
 
@@ -43,7 +43,7 @@ def test_start_waits_for_serving_logs_and_stops_cleanly(tmp_path: Path) -> None:
             assert await health_check(a) and await health_check(b)
             procs = [launcher.bots[n].proc for n in ("r1", "r2")]
         assert all(p is not None and p.poll() is not None for p in procs)
-        return procs[0].returncode, procs[1].returncode  # type: ignore[union-attr]
+        return procs[0].returncode, procs[1].returncode
 
     codes = run(main())
     assert codes == (0, 0)  # SIGTERM is handled by the SDK: a graceful exit, not a kill
@@ -194,7 +194,7 @@ def test_ensure_stops_a_wrappers_child_before_restarting(tmp_path: Path) -> None
 
 def test_start_many_launches_nothing_after_a_failure(tmp_path: Path) -> None:
     class SlowLauncher(Launcher):
-        async def start(self, name, command=None, *, address=None, env=None):  # type: ignore[no-untyped-def]
+        async def start(self, name, command=None, *, address=None, env=None):
             if name == "slow":
                 await asyncio.sleep(0.3)
             return await super().start(name, command, address=address, env=env)

@@ -31,7 +31,7 @@ from referee.record import HandRecord
 
 
 def S(bot: str, seat: int, score: int, place: int, **kw: object) -> SeatResult:
-    return SeatResult(bot=bot, seat=seat, score=score, place=place, **kw)  # type: ignore[arg-type]
+    return SeatResult(bot=bot, seat=seat, score=score, place=place, **kw)
 
 
 # m1 and m2 are one deal (seed 1) in two seat rotations; m3 is another deal where b forfeits.
@@ -59,11 +59,11 @@ M3 = RatedMatch(
 
 
 @pytest.fixture(scope="module")
-def board():  # type: ignore[no-untyped-def]
+def board():
     return compute_leaderboard([M1, M2, M3], provisional_games=2)
 
 
-def test_counts_per_bot(board) -> None:  # type: ignore[no-untyped-def]
+def test_counts_per_bot(board) -> None:
     a, b, c, d = (board[x] for x in "abcd")
     assert (a.games, b.games, c.games, d.games) == (3, 3, 3, 3)
     # a: beat all three in m1, one of three in m2 (b), all three in m3.
@@ -77,7 +77,7 @@ def test_counts_per_bot(board) -> None:  # type: ignore[no-untyped-def]
     assert (a.moons, b.faults, b.forfeits, c.faults) == (1, 5, 1, 1)
 
 
-def test_duplicate_delta_compares_the_same_deal_and_seat(board) -> None:  # type: ignore[no-untyped-def]
+def test_duplicate_delta_compares_the_same_deal_and_seat(board) -> None:
     # Seed 1, seat 0: a 10 vs d 30; seat 1: b 20 vs a 40; seat 2: c 20 vs b 50; seat 3: d 76 vs c 6.
     assert board["a"].dup_delta == pytest.approx((-20 + 20) / 2)
     assert board["b"].dup_delta == pytest.approx((-20 + 30) / 2)
@@ -85,7 +85,7 @@ def test_duplicate_delta_compares_the_same_deal_and_seat(board) -> None:  # type
     assert board["d"].dup_delta == pytest.approx((20 + 70) / 2)
 
 
-def test_elo_is_the_ratings_fit_with_forfeits_last(board) -> None:  # type: ignore[no-untyped-def]
+def test_elo_is_the_ratings_fit_with_forfeits_last(board) -> None:
     expected = fit(
         [
             MatchResult.from_scores(("a", "b", "c", "d"), (10, 20, 20, 76)),
@@ -109,7 +109,7 @@ def test_a_split_pool_warns() -> None:
     assert any("pool split" in w for w in lb.warnings)
 
 
-def test_exports(board) -> None:  # type: ignore[no-untyped-def]
+def test_exports(board) -> None:
     data = json.loads(to_json(board))
     assert data["matches"] == 3 and [r["bot"] for r in data["rows"]] == [r.bot for r in board.rows]
     rows = list(csv.DictReader(io.StringIO(to_csv(board))))
@@ -139,7 +139,7 @@ def test_empty_board() -> None:
     assert math.isnan(compute_leaderboard([M1])["a"].points_per_hand) is False
 
 
-def test_self_play_is_left_out_of_every_figure_and_counted(board) -> None:  # type: ignore[no-untyped-def]
+def test_self_play_is_left_out_of_every_figure_and_counted(board) -> None:
     # One bot in every seat (and one in two seats of four): neither rates a bot against another.
     solo = RatedMatch(
         "s1",

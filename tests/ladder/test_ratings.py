@@ -46,7 +46,7 @@ def to_results(places: np.ndarray, players: np.ndarray, rng: np.random.Generator
     for pl, pp in zip(places.tolist(), players.tolist()):
         scores = tuple(float(8 * p + 1) for p in pl)
         out.append(MatchResult.from_scores(players=tuple(f"b{i:03d}" for i in pp), scores=scores))
-    rng.shuffle(out)  # type: ignore[arg-type]
+    rng.shuffle(out)
     return out
 
 
@@ -165,8 +165,8 @@ def test_gradient_and_hessian_match_finite_differences() -> None:
     # All blocks, then the tie blocks alone so the check does not lean on the fast path.
     for bl, prior in ((blocks, 0.01), (tie_blocks, 0.0)):
         act = R._active_counts(bl, 9)
-        f = lambda t, bl=bl, act=act, prior=prior: R._nll_grad(t, bl, act, prior)[0]  # noqa: E731
-        g = lambda t, bl=bl, act=act, prior=prior: R._nll_grad(t, bl, act, prior)[1]  # noqa: E731
+        f = lambda t, bl=bl, act=act, prior=prior: R._nll_grad(t, bl, act, prior)[0]  # noqa: E731 - one line each, as the formula reads
+        g = lambda t, bl=bl, act=act, prior=prior: R._nll_grad(t, bl, act, prior)[1]  # noqa: E731 - one line each, as the formula reads
         gt = g(th)
         assert np.abs(_central_diff(f, th) - gt).max() < 1e-7 * np.abs(gt).max()
         h = R._hessian(th, bl, prior)
@@ -201,7 +201,7 @@ def test_recovers_hidden_order_100k_matches(hearts_100k: dict) -> None:
     # Best first, Elo scale: 1500 on average, spread ≈ 173.7·SD(θ).
     assert [b.elo for b in res.bots] == sorted((b.elo for b in res.bots), reverse=True)
     assert np.mean(est) == pytest.approx(1500.0, abs=1e-6)
-    assert all(0.0 <= b.los_next <= 1.0 for b in res.bots[:-1])  # type: ignore[operator]
+    assert all(0.0 <= b.los_next <= 1.0 for b in res.bots[:-1])
     assert res.bots[-1].los_next is None
     assert res.warnings == [] and len(res.components) == 1
     assert not any(b.provisional for b in res.bots)

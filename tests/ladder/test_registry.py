@@ -145,9 +145,9 @@ def test_registering_from_a_bots_file_keeps_descriptions(tmp_path: Path) -> None
             "a", command="python -m clients.bots.lowest --port {port}", description="kept"
         )
         add_bot(store, BotEntry("a", command="python -m clients.bots.lowest --port {port}", description=""))
-        assert get_bot(store, "a").description is None  # type: ignore[union-attr]
+        assert get_bot(store, "a").description is None
         add_bot(store, BotEntry("c", address="127.0.0.1:6"))
-        assert get_bot(store, "c").description is None  # type: ignore[union-attr]
+        assert get_bot(store, "c").description is None
         # create_tournament registers the bots file's entries the same way (tournament run --bots).
         add_bot(store, BotEntry("a", command="python -m clients.bots.lowest --port {port}", description="again"))
         create_tournament(
@@ -155,7 +155,7 @@ def test_registering_from_a_bots_file_keeps_descriptions(tmp_path: Path) -> None
             [*load_bots_file(f), BotEntry("c", address="127.0.0.1:6"), BotEntry("d", address="127.0.0.1:7")],
             TournamentSpec(seed=3),
         )
-        assert get_bot(store, "a").description == "again"  # type: ignore[union-attr]
+        assert get_bot(store, "a").description == "again"
 
 
 def test_bot_add_keeps_the_description_unless_given(tmp_path: Path) -> None:

@@ -70,7 +70,7 @@ def test_a_round_robin_is_played_recorded_and_ranked(tmp_path: Path) -> None:
         rows = scheduled_vs_recorded(store, tid)
         assert len(rows) == 20
         for _idx, seed, seats, recorded_seed, bots_json in rows:
-            assert recorded_seed == seed and json.loads(bots_json) == json.loads(seats)  # type: ignore[arg-type]
+            assert recorded_seed == seed and json.loads(bots_json) == json.loads(seats)
         # Duplicate deals: each seed was played by every bot of its table from every seat.
         cells: defaultdict[int, set[tuple[int, str]]] = defaultdict(set)
         for m in store.list_matches(tournament_id=tid):

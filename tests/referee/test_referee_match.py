@@ -502,10 +502,10 @@ def test_decisions_waiting_on_their_bots_do_not_hold_the_referees_slots() -> Non
             self.most = max(self.most, self.waiting)
             await self.go.wait()
             self.waiting -= 1
-            return list(obs.hand.cards)[:3]  # type: ignore[attr-defined]
+            return list(obs.hand.cards)[:3]
 
         async def play_card(self, obs: object) -> object:
-            return obs.legal.cards[0]  # type: ignore[attr-defined]
+            return obs.legal.cards[0]
 
     async def go() -> int:
         release = asyncio.Event()

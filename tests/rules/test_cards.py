@@ -132,9 +132,9 @@ def test_bad_card_in_a_list_names_it():
 def test_cards_are_immutable():
     """cards.py: 'A card is a small frozen value'"""
     with pytest.raises(AttributeError):
-        QUEEN_OF_SPADES.rank = 13  # type: ignore[misc]
+        QUEEN_OF_SPADES.rank = 13
     with pytest.raises(AttributeError):
-        QUEEN_OF_SPADES.extra = 1  # type: ignore[attr-defined]
+        QUEEN_OF_SPADES.extra = 1
     assert QUEEN_OF_SPADES.rank == 12
 
 
