@@ -76,3 +76,24 @@ def test_bot_proto_names_every_value_of_each_named_option() -> None:
         comment = _comment_of(field)
         missing = [v for v in values if f'"{v}"' not in comment]
         assert not missing, f"bot.proto's comment on Rules.{field} does not name {missing}"
+
+
+def test_the_protocol_docs_name_every_value_of_each_named_option() -> None:
+    """docs/protocol.md's Rules table names what bot.proto's comments do: every preset and value."""
+    from referee.rules import PRESETS
+    from referee.rules.options import FIRST_LEADS, KITTY_TAKERS, MOON_SCORING, POINT_SCHEMES, TIED_LOWEST
+
+    text = (ROOT / "docs" / "protocol.md").read_text()
+    table = text[text.index("### Rules") : text.index("### Cards")]
+    rows = {line.split("|")[1].strip().strip("`"): line for line in table.splitlines() if line.startswith("| `")}
+    for field, values in (
+        ("preset", [*PRESETS, "custom"]),
+        ("kitty", KITTY_TAKERS),
+        ("first_lead", FIRST_LEADS),
+        ("hearts_lead", ("broken", "any-time")),
+        ("points", POINT_SCHEMES),
+        ("moon", MOON_SCORING),
+        ("tied_lowest", TIED_LOWEST),
+    ):
+        missing = [v for v in values if f'`"{v}"`' not in rows[field]]
+        assert not missing, f"docs/protocol.md's Rules table does not name {missing} for {field}"
