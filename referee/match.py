@@ -141,6 +141,9 @@ is flat and only latency grows, and client-side queueing counts against the bots
 decision waiting on its bot longer than ``PATIENCE_S`` no longer counts (see ``_Decisions``)."""
 
 PATIENCE_S = 0.010
+SWEEP_S = 0.0025
+"""How often the held slots are swept: a slot is held at most PATIENCE_S + SWEEP_S by a call waiting
+on its bot, which caps how fast slots turn over (16 / 12.5 ms = 1,280 new decisions/s at least)."""
 """A decision whose bot has not answered within this long is waiting on the bot, not on the referee:
 its slot passes on. The referee's own work on a decision is well under a millisecond, and its
 answer comes back in a few milliseconds at 16 in flight on two cores when bots answer at once; so
@@ -206,7 +209,7 @@ class _Decisions(_InFlight):
     passes on, so waiting on slow bots never holds the slots that the referee's own work needs.
 
     ``hold()`` takes note of a call that holds a slot; ``let_go(held)`` releases its slot unless a
-    sweep already did. One timer per loop sweeps, every ``PATIENCE_S``, while any slot is held.
+    sweep already did. One timer per loop sweeps, every ``SWEEP_S``, while any slot is held.
     """
 
     __slots__ = ("held", "timer")
@@ -220,7 +223,7 @@ class _Decisions(_InFlight):
         held = [started, False]
         self.held.append(held)
         if self.timer is None:
-            self.timer = asyncio.get_running_loop().call_later(PATIENCE_S, self._sweep)
+            self.timer = asyncio.get_running_loop().call_later(SWEEP_S, self._sweep)
         return held
 
     def let_go(self, held: list[Any]) -> None:
@@ -238,7 +241,7 @@ class _Decisions(_InFlight):
                 oldest[1] = True  # waiting on its bot: the slot goes to the next decision
                 self.release()
         if held:
-            self.timer = asyncio.get_running_loop().call_later(PATIENCE_S, self._sweep)
+            self.timer = asyncio.get_running_loop().call_later(SWEEP_S, self._sweep)
 
 
 MAX_NOTIFY_IN_FLIGHT = 16
