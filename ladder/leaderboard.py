@@ -284,58 +284,22 @@ def ruleset_text(rules: str | Mapping[str, Any]) -> str | None:
         return None
 
 
-def _match_filters(tournament_id: int | None, rules_key: str | None) -> tuple[list[str], list[object]]:
-    """SQL conditions on ``matches m`` (and their arguments) for the leaderboard's filters."""
-    where: list[str] = []
-    args: list[object] = []
-    if tournament_id is not None:
-        where.append("m.tournament_id = ?")
-        args.append(tournament_id)
-    if rules_key is not None:
-        where.append("m.rules = ?")
-        args.append(rules_key)
-    return where, args
-
-
 def _key(rules: str | Rules | None) -> str | None:
     return None if rules is None else ruleset_key(rules)
 
 
 def rulesets(store: Store, *, tournament_id: int | None = None) -> list[RulesetCount]:
     """The rulesets of the store's finished matches (or one tournament's), most matches first."""
-    where, args = _match_filters(tournament_id, None)
-    sql = (
-        "SELECT m.rules, COUNT(*) FROM matches m WHERE "
-        + " AND ".join(["m.status = 'finished'", *where])
-        + " GROUP BY m.rules ORDER BY COUNT(*) DESC, m.rules"
-    )
-    out = []
-    for key, n in store.db.execute(sql, args):
-        try:
-            text = ruleset_text(key)
-        except ValueError:
-            text = None
-        out.append(RulesetCount(rules=text, key=key, matches=n))
-    return out
+    return [
+        RulesetCount(rules=ruleset_text(key), key=key, matches=n)
+        for key, n in store.ladder.ruleset_counts(tournament_id)
+    ]
 
 
 def _default_ruleset(store: Store, tournament_id: int | None) -> str | None:
     """The key of the ruleset a ladder shows by default: the latest tournament's (of those with a
     finished match), else that of the latest finished single match; None if there is no match."""
-    where, args = _match_filters(tournament_id, None)
-    cond = " AND ".join(["m.status = 'finished'", *where])
-    row = store.db.execute(
-        f"SELECT m.rules FROM matches m WHERE {cond} AND m.tournament_id IS NOT NULL "
-        "ORDER BY m.tournament_id DESC LIMIT 1",
-        args,
-    ).fetchone()
-    if row is None:
-        row = store.db.execute(
-            f"SELECT m.rules FROM matches m WHERE {cond} "
-            "ORDER BY COALESCE(m.finished_at, m.started_at) DESC, m.id DESC LIMIT 1",
-            args,
-        ).fetchone()
-    return None if row is None else str(row[0])
+    return store.ladder.latest_ruleset(tournament_id)
 
 
 def load_summaries(
@@ -347,20 +311,8 @@ def load_summaries(
 
 
 def _load_summaries(store: Store, tournament_id: int | None, rules_key: str | None) -> list[RatedMatch]:
-    filters, args = _match_filters(tournament_id, rules_key)
-    where = ["m.status = 'finished'", *filters]
-    sql = (
-        "SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
-        "s.faults, "
-        # A sun takes every penalty card too; the engine records it as sun with moon NULL.
-        "(SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id AND (h.moon = s.seat OR h.sun = s.seat)) "
-        "FROM matches m "
-        "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
-        "LEFT JOIN (SELECT match_id, COUNT(*) AS n FROM hands GROUP BY match_id) hc ON hc.match_id = m.id "
-        f"WHERE {' AND '.join(where)} ORDER BY m.id, s.seat"
-    )
     out: list[RatedMatch] = []
-    for _mid, group in itertools.groupby(store.db.execute(sql, args), key=lambda r: r[0]):
+    for _mid, group in itertools.groupby(store.ladder.seat_results(tournament_id, rules_key), key=lambda r: r[0]):
         rows = list(group)
         r0 = rows[0]
         out.append(
@@ -396,16 +348,10 @@ def live_elo(
 def _live_elo(
     store: Store, tournament_id: int | None, rules_key: str | None, bots: Iterable[str] | None = None
 ) -> dict[str, float]:
-    where, args = _match_filters(tournament_id, rules_key)
-    if bots is not None:
-        names = list(bots)
-        where.append(f"b.name IN ({', '.join('?' * len(names))})")
-        args.extend(names)
-    sql = (
-        "SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN matches m ON m.id = l.match_id "
-        "JOIN bots b ON b.id = l.bot_id" + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY b.name"
-    )
-    return {name: ELO_BASE + change for name, change in store.db.execute(sql, args)}
+    return {
+        name: ELO_BASE + change
+        for name, change in store.ladder.live_elo_changes(tournament_id, rules_key, bots).items()
+    }
 
 
 def load_leaderboard(

@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 from ladder.store import Store
-from referee.record import utc_now
 
 __all__ = [
     "BotEntry",
@@ -226,17 +225,13 @@ def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
                 f"{current.command or current.address}); remove it first"
             )
         store.bot_id(entry.name)  # the store's own insert keeps its created_at and id rules
-        store.db.execute(
-            "UPDATE bots SET command = ?, address = ?, description = ?, max_concurrency = ?, "
-            "registered_at = COALESCE(?, registered_at) WHERE name = ?",
-            [
-                entry.command,
-                entry.address,
-                entry.description or None,
-                entry.max_concurrency,
-                utc_now() if current != entry else None,
-                entry.name,
-            ],
+        store.registrations.set(
+            entry.name,
+            entry.command,
+            entry.address,
+            entry.description or None,
+            entry.max_concurrency,
+            changed=current != entry,
         )
     return current is None
 
@@ -250,9 +245,6 @@ def add_bots(store: Store, entries: Iterable[BotEntry]) -> list[BotEntry]:
     return entries
 
 
-_SELECT = "SELECT name, command, address, description, max_concurrency FROM bots "
-
-
 def _entry(row: Any) -> BotEntry:
     return BotEntry(
         name=row[0], command=row[1], address=row[2], description=row[3] or None, max_concurrency=row[4] or None
@@ -260,17 +252,13 @@ def _entry(row: Any) -> BotEntry:
 
 
 def get_bot(store: Store, name: str) -> BotEntry | None:
-    row = store.db.execute(
-        _SELECT + "WHERE name = ? AND (command IS NOT NULL OR address IS NOT NULL)", [name]
-    ).fetchone()
+    row = store.registrations.get(name)
     return None if row is None else _entry(row)
 
 
 def list_bots(store: Store) -> list[BotEntry]:
     """Registered bots, by name."""
-    return [
-        _entry(r) for r in store.db.execute(_SELECT + "WHERE command IS NOT NULL OR address IS NOT NULL ORDER BY name")
-    ]
+    return [_entry(r) for r in store.registrations.all()]
 
 
 def remove_bot(store: Store, name: str) -> bool:
@@ -278,13 +266,5 @@ def remove_bot(store: Store, name: str) -> bool:
     with store.db.atomic():
         if get_bot(store, name) is None:
             return False
-        played = store.db.execute(
-            "SELECT 1 FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = ? LIMIT 1", [name]
-        ).fetchone()
-        if played:
-            store.db.execute(
-                "UPDATE bots SET command = NULL, address = NULL, registered_at = NULL WHERE name = ?", [name]
-            )
-        else:
-            store.db.execute("DELETE FROM bots WHERE name = ?", [name])
+        store.registrations.unregister(name)
     return True

@@ -721,10 +721,147 @@ class Tournaments:
         )
 
 
+class Registrations:
+    """The store's registry part: the bots' registrations (how each is started or reached). Rows are
+    (name, command, address, description, max_concurrency); ``ladder.registry`` makes them entries."""
+
+    _SELECT = "SELECT name, command, address, description, max_concurrency FROM bots "
+
+    def __init__(self, db: _Database) -> None:
+        self.db = db
+
+    def get(self, name: str) -> tuple[Any, ...] | None:
+        """A registered bot's row (a bot that only played, never registered, has none)."""
+        row = self.db.execute(
+            self._SELECT + "WHERE name = ? AND (command IS NOT NULL OR address IS NOT NULL)", [name]
+        ).fetchone()
+        return None if row is None else tuple(row)
+
+    def all(self) -> list[tuple[Any, ...]]:
+        """Every registered bot's row, by name."""
+        sql = self._SELECT + "WHERE command IS NOT NULL OR address IS NOT NULL ORDER BY name"
+        return [tuple(r) for r in self.db.execute(sql)]
+
+    def set(
+        self,
+        name: str,
+        command: str | None,
+        address: str | None,
+        description: str | None,
+        max_concurrency: int | None,
+        *,
+        changed: bool,
+    ) -> None:
+        """Write a registration (the bot's row exists: ``Store.bot_id``); ``changed`` dates it now."""
+        self.db.execute(
+            "UPDATE bots SET command = ?, address = ?, description = ?, max_concurrency = ?, "
+            "registered_at = COALESCE(?, registered_at) WHERE name = ?",
+            [command, address, description, max_concurrency, utc_now() if changed else None, name],
+        )
+
+    def has_played(self, name: str) -> bool:
+        row = self.db.execute(
+            "SELECT 1 FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = ? LIMIT 1", [name]
+        ).fetchone()
+        return row is not None
+
+    def unregister(self, name: str) -> None:
+        """Forget how the bot is started; a bot that played keeps its row (its matches name it)."""
+        if self.has_played(name):
+            self.db.execute(
+                "UPDATE bots SET command = NULL, address = NULL, registered_at = NULL WHERE name = ?", [name]
+            )
+        else:
+            self.db.execute("DELETE FROM bots WHERE name = ?", [name])
+
+
+def _match_filters(tournament_id: int | None, rules: str | None) -> tuple[list[str], list[object]]:
+    """SQL conditions on ``matches m`` (and their arguments): one tournament's, one ruleset's
+    (its canonical text)."""
+    where: list[str] = []
+    args: list[object] = []
+    if tournament_id is not None:
+        where.append("m.tournament_id = ?")
+        args.append(tournament_id)
+    if rules is not None:
+        where.append("m.rules = ?")
+        args.append(rules)
+    return where, args
+
+
+class LadderReads:
+    """The store's reads for the ladder: finished matches, selected by tournament and ruleset (its
+    canonical text, as ``matches.rules`` holds it)."""
+
+    def __init__(self, db: _Database) -> None:
+        self.db = db
+
+    def ruleset_counts(self, tournament_id: int | None = None) -> list[tuple[str, int]]:
+        """(ruleset, finished matches), most matches first."""
+        where, args = _match_filters(tournament_id, None)
+        sql = (
+            "SELECT m.rules, COUNT(*) FROM matches m WHERE "
+            + " AND ".join(["m.status = 'finished'", *where])
+            + " GROUP BY m.rules ORDER BY COUNT(*) DESC, m.rules"
+        )
+        return [(str(key), int(n)) for key, n in self.db.execute(sql, args)]
+
+    def latest_ruleset(self, tournament_id: int | None = None) -> str | None:
+        """The ruleset of the latest tournament with a finished match, else that of the latest finished
+        single match; None if there is no finished match."""
+        where, args = _match_filters(tournament_id, None)
+        cond = " AND ".join(["m.status = 'finished'", *where])
+        row = self.db.execute(
+            f"SELECT m.rules FROM matches m WHERE {cond} AND m.tournament_id IS NOT NULL "
+            "ORDER BY m.tournament_id DESC LIMIT 1",
+            args,
+        ).fetchone()
+        if row is None:
+            row = self.db.execute(
+                f"SELECT m.rules FROM matches m WHERE {cond} "
+                "ORDER BY COALESCE(m.finished_at, m.started_at) DESC, m.id DESC LIMIT 1",
+                args,
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def seat_results(self, tournament_id: int | None = None, rules: str | None = None) -> Iterator[tuple[Any, ...]]:
+        """Each seat of each finished match, by match and seat: (match id, seed, rules, hands, seat,
+        bot, final score, place, forfeit, faults, moons and suns shot)."""
+        filters, args = _match_filters(tournament_id, rules)
+        where = ["m.status = 'finished'", *filters]
+        sql = (
+            "SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
+            "s.faults, "
+            # A sun takes every penalty card too; the engine records it as sun with moon NULL.
+            "(SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id AND (h.moon = s.seat OR h.sun = s.seat)) "
+            "FROM matches m "
+            "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
+            "LEFT JOIN (SELECT match_id, COUNT(*) AS n FROM hands GROUP BY match_id) hc ON hc.match_id = m.id "
+            f"WHERE {' AND '.join(where)} ORDER BY m.id, s.seat"
+        )
+        return iter(self.db.execute(sql, args))
+
+    def live_elo_changes(
+        self, tournament_id: int | None = None, rules: str | None = None, bots: Iterable[str] | None = None
+    ) -> dict[str, float]:
+        """Each bot's sum of live Elo changes over the selected matches (``bots``: only those names)."""
+        where, args = _match_filters(tournament_id, rules)
+        if bots is not None:
+            names = list(bots)
+            where.append(f"b.name IN ({', '.join('?' * len(names))})")
+            args.extend(names)
+        sql = (
+            "SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN matches m ON m.id = l.match_id "
+            "JOIN bots b ON b.id = l.bot_id" + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY b.name"
+        )
+        return {str(name): float(change) for name, change in self.db.execute(sql, args)}
+
+
 class Store:
     """An open arena database. ``Store(path)`` creates it if needed and migrates it.
 
-    ``store.tournaments`` is its tournaments part (``Tournaments``)."""
+    ``store.tournaments`` is its tournaments part (``Tournaments``), ``store.registrations`` its
+    registry part (``Registrations``), ``store.ladder`` what the ladder reads (``LadderReads``)."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         """Open (and, unless ``readonly``, create and migrate) the database at ``path``.
@@ -749,6 +886,8 @@ class Store:
             conn.close()
             raise store_error(e, self.path) from None
         self.tournaments = Tournaments(self.db)
+        self.registrations = Registrations(self.db)
+        self.ladder = LadderReads(self.db)
 
     def close(self) -> None:
         self.db.close()
