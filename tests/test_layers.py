@@ -73,3 +73,20 @@ def test_the_codec_sees_only_the_engine_and_the_generated_protocol() -> None:
         or (n.startswith("referee") and not n.startswith("referee.rules"))
     )
     assert not bad, f"the codec imports {bad}"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in _modules("ladder") + _modules("referee") if p.name != "store.py"],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_only_the_store_runs_sql(path: Path) -> None:
+    """The store owns the schema and every statement on it; the rest of the code calls its parts."""
+    calls = [
+        n.func.attr
+        for n in ast.walk(ast.parse(path.read_text()))
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in ("execute", "executemany", "executescript")
+    ]
+    assert not calls, f"{path.relative_to(ROOT)} runs SQL ({', '.join(calls)}): give the store a method for it"
