@@ -28,7 +28,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 import signal
+import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -46,6 +48,7 @@ from hearts.v1.codec import PROTOCOL_VERSION, card_to_wire, trick_from_wire
 from referee.rules import Card, MoonChoice, Phase, Trick, pass_call
 
 __all__ = [
+    "PORT_ENV",
     "PROTOCOL_VERSION",
     "SERVICE_NAME",
     "Bot",
@@ -56,6 +59,7 @@ __all__ = [
     "Notification",
     "ThreadedBotServer",
     "View",
+    "bot_port",
     "default_discard",
     "serve",
     "serve_async",
@@ -422,9 +426,39 @@ def start_in_thread(bot: BotProtocol, port: int = 0, host: str = "127.0.0.1") ->
     return ThreadedBotServer(bot, port, host).start()
 
 
+PORT_ENV = "HEARTS_BOT_PORT"
+"""The port the harness's launcher gives a bot it starts (and ``HEARTS_BOT_NAME`` its name)."""
+
+
+def bot_port(default: int = 0, argv: Sequence[str] | None = None) -> int:
+    """The port a bot listens on: ``--port N`` on its command line, else ``HEARTS_BOT_PORT`` (which the
+    launcher sets), else ``default``. So a bot written with a fixed port runs unchanged under the
+    launcher, beside other copies of itself."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    for i, a in enumerate(args):
+        text = (
+            a.partition("=")[2]
+            if a.startswith("--port=")
+            else (args[i + 1] if a == "--port" and i + 1 < len(args) else None)
+        )
+        if text is not None:
+            if not text.isdigit() or int(text) > 65535:
+                raise ValueError(f"--port {text!r} is not a port number (0 to 65535)")
+            return int(text)
+    env = os.environ.get(PORT_ENV, "")
+    if env:
+        if not env.isdigit() or int(env) > 65535:
+            raise ValueError(f"{PORT_ENV}={env!r} is not a port number (0 to 65535)")
+        return int(env)
+    return default
+
+
 async def serve_async(bot: BotProtocol, port: int = 0, host: str = "127.0.0.1") -> None:
-    """Serve until SIGTERM or SIGINT, then stop gracefully. Prints ``listening on HOST:PORT`` once bound."""
-    async with BotServer(bot, port, host) as srv:
+    """Serve until SIGTERM or SIGINT, then stop gracefully. Prints ``listening on HOST:PORT`` once bound.
+
+    The port is ``bot_port(port)``: ``--port N`` on the command line or ``HEARTS_BOT_PORT`` win over ``port``.
+    """
+    async with BotServer(bot, bot_port(port), host) as srv:
         # The line a launcher waits for to learn the port (port 0 picks one): flush it at once.
         print(f"listening on {srv.address}", flush=True)
         stop = asyncio.Event()
@@ -439,5 +473,6 @@ async def serve_async(bot: BotProtocol, port: int = 0, host: str = "127.0.0.1") 
 
 
 def serve(bot: BotProtocol, port: int = 0, host: str = "127.0.0.1") -> None:
-    """Serve ``bot`` on HOST:PORT until SIGTERM or SIGINT (blocks). See ``serve_async``."""
+    """Serve ``bot`` until SIGTERM or SIGINT (blocks), on ``--port N`` from the command line, else
+    ``HEARTS_BOT_PORT``, else ``port``. See ``serve_async``."""
     asyncio.run(serve_async(bot, port, host))

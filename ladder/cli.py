@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import signal
 import sqlite3
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -402,6 +403,14 @@ def bot_list(db: str) -> None:
             str(e.max_concurrency) if e.max_concurrency else "",
         )
     console.print(table)
+    from ladder.launcher import HARNESS_PYTHON
+
+    if any(e.command is not None and e.command.split()[:1] and e.command.split()[0] in HARNESS_PYTHON for e in entries):
+        console.print(
+            f"python: a command's leading python or python3 runs as this harness's interpreter ({sys.executable}); "
+            "name another by its path to run a bot under it",
+            soft_wrap=True,
+        )
     if any(e.max_concurrency for e in entries):
         console.print(
             "limit: max_concurrency, the most matches the bot is seated in at once (blank: none "
@@ -508,7 +517,10 @@ def match_command(
 @main.command("replay")
 @click.argument("match_id")
 @_EXISTING_DB_OPTION
-def replay_command(match_id: str, db: str) -> None:
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the match as one line of JSON (docs/export.md), as hearts export does."
+)
+def replay_command(match_id: str, db: str, as_json: bool) -> None:
     """Print a recorded match hand by hand, trick by trick (MATCH_ID may be a unique prefix).
 
     hearts match prints the id of the match it recorded; a tournament's matches are
@@ -523,6 +535,11 @@ def replay_command(match_id: str, db: str) -> None:
         except KeyError as e:
             hint = "list them with" if e.args[0].startswith("no match") else "give more of the id;"
             raise click.ClickException(f"{e.args[0]}: {hint} hearts matches --db {db}") from None
+    if as_json:
+        from ladder.export import dumps, match_to_json
+
+        click.echo(dumps(match_to_json(record)))
+        return
     console.print(replay(record))
     console.print(summary(record))
 
@@ -570,6 +587,56 @@ def matches_command(db: str, tournament_id: int | None, limit: int) -> None:
     if len(found) == limit:
         console.print(f"the {limit} newest shown; --limit N shows more")
     console.print(f"replay one with: hearts replay ID --db {db} (a unique prefix of the id will do)", soft_wrap=True)
+
+
+@main.command("export")
+@_EXISTING_DB_OPTION
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl"]),
+    default="jsonl",
+    show_default=True,
+    help="jsonl: one JSON object per match, one per line (docs/export.md).",
+)
+@click.option("--tournament", "tournament_id", type=int, help="Only this tournament's matches.")
+def export_command(db: str, fmt: str, tournament_id: int | None) -> None:
+    """Write every recorded match to stdout as JSON, one line per match, in id order.
+
+    Each line is a whole match: rules, seed, seats, every pass and play with its latency, the
+    faults, each hand's score and the places (schema: docs/export.md). It streams: one match at a
+    time is read and written, however many the database holds.
+
+    \b
+    Example:
+      hearts export --format jsonl --tournament 1 --db arena.db > t1.jsonl
+    """
+    import sys
+
+    from ladder.export import write_jsonl
+
+    with _open(db, readonly=True) as store:
+        if tournament_id is not None:
+            _check_tournament(store, tournament_id, db)
+        try:
+            write_jsonl(store, sys.stdout, tournament_id)
+            sys.stdout.flush()
+        except BrokenPipeError:  # hearts export | head: the reader has all it wants
+            _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null, so that the flush at exit cannot fail again."""
+    import os
+    import sys
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def _rules_text(rules: dict[str, object]) -> str:

@@ -103,6 +103,11 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+HARNESS_PYTHON = ("python", "python3")
+"""A command's first word that runs as this harness's own interpreter (its venv): name another
+interpreter by its path (``/usr/bin/python3``, ``bot/.venv/bin/python``) to run a bot under it."""
+
+
 def expand_command(template: str, *, port: int | None, host: str = "127.0.0.1", name: str = "") -> list[str]:
     """The argv for a command template: placeholders filled, a leading python made this interpreter.
 
@@ -116,7 +121,7 @@ def expand_command(template: str, *, port: int | None, host: str = "127.0.0.1", 
     # Only the three placeholders are replaced (not str.format): other braces, e.g. a JSON
     # argument, pass through untouched.
     out = [_PLACEHOLDER.sub(lambda m: values[m.group(1)], a) for a in argv]
-    if out[0] in ("python", "python3"):
+    if out[0] in HARNESS_PYTHON:
         out[0] = sys.executable
     return out
 
@@ -301,8 +306,10 @@ class Launcher:
         bp.log_path.parent.mkdir(parents=True, exist_ok=True)
         for attempt in range(attempts):
             wants_port = "{port}" in bp.command
-            port = free_port(bp.host) if wants_port else None
-            argv = expand_command(bp.command, port=port, host=bp.host, name=bp.name)
+            # A port is offered to every bot (HEARTS_BOT_PORT, which the SDK listens on); only a {port}
+            # in the command makes it the bot's address: without one, its "listening on" line says.
+            port = free_port(bp.host)
+            argv = expand_command(bp.command, port=port if wants_port else None, host=bp.host, name=bp.name)
             missing = _missing_program(argv[0], cwd=bp.cwd, path={**os.environ, **bp.env}.get("PATH"))
             if missing is not None:
                 raise BotStartError(bp.name, missing, command=bp.command)
@@ -314,9 +321,7 @@ class Launcher:
                     f"{shlex.join(argv)}\n".encode()
                 )
                 offset = log.tell()
-                env = {**os.environ, **bp.env, "HEARTS_BOT_NAME": bp.name}
-                if port is not None:
-                    env["HEARTS_BOT_PORT"] = str(port)
+                env = {**os.environ, **bp.env, "HEARTS_BOT_NAME": bp.name, "HEARTS_BOT_PORT": str(port)}
                 try:
                     bp.proc = subprocess.Popen(
                         _wrap(argv),
@@ -332,14 +337,14 @@ class Launcher:
                         bp.name, f"cannot run the command: {e}", command=bp.command, log_path=bp.log_path
                     ) from None
             bp.starts += 1
-            bp.address = f"{bp.host}:{port}" if port is not None else None
+            bp.address = f"{bp.host}:{port}" if wants_port else None
             try:
                 bp.address = await self._await_ready(bp, offset)
                 return bp.address
             except BotStartError as e:
                 await _terminate(bp.proc, self.stop_grace)
                 clash = re.search(r"address already in use|failed to bind|cannot listen", e.tail, re.IGNORECASE)
-                if not (clash and wants_port and attempt + 1 < attempts):
+                if not (clash and attempt + 1 < attempts):  # each attempt offers another port
                     raise
         raise AssertionError("unreachable")
 

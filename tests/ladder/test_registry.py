@@ -211,3 +211,22 @@ def test_good_names_pass(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     for name in ("alice", "Bob_2", "random-2", "v1.3", "9lives"):
         assert f"registered bot '{name}'" in ok("bot", "add", name, "--address", "localhost:5", "--db", str(db))
+
+
+def test_bot_list_says_what_a_leading_python_runs_as(tmp_path: Path) -> None:
+    """A bots.toml written as ``python bot.py`` runs under the harness's interpreter: the list says so, and
+    how to name another."""
+    import sys
+
+    from click.testing import CliRunner
+
+    from ladder.cli import main
+
+    db = str(tmp_path / "a.db")
+    runner = CliRunner()
+    assert (
+        runner.invoke(main, ["bot", "add", "p", "--command", "python bot.py --port {port}", "--db", db]).exit_code == 0
+    )
+    out = runner.invoke(main, ["bot", "list", "--db", db], terminal_width=200).output
+    assert "leading python or python3 runs as this harness's interpreter" in out and sys.executable in out
+    assert "name another by its path" in out
