@@ -2,30 +2,30 @@
 // A hearts.v1 bot in Node.js, written from proto/hearts/v1/bot.proto alone: it plays its lowest
 // legal card and passes its highest cards. Run: node bot.js --port N (0 = any free port); it
 // prints "listening on 127.0.0.1:PORT" once bound, like the Python SDK, serves grpc.health.v1
-// (SERVING) so the tournament launcher can tell when it is up, and stops on SIGTERM.
+// (SERVING, from the npm package grpc-health-check) so the tournament launcher can tell when it is
+// up, and server reflection (@grpc/reflection) for tools such as grpcurl, and stops on SIGTERM.
 'use strict';
 
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
+const { HealthImplementation } = require('grpc-health-check');
+const { ReflectionService } = require('@grpc/reflection');
 
 const PROTO = path.join(__dirname, '..', '..', 'proto', 'hearts', 'v1', 'bot.proto');
-const HEALTH_PROTO = path.join(__dirname, 'health.proto');
 const PROTOCOL_VERSION = 1;
 const MOON_CHOICE_ADD_TO_OTHERS = 1;
 
 // keepCase: fields keep their .proto names (legal_cards, pass_count); enums stay numbers, which
 // is how cards are compared below; defaults: an empty repeated field arrives as [].
-const definition = protoLoader.loadSync([PROTO, HEALTH_PROTO], {
+const definition = protoLoader.loadSync(PROTO, {
   keepCase: true,
   enums: Number,
   longs: Number,
   defaults: true,
   oneofs: true,
 });
-const loaded = grpc.loadPackageDefinition(definition);
-const hearts = loaded.hearts.v1;
-const healthService = loaded.grpc.health.v1.Health.service;
+const hearts = grpc.loadPackageDefinition(definition).hearts.v1;
 
 // A Card enum value v: v - 1 = suit * 13 + rank - 2 (suits clubs 0, diamonds 1, spades 2, hearts 3).
 function rank(card) {
@@ -92,21 +92,11 @@ const service = {
   Notify: unary(() => ({})),
 };
 
-// grpc.health.v1: the whole server ("") and the bot service are SERVING while the process runs.
-const SERVING = 1;
-const SERVICE_UNKNOWN = 3;
-const HEALTHY = new Set(['', 'hearts.v1.BotService']);
-const health = {
-  Check: (call, callback) => {
-    if (HEALTHY.has(call.request.service)) callback(null, { status: SERVING });
-    else callback({ code: grpc.status.NOT_FOUND, details: `unknown service ${call.request.service}` });
-  },
-  Watch: (call) => {
-    // The status never changes while serving: send it once, keep the stream open until cancelled.
-    call.write({ status: HEALTHY.has(call.request.service) ? SERVING : SERVICE_UNKNOWN });
-    call.on('cancelled', () => call.end());
-  },
-};
+// grpc.health.v1: the whole server ("") and the bot service are SERVING while the process runs;
+// any other service is NOT_FOUND (Check) or SERVICE_UNKNOWN (Watch).
+const health = new HealthImplementation({ '': 'SERVING', 'hearts.v1.BotService': 'SERVING' });
+// grpc.reflection (v1 and v1alpha): describes hearts.v1 from the loaded bot.proto.
+const reflection = new ReflectionService(definition);
 
 function parseArgs(argv) {
   const args = { port: 0, host: '127.0.0.1' };
@@ -127,7 +117,8 @@ function main() {
   const { port, host } = parseArgs(process.argv.slice(2));
   const server = new grpc.Server();
   server.addService(hearts.BotService.service, service);
-  server.addService(healthService, health);
+  health.addToServer(server);
+  reflection.addToServer(server);
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
     if (err) {

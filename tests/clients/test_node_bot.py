@@ -1,4 +1,4 @@
-"""The Node.js bot (clients/node/bot.js) over real gRPC: handshake, health, passes, plays, moon, shutdown.
+"""The Node.js bot (clients/node/bot.js) over real gRPC: handshake, health, reflection, passes, plays, moon, shutdown.
 
 It is started as the launcher would start it (`node clients/node/bot.js --port 0`, reading the
 port from its `listening on` line). Its answers are checked by the engine and compared with the
@@ -64,6 +64,26 @@ def test_handshake_and_health(stub: bot_pb2_grpc.BotServiceStub, node_bot: tuple
         with pytest.raises(grpc.RpcError) as e:
             health.Check(health_pb2.HealthCheckRequest(service="no.such.Service"), timeout=5)
         assert e.value.code() is grpc.StatusCode.NOT_FOUND
+
+
+def test_health_and_reflection_come_from_the_npm_packages(node_bot: tuple[subprocess.Popen[str], str]) -> None:
+    """grpc-health-check answers Check (SERVING) and Watch; @grpc/reflection lists and describes hearts.v1."""
+    from google.protobuf.descriptor_pool import DescriptorPool
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+    assert not (NODE_DIR / "health.proto").exists(), "the hand-written health.proto is replaced by grpc-health-check"
+    with grpc.insecure_channel(node_bot[1]) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        watch = health.Watch(health_pb2.HealthCheckRequest(service=""), timeout=5)
+        assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
+        watch.cancel()
+        database = ProtoReflectionDescriptorDatabase(channel)
+        assert "hearts.v1.BotService" in list(database.get_services())
+        service = DescriptorPool(database).FindServiceByName("hearts.v1.BotService")
+        assert sorted(m.name for m in service.methods) == sorted(
+            m.name for m in pb.DESCRIPTOR.services_by_name["BotService"].methods
+        )
+        assert service.FindMethodByName("PlayCard").input_type.full_name == "hearts.v1.PlayCardRequest"
 
 
 @pytest.mark.parametrize(
