@@ -120,9 +120,16 @@ def test_hearts_proto_prints_the_path_of_the_packaged_bot_proto_and_its_text() -
 
 def test_a_built_wheel_ships_bot_proto(tmp_path: Path) -> None:
     pytest.importorskip("setuptools")
+    # Built from a copy, so that setuptools' build/ and egg-info never land in the work tree.
+    src = tmp_path / "src"
+    skip = shutil.ignore_patterns("node_modules", "__pycache__", "_compiled*", "*.so", "gen")
+    for part in ("referee", "clients", "ladder", "proto"):
+        shutil.copytree(ROOT / part, src / part, ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), "."],
-        cwd=ROOT,
+        cwd=src,
         check=True,
         timeout=240,
     )
