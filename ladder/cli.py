@@ -542,7 +542,10 @@ def match_command(
 @click.argument("match_id")
 @_EXISTING_DB_OPTION
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print the match as one line of JSON (docs/export.md), as hearts export does."
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the match as one line of JSON (docs/export.md), as hearts export does.",
 )
 def replay_command(match_id: str, db: str, as_json: bool) -> None:
     """Print a recorded match hand by hand, trick by trick (MATCH_ID may be a unique prefix).

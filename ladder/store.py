@@ -1184,3 +1184,23 @@ class Store:
                 )
             )
         return out
+
+    def match_ids(self, *, tournament_id: int | None = None, batch: int = 1000) -> Iterator[str]:
+        """Every match id (of one tournament), in id order (a tournament's in schedule order).
+
+        Read ``batch`` ids at a time, each batch after the last id of the one before: memory stays
+        constant however many matches there are, and no statement stays open between batches, so
+        the caller may read (``load_match``) or write between two ids."""
+        where, args = ("tournament_id = ? AND ", [tournament_id]) if tournament_id is not None else ("", [])
+        last = ""
+        while True:
+            ids = [
+                str(r[0])
+                for r in self.db.execute(
+                    f"SELECT id FROM matches WHERE {where}id > ? ORDER BY id LIMIT ?", [*args, last, int(batch)]
+                )
+            ]
+            yield from ids
+            if len(ids) < batch:
+                return
+            last = ids[-1]

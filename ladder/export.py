@@ -1,0 +1,145 @@
+"""Matches as JSON: the harness's PGN. One JSON object per match, documented in docs/export.md.
+
+``match_to_json(record)`` is one match as a JSON-ready dict, ``match_from_json(obj)`` reads it back
+into the referee's ``MatchRecord``; ``export_matches(store)`` yields them one match at a time and
+``write_jsonl(store, out)`` writes them one line each (``hearts export --format jsonl``). Memory
+stays constant however many matches the store holds: the ids are read in batches
+(``Store.match_ids``) and one record at a time is loaded, converted and written.
+
+The object is the record as it stands (``referee/record.py``), field for field, with the rules as
+their canonical text (``str(Rules)``; ``Rules.parse`` reads it back), enums as their values and
+tuples as lists. Bot-controlled text (names, fault details, what a bot sent back) is data: JSON
+escapes it, and ``dumps`` writes only ASCII, so no byte of it reaches a terminal as it was sent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+from ladder.store import Store
+from referee.record import (
+    FaultKind,
+    FaultRecord,
+    ForfeitReason,
+    HandRecord,
+    MatchRecord,
+    MatchStatus,
+    PassRecord,
+    PlayRecord,
+    SeatRecord,
+)
+from referee.rules import Rules
+
+SCHEMA = "hearts-arena/match"
+VERSION = 1  # bump on any change a reader of version 1 would misread; adding a field is one too
+
+
+class ExportError(ValueError):
+    """An object that is not a match of a schema version this harness reads."""
+
+
+def _plain(value: Any) -> Any:
+    """A record's value as JSON holds it: enums by value, tuples (nested too) as lists."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _fields(obj: Any, **override: Any) -> dict[str, Any]:
+    """Every field of a record dataclass, in declaration order, ``override`` replacing some."""
+    return {
+        f.name: override[f.name] if f.name in override else _plain(getattr(obj, f.name))
+        for f in dataclasses.fields(obj)
+    }
+
+
+def match_to_json(record: MatchRecord) -> dict[str, Any]:
+    """One match as a JSON-ready dict: ``schema`` and ``version`` first, then every field of the record."""
+    return {
+        "schema": SCHEMA,
+        "version": VERSION,
+        **_fields(
+            record,
+            rules=str(Rules.from_dict(record.rules)),
+            seats=[_fields(s) for s in record.seats],
+            hands=[_fields(h, passes=[_fields(p) for p in h.passes]) for h in record.hands],
+            plays=[_fields(p) for p in record.plays],
+            faults=[_fields(f) for f in record.faults],
+        ),
+    }
+
+
+def match_from_json(obj: dict[str, Any]) -> MatchRecord:
+    """The ``MatchRecord`` an exported object holds; ``ExportError`` for another schema or a later version."""
+    if obj.get("schema") != SCHEMA:
+        raise ExportError(f"not a hearts-arena match (schema {obj.get('schema')!r}, expected {SCHEMA!r})")
+    version = obj.get("version")
+    if not isinstance(version, int) or not 1 <= version <= VERSION:
+        raise ExportError(f"match schema version {version!r}: this hearts-arena reads versions 1 to {VERSION}")
+    try:
+        return MatchRecord(
+            match_id=obj["match_id"],
+            seed=obj["seed"],
+            rules=Rules.parse(obj["rules"]).to_dict(),
+            seats=[
+                SeatRecord(
+                    **{
+                        **s,
+                        "forfeit_reason": ForfeitReason(s["forfeit_reason"]) if s["forfeit_reason"] else None,
+                    }
+                )
+                for s in obj["seats"]
+            ],
+            status=MatchStatus(obj["status"]),
+            started_at=obj["started_at"],
+            finished_at=obj["finished_at"],
+            winners=tuple(obj["winners"]),
+            hands=[
+                HandRecord(
+                    **{
+                        **h,
+                        "deal": tuple(tuple(d) for d in h["deal"]),
+                        "kitty": tuple(h["kitty"]),
+                        "passes": [PassRecord(**{**p, "cards": tuple(p["cards"])}) for p in h["passes"]],
+                        "points_taken": tuple(h["points_taken"]),
+                        "score": tuple(h["score"]),
+                        "totals": tuple(h["totals"]),
+                        "discard": tuple(h["discard"]),
+                    }
+                )
+                for h in obj["hands"]
+            ],
+            plays=[PlayRecord(**p) for p in obj["plays"]],
+            faults=[FaultRecord(**{**f, "kind": FaultKind(f["kind"])}) for f in obj["faults"]],
+            tournament_id=obj["tournament_id"],
+        )
+    except (KeyError, TypeError, ValueError) as e:
+        raise ExportError(f"not a well-formed match of version {version}: {type(e).__name__}: {e}") from None
+
+
+def dumps(obj: dict[str, Any]) -> str:
+    """One object as one line of JSON: compact, ASCII only, keys in schema order."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=True)
+
+
+def export_matches(store: Store, tournament_id: int | None = None) -> Iterator[dict[str, Any]]:
+    """Every match of the store (or of one tournament) as ``match_to_json`` gives it, in id order
+    (a tournament's in schedule order), one record in memory at a time."""
+    for match_id in store.match_ids(tournament_id=tournament_id):
+        yield match_to_json(store.load_match(match_id))
+
+
+def write_jsonl(store: Store, out: TextIO, tournament_id: int | None = None) -> int:
+    """Write ``export_matches`` to ``out``, one line per match, each as soon as it is made; returns
+    how many were written."""
+    n = 0
+    for obj in export_matches(store, tournament_id):
+        out.write(dumps(obj) + "\n")
+        n += 1
+    return n
