@@ -10,7 +10,7 @@ import math
 import signal
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -465,8 +465,22 @@ def bot_remove(name: str, db: str) -> None:
     "seat_specs",
     multiple=True,
     required=True,
-    metavar="NAME=HOST:PORT",
-    help="A bot served over gRPC, one per seat in seat order (as many as the rules' players).",
+    metavar="SEAT",
+    help="One per seat, in seat order (as many as the rules' players): NAME=HOST:PORT (a bot served "
+    "there), NAME=COMMAND (started, as in a bots file), or NAME (its entry in --bots, or registered in --db).",
+)
+@click.option(
+    "--bots",
+    "bots_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A bots file (bots.toml) whose entries a bare --seat NAME names.",
+)
+@click.option(
+    "--startup-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=15.0,
+    show_default=True,
+    help="Seconds a started bot has to report SERVING.",
 )
 @click.option(
     "--rules", "ruleset", default="standard", show_default=True, help="PRESET[,option=value...]; see hearts rules."
@@ -478,6 +492,8 @@ def bot_remove(name: str, db: str) -> None:
 @_clock_options
 def match_command(
     seat_specs: tuple[str, ...],
+    bots_file: str | None,
+    startup_timeout: float,
     ruleset: str,
     seed: int | None,
     db: str,
@@ -486,38 +502,58 @@ def match_command(
     grace_ms: float,
     max_faults: int,
 ) -> None:
-    """Play one match among bots served over gRPC, record it in --db and print a summary.
+    """Play one match, record it in --db and print a summary. Bots given by a command (or by name
+    from --bots or the registry) are started like a tournament's and stopped after the match.
 
     \b
-    Example:
+    Examples:
       hearts match --seat a=localhost:50051 --seat b=localhost:50052 \\
                    --seat c=localhost:50053 --seat d=localhost:50054 --rules standard --seed 7
+      hearts match --seat "me=python my_bot.py" --seat random --seat lowest --seat heuristic --bots bots.toml
     """
     import asyncio
     import secrets
 
-    from ladder.registry import RegistryError, check_name
+    from ladder.registry import RegistryError
     from referee.match import MatchSettings, play_remote
     from referee.report import summary
-    from referee.seats import SeatUnreachable, parse_seat
+    from referee.seats import SeatUnreachable
 
     r = _parse_rules(ruleset, "--rules")
+    if len(seat_specs) != r.players:
+        raise click.UsageError(
+            f"the rules {ruleset!r} need {r.players} seats: give --seat NAME=HOST:PORT, NAME=COMMAND or NAME "
+            f"{r.players} times (got {len(seat_specs)})"
+        )
     try:
-        seats = [parse_seat(s) for s in seat_specs]
-        for name, _address in seats:
-            check_name(name)
+        entries = _seat_entries(seat_specs, bots_file, db)
     except (ValueError, RegistryError) as e:
         raise click.BadParameter(str(e), param_hint="--seat") from None
-    if len(seats) != r.players:
-        raise click.UsageError(
-            f"the rules {ruleset!r} need {r.players} seats: give --seat NAME=HOST:PORT "
-            f"{r.players} times (got {len(seats)})"
-        )
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults)
     seed = seed if seed is not None else secrets.randbelow(2**31)
     _check_writable(db)  # before playing: a match that cannot be recorded is lost
+    seats = [(e.name, e.address or "") for e in entries]
     try:
-        record = asyncio.run(play_remote(seats, r, seed, settings=settings))
+        if all(e.command is None for e in entries):
+            record = asyncio.run(play_remote(seats, r, seed, settings=settings))
+        else:
+            from ladder.launcher import BotStartError
+            from ladder.tournament import play_one_match
+
+            try:
+                record = asyncio.run(
+                    play_one_match(
+                        list({e.name: e for e in entries}.values()),
+                        [e.name for e in entries],
+                        r,
+                        seed,
+                        settings=settings,
+                        log_dir=Path(db).resolve().parent / "logs",
+                        startup_timeout=startup_timeout,
+                    )
+                )
+            except BotStartError as e:
+                raise click.ClickException(str(e)) from None
     except SeatUnreachable as e:
         tries = "".join(
             f"\n  To try with a sample bot there: hearts bot serve random --port {a.rpartition(':')[2]}"
@@ -536,6 +572,41 @@ def match_command(
     console.print(f"recorded in {db}; replay with:")
     # On a line of its own and never wrapped, so that it can be copied whole.
     console.print(f"  hearts replay {record.match_id} --db {db}", soft_wrap=True)
+
+
+def _seat_entries(specs: Sequence[str], bots_file: str | None, db: str) -> list[Any]:
+    """Each --seat as a bot entry: NAME=HOST:PORT an address, NAME=COMMAND a command, a bare NAME its
+    entry in the bots file, else in the registry of --db. ``ValueError`` naming the seat otherwise."""
+    from ladder.registry import BotEntry, check_name, get_bot, load_bots_file
+    from referee.seats import parse_seat
+
+    from_file = {e.name: e for e in load_bots_file(bots_file)} if bots_file is not None else {}
+    out: list[BotEntry] = []
+    for spec in specs:
+        name, sep, rest = spec.partition("=")
+        name = check_name(name.strip())
+        if sep:
+            try:
+                out.append(BotEntry(name, address=parse_seat(spec)[1]))
+            except ValueError:
+                if not rest.strip():
+                    raise ValueError(f"seat {spec!r}: give NAME=HOST:PORT, NAME=COMMAND or NAME") from None
+                out.append(BotEntry(name, command=rest.strip()))
+        elif name in from_file:
+            out.append(from_file[name])
+        else:
+            entry = None
+            if Path(db).exists():
+                with _open(db, readonly=True) as store:
+                    entry = get_bot(store, name)
+            if entry is None:
+                where = f"in {bots_file} or " if bots_file is not None else ""
+                raise ValueError(
+                    f"seat {name!r}: no bot of that name {where}registered in {db} "
+                    "(give NAME=HOST:PORT, NAME=COMMAND, or --bots FILE)"
+                )
+            out.append(entry)
+    return out
 
 
 @main.command("replay")
@@ -1105,6 +1176,175 @@ def _other_rulesets(lb: Leaderboard, db: str, tournament_id: int | None, output:
 def _wide_console() -> Console:
     # Piped or captured output gets rich's default 80 columns, too few for the ladder's 14 columns.
     return console if console.is_terminal else Console(width=170)
+
+
+@main.command("compare")
+@click.argument("a")
+@click.argument("b")
+@click.option(
+    "--bots",
+    "bots_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A bots file whose entries A, B and --field name.",
+)
+@click.option(
+    "--field",
+    "field_specs",
+    multiple=True,
+    metavar="SEAT",
+    help="An opponent in the other seats, as --seat of hearts match (NAME, NAME=COMMAND, NAME=HOST:PORT); "
+    "one per other seat. Default: copies of the heuristic sample bot.",
+)
+@click.option("--rules", "ruleset", default="standard", show_default=True, help="PRESET[,option=value...].")
+@click.option(
+    "--h0", type=float, default=0.0, show_default=True, help="H0: B better than A by this many points per hand."
+)
+@click.option(
+    "--h1", type=float, default=0.5, show_default=True, help="H1: B better than A by this many points per hand."
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="The chance of accepting H1 when H0 holds.",
+)
+@click.option(
+    "--beta",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="The chance of accepting H0 when H1 holds.",
+)
+@click.option(
+    "--max-deals",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Deals after which the test stops, inconclusive.",
+)
+@click.option("--seed", type=_SEED, default=0, show_default=True, help="The comparison's seed (its deals).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True, help="Matches at once.")
+@click.option(
+    "--startup-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=15.0,
+    show_default=True,
+    help="Seconds a started bot has to report SERVING.",
+)
+@_DB_OPTION
+@_clock_options
+def compare_command(
+    a: str,
+    b: str,
+    bots_file: str | None,
+    field_specs: tuple[str, ...],
+    ruleset: str,
+    h0: float,
+    h1: float,
+    alpha: float,
+    beta: float,
+    max_deals: int,
+    seed: int,
+    concurrency: int,
+    startup_timeout: float,
+    db: str,
+    budget_ms: float,
+    bank_ms: float,
+    grace_ms: float,
+    max_faults: int,
+) -> None:
+    """Is B better than A? Plays both in the same seats of the same duplicate deals against the same
+    field, and stops as soon as a sequential test (SPRT) decides: H1 (B better by at least --h1 points
+    per hand), H0 (not by more than --h0), or inconclusive at --max-deals. Stored as a tournament.
+
+    \b
+    Example:
+      hearts compare old=python old_bot.py new=python new_bot.py --h0 0 --h1 0.5
+    """
+    import asyncio
+
+    from ladder.compare import CompareSpec, create_comparison, play_comparison
+    from ladder.launcher import BotStartError
+    from ladder.registry import BotEntry, RegistryError
+    from referee.match import MatchSettings
+
+    r = _parse_rules(ruleset, "--rules")
+    try:
+        pair = _seat_entries([a, b], bots_file, db)
+        if field_specs:
+            field = _seat_entries(field_specs, bots_file, db)
+        else:
+            names = ["heuristic"] + [f"heuristic-{i}" for i in range(2, r.players)]
+            field = [BotEntry(n, command="python -m clients.bots.heuristic --port {port}") for n in names]
+    except (ValueError, RegistryError) as e:
+        raise click.BadParameter(str(e), param_hint="A, B or --field") from None
+    if h1 <= h0:
+        raise click.BadParameter(f"--h1 {h1} must be greater than --h0 {h0}", param_hint="--h1")
+    spec = CompareSpec(
+        a=pair[0].name,
+        b=pair[1].name,
+        field=tuple(e.name for e in field),
+        rules=ruleset,
+        h0=h0,
+        h1=h1,
+        alpha=alpha,
+        beta=beta,
+        max_deals=max_deals,
+        seed=seed,
+        settings=MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults),
+    )
+    _check_writable(db)
+    with _open(db) as store:
+        try:
+            tid = create_comparison(store, [*pair, *field], spec)
+        except ValueError as e:
+            raise click.UsageError(str(e)) from None
+        console.print(
+            Text(
+                f"comparison {tid}: {inert(spec.b)} against {inert(spec.a)}, field "
+                f"{', '.join(inert(n) for n in spec.field)}; rules {ruleset}; H0 {h0:+g}, H1 {h1:+g} "
+                f"points per hand, alpha {alpha:g}, beta {beta:g}, at most {max_deals} deals"
+            ),
+            soft_wrap=True,
+        )
+
+        def on_deal(test: Any) -> None:
+            if test.n <= 10 or test.n % 10 == 0 or test.verdict != "continue":
+                lo, hi = test.interval()
+                console.print(
+                    Text(
+                        f"  deals {test.n}: B better by {test.mean:+.2f} points per hand "
+                        f"(95% {lo:+.2f} to {hi:+.2f}); LLR {test.llr:+.2f} in "
+                        f"[{test.lower:.2f}, {test.upper:.2f}]"
+                    ),
+                    soft_wrap=True,
+                )
+
+        try:
+            result = asyncio.run(
+                play_comparison(
+                    store, tid, spec, concurrency=concurrency, on_deal=on_deal, startup_timeout=startup_timeout
+                )
+            )
+        except BotStartError as e:
+            raise click.ClickException(str(e)) from None
+    t = result.test
+    lo, hi = t.interval()
+    words = {
+        "H1": f"H1 accepted: {spec.b} is better than {spec.a} (by {h1:g} or more points per hand)",
+        "H0": f"H0 accepted: {spec.b} is not better than {spec.a} by more than {h0:g} points per hand",
+        "inconclusive": f"inconclusive after {t.n} deals (--max-deals)",
+    }
+    console.print(
+        Text(
+            f"{inert(words[result.verdict])}; {t.n} deals, {result.matches} matches; difference "
+            f"{t.mean:+.2f} (95% {lo:+.2f} to {hi:+.2f}) points per hand",
+            style="bold",
+        ),
+        soft_wrap=True,
+    )
+    console.print(f"its matches are tournament {tid}: hearts ladder --db {db} --tournament {tid}", soft_wrap=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

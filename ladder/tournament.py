@@ -422,8 +422,10 @@ async def play_tournament(
     on_record: Callable[[MatchRecord], None] | None = None,
     bots: Mapping[str, BotEntry] | None = None,
     force: bool = False,
+    stop: Callable[[], bool] | None = None,
 ) -> RunSummary:
-    """Play every pending match of a tournament; returns what was played.
+    """Play every pending match of a tournament; returns what was played. ``stop``, asked before each
+    match starts, ends the run early when it says so (the matches in flight finish and are saved).
 
     The bots are started (or reached) by the entries stored with the tournament, except those
     named in ``bots`` (e.g. ``registry_changes``): their entries replace the stored ones, in the
@@ -472,7 +474,7 @@ async def play_tournament(
         summary.declared = await _limits(seats)
         summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
         await _Tables(store, tournament_id, rules, info.settings, launcher, seats, summary, on_record).run(
-            todo, concurrency
+            todo, concurrency, stop
         )
         failed = False
     finally:
@@ -613,12 +615,15 @@ class _Tables:
         if self.on_record is not None:
             self.on_record(record)
 
-    async def run(self, todo: list[ScheduledMatch], concurrency: int) -> None:
-        """Play ``todo``, up to ``concurrency`` matches at once, saving each as it ends."""
+    async def run(self, todo: list[ScheduledMatch], concurrency: int, stop: Callable[[], bool] | None = None) -> None:
+        """Play ``todo``, up to ``concurrency`` matches at once, saving each as it ends; once ``stop()``
+        says so, start no more."""
         queue = list(todo)
         running: dict[asyncio.Task[MatchRecord], ScheduledMatch] = {}
         try:
-            while queue or running:
+            while running or (queue and not (stop is not None and stop())):
+                if stop is not None and stop():
+                    queue.clear()
                 i = 0
                 # Look only so far ahead for a match whose bots are free: when a limited bot sits at
                 # every table (a gauntlet), a full scan per finished match would be quadratic.
@@ -647,6 +652,30 @@ class _Tables:
                 task.cancel()
             if running:
                 await asyncio.gather(*running, return_exceptions=True)
+
+
+async def play_one_match(
+    entries: Sequence[BotEntry],
+    seats: Sequence[str],
+    rules: Rules,
+    seed: int,
+    *,
+    settings: MatchSettings | None = None,
+    log_dir: Path | str = "logs",
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+) -> MatchRecord:
+    """One match among bots started (or reached) by their entries, as a tournament starts them:
+    ``seats`` names each seat's bot, in seat order (a bot may fill several). The bots are stopped
+    when the match ends, however it ends. ``BotStartError`` if one cannot be started."""
+    by_name = {e.name: e for e in entries}
+    async with Launcher(log_dir, startup_timeout=startup_timeout) as launcher:
+        addresses = await launcher.start_many((n, by_name[n].command, by_name[n].address) for n in dict.fromkeys(seats))
+        channels = {n: GrpcSeat(a, n) for n, a in addresses.items()}
+        try:
+            return await play_match([channels[n] for n in seats], rules, seed, settings=settings, names=list(seats))
+        finally:
+            for channel in channels.values():
+                await channel.close()
 
 
 def run_tournament(store: Store, tournament_id: int, **kwargs: Any) -> RunSummary:
