@@ -654,6 +654,13 @@ class Tournaments:
         self.db.execute("DELETE FROM tournament_matches WHERE tournament_id = ?", [tournament_id])
         self.db.execute("DELETE FROM tournaments WHERE id = ?", [tournament_id])
 
+    def drop_pending(self, tournament_id: int) -> int:
+        """Remove the scheduled matches not yet recorded (a comparison decided early); how many."""
+        cur = self.db.execute(
+            "DELETE FROM tournament_matches WHERE tournament_id = ? AND match_id IS NULL", [tournament_id]
+        )
+        return int(cur.rowcount)
+
     def set_bots(self, tournament_id: int, bots: str) -> None:
         self.db.execute("UPDATE tournaments SET bots = ? WHERE id = ?", [bots, tournament_id])
 
