@@ -459,6 +459,15 @@ def bot_remove(name: str, db: str) -> None:
 # -- match and replay ----------------------------------------------------------------------------
 
 
+_STARTUP_TIMEOUT_OPTION = click.option(
+    "--startup-timeout",
+    type=_POSITIVE,
+    default=15,
+    show_default=True,
+    help="Seconds a bot may take to report SERVING (more than 0).",
+)
+
+
 @main.command("match")
 @click.option(
     "--seat",
@@ -475,13 +484,7 @@ def bot_remove(name: str, db: str) -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="A bots file (bots.toml) whose entries a bare --seat NAME names.",
 )
-@click.option(
-    "--startup-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=15.0,
-    show_default=True,
-    help="Seconds a started bot has to report SERVING.",
-)
+@_STARTUP_TIMEOUT_OPTION
 @click.option(
     "--rules", "ruleset", default="standard", show_default=True, help="PRESET[,option=value...]; see hearts rules."
 )
@@ -765,15 +768,6 @@ def _check_tournament(store: Store, tournament_id: int, db: str) -> None:
 @main.group()
 def tournament() -> None:
     """Run, resume and list tournaments (schedules of matches among registered bots)."""
-
-
-_STARTUP_TIMEOUT_OPTION = click.option(
-    "--startup-timeout",
-    type=_POSITIVE,
-    default=15,
-    show_default=True,
-    help="Seconds a bot may take to report SERVING (more than 0).",
-)
 
 
 @tournament.command("run")
@@ -1225,13 +1219,7 @@ def _wide_console() -> Console:
 )
 @click.option("--seed", type=_SEED, default=0, show_default=True, help="The comparison's seed (its deals).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True, help="Matches at once.")
-@click.option(
-    "--startup-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=15.0,
-    show_default=True,
-    help="Seconds a started bot has to report SERVING.",
-)
+@_STARTUP_TIMEOUT_OPTION
 @_DB_OPTION
 @_clock_options
 def compare_command(
