@@ -191,3 +191,19 @@ def fill(path: Path) -> None:
             except OSError as e:
                 if e.errno != 28:  # ENOSPC
                     raise
+
+
+def every_command(db: str, bots: str) -> list[list[str]]:
+    """One call of each command that opens the database: what must refuse a database it cannot use."""
+    return [
+        ["tournament", "run", "--bots", bots, "--db", db, "--rules", FAST],
+        ["tournament", "resume", "1", "--db", db],
+        ["tournament", "list", "--db", db],
+        ["bot", "add", "--from", bots, "--db", db],
+        ["bot", "add", "x", "--command", "python -m clients.bots.lowest --port {port}", "--db", db],
+        ["bot", "list", "--db", db],
+        ["bot", "remove", "lowest", "--db", db],
+        ["ladder", "--db", db],
+        ["matches", "--db", db],
+        ["replay", "t1", "--db", db],
+    ]

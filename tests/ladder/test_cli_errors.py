@@ -18,6 +18,7 @@ from bot_entries import sample
 from cli_procs import (
     FAST,
     SAMPLE,
+    every_command,
     fill,
     hearts,
     recorded,
@@ -54,21 +55,6 @@ def one_error(result: Result, code: int, *words: str) -> str:
     for w in words:
         assert w in lines[0], (w, lines[0])
     return lines[0]
-
-
-def every_command(db: str, bots: str) -> list[list[str]]:
-    return [
-        ["tournament", "run", "--bots", bots, "--db", db, "--rules", FAST],
-        ["tournament", "resume", "1", "--db", db],
-        ["tournament", "list", "--db", db],
-        ["bot", "add", "--from", bots, "--db", db],
-        ["bot", "add", "x", "--command", "python -m clients.bots.lowest --port {port}", "--db", db],
-        ["bot", "list", "--db", db],
-        ["bot", "remove", "lowest", "--db", db],
-        ["ladder", "--db", db],
-        ["matches", "--db", db],
-        ["replay", "t1", "--db", db],
-    ]
 
 
 def snapshot(directory: Path) -> dict[str, bytes]:

@@ -30,6 +30,7 @@ from cli_procs import (
     BOTS_DIR,
     FAST,
     SAMPLE,
+    every_command,
     hearts,
     process_gone,
     query,
@@ -327,18 +328,7 @@ def test_a_database_of_a_newer_schema_is_refused_and_never_written(tmp_path: Pat
     write(db, f"PRAGMA user_version = {version + 1}")  # as a later hearts-arena would leave it
     snapshot = db.read_bytes()
     d, bots = str(db), str(tmp_path / "bots.toml")
-    commands = [
-        ["tournament", "run", "--bots", bots, "--db", d, "--rules", FAST],
-        ["tournament", "resume", "1", "--db", d],
-        ["tournament", "list", "--db", d],
-        ["bot", "add", "--from", bots, "--db", d],
-        ["bot", "add", "x", "--command", "python -m clients.bots.lowest --port {port}", "--db", d],
-        ["bot", "list", "--db", d],
-        ["bot", "remove", "lowest", "--db", d],
-        ["ladder", "--db", d],
-        ["matches", "--db", d],
-        ["replay", "t1", "--db", d],
-    ]
+    commands = every_command(d, bots)
     for args in commands:
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 1, (args, result.output)
