@@ -338,19 +338,23 @@ def test_clone_is_independent(name, seed, rng_seed, cut, style):
         STEPS[style](m, rng)
     if m.over:
         return
-    snapshot = (
-        list(m.hand.hands),
-        list(m.hand.captured),
-        list(m.scores),
-        len(m.history),
-        m.phase,
-        m.to_move,
-        list(m.hand.tricks),
-        list(m.hand.trick_cards),
-        list(m.hand.passed),
-        m.hand_number,
-        m.legal_plays(),
-    )
+
+    def position() -> tuple[object, ...]:
+        return (
+            list(m.hand.hands),
+            list(m.hand.captured),
+            list(m.scores),
+            len(m.history),
+            m.phase,
+            m.to_move,
+            list(m.hand.tricks),
+            list(m.hand.trick_cards),
+            list(m.hand.passed),
+            m.hand_number,
+            m.legal_plays(),
+        )
+
+    snapshot = position()
     c = m.clone()
     rng_c = random.Random(rng_seed + 1)
     state = rng_c.getstate()
@@ -358,19 +362,7 @@ def test_clone_is_independent(name, seed, rng_seed, cut, style):
         if c.over:
             break
         random_step(c, rng_c)
-    after = (
-        list(m.hand.hands),
-        list(m.hand.captured),
-        list(m.scores),
-        len(m.history),
-        m.phase,
-        m.to_move,
-        list(m.hand.tricks),
-        list(m.hand.trick_cards),
-        list(m.hand.passed),
-        m.hand_number,
-        m.legal_plays(),
-    )
+    after = position()
     assert after == snapshot
     # the same decisions on the original reproduce the clone
     rng_m = random.Random()
