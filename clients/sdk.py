@@ -32,7 +32,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -52,6 +52,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "SERVICE_NAME",
     "Bot",
+    "BotMethods",
     "BotProtocol",
     "BotServer",
     "BotServicer",
@@ -59,8 +60,15 @@ __all__ = [
     "Notification",
     "ThreadedBotServer",
     "View",
+    "as_card",
     "bot_port",
+    "call_answer",
+    "cards_answer",
     "default_discard",
+    "handshake_of",
+    "moon_answer",
+    "notification_from_wire",
+    "play_answer",
     "serve",
     "serve_async",
     "start_in_thread",
@@ -177,8 +185,9 @@ def notification_from_wire(msg: pb.NotifyRequest) -> Notification:
     return Notification(msg.match_id, msg.seat, kind)
 
 
-def _as_card(answer: object) -> Card:
-    # Accept "QS" as well as Card.parse("QS"): a convenience for quick bots and for other people's code.
+def as_card(answer: object) -> Card:
+    """A bot's card answer as a Card: a Card, or card text such as "QS" (a convenience for quick bots);
+    anything else is the bot's error (``TypeError``, or ``ValueError`` for text that is no card)."""
     if isinstance(answer, Card):
         return answer
     if isinstance(answer, str):
@@ -186,11 +195,64 @@ def _as_card(answer: object) -> Card:
     raise TypeError(f"expected a Card, got {type(answer).__name__} {answer!r}")
 
 
-def _as_moon(answer: object) -> pb.MoonChoice:
-    choice = MoonChoice(answer)  # also accepts "add-to-others" / "subtract-from-shooter"
+def cards_answer(cards: Iterable[object]) -> list[pb.Card]:
+    """A pass or discard answer as wire card values (the referee judges the count and the cards)."""
+    return [card_to_wire(as_card(c)) for c in cards]
+
+
+def play_answer(card: object) -> pb.Card:
+    """A play answer as a wire card value."""
+    return card_to_wire(as_card(card))
+
+
+def moon_answer(answer: object) -> pb.MoonChoice:
+    """A moon choice (a MoonChoice, or its text such as "add-to-others") as its wire value."""
+    choice = MoonChoice(answer)
     if choice is MoonChoice.ADD_TO_OTHERS:
         return pb.MOON_CHOICE_ADD_TO_OTHERS
     return pb.MOON_CHOICE_SUBTRACT_FROM_SHOOTER
+
+
+def call_answer(view: View, call: object) -> tuple[bool, list[int]]:
+    """The dealer's call ("left", "mix", offsets...) as the wire has it: (mix, offsets). A call that is
+    no pass raises ``ValueError``, here as on the bot's own server."""
+    direction, offsets = pass_call(view.rules.players, view.rules.pass_count, call)  # type: ignore[arg-type]
+    return direction == "mix", list(offsets)
+
+
+def handshake_of(bot: object) -> pb.HandshakeResponse:
+    """The handshake a bot object answers: its attributes (``Bot``'s), with the SDK's defaults."""
+    return pb.HandshakeResponse(
+        protocol_version=PROTOCOL_VERSION,
+        name=str(getattr(bot, "name", "") or type(bot).__name__),
+        version=str(getattr(bot, "version", "") or "0"),
+        author=str(getattr(bot, "author", "") or ""),
+        language="python",
+        presets=list(getattr(bot, "presets", ()) or ()),
+        options=list(getattr(bot, "options", ()) or ()),
+        max_concurrent_games=int(getattr(bot, "max_concurrent_games", 0) or 0),
+        wants_notifications=callable(getattr(bot, "notify", None)),
+    )
+
+
+class BotMethods:
+    """A bot object's methods, resolved once with the SDK's defaults: the one way a bot is called,
+    by its gRPC server and by a seat that plays it in-process alike."""
+
+    def __init__(self, bot: BotProtocol) -> None:
+        if not callable(getattr(bot, "pass_cards", None)) or not callable(getattr(bot, "play_card", None)):
+            raise TypeError(f"{type(bot).__name__} is not a bot: it needs pass_cards(view) and play_card(view)")
+        self.bot = bot
+        self.pass_cards: Callable[[View], Any] = bot.pass_cards
+        self.play_card: Callable[[View], Any] = bot.play_card
+        self.choose_moon: Callable[[View], Any] | None = getattr(bot, "choose_moon", None)
+        self.discard_cards: Callable[[View], Any] = getattr(bot, "discard_cards", None) or default_discard
+        self.call_pass: Callable[[View], Any] = getattr(bot, "call_pass", None) or _plain_pass
+        self.notify: Callable[[Notification], Any] | None = getattr(bot, "notify", None)
+
+
+def _plain_pass(view: View) -> str:
+    return "left"
 
 
 async def _maybe_await(value: T | Awaitable[T]) -> T:
@@ -203,13 +265,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     """hearts.v1.BotService over one bot object: requests become Views, answers become messages."""
 
     def __init__(self, bot: BotProtocol) -> None:
-        if not callable(getattr(bot, "pass_cards", None)) or not callable(getattr(bot, "play_card", None)):
-            raise TypeError(f"{type(bot).__name__} is not a bot: it needs pass_cards(view) and play_card(view)")
         self.bot = bot
-        self._choose_moon: Callable[[View], Any] | None = getattr(bot, "choose_moon", None)
-        self._discard_cards: Callable[[View], Any] = getattr(bot, "discard_cards", None) or default_discard
-        self._call_pass: Callable[[View], Any] = getattr(bot, "call_pass", None) or (lambda view: "left")
-        self._notify: Callable[[Notification], Any] | None = getattr(bot, "notify", None)
+        self.methods = BotMethods(bot)
 
     async def _answer(self, context: grpc.aio.ServicerContext, what: str, make: Callable[[], Awaitable[T]]) -> T:
         # Any failure of the bot (an exception, a reply that cannot be encoded) becomes an error
@@ -225,41 +282,30 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         raise AssertionError("unreachable: abort raises")
 
     async def Handshake(self, request: pb.HandshakeRequest, context: grpc.aio.ServicerContext) -> pb.HandshakeResponse:
-        bot = self.bot
-        return pb.HandshakeResponse(
-            protocol_version=PROTOCOL_VERSION,
-            name=str(getattr(bot, "name", "") or type(bot).__name__),
-            version=str(getattr(bot, "version", "") or "0"),
-            author=str(getattr(bot, "author", "") or ""),
-            language="python",
-            presets=list(getattr(bot, "presets", ()) or ()),
-            options=list(getattr(bot, "options", ()) or ()),
-            max_concurrent_games=int(getattr(bot, "max_concurrent_games", 0) or 0),
-            wants_notifications=self._notify is not None,
-        )
+        return handshake_of(self.bot)
 
     async def PassCards(self, request: pb.PassCardsRequest, context: grpc.aio.ServicerContext) -> pb.PassCardsResponse:
         async def make() -> pb.PassCardsResponse:
             view = view_from_wire(request.view, Phase.PASS)
-            cards = await _maybe_await(self.bot.pass_cards(view))
-            return pb.PassCardsResponse(cards=[card_to_wire(_as_card(c)) for c in cards])
+            cards = await _maybe_await(self.methods.pass_cards(view))
+            return pb.PassCardsResponse(cards=cards_answer(cards))
 
         return await self._answer(context, "pass_cards", make)
 
     async def PlayCard(self, request: pb.PlayCardRequest, context: grpc.aio.ServicerContext) -> pb.PlayCardResponse:
         async def make() -> pb.PlayCardResponse:
             view = view_from_wire(request.view, Phase.PLAY)
-            card = await _maybe_await(self.bot.play_card(view))
-            return pb.PlayCardResponse(card=card_to_wire(_as_card(card)))
+            card = await _maybe_await(self.methods.play_card(view))
+            return pb.PlayCardResponse(card=play_answer(card))
 
         return await self._answer(context, "play_card", make)
 
     async def CallPass(self, request: pb.CallPassRequest, context: grpc.aio.ServicerContext) -> pb.CallPassResponse:
         async def make() -> pb.CallPassResponse:
             view = view_from_wire(request.view, Phase.CALL)
-            call = await _maybe_await(self._call_pass(view))
-            direction, offsets = pass_call(view.rules.players, view.rules.pass_count, call)
-            return pb.CallPassResponse(mix=direction == "mix", offsets=offsets)
+            call = await _maybe_await(self.methods.call_pass(view))
+            mix, offsets = call_answer(view, call)
+            return pb.CallPassResponse(mix=mix, offsets=offsets)
 
         return await self._answer(context, "call_pass", make)
 
@@ -268,8 +314,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     ) -> pb.DiscardCardsResponse:
         async def make() -> pb.DiscardCardsResponse:
             view = view_from_wire(request.view, Phase.DISCARD)
-            cards = await _maybe_await(self._discard_cards(view))
-            return pb.DiscardCardsResponse(cards=[card_to_wire(_as_card(c)) for c in cards])
+            cards = await _maybe_await(self.methods.discard_cards(view))
+            return pb.DiscardCardsResponse(cards=cards_answer(cards))
 
         return await self._answer(context, "discard_cards", make)
 
@@ -277,19 +323,20 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         self, request: pb.ChooseMoonRequest, context: grpc.aio.ServicerContext
     ) -> pb.ChooseMoonResponse:
         async def make() -> pb.ChooseMoonResponse:
-            if self._choose_moon is None:
+            choose = self.methods.choose_moon
+            if choose is None:
                 return pb.ChooseMoonResponse(choice=pb.MOON_CHOICE_ADD_TO_OTHERS)
             view = view_from_wire(request.view, Phase.MOON, request.moon_points)
-            choice = await _maybe_await(self._choose_moon(view))
-            return pb.ChooseMoonResponse(choice=_as_moon(choice))
+            return pb.ChooseMoonResponse(choice=moon_answer(await _maybe_await(choose(view))))
 
         return await self._answer(context, "choose_moon", make)
 
     async def Notify(self, request: pb.NotifyRequest, context: grpc.aio.ServicerContext) -> pb.NotifyResponse:
-        if self._notify is not None:
+        notify = self.methods.notify
+        if notify is not None:
 
             async def make() -> pb.NotifyResponse:
-                await _maybe_await(self._notify(notification_from_wire(request)))  # type: ignore[misc]  # set: checked above
+                await _maybe_await(notify(notification_from_wire(request)))
                 return pb.NotifyResponse()
 
             return await self._answer(context, "notify", make)

@@ -341,6 +341,13 @@ def _check_writable(db: str) -> None:
     help='How to start the bot; {port} is replaced by a free port, e.g. "python -m clients.bots.random --port {port}".',
 )
 @click.option("--address", metavar="HOST:PORT", help="Where a bot that is already running listens.")
+@click.option(
+    "--module",
+    "module",
+    metavar="PKG.MOD:CLASS",
+    help="An SDK bot class to play in-process, without gRPC (e.g. my_bot:MyBot, imported from the current "
+    "directory); its matches spread over worker processes.",
+)
 @click.option("--description", default=None, help="A line about the bot (kept when updating without it).")
 @click.option(
     "--max-concurrency",
@@ -361,24 +368,26 @@ def bot_add(
     name: str | None,
     command: str | None,
     address: str | None,
+    module: str | None,
     description: str | None,
     max_concurrency: int | None,
     bots_file: str | None,
     db: str,
 ) -> None:
-    """Register bot NAME with a --command that starts it or the --address it serves on.
+    """Register bot NAME with a --command that starts it, the --address it serves on, or the --module
+    of an SDK bot class played in-process.
 
     A bot already registered under NAME is updated (its description and limit are kept unless
-    --description or --max-concurrency is given; without --command and --address it keeps those
-    too). A name is letters, digits, '-', '_' and '.'.
+    --description or --max-concurrency is given; without --command, --address and --module it keeps
+    those too). A name is letters, digits, '-', '_' and '.'.
     """
     from ladder.registry import BotEntry, RegistryError, add_bot, add_bots, get_bot, load_bots_file
 
     try:
         if bots_file is not None:
-            if name or command or address or description is not None or max_concurrency is not None:
+            if name or command or address or module or description is not None or max_concurrency is not None:
                 raise click.UsageError(
-                    "give either --from FILE or NAME with --command/--address/--description/--max-concurrency"
+                    "give either --from FILE or NAME with --command/--address/--module/--description/--max-concurrency"
                 )
             entries = load_bots_file(bots_file)
             with _open(db) as store:
@@ -389,13 +398,18 @@ def bot_add(
             raise click.UsageError("give the bot's NAME (or --from FILE)")
         with _open(db) as store:
             current = get_bot(store, name)
-            if command is None and address is None and current is not None:
+            if command is None and address is None and module is None and current is not None:
                 # Setting a limit or a description alone keeps how the bot is started.
-                command, address = current.command, current.address
+                command, address, module = current.command, current.address, current.module
             new = add_bot(
                 store,
                 BotEntry(
-                    name, command=command, address=address, description=description, max_concurrency=max_concurrency
+                    name,
+                    command=command,
+                    address=address,
+                    module=module,
+                    description=description,
+                    max_concurrency=max_concurrency,
                 ),
             )
     except RegistryError as e:
@@ -417,12 +431,13 @@ def bot_list(db: str) -> None:
     if not entries:
         console.print(f"no bots registered in {db}: hearts bot add NAME --command CMD, or --from bots.toml")
         return
-    table = _table(f"Bots in {db}", "bot", "command or address", "description", "limit")
+    table = _table(f"Bots in {db}", "bot", "command, address or module", "description", "limit")
+    kinds = {"command": "", "address": "remote ", "module": "in-process "}
     for e in entries:
         # Registered text is the organiser's, but never read as markup (a description may hold "[").
         table.add_row(
             Text(e.name),
-            Text(e.command if e.command is not None else f"remote {e.address}"),
+            Text(kinds[e.kind] + e.target),
             Text(e.description or ""),
             str(e.max_concurrency) if e.max_concurrency else "",
         )
@@ -468,6 +483,16 @@ _STARTUP_TIMEOUT_OPTION = click.option(
 )
 
 
+_WORKERS_OPTION = click.option(
+    "--workers",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Worker processes for the matches whose bots are all in-process (module = ...); 0 plays them in "
+    "this process. Default: one per core.",
+)
+
+
 @main.command("match")
 @click.option(
     "--seat",
@@ -476,7 +501,8 @@ _STARTUP_TIMEOUT_OPTION = click.option(
     required=True,
     metavar="SEAT",
     help="One per seat, in seat order (as many as the rules' players): NAME=HOST:PORT (a bot served "
-    "there), NAME=COMMAND (started, as in a bots file), or NAME (its entry in --bots, or registered in --db).",
+    "there), NAME=PKG.MOD:CLASS (an SDK bot class played in-process), NAME=COMMAND (started, as in a bots "
+    "file), or NAME (its entry in --bots, or registered in --db).",
 )
 @click.option(
     "--bots",
@@ -513,6 +539,8 @@ def match_command(
       hearts match --seat a=localhost:50051 --seat b=localhost:50052 \\
                    --seat c=localhost:50053 --seat d=localhost:50054 --rules standard --seed 7
       hearts match --seat "me=python my_bot.py" --seat random --seat lowest --seat heuristic --bots bots.toml
+      hearts match --seat me=my_bot:MyBot --seat r1=clients.bots.random:RandomBot \
+                   --seat r2=clients.bots.random:RandomBot --seat h=clients.bots.heuristic:HeuristicBot
     """
     import asyncio
     import secrets
@@ -525,7 +553,8 @@ def match_command(
     r = _parse_rules(ruleset, "--rules")
     if len(seat_specs) != r.players:
         raise click.UsageError(
-            f"the rules {ruleset!r} need {r.players} seats: give --seat NAME=HOST:PORT, NAME=COMMAND or NAME "
+            f"the rules {ruleset!r} need {r.players} seats: give --seat NAME=HOST:PORT, NAME=PKG.MOD:CLASS, "
+            "NAME=COMMAND or NAME "
             f"{r.players} times (got {len(seat_specs)})"
         )
     try:
@@ -537,9 +566,10 @@ def match_command(
     _check_writable(db)  # before playing: a match that cannot be recorded is lost
     seats = [(e.name, e.address or "") for e in entries]
     try:
-        if all(e.command is None for e in entries):
+        if all(e.address is not None for e in entries):
             record = asyncio.run(play_remote(seats, r, seed, settings=settings))
         else:
+            from ladder.inprocess import BotModuleError
             from ladder.launcher import BotStartError
             from ladder.tournament import play_one_match
 
@@ -555,7 +585,7 @@ def match_command(
                         startup_timeout=startup_timeout,
                     )
                 )
-            except BotStartError as e:
+            except (BotStartError, BotModuleError) as e:
                 raise click.ClickException(str(e)) from None
     except SeatUnreachable as e:
         tries = "".join(
@@ -578,8 +608,10 @@ def match_command(
 
 
 def _seat_entries(specs: Sequence[str], bots_file: str | None, db: str) -> list[Any]:
-    """Each --seat as a bot entry: NAME=HOST:PORT an address, NAME=COMMAND a command, a bare NAME its
-    entry in the bots file, else in the registry of --db. ``ValueError`` naming the seat otherwise."""
+    """Each --seat as a bot entry: NAME=HOST:PORT an address, NAME=PKG.MOD:CLASS a module, NAME=COMMAND
+    a command, a bare NAME its entry in the bots file, else in the registry of --db. ``ValueError``
+    naming the seat otherwise."""
+    from ladder.inprocess import is_module_spec
     from ladder.registry import BotEntry, check_name, get_bot, load_bots_file
     from referee.seats import parse_seat
 
@@ -588,7 +620,9 @@ def _seat_entries(specs: Sequence[str], bots_file: str | None, db: str) -> list[
     for spec in specs:
         name, sep, rest = spec.partition("=")
         name = check_name(name.strip())
-        if sep:
+        if sep and is_module_spec(rest):
+            out.append(BotEntry(name, module=rest.strip()))
+        elif sep:
             try:
                 out.append(BotEntry(name, address=parse_seat(spec)[1]))
             except ValueError:
@@ -810,6 +844,7 @@ def tournament() -> None:
 @click.option(
     "--concurrency", type=_AT_LEAST_1, default=4, show_default=True, help="Matches played at once (at least 1)."
 )
+@_WORKERS_OPTION
 @_clock_options
 @_STARTUP_TIMEOUT_OPTION
 @_DB_OPTION
@@ -824,6 +859,7 @@ def tournament_run(
     deals: int,
     no_duplicate: bool,
     concurrency: int,
+    workers: int | None,
     budget_ms: float,
     bank_ms: float,
     grace_ms: float,
@@ -876,7 +912,9 @@ def tournament_run(
             tid = create_tournament(store, entries, spec)
         except ValueError as e:
             raise click.ClickException(str(e)) from None
-        _play_tournament(store, db, tid, concurrency, startup_timeout, created=True, bots_file=bots_file)
+        _play_tournament(
+            store, db, tid, concurrency, startup_timeout, created=True, bots_file=bots_file, workers=workers
+        )
 
 
 @tournament.command("resume")
@@ -890,9 +928,12 @@ def tournament_run(
     help="Take the tournament over from a runner this machine cannot check (another host, or a "
     "claim without its start); never from one known to be alive.",
 )
+@_WORKERS_OPTION
 @_STARTUP_TIMEOUT_OPTION
 @_DB_OPTION
-def tournament_resume(tournament_id: int, concurrency: int, force: bool, startup_timeout: float, db: str) -> None:
+def tournament_resume(
+    tournament_id: int, concurrency: int, force: bool, workers: int | None, startup_timeout: float, db: str
+) -> None:
     """Play what is missing of tournament TOURNAMENT_ID (after a crash, a kill, Ctrl-C or a bot that
     would not start).
 
@@ -907,14 +948,16 @@ def tournament_resume(tournament_id: int, concurrency: int, force: bool, startup
         _check_clock(get_tournament(store, tournament_id))
         changes = registry_changes(store, tournament_id)
         for name, e in sorted(changes.items()):
-            how = f"command {e.command}" if e.command is not None else f"address {e.address}"
+            how = f"{e.kind} {e.target}"
             how += f", max_concurrency {e.max_concurrency}" if e.max_concurrency else ", no max_concurrency"
             console.print(
                 f"bot {name!r}: started by its current registration ({how}), not the entry stored "
                 f"with tournament {tournament_id}",
                 soft_wrap=True,
             )
-        _play_tournament(store, db, tournament_id, concurrency, startup_timeout, bots=changes, force=force)
+        _play_tournament(
+            store, db, tournament_id, concurrency, startup_timeout, bots=changes, force=force, workers=workers
+        )
 
 
 def _check_clock(info: Any) -> None:
@@ -967,15 +1010,19 @@ def _play_tournament(
     bots_file: str | None = None,
     bots: dict[str, BotEntry] | None = None,
     force: bool = False,
+    workers: int | None = None,
 ) -> None:
     """Play tournament ``tid`` and print its ladder. ``created``: this command created it (from
     ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed.
-    ``force``: take it over from a runner that cannot be checked."""
+    ``force``: take it over from a runner that cannot be checked. ``workers``: processes for the
+    matches of in-process bots (None: one per core)."""
+    from ladder.inprocess import BotModuleError
     from ladder.launcher import BotStartError
     from ladder.leaderboard import load_leaderboard, render_table
     from ladder.progress import Progress
     from ladder.store import store_error
     from ladder.tournament import TournamentBusy, delete_tournament, get_tournament, run_tournament
+    from ladder.workers import WorkerDied
 
     _check_tournament(store, tid, db)
     info = get_tournament(store, tid)
@@ -993,7 +1040,13 @@ def _play_tournament(
                 startup_timeout=startup_timeout,
                 bots=bots,
                 force=force,
+                workers=workers,
             )
+    except (BotModuleError, WorkerDied) as e:
+        if created and get_tournament(store, tid).done == 0:
+            delete_tournament(store, tid)
+            raise click.ClickException(f"{e}\nnothing was played, so tournament {tid} was not kept") from None
+        raise click.ClickException(f"{e}\nresume with: hearts tournament resume {tid} --db {db}") from None
     except BotStartError as e:
         if e.command is not None:
             register = f'hearts bot add {e.name} --command "..." --db {db}'

@@ -1,6 +1,7 @@
-"""The bots of a ladder: registered by name with a command that starts them, or a remote address.
+"""The bots of a ladder: registered by name with a command that starts them, a remote address, or
+the Python module of a bot played in-process.
 
-Registrations live in the store's ``bots`` table (columns ``command``, ``address``,
+Registrations live in the store's ``bots`` table (columns ``command``, ``address``, ``module``,
 ``description``, ``max_concurrency``, ``registered_at``), so ``hearts bot add/list/remove`` and a
 tournament see the same list. A bots file (TOML, read with tomllib) registers several at once::
 
@@ -13,6 +14,9 @@ tournament see the same list. A bots file (TOML, read with tomllib) registers se
 
     [bots.far-away]
     address = "10.0.0.7:50051"
+
+    [bots.mine]
+    module = "my_bot:MyBot"   # an SDK bot class, played in-process without gRPC (ladder.inprocess)
 
 Removing a bot that has played keeps its row (its matches refer to it) and clears the
 registration; a bot that never played is deleted.
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ladder.inprocess import is_module_spec
 from ladder.store import Store
 
 __all__ = [
@@ -48,7 +53,7 @@ __all__ = [
 ]
 
 _ADDRESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
-_TEXT_KEYS = {"command", "address", "description"}
+_TEXT_KEYS = {"command", "address", "module", "description"}
 _KEYS = _TEXT_KEYS | {"max_concurrency"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -59,7 +64,8 @@ class RegistryError(ValueError):
 
 @dataclass(frozen=True)
 class BotEntry:
-    """A registered bot: exactly one of ``command`` (a template with ``{port}``) and ``address``.
+    """A registered bot: exactly one of ``command`` (a template with ``{port}``), ``address`` and
+    ``module`` (``package.module:ClassName``, an SDK bot played in-process).
 
     ``description`` None (a bots file or a command line without one) means "keep the registered
     description" in ``add_bot``; "" clears it. Entries read from the store have None for no
@@ -76,16 +82,22 @@ class BotEntry:
     address: str | None = None
     description: str | None = None
     max_concurrency: int | None = None
+    module: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.strip():
             raise RegistryError(f"bot name {self.name!r}: must be non-empty, without surrounding spaces")
-        if (self.command is None) == (self.address is None):
-            raise RegistryError(f"bot {self.name!r}: give exactly one of command or address")
+        if [self.command, self.address, self.module].count(None) != 2:
+            raise RegistryError(f"bot {self.name!r}: give exactly one of command, address or module")
         if self.command is not None and not self.command.strip():
             raise RegistryError(f"bot {self.name!r}: the command is empty")
         if self.address is not None and not _ADDRESS.match(self.address):
             raise RegistryError(f"bot {self.name!r}: address {self.address!r} is not HOST:PORT")
+        if self.module is not None and not is_module_spec(self.module):
+            raise RegistryError(
+                f"bot {self.name!r}: module {self.module!r} is not package.module:ClassName "
+                "(e.g. clients.bots.random:RandomBot)"
+            )
         limit = self.max_concurrency
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
             raise RegistryError(
@@ -94,7 +106,12 @@ class BotEntry:
 
     @property
     def kind(self) -> str:
-        return "command" if self.command is not None else "address"
+        return "command" if self.command is not None else "address" if self.address is not None else "module"
+
+    @property
+    def target(self) -> str:
+        """How the bot is started or reached: its command, address or module."""
+        return self.command or self.address or self.module or ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,6 +120,7 @@ class BotEntry:
             "address": self.address,
             "description": self.description,
             "max_concurrency": self.max_concurrency,
+            "module": self.module,
         }
 
     @classmethod
@@ -114,6 +132,7 @@ class BotEntry:
             address=d.get("address"),
             description=d.get("description") or None,
             max_concurrency=d.get("max_concurrency") or None,
+            module=d.get("module"),
         )
 
 
@@ -142,11 +161,13 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
         )
     bots = data.get("bots")
     if not isinstance(bots, dict) or not bots:
-        raise RegistryError(f'{source}: no [bots.NAME] tables (each with command = "..." or address = "...")')
+        raise RegistryError(
+            f'{source}: no [bots.NAME] tables (each with command = "...", address = "..." or module = "...")'
+        )
     out = []
     for name, spec in bots.items():
         if not isinstance(spec, dict):
-            raise RegistryError(f"{source}: bots.{name} must be a table with command or address")
+            raise RegistryError(f"{source}: bots.{name} must be a table with command, address or module")
         unknown = set(spec) - _KEYS
         if unknown:
             raise RegistryError(
@@ -174,6 +195,7 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
                     address=spec.get("address"),
                     description=spec.get("description"),
                     max_concurrency=limit,
+                    module=spec.get("module"),
                 )
             )
         except RegistryError as e:
@@ -221,8 +243,7 @@ def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
             entry = dataclasses.replace(entry, max_concurrency=None)  # 0 clears: no limit is NULL
         if current is not None and current != entry and not replace:
             raise RegistryError(
-                f"bot {entry.name!r} is already registered ({current.kind}: "
-                f"{current.command or current.address}); remove it first"
+                f"bot {entry.name!r} is already registered ({current.kind}: {current.target}); remove it first"
             )
         store.bot_id(entry.name)  # the store's own insert keeps its created_at and id rules
         store.registrations.set(
@@ -232,6 +253,7 @@ def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
             entry.description or None,
             entry.max_concurrency,
             changed=current != entry,
+            module=entry.module,
         )
     return current is None
 
@@ -247,7 +269,12 @@ def add_bots(store: Store, entries: Iterable[BotEntry]) -> list[BotEntry]:
 
 def _entry(row: Any) -> BotEntry:
     return BotEntry(
-        name=row[0], command=row[1], address=row[2], description=row[3] or None, max_concurrency=row[4] or None
+        name=row[0],
+        command=row[1],
+        address=row[2],
+        description=row[3] or None,
+        max_concurrency=row[4] or None,
+        module=row[5],
     )
 
 

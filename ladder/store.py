@@ -286,6 +286,18 @@ def _m9_canonical_rules(db: sqlite_utils.Database) -> None:
                 db.execute(f"UPDATE {table} SET rules = ? WHERE rules = ?", [text, stored])
 
 
+def _m10_bot_module(db: sqlite_utils.Database) -> None:
+    """A bot played in-process: its ``package.module:ClassName`` (bots.toml ``module``)."""
+    if "module" in db["bots"].columns_dict:  # a store rewound to an earlier version (tests do) has it
+        return
+    _executescript_in_transaction(
+        db,
+        """
+    ALTER TABLE bots ADD COLUMN module TEXT;  -- NULL unless the bot is registered by its module
+    """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -296,6 +308,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m7_runner_identity,
     _m8_forfeit_reasons,
     _m9_canonical_rules,
+    _m10_bot_module,
     # Append new migrations here (each runs once, in its own transaction, in order).
 ]
 
@@ -553,6 +566,17 @@ def _parsed(text: str) -> Rules:
     return Rules.parse(text)
 
 
+def _insert(conn: sqlite3.Connection, table: str, rows: list[dict[str, Any]]) -> None:
+    """Rows of one table, of plain values (text, numbers, NULL), in one ``executemany``: without
+    sqlite-utils' per-value conversions, which cost more than SQLite's own insert."""
+    if rows:
+        columns = list(rows[0])
+        conn.executemany(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+            [tuple(r.values()) for r in rows],
+        )
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
@@ -730,23 +754,22 @@ class Tournaments:
 
 class Registrations:
     """The store's registry part: the bots' registrations (how each is started or reached). Rows are
-    (name, command, address, description, max_concurrency); ``ladder.registry`` makes them entries."""
+    (name, command, address, description, max_concurrency, module); ``ladder.registry`` makes them entries."""
 
-    _SELECT = "SELECT name, command, address, description, max_concurrency FROM bots "
+    _SELECT = "SELECT name, command, address, description, max_concurrency, module FROM bots "
+    _REGISTERED = "(command IS NOT NULL OR address IS NOT NULL OR module IS NOT NULL)"
 
     def __init__(self, db: _Database) -> None:
         self.db = db
 
     def get(self, name: str) -> tuple[Any, ...] | None:
         """A registered bot's row (a bot that only played, never registered, has none)."""
-        row = self.db.execute(
-            self._SELECT + "WHERE name = ? AND (command IS NOT NULL OR address IS NOT NULL)", [name]
-        ).fetchone()
+        row = self.db.execute(self._SELECT + f"WHERE name = ? AND {self._REGISTERED}", [name]).fetchone()
         return None if row is None else tuple(row)
 
     def all(self) -> list[tuple[Any, ...]]:
         """Every registered bot's row, by name."""
-        sql = self._SELECT + "WHERE command IS NOT NULL OR address IS NOT NULL ORDER BY name"
+        sql = self._SELECT + f"WHERE {self._REGISTERED} ORDER BY name"
         return [tuple(r) for r in self.db.execute(sql)]
 
     def set(
@@ -758,12 +781,13 @@ class Registrations:
         max_concurrency: int | None,
         *,
         changed: bool,
+        module: str | None = None,
     ) -> None:
         """Write a registration (the bot's row exists: ``Store.bot_id``); ``changed`` dates it now."""
         self.db.execute(
-            "UPDATE bots SET command = ?, address = ?, description = ?, max_concurrency = ?, "
+            "UPDATE bots SET command = ?, address = ?, module = ?, description = ?, max_concurrency = ?, "
             "registered_at = COALESCE(?, registered_at) WHERE name = ?",
-            [command, address, description, max_concurrency, utc_now() if changed else None, name],
+            [command, address, module, description, max_concurrency, utc_now() if changed else None, name],
         )
 
     def has_played(self, name: str) -> bool:
@@ -776,7 +800,8 @@ class Registrations:
         """Forget how the bot is started; a bot that played keeps its row (its matches name it)."""
         if self.has_played(name):
             self.db.execute(
-                "UPDATE bots SET command = NULL, address = NULL, registered_at = NULL WHERE name = ?", [name]
+                "UPDATE bots SET command = NULL, address = NULL, module = NULL, registered_at = NULL WHERE name = ?",
+                [name],
             )
         else:
             self.db.execute("DELETE FROM bots WHERE name = ?", [name])
@@ -924,106 +949,121 @@ class Store:
         mid = record.match_id
         with self.db.atomic():
             bot_ids = [self.bot_id(s.bot) for s in record.seats]
-            self.db.table("matches").insert(
-                {
-                    "id": mid,
-                    "tournament_id": record.tournament_id,
-                    "seed": record.seed,
-                    "rules": str(Rules.from_dict(record.rules)),
-                    "players": len(record.seats),
-                    "status": MatchStatus(record.status).value,
-                    "started_at": record.started_at,
-                    "finished_at": record.finished_at,
-                    "winners": _json(list(record.winners)),
-                }
+            conn = self.db.conn
+            _insert(
+                conn,
+                "matches",
+                [
+                    {
+                        "id": mid,
+                        "tournament_id": record.tournament_id,
+                        "seed": record.seed,
+                        "rules": str(Rules.from_dict(record.rules)),
+                        "players": len(record.seats),
+                        "status": MatchStatus(record.status).value,
+                        "started_at": record.started_at,
+                        "finished_at": record.finished_at,
+                        "winners": _json(list(record.winners)),
+                    }
+                ],
             )
-            self.db.table("seats").insert_all(
-                {
-                    "match_id": mid,
-                    "seat": s.seat,
-                    "bot_id": bot_ids[i],
-                    "final_score": s.final_score,
-                    "place": s.place,
-                    "faults": s.faults,
-                    "forfeit": int(s.forfeit),
-                    "forfeit_reason": ForfeitReason(s.forfeit_reason).value if s.forfeit_reason is not None else None,
-                    "address": s.address,
-                    "time_bank_left_ms": s.time_bank_left_ms,
-                }
-                for i, s in enumerate(record.seats)
+            _insert(
+                conn,
+                "seats",
+                [
+                    {
+                        "match_id": mid,
+                        "seat": s.seat,
+                        "bot_id": bot_ids[i],
+                        "final_score": s.final_score,
+                        "place": s.place,
+                        "faults": s.faults,
+                        "forfeit": int(s.forfeit),
+                        "forfeit_reason": ForfeitReason(s.forfeit_reason).value
+                        if s.forfeit_reason is not None
+                        else None,
+                        "address": s.address,
+                        "time_bank_left_ms": s.time_bank_left_ms,
+                    }
+                    for i, s in enumerate(record.seats)
+                ],
             )
-            self.db.table("hands").insert_all(
-                {
-                    "match_id": mid,
-                    "hand": h.hand,
-                    "pass_direction": h.pass_direction,
-                    "dealer": h.dealer,
-                    "deal": _json([list(d) for d in h.deal]),
-                    "kitty": " ".join(h.kitty),
-                    "points_taken": _json(list(h.points_taken)),
-                    "score": _json(list(h.score)),
-                    "totals": _json(list(h.totals)),
-                    "moon": h.moon,
-                    "sun": h.sun,
-                    "moon_choice": h.moon_choice,
-                    "moon_choice_substituted": int(h.moon_choice_substituted),
-                    "moon_choice_latency_ms": h.moon_choice_latency_ms,
-                    "discard_seat": h.discard_seat,
-                    "discard": " ".join(h.discard),
-                    "discard_substituted": int(h.discard_substituted),
-                    "discard_latency_ms": h.discard_latency_ms,
-                    "pass_call": h.pass_call,
-                    "pass_call_substituted": int(h.pass_call_substituted),
-                    "pass_call_latency_ms": h.pass_call_latency_ms,
-                }
-                for h in record.hands
+            _insert(
+                conn,
+                "hands",
+                [
+                    {
+                        "match_id": mid,
+                        "hand": h.hand,
+                        "pass_direction": h.pass_direction,
+                        "dealer": h.dealer,
+                        "deal": _json([list(d) for d in h.deal]),
+                        "kitty": " ".join(h.kitty),
+                        "points_taken": _json(list(h.points_taken)),
+                        "score": _json(list(h.score)),
+                        "totals": _json(list(h.totals)),
+                        "moon": h.moon,
+                        "sun": h.sun,
+                        "moon_choice": h.moon_choice,
+                        "moon_choice_substituted": int(h.moon_choice_substituted),
+                        "moon_choice_latency_ms": h.moon_choice_latency_ms,
+                        "discard_seat": h.discard_seat,
+                        "discard": " ".join(h.discard),
+                        "discard_substituted": int(h.discard_substituted),
+                        "discard_latency_ms": h.discard_latency_ms,
+                        "pass_call": h.pass_call,
+                        "pass_call_substituted": int(h.pass_call_substituted),
+                        "pass_call_latency_ms": h.pass_call_latency_ms,
+                    }
+                    for h in record.hands
+                ],
             )
-            self.db.table("passes").insert_all(
-                {
-                    "match_id": mid,
-                    "hand": p.hand,
-                    "seat": p.seat,
-                    "cards": " ".join(p.cards),
-                    "latency_ms": p.latency_ms,
-                    "substituted": int(p.substituted),
-                }
-                for h in record.hands
-                for p in h.passes
+            # Plays and passes are most of a match's rows: plain tuples.
+            conn.executemany(
+                "INSERT INTO passes (match_id, hand, seat, cards, latency_ms, substituted) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (mid, p.hand, p.seat, " ".join(p.cards), p.latency_ms, int(p.substituted))
+                    for h in record.hands
+                    for p in h.passes
+                ],
             )
-            self.db.table("plays").insert_all(self._play_rows(record), batch_size=500)
-            self.db.table("faults").insert_all(
-                {
-                    "match_id": mid,
-                    "hand": f.hand,
-                    "trick": f.trick,
-                    "seat": f.seat,
-                    "kind": FaultKind(f.kind).value,
-                    "detail": f.detail,
-                    "sent": f.sent,
-                    "received": f.received,
-                    "action": f.action,
-                }
-                for f in record.faults
+            conn.executemany(
+                "INSERT INTO plays (match_id, hand, trick, position, seat, card, latency_ms, substituted) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                self._play_rows(record),
+            )
+            _insert(
+                conn,
+                "faults",
+                [
+                    {
+                        "match_id": mid,
+                        "hand": f.hand,
+                        "trick": f.trick,
+                        "seat": f.seat,
+                        "kind": FaultKind(f.kind).value,
+                        "detail": f.detail,
+                        "sent": f.sent,
+                        "received": f.received,
+                        "action": f.action,
+                    }
+                    for f in record.faults
+                ],
             )
         return mid
 
     @staticmethod
-    def _play_rows(record: MatchRecord) -> Iterator[dict[str, Any]]:
+    def _play_rows(record: MatchRecord) -> list[tuple[Any, ...]]:
+        mid = record.match_id
+        rows = []
         position = 0
         last: tuple[int, int] | None = None
         for p in record.plays:
-            position = position + 1 if (p.hand, p.trick) == last else 0
-            last = (p.hand, p.trick)
-            yield {
-                "match_id": record.match_id,
-                "hand": p.hand,
-                "trick": p.trick,
-                "position": position,
-                "seat": p.seat,
-                "card": p.card,
-                "latency_ms": p.latency_ms,
-                "substituted": int(p.substituted),
-            }
+            trick = (p.hand, p.trick)
+            position = position + 1 if trick == last else 0
+            last = trick
+            rows.append((mid, p.hand, p.trick, position, p.seat, p.card, p.latency_ms, int(p.substituted)))
+        return rows
 
     def has_match(self, match_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM matches WHERE id = ?", [match_id]).fetchone() is not None

@@ -46,16 +46,18 @@ from pathlib import Path
 from typing import Any
 
 from hearts.v1 import codec
+from ladder.inprocess import BotModule, SdkSeat
 from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher, process_alive
 from ladder.leaderboard import live_elo
 from ladder.ratings import ELO_BASE, live_elo_update
 from ladder.registry import BotEntry, add_bots, get_bot, list_bots
 from ladder.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
 from ladder.store import Runner, Store, TournamentRow
+from ladder.workers import MatchJob, MatchWorkers, default_workers
 from referee.match import MatchSettings, play_match
 from referee.record import FaultKind, ForfeitReason, MatchRecord
 from referee.rules import Rules
-from referee.seats import REFEREE_NAME, GrpcSeat
+from referee.seats import REFEREE_NAME, GrpcSeat, Seat
 
 __all__ = [
     "LIVE_ELO_K",
@@ -423,9 +425,15 @@ async def play_tournament(
     bots: Mapping[str, BotEntry] | None = None,
     force: bool = False,
     stop: Callable[[], bool] | None = None,
+    workers: int | None = None,
 ) -> RunSummary:
     """Play every pending match of a tournament; returns what was played. ``stop``, asked before each
     match starts, ends the run early when it says so (the matches in flight finish and are saved).
+
+    Bots with a ``module`` entry are played in-process (``ladder.inprocess``). A match whose bots
+    all are goes to one of ``workers`` processes (``ladder.workers``; default: one per core, 0:
+    none, every match in this process), which saves it itself; ``on_record`` then sees the record
+    without its plays. Matches with a bot served over gRPC are played here.
 
     The bots are started (or reached) by the entries stored with the tournament, except those
     named in ``bots`` (e.g. ``registry_changes``): their entries replace the stored ones, in the
@@ -437,6 +445,8 @@ async def play_tournament(
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
+    if workers is not None and workers < 0:
+        raise ValueError("workers must be 0 or more")
     info = get_tournament(store, tournament_id)
     if info.unplayable is not None:
         raise ValueError(info.unplayable)
@@ -455,29 +465,40 @@ async def play_tournament(
     missing = [n for n in needed if n not in entries]
     if missing:
         raise ValueError(f"tournament {tournament_id} schedules unknown bots: {', '.join(missing)}")
+    # In-process bots are loaded before anything is written: a module that names no bot
+    # (BotModuleError) leaves the tournament as it was.
+    modules = {n: e.module for n in needed if (e := entries[n]).module is not None}
+    launched = [n for n in needed if n not in modules]
+    seats: dict[str, Seat] = {n: SdkSeat(BotModule.parse(spec).load(), n) for n, spec in modules.items()}
     logs = Path(log_dir) if log_dir is not None else Path(store.path).resolve().parent / "logs"
     _claim(store, tournament_id, force=force)  # first: a refused run writes nothing
     if changed:
         _store_entries(store, tournament_id, entries)
     _set_status(store, tournament_id, "running")
+    in_workers = default_workers() if workers is None else workers
+    pool = None
+    if in_workers and any(all(b in modules for b in m.seats) for m in todo):
+        pool = MatchWorkers(in_workers, modules, store.path, info.settings)
+        concurrency = max(concurrency, 2 * in_workers)  # a match queued per worker keeps each one busy
     launcher = Launcher(logs, startup_timeout=startup_timeout)
     launchers = _LAUNCHERS.get()
     if launchers is not None:
         launchers.append(launcher)
-    seats: dict[str, GrpcSeat] = {}
     failed = True
     try:
-        await launcher.start_many((n, entries[n].command, entries[n].address) for n in needed)
-        for n in needed:
+        await launcher.start_many((n, entries[n].command, entries[n].address) for n in launched)
+        for n in launched:
             seats[n] = GrpcSeat(launcher.bots[n].address or "", n)
-        summary.logs = {n: launcher.bots[n].log_path for n in needed}
+        summary.logs = {n: launcher.bots[n].log_path for n in launched}
         summary.declared = await _limits(seats)
         summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
-        await _Tables(store, tournament_id, rules, info.settings, launcher, seats, summary, on_record).run(
-            todo, concurrency, stop
-        )
+        tables = _Tables(store, tournament_id, rules, info.settings, launcher, seats, summary, on_record)
+        tables.workers = pool
+        await tables.run(todo, concurrency, stop)
         failed = False
     finally:
+        if pool is not None:
+            pool.close()  # the matches in flight are saved before the status is written
         # The status before any await: no cancellation (a signal) can come between the end of the
         # run and its status, and the bots are stopped to the end whatever arrives meanwhile.
         status_error: sqlite3.Error | None = None
@@ -494,7 +515,7 @@ async def play_tournament(
     return summary
 
 
-async def _stop(seats: Mapping[str, GrpcSeat], launcher: Launcher) -> None:
+async def _stop(seats: Mapping[str, Seat], launcher: Launcher) -> None:
     for s in seats.values():
         await s.close()
     await launcher.stop_all()
@@ -517,11 +538,11 @@ async def _to_the_end(step: Awaitable[None]) -> None:
         raise asyncio.CancelledError
 
 
-async def _limits(seats: dict[str, GrpcSeat]) -> dict[str, int]:
+async def _limits(seats: dict[str, Seat]) -> dict[str, int]:
     """Each bot's max_concurrent_games from its handshake (0: no limit, also when it does not answer)."""
     request = codec.handshake_request(REFEREE_NAME)
 
-    async def one(seat: GrpcSeat) -> int:
+    async def one(seat: Seat) -> int:
         try:
             return int((await seat.handshake(request, _HANDSHAKE_TIMEOUT_S)).max_concurrent_games)
         except Exception:
@@ -542,12 +563,13 @@ class _Tables:
         rules: dict[str, Rules],
         settings: MatchSettings,
         launcher: Launcher,
-        seats: dict[str, GrpcSeat],
+        seats: dict[str, Seat],
         summary: RunSummary,
         on_record: Callable[[MatchRecord], None] | None,
     ) -> None:
         self.store, self.tid, self.rules, self.settings = store, tid, rules, settings
         self.launcher, self.seats, self.summary, self.on_record = launcher, seats, summary, on_record
+        self.workers: MatchWorkers | None = None  # where matches of in-process bots only are played
         # One semaphore per bot with a limit; unlimited bots get none.
         self.sems = {n: asyncio.Semaphore(lim) for n, lim in summary.limits.items() if lim > 0}
         self.in_flight = dict.fromkeys(seats, 0)
@@ -565,12 +587,20 @@ class _Tables:
             self.in_flight[b] += 1
             self.summary.max_in_flight[b] = max(self.summary.max_in_flight.get(b, 0), self.in_flight[b])
 
-    async def play(self, m: ScheduledMatch) -> MatchRecord:
-        """One match, each bot started or restarted as needed; its slots are given back however it ends."""
+    async def play(self, m: ScheduledMatch) -> tuple[MatchRecord | None, bool]:
+        """One match, each bot started or restarted as needed; its slots are given back however it
+        ends. (its record, whether a worker saved it already); no record: a worker found the match
+        recorded by another process."""
         seats = self.seats
         try:
-            table = []
+            if self.workers is not None and all(isinstance(seats[b], SdkSeat) for b in m.seats):
+                job = MatchJob(self.tid, m.index, _match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed)
+                return await self.workers.play(job), True
+            table: list[Seat] = []
             for b in m.seats:
+                if isinstance(seats[b], SdkSeat):  # in-process: nothing to start
+                    table.append(seats[b])
+                    continue
                 check = b in self.unreachable
                 self.unreachable.discard(b)
                 addr = await self.launcher.ensure(b, check=check)
@@ -579,7 +609,7 @@ class _Tables:
                     old, seats[b] = seats[b], GrpcSeat(addr, b)
                     await old.close()
                 table.append(seats[b])
-            return await play_match(
+            record = await play_match(
                 table,
                 self.rules[m.rules],
                 m.seed,
@@ -588,18 +618,23 @@ class _Tables:
                 names=list(m.seats),
                 tournament_id=self.tid,
             )
+            return record, False
         finally:
             for b in m.seats:
                 self.in_flight[b] -= 1
                 if b in self.sems:
                     self.sems[b].release()
 
-    def recorded(self, m: ScheduledMatch, record: MatchRecord) -> None:
-        """Save a finished match (unless another process did first) and count it in the summary."""
-        try:
-            save_scheduled(self.store, self.tid, m.index, record)
-        except AlreadyRecorded:
-            return  # another process saved it first: its record stands
+    def recorded(self, m: ScheduledMatch, record: MatchRecord | None, *, saved: bool = False) -> None:
+        """Save a finished match (unless another process did first, or a worker saved it: ``saved``)
+        and count it in the summary."""
+        if record is None:
+            return  # a worker found another process's record: it stands
+        if not saved:
+            try:
+                save_scheduled(self.store, self.tid, m.index, record)
+            except AlreadyRecorded:
+                return  # another process saved it first: its record stands
         summary = self.summary
         self.unreachable.update(m.seats[s.seat] for s in record.seats if s.forfeit_reason is ForfeitReason.UNREACHABLE)
         summary.played += 1
@@ -619,7 +654,7 @@ class _Tables:
         """Play ``todo``, up to ``concurrency`` matches at once, saving each as it ends; once ``stop()``
         says so, start no more."""
         queue = list(todo)
-        running: dict[asyncio.Task[MatchRecord], ScheduledMatch] = {}
+        running: dict[asyncio.Task[tuple[MatchRecord | None, bool]], ScheduledMatch] = {}
         try:
             while running or (queue and not (stop is not None and stop())):
                 if stop is not None and stop():
@@ -644,7 +679,8 @@ class _Tables:
                         # other matches of this batch are saved.
                         error = error or (asyncio.CancelledError() if task.cancelled() else task.exception())
                         continue
-                    self.recorded(m, task.result())
+                    record, saved = task.result()
+                    self.recorded(m, record, saved=saved)
                 if error is not None:
                     raise error
         finally:
@@ -664,18 +700,24 @@ async def play_one_match(
     log_dir: Path | str = "logs",
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
 ) -> MatchRecord:
-    """One match among bots started (or reached) by their entries, as a tournament starts them:
-    ``seats`` names each seat's bot, in seat order (a bot may fill several). The bots are stopped
-    when the match ends, however it ends. ``BotStartError`` if one cannot be started."""
+    """One match among bots started (or reached, or loaded in-process) by their entries, as a
+    tournament has them: ``seats`` names each seat's bot, in seat order (a bot may fill several).
+    The bots are stopped when the match ends, however it ends. ``BotStartError`` if one cannot be
+    started, ``BotModuleError`` if a module names no bot."""
     by_name = {e.name: e for e in entries}
+    names = list(dict.fromkeys(seats))
+    chairs: dict[str, Seat] = {
+        n: SdkSeat(BotModule.parse(module).load(), n) for n in names if (module := by_name[n].module) is not None
+    }
     async with Launcher(log_dir, startup_timeout=startup_timeout) as launcher:
-        addresses = await launcher.start_many((n, by_name[n].command, by_name[n].address) for n in dict.fromkeys(seats))
-        channels = {n: GrpcSeat(a, n) for n, a in addresses.items()}
+        started = ((n, by_name[n].command, by_name[n].address) for n in names if n not in chairs)
+        addresses = await launcher.start_many(started)
+        chairs.update((n, GrpcSeat(a, n)) for n, a in addresses.items())
         try:
-            return await play_match([channels[n] for n in seats], rules, seed, settings=settings, names=list(seats))
+            return await play_match([chairs[n] for n in seats], rules, seed, settings=settings, names=list(seats))
         finally:
-            for channel in channels.values():
-                await channel.close()
+            for chair in chairs.values():
+                await chair.close()
 
 
 def run_tournament(store: Store, tournament_id: int, **kwargs: Any) -> RunSummary:

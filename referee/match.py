@@ -265,6 +265,15 @@ def _semaphores() -> tuple[_Decisions, _InFlight]:
 # -- the referee ---------------------------------------------------------------------------------
 
 
+def _late(answer: object, elapsed: float, allowed: float) -> Fault:
+    """The timeout of an answer that came after its deadline (it is refused)."""
+    return Fault(
+        FaultKind.TIMEOUT,
+        f"answered after {elapsed * 1000:.0f} ms; {allowed * 1000:.0f} ms allowed",
+        f"{answer!r} (too late)"[:300],
+    )
+
+
 def _judged(
     decision: Decision, m: Match, o: Observation, answer: object, fault: Fault | None
 ) -> tuple[Any, Fault | None, bool]:
@@ -473,10 +482,25 @@ DECISIONS: dict[Phase, Decision] = {
 
 
 class _SeatState:
-    __slots__ = ("clock", "faults", "forfeit", "forfeit_reason", "notifier", "seat", "wants_notify")
+    __slots__ = (
+        "clock",
+        "faults",
+        "forfeit",
+        "forfeit_reason",
+        "notifier",
+        "notify_now",
+        "play_now",
+        "seat",
+        "wants_notify",
+    )
 
     def __init__(self, seat: Seat, settings: MatchSettings) -> None:
         self.seat = seat
+        # A seat whose plays are answered synchronously (an in-process bot's plain play_card) offers
+        # ``play_now(ask) -> card``: no coroutine and no in-flight slot (it never waits on anything).
+        self.play_now: Callable[[Ask], Any] | None = getattr(seat, "play_now", None)
+        # And one whose notifications are taken synchronously offers ``notify_now(request)``.
+        self.notify_now: Callable[[pb.NotifyRequest], None] | None = getattr(seat, "notify_now", None)
         self.clock = Clock(settings)
         self.faults = 0
         self.forfeit = False
@@ -558,6 +582,7 @@ class _Referee:
         )
         self.budget_ms = int(settings.budget_ms)
         self.fast_play = True  # plays by the written-out path (False: the general one, to test they agree)
+        self.listening = False  # whether any seat asked for notifications (set by the handshakes)
 
     # -- asking ----------------------------------------------------------------------------------
 
@@ -594,15 +619,28 @@ class _Referee:
         elapsed = _perf_counter() - t0
         allowed = clock.deadline()
         if not clock.charge(elapsed):
-            return (
-                None,
-                elapsed * 1000,
-                Fault(
-                    FaultKind.TIMEOUT,
-                    f"answered after {elapsed * 1000:.0f} ms; {allowed * 1000:.0f} ms allowed",
-                    f"{answer!r} (too late)"[:300],
-                ),
-            )
+            return None, elapsed * 1000, _late(answer, elapsed, allowed)
+        return answer, elapsed * 1000, None
+
+    @staticmethod
+    def _ask_now(clock: Clock, now: Callable[[Ask], T], ask: Ask) -> tuple[T | None, float, Fault | None]:
+        """``_ask`` for a seat that answers synchronously (``now``): the same clock and faults."""
+        t0 = _perf_counter()
+        try:
+            answer = now(ask)
+        except Exception as e:
+            elapsed = _perf_counter() - t0
+            fault = fault_from_error(e)
+            if fault.kind is FaultKind.TIMEOUT:
+                clock.bank = 0.0
+            else:
+                clock.charge(elapsed)  # a failure costs the bot its time like an answer does
+            return None, elapsed * 1000, fault
+        elapsed = _perf_counter() - t0
+        if elapsed > clock.budget + clock.grace:  # else there is nothing to charge
+            allowed = clock.deadline()
+            if not clock.charge(elapsed):
+                return None, elapsed * 1000, _late(answer, elapsed, allowed)
         return answer, elapsed * 1000, None
 
     def _asked(self, o: Observation, st: _SeatState, rest: bytes = b"") -> Ask:
@@ -722,6 +760,7 @@ class _Referee:
                 name = ""
             else:
                 st.wants_notify = reply.wants_notifications
+                self.listening = self.listening or st.wants_notify
                 name = reply.name[:NAME_LIMIT]  # the bot's own text: kept as data, but bounded
                 if reply.protocol_version not in (0, codec.PROTOCOL_VERSION):  # 0: left unset, taken as ours
                     self._fault(
@@ -774,14 +813,39 @@ class _Referee:
         to agree with the general one)."""
         m = self.match
         s = m.turn
-        o = m.observation(s)
         st = self.states[s]
+        if st.play_now is not None and not st.forfeit:
+            self._play_on()
+            return
+        o = m.observation(s)
         answer = latency = fault = None
         if not st.forfeit:
             answer, latency, fault = await self._ask(
                 s, st.seat.play_card, Ask(o, self.views, int(st.clock.bank * 1000))
             )
+        self._played(s, o, answer, latency, fault)
+
+    def _play_on(self) -> None:
+        """Plays while their seats answer synchronously (``play_now``: a bot in this process), up to
+        the hand's last card: one after another with no coroutine each, under the same clock and
+        faults as ``_ask``, so that such a bot costs little more than the engine's own play."""
+        m, states, views = self.match, self.states, self.views
+        while m.phase is _PLAY:
+            s = m.turn
+            st = states[s]
+            now = st.play_now
+            if now is None or st.forfeit:
+                return
+            o = m.observation(s)
+            answer, latency, fault = self._ask_now(st.clock, now, Ask(o, views, int(st.clock.bank * 1000)))
+            if self._played(s, o, answer, latency, fault) is not None and len(m.results) > o.hand_number:
+                return  # the hand is scored (hands count from 0): the run records it before the next one
+
+    def _played(self, s: int, o: Observation, answer: Any, latency: float | None, fault: Fault | None) -> Trick | None:
+        """The judge, substitute and record stages of one play; the trick it completed, if any."""
+        m = self.match
         card = None
+        trick = None
         if answer is not None:  # judged by the engine's own check as it plays
             try:
                 card = card_of_answer(answer)
@@ -802,11 +866,12 @@ class _Referee:
         self.record.plays.append(PlayRecord(hand_number, trick_number, s, str(card), latency, substituted))
         if trick is not None:
             self._notify_trick(hand_number, trick)
+        return trick
 
     # -- notifications: best effort, never faults ------------------------------------------------
 
     def _notify_trick(self, hand: int, trick: Trick) -> None:
-        if not any(st.wants_notify and not st.forfeit for st in self.states):
+        if not self.listening or not any(st.wants_notify and not st.forfeit for st in self.states):
             return
         t = codec.trick_to_wire(trick)
         self._notify_all(
@@ -819,6 +884,12 @@ class _Referee:
         # Queued, not awaited: a slow listener must not slow the match (nor the other bots).
         for s, st in enumerate(self.states):
             if st.wants_notify and not st.forfeit:
+                if st.notify_now is not None:
+                    try:
+                        st.notify_now(build(s))
+                    except Exception:  # a courtesy: a listener's failure is never a fault (as over gRPC)
+                        pass
+                    continue
                 if st.notifier is None:
                     st.notifier = _Notifier(st.seat, self.settings.notify_ms / 1000, self.notify_in_flight)
                 st.notifier.send(build(s))

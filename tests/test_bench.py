@@ -50,3 +50,36 @@ def test_harness_pairs_rounds_in_both_orders_and_reports_the_median() -> None:
     thinking = r["thinking"]  # 8 tables of 200 ms bots: latency-bound at 40 decisions/s
     assert thinking["tables"] == 8 and thinking["latency_bound_per_s"] == 40 and thinking["decisions_per_s"] > 0
     assert thinking["timeouts"] == 0
+
+
+def test_inprocess_bench_reports_each_figure_and_its_ratios() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "inprocess.py"),
+            "--seconds",
+            "0.2",
+            "--rounds",
+            "1",
+            "--workers",
+            "2",
+            "--matches",
+            "16",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        check=True,
+    )
+    r = json.loads(out.stdout)
+    for key in (
+        "bare_matches_per_s",
+        "in_process_matches_per_s",
+        "tournament_single_process_matches_per_s",
+        "tournament_workers_matches_per_s",
+    ):
+        assert r[key] > 0, key
+    assert r["in_process_vs_bare"] == round(r["in_process_vs_bare"], 3) > 0
+    assert r["workers"] == 2

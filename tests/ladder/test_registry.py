@@ -47,8 +47,8 @@ def test_a_bots_file_with_commands_and_addresses(tmp_path: Path) -> None:
     "text,message",
     [
         ("", "no \\[bots.NAME\\] tables"),
-        ("[bots.a]\n", "exactly one of command or address"),
-        ('[bots.a]\ncommand = "x"\naddress = "h:1"\n', "exactly one of command or address"),
+        ("[bots.a]\n", "exactly one of command, address or module"),
+        ('[bots.a]\ncommand = "x"\naddress = "h:1"\n', "exactly one of command, address or module"),
         ('[bots.a]\naddress = "nohost"\n', "is not HOST:PORT"),
         ('[bots.a]\ncommand = "x"\nport = 3\n', "unknown key\\(s\\) port"),
         ('[bot.a]\ncommand = "x"\n', "unknown top-level key"),

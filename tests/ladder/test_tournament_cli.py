@@ -48,7 +48,7 @@ def test_bot_add_list_remove(tmp_path: Path) -> None:
     (tmp_path / "bots.toml").write_text(BOTS)
     assert "registered 4 bots" in invoke("bot", "add", "--from", str(tmp_path / "bots.toml"), "--db", db)
     bad = CliRunner().invoke(main, ["bot", "add", "y", "--db", db])
-    assert bad.exit_code == 1 and "exactly one of command or address" in bad.output
+    assert bad.exit_code == 1 and "exactly one of command, address or module" in bad.output
     missing = CliRunner().invoke(main, ["bot", "remove", "nobody", "--db", db])
     assert missing.exit_code == 1 and "no bot 'nobody'" in missing.output
 

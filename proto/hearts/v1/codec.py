@@ -258,7 +258,7 @@ class ViewEncoder:
 
     def __init__(self, match_id: str, player_names: Sequence[str], budget_ms: int) -> None:
         self.match_id = match_id
-        self._names = list(player_names)
+        self._names = tuple(player_names)
         self.budget_ms = budget_ms
         self._budget = _VIEW_BUDGET + _varint(budget_ms) if budget_ms else b""
         self._heads: dict[tuple[object, ...], tuple[Rules, bytes, bytes]] = {}
@@ -301,6 +301,11 @@ class ViewEncoder:
             b = b"".join([_trick_bytes(t) for t in tricks])
         self._tricks, self._tricks_bytes = tricks, b
         return b
+
+    @property
+    def player_names(self) -> tuple[str, ...]:
+        """The players' names every view of this match carries, in seat order."""
+        return self._names
 
     def encode(self, obs: Observation, time_bank_ms: int) -> bytes:
         """The serialised GameView of ``obs``'s seat."""

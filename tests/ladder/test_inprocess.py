@@ -1,0 +1,392 @@
+"""In-process bots (``module = "package.module:ClassName"``): the same View, clocks and faults as over
+gRPC, played in-process or over worker processes, named in bots files and on the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_procs import HEARTS
+
+from clients.bots.lowest import LowestBot
+from clients.sdk import Bot, BotServer, View
+from clients.view import view_from_wire, view_of
+from hearts.v1 import bot_pb2 as pb
+from hearts.v1.codec import ViewEncoder
+from ladder.inprocess import BotModule, BotModuleError, SdkSeat, is_module_spec
+from ladder.registry import BotEntry
+from ladder.store import Store
+from ladder.tournament import TournamentSpec, create_tournament, play_tournament
+from referee.match import MatchSettings, _Referee, play_match
+from referee.record import FaultKind
+from referee.rules import Card, Match, MoonChoice, Phase, Rules
+from referee.rules.cards import DECK
+from referee.seats import GrpcSeat, Seat
+
+FAST = "standard,target=30"
+
+
+# -- the bot sees what it would see over gRPC ------------------------------------------------------
+
+
+def _answer(m: Match, rng: random.Random) -> None:
+    """One random legal decision of whoever owes one."""
+    rules = m.rules
+    phase = m.phase
+    if phase is Phase.PLAY:
+        m.play(rng.choice(m.legal_plays().cards))
+    elif phase is Phase.PASS:
+        for s in m.to_move:
+            m.pass_cards(s, rng.sample(m.observation(s).hand.cards, rules.pass_count))
+    elif phase is Phase.MOON:
+        m.choose_moon(m.turn, rng.choice(list(MoonChoice)))
+    elif phase is Phase.DISCARD:
+        o = m.observation(m.to_move[0])
+        m.discard(o.seat, rng.sample(o.hand.cards, len(o.kitty)))
+    elif phase is Phase.CALL:
+        m.call_pass(m.to_move[0], "left")
+    else:
+        raise AssertionError(phase)
+
+
+@pytest.mark.parametrize(
+    "rules_text",
+    [
+        "standard",
+        "standard,moon=shooter-chooses",
+        "standard,players=3",
+        "standard,players=5",
+        "black-maria",
+        "standard,players=3,kitty=first-trick,kitty_discard=true",
+        "standard,pass_cycle=call",
+    ],
+)
+def test_an_in_process_bot_is_given_the_very_view_a_grpc_bot_decodes(rules_text: str) -> None:
+    """``view_of`` (in-process) equals ``view_from_wire`` of the bytes the referee sends for the same
+    observation, at every decision of whole matches: a bot learns no more, and no less, in-process."""
+    try:
+        rules = Rules.parse(rules_text)
+    except ValueError as e:  # an option this engine spells otherwise: say so rather than pass
+        pytest.fail(f"{rules_text}: {e}")
+    names = tuple(f"p{s}" for s in range(rules.players))
+    rng = random.Random(5)
+    checked = set()
+    for seed in range(3):
+        m = Match(rules, seed)
+        views = ViewEncoder(f"match-{seed}", names, 250)
+        while not m.over:
+            for s in m.to_move:
+                o = m.observation(s)
+                wire = pb.GameView.FromString(views.encode(o, 1234))
+                assert view_of(o, f"match-{seed}", names, 250, 1234) == view_from_wire(wire, o.phase, o.moon_points)
+                checked.add(o.phase)
+            _answer(m, rng)
+    assert {Phase.PASS, Phase.PLAY} <= checked or rules.pass_count == 0
+
+
+# -- the same faults as over gRPC ------------------------------------------------------------------
+
+
+class Faulty(Bot):
+    """Plays well except for one kind of mistake, once a match: on its first play from the third on
+    where the mistake can be made."""
+
+    def __init__(self, mistake: str) -> None:
+        self.mistake = mistake
+        self.plays: dict[str, int] = {}
+
+    def pass_cards(self, view: View) -> list[Card]:
+        return list(view.hand.cards[: view.rules.pass_count])
+
+    def play_card(self, view: View) -> Any:
+        n = self.plays[view.match_id] = self.plays.get(view.match_id, 0) + 1
+        illegal = [c for c in view.hand.cards if c not in view.legal]
+        if n < 3 or n > 3 and self.mistake != "illegal" or n > 3 and self.plays.get(view.match_id + "!"):
+            return view.legal.cards[0]
+        if self.mistake == "illegal":
+            if not illegal:
+                return view.legal.cards[0]
+            self.plays[view.match_id + "!"] = 1
+            return illegal[0]
+        if self.mistake == "raise":
+            raise ValueError("my bug [bold]")
+        if self.mistake == "not-held":
+            return next(c for c in DECK if c not in view.hand)
+        if self.mistake == "no-card":
+            return "ZZ"
+        if self.mistake == "slow":
+            time.sleep(0.4)
+        return view.legal.cards[0]
+
+
+class SlowAsync(Faulty):
+    async def play_card(self, view: View) -> Any:  # type: ignore[override]  # a coroutine bot
+        n = self.plays[view.match_id] = self.plays.get(view.match_id, 0) + 1
+        if n == 3:
+            await asyncio.sleep(0.4)
+        return view.legal.cards[0]
+
+
+def _faults(seats: list[Seat]) -> list[tuple[int, str]]:
+    settings = MatchSettings(budget_ms=150, bank_ms=0, grace_ms=50, max_faults=10)
+    record = asyncio.run(play_match(seats, Rules.parse(FAST), 3, settings=settings))
+    return [(f.seat, FaultKind(f.kind).value) for f in record.faults]
+
+
+async def _over_grpc(bot: Bot) -> list[tuple[int, str]]:
+    settings = MatchSettings(budget_ms=150, bank_ms=0, grace_ms=50, max_faults=10)
+    async with BotServer(bot, port=0) as server:
+        seats: list[Seat] = [GrpcSeat(server.address, "faulty")]
+        seats += [SdkSeat(LowestBot(), f"low{i}") for i in range(3)]
+        try:
+            record = await play_match(seats, Rules.parse(FAST), 3, settings=settings)
+        finally:
+            await seats[0].close()
+    return [(f.seat, FaultKind(f.kind).value) for f in record.faults]
+
+
+@pytest.mark.parametrize(
+    "bot, kind",
+    [
+        (Faulty("raise"), "error_status"),
+        (Faulty("not-held"), "card_not_held"),
+        (Faulty("illegal"), "illegal_card"),
+        (Faulty("no-card"), "error_status"),
+        (Faulty("slow"), "timeout"),
+        (SlowAsync("slow"), "timeout"),
+    ],
+    ids=["raises", "card-not-held", "illegal-card", "text-of-no-card", "slow-plain", "slow-coroutine"],
+)
+def test_an_in_process_bot_faults_as_the_same_bot_over_grpc(bot: Faulty, kind: str) -> None:
+    """An exception, a wrong card and slowness are the faults they are over the wire, in the same seats."""
+    local = _faults([SdkSeat(type(bot)(bot.mistake), "faulty")] + [SdkSeat(LowestBot(), f"low{i}") for i in range(3)])
+    remote = asyncio.run(_over_grpc(type(bot)(bot.mistake)))
+    assert local and local == remote
+    assert {k for _, k in local} == {kind}
+
+
+def test_the_direct_path_of_in_process_plays_agrees_with_the_general_one() -> None:
+    """``_play_on`` (a plain play_card called directly) records what ``_decide`` does, faults included."""
+
+    def play(fast: bool) -> dict[str, Any]:
+        seats = [SdkSeat(Faulty(m), f"b{i}") for i, m in enumerate(("raise", "not-held", "illegal", "ok"))]
+        referee = _Referee(seats, Rules.parse(FAST), 11, MatchSettings(max_faults=1000), "m", None, None)
+        referee.fast_play = fast
+        return asyncio.run(referee.run()).decisions()
+
+    fast, general = play(True), play(False)
+    assert fast["faults"] and fast == general
+
+
+def test_notifications_reach_an_in_process_bot_in_order() -> None:
+    class Listener(LowestBot):
+        def __init__(self) -> None:
+            self.kinds: list[str] = []
+
+        def notify(self, note: Any) -> None:
+            self.kinds.append(note.kind)
+
+    listener = Listener()
+    seats = [SdkSeat(listener, "listener")] + [SdkSeat(LowestBot(), f"low{i}") for i in range(3)]
+    record = asyncio.run(play_match(seats, Rules.parse(FAST), 4))
+    tricks = len(record.plays) // 4
+    assert listener.kinds.count("trick_completed") == tricks  # none dropped, whatever the pace
+    assert listener.kinds.count("hand_scored") == len(record.hands)
+    assert listener.kinds[-1] == "match_over"
+
+
+# -- naming a bot by its module -------------------------------------------------------------------
+
+
+def test_module_specs_parse_round_trip_and_are_told_from_addresses_and_commands() -> None:
+    spec = BotModule.parse("clients.bots.random:RandomBot")
+    assert (spec.module, spec.attribute, str(spec)) == (
+        "clients.bots.random",
+        "RandomBot",
+        "clients.bots.random:RandomBot",
+    )
+    assert is_module_spec("my_bot:MyBot")
+    assert not is_module_spec("localhost:50051")
+    assert not is_module_spec("python my_bot.py")
+    with pytest.raises(BotModuleError, match="is not package.module:ClassName"):
+        BotModule.parse("localhost:50051")
+
+
+@pytest.mark.parametrize(
+    "spec, says",
+    [
+        ("no_such_bot_module:Bot", "no module named 'no_such_bot_module'"),
+        ("clients.bots.random:Nope", "has no 'Nope'; bot classes there: RandomBot"),
+        ("clients.bots.random:Sequence", "raised TypeError"),
+        ("referee.rules:Rules", "made a Rules, which is no bot"),
+    ],
+)
+def test_a_module_that_names_no_bot_says_what_is_wrong(spec: str, says: str) -> None:
+    with pytest.raises(BotModuleError, match=says.replace("(", r"\(")):
+        BotModule.parse(spec).load()
+
+
+BOT_FILE = '''
+import random
+from clients.sdk import Bot
+
+
+class SeededRandom(Bot):
+    """Deterministic: its RNG is seeded per match, so a match replays exactly in any process."""
+
+    def __init__(self):
+        self.rngs = {}
+
+    def _rng(self, view):
+        return self.rngs.setdefault(view.match_id, random.Random(view.match_id))
+
+    def pass_cards(self, view):
+        return self._rng(view).sample(view.hand.cards, view.rules.pass_count)
+
+    def play_card(self, view):
+        return self._rng(view).choice(view.legal.cards)
+
+
+class Exits(SeededRandom):
+    def play_card(self, view):
+        import os
+        os._exit(3)
+'''
+
+
+def _bots_dir(tmp_path: Path) -> Path:
+    (tmp_path / "student_bot.py").write_text(BOT_FILE)
+    return tmp_path
+
+
+def test_a_tournament_over_worker_processes_records_exactly_what_one_process_does(tmp_path: Path) -> None:
+    """Every match a worker plays is saved whole (plays included), once, and equals the same match
+    played in this process: the workers change where matches run, never what they record."""
+    folder = _bots_dir(tmp_path)
+    sys.path.insert(0, str(folder))
+    try:
+        entries = [
+            BotEntry("seeded", module="student_bot:SeededRandom"),
+            BotEntry("lowest", module="clients.bots.lowest:LowestBot"),
+            BotEntry("heuristic", module="clients.bots.heuristic:HeuristicBot"),
+            BotEntry("seeded-2", module="student_bot:SeededRandom"),
+            BotEntry("lowest-2", module="clients.bots.lowest:LowestBot"),
+        ]
+        decisions = []
+        for workers in (0, 2):
+            store = Store(tmp_path / f"w{workers}.db")
+            tid = create_tournament(store, entries, TournamentSpec(rules=FAST, seed=9))
+            seen: list[int] = []
+            count = seen.append
+            summary = asyncio.run(
+                play_tournament(
+                    store,
+                    tid,
+                    workers=workers,
+                    log_dir=tmp_path / "logs",
+                    on_record=lambda r, count=count: count(len(r.hands)),
+                )
+            )
+            assert summary.played == 20 and len(seen) == 20 and all(seen)
+            records = {mid: store.load_match(mid) for mid in store.match_ids()}
+            assert len(records) == 20 and all(r.plays for r in records.values())
+            decisions.append({mid: r.decisions() for mid, r in records.items()})
+            store.close()
+        assert decisions[0] == decisions[1]
+    finally:
+        sys.path.remove(str(folder))
+
+
+def test_hearts_runs_a_students_module_bot_from_the_current_directory(tmp_path: Path) -> None:
+    """``--seat me=student_bot:SeededRandom`` and ``module =`` in a bots file, run by the real
+    ``hearts`` from the folder holding the bot, as a student would."""
+    folder = _bots_dir(tmp_path)
+    match = subprocess.run(
+        [
+            HEARTS,
+            "match",
+            "--seat",
+            "me=student_bot:SeededRandom",
+            "--seat",
+            "low=clients.bots.lowest:LowestBot",
+            "--seat",
+            "heur=clients.bots.heuristic:HeuristicBot",
+            "--seat",
+            "r=clients.bots.random:RandomBot",
+            "--rules",
+            FAST,
+            "--seed",
+            "2",
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert match.returncode == 0, match.stdout + match.stderr
+    assert "recorded in arena.db" in match.stdout
+    (folder / "bots.toml").write_text(
+        "".join(
+            f'[bots.{n}]\nmodule = "{m}"\n'
+            for n, m in [
+                ("me", "student_bot:SeededRandom"),
+                ("low", "clients.bots.lowest:LowestBot"),
+                ("heur", "clients.bots.heuristic:HeuristicBot"),
+                ("r", "clients.bots.random:RandomBot"),
+            ]
+        )
+    )
+    run = subprocess.run(
+        [HEARTS, "tournament", "run", "--bots", "bots.toml", "--rules", FAST, "--deals", "2", "--workers", "2"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "played 8 matches" in run.stdout
+    listed = subprocess.run([HEARTS, "bot", "list"], cwd=folder, capture_output=True, text=True, timeout=30)
+    assert "in-process student_bot:SeededRandom" in listed.stdout
+
+
+def test_a_module_that_names_no_bot_stops_the_run_before_anything_is_written(tmp_path: Path) -> None:
+    folder = _bots_dir(tmp_path)
+    (folder / "bots.toml").write_text(
+        '[bots.me]\nmodule = "studnet_bot:SeededRandom"\n'
+        + "".join(f'[bots.low{i}]\nmodule = "clients.bots.lowest:LowestBot"\n' for i in range(3))
+    )
+    run = subprocess.run(
+        [HEARTS, "tournament", "run", "--bots", "bots.toml", "--rules", FAST],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1
+    assert "no module named 'studnet_bot'" in run.stderr and "Traceback" not in run.stderr
+    assert "was not kept" in run.stderr
+
+
+def test_a_worker_whose_bot_exits_is_a_clear_error_and_nothing_half_played_is_kept(tmp_path: Path) -> None:
+    folder = _bots_dir(tmp_path)
+    (folder / "bots.toml").write_text(
+        '[bots.quitter]\nmodule = "student_bot:Exits"\n'
+        + "".join(f'[bots.low{i}]\nmodule = "clients.bots.lowest:LowestBot"\n' for i in range(3))
+    )
+    run = subprocess.run(
+        [HEARTS, "tournament", "run", "--bots", "bots.toml", "--rules", FAST, "--workers", "1"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "a worker process died" in run.stderr and "Traceback" not in run.stderr
+    with Store(folder / "arena.db", readonly=True) as store:
+        assert not list(store.match_ids())
