@@ -8,22 +8,12 @@ from pathlib import Path
 import pytest
 
 from ladder.positions import CITATIONS, catalogue, positions
+from ladder.validate import VARIANTS
 from referee.rules import PRESETS, QUEEN_OF_SPADES, Phase, Rules, Suit
 from referee.rules.cards import SUIT_MASKS
 
 SOURCES = Path(__file__).resolve().parents[3] / "shared" / "rules"
-VARIANTS = (
-    "standard,players=3",
-    "standard,players=5,pass_cycle=five-player",
-    "standard,players=5",
-    "standard,pass_cycle=scatter mix call",
-    "standard,pass_on=true",
-    "standard,kitty=first-trick,hand_size=12,kitty_discard=true",
-    "standard,moon=shooter-chooses",
-    "standard,queen_at_first_safe_chance=true",
-    "standard,first_lead=left-of-dealer",
-)
-RULESETS = [*PRESETS, *VARIANTS]
+RULESETS = [*PRESETS, *(text for alternatives in VARIANTS for text in alternatives)]
 HEARTS = SUIT_MASKS[Suit.HEARTS]
 
 
