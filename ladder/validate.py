@@ -152,15 +152,13 @@ class BotInfo:
 
     def claims(self, rules: Rules) -> bool:
         """Whether the handshake claims these rules: their preset among ``presets`` (empty: all), and
-        every option they change from that preset among ``options`` (empty: all)."""
-        base = str(rules).split(",")[0]
+        every option they set away from that preset among ``options`` (empty: all). The options are
+        those the canonical text names (``standard,players=5``: players; the pass cycle it implies
+        is not asked for)."""
+        base, *changes = str(rules).split(",")
         if self.presets and base not in self.presets:
             return False
-        if not self.options:
-            return True
-        preset = PRESETS[base].to_dict()
-        changed = {k for k, v in rules.to_dict().items() if preset[k] != v}
-        return changed <= set(self.options)
+        return not self.options or {change.split("=", 1)[0] for change in changes} <= set(self.options)
 
 
 @dataclass(frozen=True)
@@ -407,18 +405,25 @@ async def _health(s: _Session) -> None:
             except grpc.aio.AioRpcError as e:
                 if e.code() is grpc.StatusCode.NOT_FOUND and service:
                     continue  # a server that registers only its own status: ask that
-                unreachable = e.code() is grpc.StatusCode.UNAVAILABLE
+                code = e.code()
+                why = {
+                    grpc.StatusCode.UNAVAILABLE: "the bot could not be reached",
+                    grpc.StatusCode.UNIMPLEMENTED: "no grpc.health.v1 service",
+                    grpc.StatusCode.DEADLINE_EXCEEDED: f"no answer to grpc.health.v1 Check within {PROBE_S:g} s",
+                }.get(code, "grpc.health.v1 Check failed")
                 s.add(
                     Check(
                         "health",
                         "health",
                         Outcome.FAIL,
-                        "the bot could not be reached"
-                        if unreachable
-                        else "grpc.health.v1 Check failed: the launcher seats only a bot that reports SERVING",
-                        fault=FaultKind.TRANSPORT if unreachable else FaultKind.ERROR_STATUS,
+                        why
+                        if code is grpc.StatusCode.UNAVAILABLE
+                        else f"{why}: the launcher seats only a bot that reports SERVING",
+                        # Unreachable, it is asked nothing more; the rest a match would not record (the launcher
+                        # refuses such a bot before any match), so it names no fault kind.
+                        fault=FaultKind.TRANSPORT if code is grpc.StatusCode.UNAVAILABLE else None,
                         request=f"grpc.health.v1.Health/Check service {service!r}",
-                        received=f"status {e.code().name}: {(e.details() or '')[:300]}",
+                        received=f"status {code.name}: {(e.details() or '')[:300]}",
                     )
                 )
                 return

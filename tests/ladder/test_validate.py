@@ -34,6 +34,7 @@ from referee.rules import Card, Rules
 
 sys.path.insert(0, str(BOTS_DIR))
 from faulty import FAULTY, HOSTILE_ERROR, HOSTILE_NAME  # noqa: E402  # the path above first
+from referee_bots import FirstLegal, start_server  # noqa: E402  # on the path faulty put there
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_READY = shutil.which("node") is not None and (ROOT / "clients" / "node" / "node_modules").is_dir()
@@ -270,13 +271,16 @@ def _validated(address: str, **kw: object) -> Report:
 
 def test_only_the_rulesets_the_handshake_claims_are_checked(serve: Served) -> None:
     """presets ["spot"] and options ["target"]: spot alone (every variant changes an option it does not
-    claim); presets ["standard"] and every option: standard and every variant; --rules as asked, with a
-    warning for rules it does not claim; and as many requests at once as max_concurrent_games."""
+    claim); presets ["standard"] and every option: standard and every variant; options ["players"]: 3 and 5
+    players; --rules as asked, with a warning for rules it does not claim; and as many requests at once as
+    max_concurrent_games."""
     spot = _validated(serve(Claiming(presets=("spot",), options=("target",), limit=3)))
     assert spot.rules == ("spot",) and spot.ok
     assert [c.name for c in spot.checks if c.kind == "concurrency"] == ["3 requests at once"]
     standard = _validated(serve(Claiming(presets=("standard",))))
     assert standard.rules == ("standard", *(str(Rules.parse(alternatives[0])) for alternatives in VARIANTS))
+    players = _validated(serve(Claiming(presets=("standard",), options=("players",))))
+    assert players.rules == ("standard", "standard,players=3", "standard,players=5")  # the cycle they imply
     asked = _validated(serve(Claiming(presets=("spot",))), rules=[Rules.parse("standard,players=5")])
     assert asked.rules == ("standard,players=5",)
     claims = [c for c in asked.checks if c.kind == "claims"]
@@ -294,3 +298,16 @@ def test_verbose_shows_each_passing_position(serve: Served, tmp_path: Path) -> N
     for name in ("trick one, a hand of only penalty cards", "on lead, hearts unbroken, only hearts", "pass across"):
         assert name in verbose.out
     assert "OK: 0 failed" in plain.out
+
+
+def test_a_bot_without_health_fails_that_check_alone() -> None:
+    """The launcher seats no bot that does not report SERVING: no health service is a failure, though a
+    match would record no fault for it (the bot never gets that far); every other check still runs."""
+    server, address = start_server(FirstLegal())
+    try:
+        report = _validated(address, rules=[Rules()])
+    finally:
+        server.stop(0)
+    [failure] = report.failures()
+    assert (failure.name, failure.fault) == ("health", None) and "no grpc.health.v1 service" in failure.detail
+    assert sum(1 for c in report.checks if c.outcome is Outcome.PASS) > 10
