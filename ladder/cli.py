@@ -41,6 +41,7 @@ def main() -> None:
     Quick start:
       hearts rules                      the rulesets and every option
       hearts bot serve heuristic        serve a sample bot over gRPC
+      hearts validate localhost:50051   check a bot before it plays (or --command CMD)
       hearts tournament run --bots bots.toml --db arena.db
       hearts ladder --db arena.db       the leaderboard
     """
@@ -644,6 +645,132 @@ def _seat_entries(specs: Sequence[str], bots_file: str | None, db: str) -> list[
                 )
             out.append(entry)
     return out
+
+
+# -- validate ------------------------------------------------------------------------------------
+
+
+@main.command("validate")
+@click.argument("address", required=False)
+@click.option(
+    "--command",
+    "command",
+    metavar="CMD",
+    help="Start the bot with CMD as a tournament does ({port} is a free port), validate it, stop it, e.g. "
+    '"python my_bot.py --port {port}". Instead of ADDRESS.',
+)
+@click.option(
+    "--rules",
+    "rulesets",
+    multiple=True,
+    metavar="RULES",
+    help="A ruleset to check, PRESET[,option=value...] (repeat for more). Default: every ruleset the "
+    "bot's handshake claims.",
+)
+@_CLOCK_OPTIONS[0]
+@_CLOCK_OPTIONS[1]
+@_CLOCK_OPTIONS[2]
+@_STARTUP_TIMEOUT_OPTION
+@click.option("--verbose", "-v", is_flag=True, help="One row per check: every passing position too.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON instead of the table.")
+@click.pass_context
+def validate_command(
+    ctx: click.Context,
+    address: str | None,
+    command: str | None,
+    rulesets: tuple[str, ...],
+    budget_ms: float,
+    bank_ms: float,
+    grace_ms: float,
+    startup_timeout: float,
+    verbose: bool,
+    as_json: bool,
+) -> None:
+    """Check that the bot at ADDRESS (HOST:PORT), or started by --command, plays by the protocol:
+    health, reflection, the handshake, a legal answer on every edge-case position of each ruleset
+    it claims, statelessness, concurrency, cancelled calls, one complete match and its latency.
+    Exit status 0 when no check fails (warnings are fine), 1 when one does.
+
+    \b
+    Examples:
+      hearts validate localhost:50051
+      hearts validate --command "python my_bot.py --port {port}" --rules standard
+    """
+    import asyncio
+    import json
+
+    from ladder.launcher import BotStartError
+    from ladder.validate import Check, render
+
+    if (address is None) == (command is None):
+        raise click.UsageError("give the bot's ADDRESS (HOST:PORT) or --command CMD (one of the two)")
+    if address is not None:
+        host, colon, port = address.rpartition(":")
+        if not address.startswith("unix:") and (not colon or not host or not port.isdigit()):
+            raise click.BadParameter(f"{address!r} is not HOST:PORT (e.g. localhost:50051)", param_hint="ADDRESS")
+    rules = [_parse_rules(text, "--rules") for text in rulesets]
+    shown = console.is_terminal and not as_json
+    status = console.status("validating") if shown else None
+
+    def on_check(check: Check) -> None:
+        if status is not None:
+            status.update(f"validating: {inert(check.name)}")
+
+    try:
+        if status is not None:
+            status.start()
+        report = asyncio.run(
+            _validated(address, command, rules, budget_ms, bank_ms, grace_ms, startup_timeout, on_check)
+        )
+    except BotStartError as e:
+        raise click.ClickException(str(e)) from None
+    finally:
+        if status is not None:
+            status.stop()
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=True))
+    else:
+        console.print(render(report, verbose=verbose))
+        if command is not None and not report.ok:
+            console.print(f"the bot's own output is in {VALIDATE_LOGS / 'validate.log'}", soft_wrap=True)
+    if not report.ok:
+        ctx.exit(1)
+
+
+VALIDATE_LOGS = Path("logs")
+"""Where a bot started by hearts validate --command logs (validate.log), as a tournament's bots do."""
+
+
+async def _validated(
+    address: str | None,
+    command: str | None,
+    rules: list[Rules],
+    budget_ms: float,
+    bank_ms: float,
+    grace_ms: float,
+    startup_timeout: float,
+    on_check: Callable[[Any], None],
+) -> Any:
+    """The validation of the bot at ``address``, or of the bot ``command`` starts (stopped after)."""
+    from ladder.launcher import Launcher
+    from ladder.validate import validate
+
+    if command is None:
+        assert address is not None
+        return await validate(
+            address, rules=rules, budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, on_check=on_check
+        )
+    async with Launcher(VALIDATE_LOGS, startup_timeout=startup_timeout) as launcher:
+        started = await launcher.start("validate", command)
+        return await validate(
+            started,
+            rules=rules,
+            budget_ms=budget_ms,
+            bank_ms=bank_ms,
+            grace_ms=grace_ms,
+            on_check=on_check,
+            command=command,
+        )
 
 
 @main.command("replay")

@@ -1,0 +1,998 @@
+"""``hearts validate``: does a bot conform? A suite of checks, run against a bot's address.
+
+``await validate(address)`` returns a ``Report``: each ``Check`` with its outcome (pass, warn,
+fail, or skip for what could not run), a one-line detail, and for a bad answer the evidence: the
+request sent (a line of text, and in full as the proto3 JSON of the message), what came back,
+the fault kind the referee would record and the rule sentence the position exercises. The bot
+passes when no check fails (a warning is fine). ``Report.to_dict()`` is the JSON of
+``hearts validate --json`` (schema ``hearts-arena/validate``, ``version`` 1).
+
+The checks, in order: the health service reports SERVING; server reflection (a warning without
+it); the handshake and its fields; for every ruleset the bot claims (or those asked for), each
+position of ``ladder.positions`` that the ruleset can ask, one request each; statelessness (one
+view asked twice, the views of two matches interleaved); the concurrency the handshake claims
+(that many requests at once); calls cancelled mid-flight do not break the next one; one complete
+short match against stand-ins; the latency of every decision against the budget.
+
+Every call goes through the referee's own ``GrpcSeat``, and every answer is judged by the
+referee's own code (``referee.match.DECISIONS``: the decoding, then the engine's check as the
+answer is applied), so a timeout, an unreachable bot, an error status, a malformed or oversized
+reply and each illegal answer are classified exactly as a match records them: a bot that passes
+validate plays its matches without faults on these positions. A validation keeps one clock, as
+a match does (``budget + bank left + grace`` a decision). A bot that cannot be reached is asked
+nothing more (a match forfeits it at once), nor one that timed out three times (a match forfeits
+it after three faults): the checks left are reported as one skipped row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from hearts.v1 import bot_pb2 as pb
+from hearts.v1 import codec
+from ladder.positions import Position, play_positions, positions
+from referee.faults import MAX_FAULTS, Fault, describe, fault_from_error, fault_from_rejection
+from referee.match import DECISIONS, NAME_LIMIT, Clock, Decision, MatchSettings, play_match
+from referee.record import FaultKind, utc_now
+from referee.report import latencies, percentile
+from referee.rules import PRESETS, IllegalPlayError, Match, MoonChoice, Observation, Phase, Rules
+from referee.rules.options import OPTION_NAMES
+from referee.seats import REFEREE_NAME, Ask, GrpcSeat, InProcessSeat, Seat
+from referee.untrusted import inert, inert_text
+
+SCHEMA = "hearts-arena/validate"
+VERSION = 1  # bump on any change a reader of version 1 would misread; adding a field is one too
+
+HANDSHAKE_S = 5.0  # the referee's handshake deadline (MatchSettings.handshake_ms)
+PROBE_S = 3.0  # health and reflection: answered at once by any gRPC library that serves them
+UNLIMITED_CONCURRENCY = 8  # requests sent at once to a bot that declares no limit (0)
+MAX_CONCURRENCY = 32  # the most requests sent at once, whatever a bot declares
+CANCEL_AFTER_MS = (0.0, 1.0, 3.0)  # when each cancelled call is cancelled, after it was sent
+SHORT_TARGET = 26  # the target of the complete match: a hand or a few
+MATCH_SEED = 1
+CLOSE = 0.5  # a p99 above this share of the budget is close to it (a warning)
+
+VARIANTS: tuple[tuple[str, ...], ...] = (
+    ("standard,players=3",),
+    ("standard,players=5,pass_cycle=five-player", "standard,players=5"),
+    ("standard,pass_cycle=scatter mix call",),
+    ("standard,pass_on=true",),
+    ("standard,kitty=first-trick,hand_size=12,kitty_discard=true",),
+    ("standard,moon=shooter-chooses",),
+    ("standard,queen_at_first_safe_chance=true",),
+    ("standard,first_lead=left-of-dealer",),
+)
+"""Rulesets beyond the presets that ask what the presets do not (3 and 5 players, every pass
+direction, passing on, the kitty's discard, the moon's choice, other legal-move rules); each is
+checked when the bot claims it. Among alternatives, the first the bot claims."""
+
+
+class Outcome(str, enum.Enum):
+    PASS = "pass"
+    WARN = "warn"  # worth fixing, but a match would record no fault for it
+    FAIL = "fail"  # a match would record a fault (or the launcher would not seat the bot)
+    SKIP = "skip"  # not run: the bot stopped answering, or the rules cannot build the position
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check and what it found. ``kind`` groups checks (``"position"``, ``"handshake"``...);
+    ``fault`` is the kind the referee would record; ``request`` is the request in a line,
+    ``request_json`` the whole message (proto3 JSON, kept for failures and warnings);
+    ``received`` what came back. Bot-controlled text (details, replies) is raw: show it inert."""
+
+    kind: str
+    name: str
+    outcome: Outcome
+    detail: str
+    rules: str | None = None
+    fault: FaultKind | None = None
+    request: str = ""
+    request_json: dict[str, Any] | None = None
+    received: str = ""
+    cites: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["outcome"] = self.outcome.value
+        d["fault"] = self.fault.value if self.fault is not None else None
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Check:
+        return cls(
+            **{
+                **d,
+                "outcome": Outcome(d["outcome"]),
+                "fault": FaultKind(d["fault"]) if d.get("fault") is not None else None,
+            }
+        )
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """The bot's handshake, as it answered (raw text: show it inert)."""
+
+    name: str
+    version: str
+    author: str
+    language: str
+    protocol_version: int
+    presets: tuple[str, ...]
+    options: tuple[str, ...]
+    max_concurrent_games: int
+    wants_notifications: bool
+
+    @classmethod
+    def of(cls, hello: pb.HandshakeResponse) -> BotInfo:
+        return cls(
+            hello.name,
+            hello.version,
+            hello.author,
+            hello.language,
+            hello.protocol_version,
+            tuple(hello.presets),
+            tuple(hello.options),
+            hello.max_concurrent_games,
+            hello.wants_notifications,
+        )
+
+    def claims(self, rules: Rules) -> bool:
+        """Whether the handshake claims these rules: their preset among ``presets`` (empty: all), and
+        every option they set away from that preset among ``options`` (empty: all). The options are
+        those the canonical text names (``standard,players=5``: players; the pass cycle it implies
+        is not asked for)."""
+        base, *changes = str(rules).split(",")
+        if self.presets and base not in self.presets:
+            return False
+        return not self.options or {change.split("=", 1)[0] for change in changes} <= set(self.options)
+
+
+@dataclass(frozen=True)
+class Latency:
+    """The decisions' latencies (ms): how many, the median, the 99th percentile (nearest rank), the slowest."""
+
+    decisions: int
+    p50_ms: float | None
+    p99_ms: float | None
+    max_ms: float | None
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Latency:
+        if not values:
+            return cls(0, None, None, None)
+        return cls(len(values), percentile(values, 50), percentile(values, 99), max(values))
+
+
+@dataclass(frozen=True)
+class Report:
+    """A validation: the bot, where it was reached, the rules checked, every check, the latency."""
+
+    address: str
+    bot: BotInfo | None
+    rules: tuple[str, ...]
+    budget_ms: float
+    bank_ms: float
+    grace_ms: float
+    checks: tuple[Check, ...]
+    latency: Latency
+    started_at: str
+    finished_at: str
+    command: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """No check failed (warnings and skips for positions the rules cannot build are fine)."""
+        return not any(c.outcome is Outcome.FAIL for c in self.checks)
+
+    def counts(self) -> dict[str, int]:
+        return {o.value: sum(1 for c in self.checks if c.outcome is o) for o in Outcome}
+
+    def failures(self) -> list[Check]:
+        return [c for c in self.checks if c.outcome is Outcome.FAIL]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain JSON values (``Report.from_dict`` reads it back)."""
+        return {
+            "schema": SCHEMA,
+            "version": VERSION,
+            "ok": self.ok,
+            "counts": self.counts(),
+            "address": self.address,
+            "command": self.command,
+            "bot": _plain(asdict(self.bot)) if self.bot is not None else None,
+            "rules": list(self.rules),
+            "budget_ms": self.budget_ms,
+            "bank_ms": self.bank_ms,
+            "grace_ms": self.grace_ms,
+            "latency": asdict(self.latency),
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "checks": [c.to_dict() for c in self.checks],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Report:
+        if d.get("schema") != SCHEMA or d.get("version") != VERSION:
+            raise ValueError(f"not a {SCHEMA} report of version {VERSION}: {d.get('schema')!r} {d.get('version')!r}")
+        bot = d["bot"]
+        return cls(
+            address=d["address"],
+            command=d["command"],
+            bot=BotInfo(**{**bot, "presets": tuple(bot["presets"]), "options": tuple(bot["options"])})
+            if bot is not None
+            else None,
+            rules=tuple(d["rules"]),
+            budget_ms=d["budget_ms"],
+            bank_ms=d["bank_ms"],
+            grace_ms=d["grace_ms"],
+            latency=Latency(**d["latency"]),
+            started_at=d["started_at"],
+            finished_at=d["finished_at"],
+            checks=tuple(Check.from_dict(c) for c in d["checks"]),
+        )
+
+
+def _plain(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+# -- the session: one clock, one channel, the checks so far ----------------------------------------
+
+
+class _Stop(Exception):
+    """The bot is asked nothing more; the reason is the skipped row's detail."""
+
+
+@dataclass
+class _Asked:
+    """One request and its judged answer: ``value`` is the decision the engine accepted, else None."""
+
+    decision: Decision
+    observation: Observation
+    request: bytes
+    answer: Any
+    value: Any
+    fault: Fault | None
+    latency_ms: float
+
+
+@dataclass
+class _Session:
+    address: str
+    settings: MatchSettings
+    on_check: Callable[[Check], None] | None
+    seat: GrpcSeat = field(init=False)
+    clock: Clock = field(init=False)
+    checks: list[Check] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    timeouts: int = 0
+    bot: BotInfo | None = None
+
+    def __post_init__(self) -> None:
+        self.seat = GrpcSeat(self.address, "validate")
+        self.clock = Clock(self.settings)
+
+    @property
+    def budget_ms(self) -> int:
+        return int(self.settings.budget_ms)
+
+    def add(self, check: Check) -> None:
+        self.checks.append(check)
+        if self.on_check is not None:
+            self.on_check(check)
+        if check.fault is FaultKind.TRANSPORT:
+            raise _Stop("not run: the bot could not be reached (a match forfeits it at once)")
+        if check.fault is FaultKind.TIMEOUT:
+            self.timeouts += 1
+            if self.timeouts >= MAX_FAULTS:
+                raise _Stop(
+                    f"not run: the bot timed out {self.timeouts} times (a match forfeits it after {MAX_FAULTS})"
+                )
+
+    async def ask(self, position: Position, match_id: str, *, clock: Clock | None = None) -> _Asked:
+        """Ask the position's decision as the referee does (``referee.match._Referee._ask``) and judge
+        the answer on a copy of the match (``_judged``): the request's own match is never changed."""
+        clock = clock or self.clock
+        decision = DECISIONS[position.phase]
+        obs = position.observation()
+        names = [f"player {s}" for s in range(position.rules.players)]
+        ask = Ask(obs, codec.ViewEncoder(match_id, names, self.budget_ms), int(clock.bank * 1000), decision.rest(obs))
+        request = ask.wire()
+        t0 = time.perf_counter()
+        try:
+            answer = await getattr(self.seat, decision.method)(ask, clock.deadline())
+        except Exception as e:
+            elapsed = time.perf_counter() - t0
+            fault = fault_from_error(e)
+            if fault.kind is FaultKind.TIMEOUT:
+                clock.bank = 0.0
+            else:
+                clock.charge(elapsed)
+            self.latencies.append(elapsed * 1000)
+            return _Asked(decision, obs, request, None, None, _unimplemented(fault, decision), elapsed * 1000)
+        elapsed = time.perf_counter() - t0
+        self.latencies.append(elapsed * 1000)
+        allowed = clock.deadline()
+        if not clock.charge(elapsed):
+            late = Fault(
+                FaultKind.TIMEOUT,
+                f"answered after {elapsed * 1000:.0f} ms; {allowed * 1000:.0f} ms allowed",
+                f"{answer!r} (too late)"[:300],
+            )
+            return _Asked(decision, obs, request, answer, None, late, elapsed * 1000)
+        value, judged = _judged(decision, position, obs, answer)
+        return _Asked(decision, obs, request, answer, value, judged, elapsed * 1000)
+
+
+def _judged(decision: Decision, position: Position, obs: Observation, answer: Any) -> tuple[Any, Fault | None]:
+    """The referee's judgement of an answer (``referee.match._judged``): decoded, then applied by the
+    engine, on a copy; (the decision, None) or (None, its fault)."""
+    try:
+        value = decision.decode(answer, obs)
+        decision.apply(position.match.clone(), position.seat, value)
+    except Fault as f:
+        return None, f
+    except IllegalPlayError as e:
+        return None, fault_from_rejection(e, decision.judge, decision.show(answer))
+    return value, None
+
+
+def _unimplemented(fault: Fault, decision: Decision) -> Fault:
+    """UNIMPLEMENTED for an RPC of a variant: say which RPC the rules need (as the referee's fault says)."""
+    if decision.needs and fault.kind is FaultKind.ERROR_STATUS and "UNIMPLEMENTED" in fault.received:
+        return Fault(
+            fault.kind,
+            f"the bot does not implement {decision.rpc}, which {decision.needs} needs (see docs/protocol.md)",
+            fault.received,
+        )
+    return fault
+
+
+def _request_json(decision: Decision, request: bytes) -> dict[str, Any]:
+    message = getattr(pb, f"{decision.rpc}Request").FromString(request)
+    return json_format.MessageToDict(message)
+
+
+def _asked_check(kind: str, name: str, position: Position, asked: _Asked, passed: str) -> Check:
+    """The check of one judged request: pass with ``passed`` as its detail, or fail with the evidence."""
+    sent = describe(asked.decision.rpc, asked.observation)
+    cites = str(position.cites) if position.cites is not None else ""
+    rules = str(position.rules)
+    if asked.fault is None:
+        return Check(kind, name, Outcome.PASS, passed, rules, request=sent, received=_shown(asked), cites=cites)
+    return Check(
+        kind,
+        name,
+        Outcome.FAIL,
+        asked.fault.detail,
+        rules,
+        fault=asked.fault.kind,
+        request=sent,
+        request_json=_request_json(asked.decision, asked.request),
+        received=asked.fault.received,
+        cites=cites,
+    )
+
+
+def _shown(asked: _Asked) -> str:
+    return asked.decision.show(asked.answer) if asked.answer is not None else ""
+
+
+# -- the checks ------------------------------------------------------------------------------------
+
+
+async def _health(s: _Session) -> None:
+    """grpc.health.v1 SERVING for the bot service, or for the whole server: what the launcher waits for."""
+    async with grpc.aio.insecure_channel(s.address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        for service in ("hearts.v1.BotService", ""):
+            try:
+                reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=PROBE_S)
+            except grpc.aio.AioRpcError as e:
+                if e.code() is grpc.StatusCode.NOT_FOUND and service:
+                    continue  # a server that registers only its own status: ask that
+                code = e.code()
+                why = {
+                    grpc.StatusCode.UNAVAILABLE: "the bot could not be reached",
+                    grpc.StatusCode.UNIMPLEMENTED: "no grpc.health.v1 service",
+                    grpc.StatusCode.DEADLINE_EXCEEDED: f"no answer to grpc.health.v1 Check within {PROBE_S:g} s",
+                }.get(code, "grpc.health.v1 Check failed")
+                s.add(
+                    Check(
+                        "health",
+                        "health",
+                        Outcome.FAIL,
+                        why
+                        if code is grpc.StatusCode.UNAVAILABLE
+                        else f"{why}: the launcher seats only a bot that reports SERVING",
+                        # Unreachable, it is asked nothing more; the rest a match would not record (the launcher
+                        # refuses such a bot before any match), so it names no fault kind.
+                        fault=FaultKind.TRANSPORT if code is grpc.StatusCode.UNAVAILABLE else None,
+                        request=f"grpc.health.v1.Health/Check service {service!r}",
+                        received=f"status {code.name}: {(e.details() or '')[:300]}",
+                    )
+                )
+                return
+            status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+            ok = reply.status == health_pb2.HealthCheckResponse.SERVING
+            s.add(
+                Check(
+                    "health",
+                    "health",
+                    Outcome.PASS if ok else Outcome.FAIL,
+                    (f"{status} for {service}" if service else f"{status} (the server's: none for the bot service)")
+                    if ok
+                    else f"{status}: the launcher seats only a bot that reports SERVING",
+                    request=f"grpc.health.v1.Health/Check service {service!r}",
+                    received=status,
+                )
+            )
+            return
+
+
+_REFLECTION_METHODS = (
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+)
+
+
+async def _reflection(s: _Session) -> None:
+    """Server reflection listing hearts.v1.BotService (v1 or v1alpha, whose messages are the same): a
+    convenience for grpcurl, so its absence is a warning."""
+    statuses = []
+    async with grpc.aio.insecure_channel(s.address) as channel:
+        for method in _REFLECTION_METHODS:
+            call = channel.stream_stream(
+                method,
+                request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+            )
+            try:
+                replies = [
+                    r
+                    async for r in call(
+                        iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=PROBE_S
+                    )
+                ]
+            except grpc.aio.AioRpcError as e:
+                statuses.append(f"{method.split('/')[1]}: {e.code().name}")
+                continue
+            services = [svc.name for r in replies for svc in r.list_services_response.service]
+            listed = "hearts.v1.BotService" in services
+            s.add(
+                Check(
+                    "reflection",
+                    "reflection",
+                    Outcome.PASS if listed else Outcome.WARN,
+                    f"lists hearts.v1.BotService ({method.split('/')[1].rsplit('.', 2)[1]})"
+                    if listed
+                    else "does not list hearts.v1.BotService (grpcurl then needs -proto)",
+                    request=f"{method} list_services",
+                    received=", ".join(services)[:300],
+                )
+            )
+            return
+    s.add(
+        Check(
+            "reflection",
+            "reflection",
+            Outcome.WARN,
+            "no server reflection: optional, but grpcurl then needs -import-path proto -proto hearts/v1/bot.proto",
+            request="grpc.reflection ServerReflectionInfo list_services",
+            received="; ".join(statuses),
+        )
+    )
+
+
+async def _handshake(s: _Session) -> BotInfo | None:
+    request = codec.handshake_request(REFEREE_NAME)
+    sent = f"Handshake protocol {codec.PROTOCOL_VERSION}"
+    try:
+        hello = await s.seat.handshake(request, HANDSHAKE_S)
+    except Exception as e:
+        fault = fault_from_error(e)
+        s.add(
+            Check(
+                "handshake",
+                "handshake",
+                Outcome.FAIL,
+                fault.detail,
+                fault=fault.kind,
+                request=sent,
+                request_json=json_format.MessageToDict(request),
+                received=fault.received,
+            )
+        )
+        return None
+    bot = s.bot = BotInfo.of(hello)
+    s.add(Check("handshake", "handshake", Outcome.PASS, "answered", request=sent, received=_hello_text(bot)))
+    version = bot.protocol_version
+    if version in (0, codec.PROTOCOL_VERSION):
+        s.add(
+            Check(
+                "handshake",
+                "protocol_version",
+                Outcome.PASS,
+                f"{version}" + (" (unset: taken as 1)" if version == 0 else ""),
+                received=f"protocol_version={version}",
+            )
+        )
+    else:
+        s.add(
+            Check(
+                "handshake",
+                "protocol_version",
+                Outcome.FAIL,
+                f"speaks protocol {version}, the referee speaks {codec.PROTOCOL_VERSION}",
+                fault=FaultKind.MALFORMED,
+                request=sent,
+                received=f"protocol_version={version}",
+            )
+        )
+    if not bot.name.strip():
+        name = Check("handshake", "name", Outcome.WARN, "empty: the bot is shown by its seat or bots file name")
+    elif len(bot.name) > NAME_LIMIT:
+        name = Check(
+            "handshake", "name", Outcome.WARN, f"{len(bot.name)} characters: the referee keeps the first {NAME_LIMIT}"
+        )
+    else:
+        name = Check("handshake", "name", Outcome.PASS, bot.name)
+    s.add(name)
+    unknown = [p for p in bot.presets if p not in PRESETS]
+    s.add(
+        Check(
+            "handshake",
+            "presets",
+            Outcome.WARN if unknown else Outcome.PASS,
+            f"unknown presets {', '.join(unknown)} (known: {', '.join(PRESETS)})"
+            if unknown
+            else (", ".join(bot.presets) or "none listed: every preset"),
+        )
+    )
+    unknown = [o for o in bot.options if o not in OPTION_NAMES]
+    s.add(
+        Check(
+            "handshake",
+            "options",
+            Outcome.WARN if unknown else Outcome.PASS,
+            f"unknown options {', '.join(unknown)} (see hearts rules)"
+            if unknown
+            else (", ".join(bot.options) or "none listed: every option"),
+        )
+    )
+    limit = bot.max_concurrent_games
+    s.add(
+        Check(
+            "handshake",
+            "max_concurrent_games",
+            Outcome.PASS,
+            f"{limit}" if limit else "0: no limit (a tournament may seat it in many matches at once)",
+        )
+    )
+    return bot
+
+
+def _hello_text(bot: BotInfo) -> str:
+    return (
+        f"name={bot.name!r} version={bot.version!r} author={bot.author!r} language={bot.language!r} "
+        f"protocol_version={bot.protocol_version} presets={list(bot.presets)} options={list(bot.options)} "
+        f"max_concurrent_games={bot.max_concurrent_games} wants_notifications={bot.wants_notifications}"
+    )[:600]
+
+
+def _rulesets(s: _Session, bot: BotInfo | None, asked: Sequence[Rules] | None) -> list[Rules]:
+    """The rules asked for, else every preset and variant the handshake claims (all without one)."""
+    if asked:
+        for rules in asked:
+            if bot is not None and not bot.claims(rules):
+                s.add(
+                    Check(
+                        "claims",
+                        "claims the rules",
+                        Outcome.WARN,
+                        "the handshake does not claim these rules (its presets and options): checked as asked",
+                        str(rules),
+                    )
+                )
+        return list(dict.fromkeys(asked))
+    claimed = bot or BotInfo("", "", "", "", 0, (), (), 0, False)
+    out = [rules for rules in PRESETS.values() if claimed.claims(rules)]
+    for alternatives in VARIANTS:
+        for text in alternatives:
+            rules = Rules.parse(text)
+            if claimed.claims(rules):
+                out.append(rules)
+                break
+    if not out:
+        s.add(
+            Check(
+                "claims",
+                "claims the rules",
+                Outcome.WARN,
+                f"the handshake claims no ruleset this harness plays (presets {list(claimed.presets)}, options "
+                f"{list(claimed.options)}): standard is checked; give --rules to check others",
+            )
+        )
+        out.append(Rules())
+    return out
+
+
+async def _positions(s: _Session, rules: Rules, index: int) -> None:
+    built, missing = positions(rules)
+    for n, position in enumerate(built):
+        asked = await s.ask(position, f"validate-{index}-{n}")
+        s.add(_asked_check("position", position.name, position, asked, f"{_shown(asked)}: legal"))
+    if missing:
+        s.add(
+            Check(
+                "position",
+                "positions not built",
+                Outcome.SKIP,
+                "no such position under these rules (none dealt, or none in seeded play): "
+                + "; ".join(name for name, _ in missing),
+                str(rules),
+            )
+        )
+
+
+async def _statelessness(s: _Session, rules: Rules) -> None:
+    """One view asked twice; then two matches' decisions interleaved, each answered from its own view."""
+    built, _ = positions(rules)
+    plays = [p for p in built if p.phase is Phase.PLAY and len(p.observation().legal) > 1] or built
+    if not plays:
+        s.add(Check("stateless", "the same view twice", Outcome.SKIP, "no position under these rules", str(rules)))
+        return
+    position = plays[0]
+    first = await s.ask(position, "validate-same")
+    second = await s.ask(position, "validate-same") if first.fault is None else first
+    bad = first if first.fault is not None else second
+    detail = f"{_shown(first)} then {_shown(second)}"
+    if first.fault is None and second.fault is None and _shown(first) != _shown(second):
+        detail += " (different answers: fine for a bot that draws at random)"
+    s.add(_asked_check("stateless", "the same view twice", position, bad, detail + ": both legal"))
+
+    tables = [Match(rules, 101), Match(rules, 102)]
+    ids = ["validate-interleaved-a", "validate-interleaved-b"]
+    asked_count = 0
+    for _ in range(20):
+        for m, match_id in zip(tables, ids):
+            if m.over:
+                continue
+            seat = m.to_move[0]
+            position = Position("two matches interleaved", rules, m, seat)
+            asked = await s.ask(position, match_id)
+            asked_count += 1
+            if asked.fault is not None:
+                s.add(_asked_check("stateless", "two matches interleaved", position, asked, ""))
+                return
+            asked.decision.apply(m, seat, asked.value)  # the bot's own answer moves its match on
+    s.add(
+        Check(
+            "stateless",
+            "two matches interleaved",
+            Outcome.PASS,
+            f"{asked_count} decisions of two matches, asked in turn: all legal",
+            str(rules),
+        )
+    )
+
+
+async def _concurrency(s: _Session, rules: Rules, bot: BotInfo | None) -> None:
+    """As many requests at once as the handshake claims to serve, each of another match: all answered
+    legally within budget + grace (the deadline once a bot's bank is spent)."""
+    declared = bot.max_concurrent_games if bot is not None else 0
+    n = min(declared or UNLIMITED_CONCURRENCY, MAX_CONCURRENCY)
+    plays = play_positions(rules, n)
+    settings = s.settings
+    clocks = [Clock(MatchSettings(settings.budget_ms, 0.0, settings.grace_ms)) for _ in plays]
+    asked = await asyncio.gather(
+        *(s.ask(p, f"validate-many-{i}", clock=c) for i, (p, c) in enumerate(zip(plays, clocks)))
+    )
+    why = "as many as its handshake's max_concurrent_games" if declared else f"{n}: it declares no limit"
+    slowest = max(a.latency_ms for a in asked)
+    for position, a in zip(plays, asked):
+        if a.fault is not None:
+            late = sum(1 for x in asked if x.fault is not None and x.fault.kind is FaultKind.TIMEOUT)
+            check = _asked_check("concurrency", f"{n} requests at once", position, a, "")
+            if late:
+                hint = f"{late} of {n} requests at once were not answered within the budget: " + (
+                    f"declare max_concurrent_games = {max(1, n - late)} or fewer"
+                    if declared
+                    else "declare max_concurrent_games (1 for a bot that answers one request at a time)"
+                )
+                check = replace(check, detail=hint)
+            s.add(check)
+            return
+    s.add(
+        Check(
+            "concurrency",
+            f"{n} requests at once",
+            Outcome.PASS,
+            f"{n} plays of {n} matches at once ({why}): all legal within the budget, the slowest in {slowest:.1f} ms",
+            str(rules),
+        )
+    )
+
+
+async def _cancellation(s: _Session, rules: Rules) -> None:
+    """Calls cancelled by the referee's side mid-flight (a match cancelled, a tournament stopped) must not
+    break the bot: the next call is answered legally."""
+    plays = play_positions(rules, len(CANCEL_AFTER_MS) + 1)
+    answered_first = 0
+    for i, (position, after_ms) in enumerate(zip(plays, CANCEL_AFTER_MS)):
+        decision = DECISIONS[position.phase]
+        obs = position.observation()
+        names = [f"player {p}" for p in range(rules.players)]
+        ask = Ask(obs, codec.ViewEncoder(f"validate-cancel-{i}", names, s.budget_ms), 0, decision.rest(obs))
+        task = asyncio.ensure_future(getattr(s.seat, decision.method)(ask, s.clock.deadline()))
+        await asyncio.sleep(after_ms / 1000)
+        if task.done():
+            answered_first += 1
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    position = plays[-1]
+    asked = await s.ask(position, "validate-after-cancel")
+    cancelled = len(CANCEL_AFTER_MS) - answered_first
+    when = ", ".join(f"{ms:g}" for ms in CANCEL_AFTER_MS)
+    s.add(
+        _asked_check(
+            "cancel",
+            "cancelled calls, then the next",
+            position,
+            asked,
+            f"{len(CANCEL_AFTER_MS)} calls cancelled {when} ms after they were sent ({cancelled} before their "
+            f"answer came); the next answered {_shown(asked)}: legal",
+        )
+    )
+
+
+class _StandIn:
+    """The other seats of the complete match: the lowest legal card, the first cards of the hand."""
+
+    def pass_cards(self, obs: Observation) -> Sequence[Any]:
+        return obs.hand.cards[: obs.rules.pass_count]
+
+    def play_card(self, obs: Observation) -> Any:
+        return obs.legal.cards[0]
+
+    def discard_cards(self, obs: Observation) -> Sequence[Any]:
+        return obs.hand.cards[: len(obs.kitty)]
+
+    def call_pass(self, obs: Observation) -> str:
+        return "left"
+
+    def choose_moon(self, obs: Observation) -> MoonChoice:
+        return MoonChoice.ADD_TO_OTHERS
+
+
+def _short(rules: Rules) -> Rules:
+    try:
+        return rules.replace(target=min(rules.target, SHORT_TARGET))
+    except ValueError:  # a target the other options need (an exact-target reset): the full match
+        return rules
+
+
+async def _match(s: _Session, rules: Rules) -> None:
+    """A real match (``referee.match.play_match``): the bot in seat 0, stand-ins in the others, as a
+    tournament seats it (one seat, one request at a time); zero faults expected."""
+    short = _short(rules)
+    n = short.players
+    name = (s.bot.name if s.bot is not None else "") or "bot"
+    seats: list[Seat] = [s.seat, *(InProcessSeat(_StandIn(), f"stand-in {i}") for i in range(1, n))]
+    record = await play_match(
+        seats,
+        short,
+        MATCH_SEED,
+        settings=s.settings,
+        names=[name[:NAME_LIMIT], *(f"stand-in-{i}" for i in range(1, n))],
+    )
+    s.latencies.extend(latencies(record, 0))
+    faults = [f for f in record.faults if f.seat == 0]
+    me = record.seats[0]
+    where = f"{len(record.hands)} hands of {short} (seed {MATCH_SEED}), the bot in seat 0 against {n - 1} stand-ins"
+    if not faults:
+        s.add(Check("match", "a complete match", Outcome.PASS, f"{where}: no faults; place {me.place}", str(short)))
+        return
+    first = faults[0]
+    kinds = ", ".join(dict.fromkeys(f.kind.value for f in faults))
+    at = (
+        f"hand {first.hand}" + (f" trick {first.trick}" if first.trick is not None else "")
+        if first.hand is not None
+        else "the handshake"
+    )
+    forfeit = "; it forfeited" if me.forfeit else ""
+    s.add(
+        Check(
+            "match",
+            "a complete match",
+            Outcome.FAIL,
+            f"{where}: {len(faults)} faults ({kinds}){forfeit}; the first at {at}: {first.detail}",
+            str(short),
+            fault=first.kind,
+            request=first.sent,
+            received=first.received,
+        )
+    )
+
+
+def _latency(s: _Session) -> Check:
+    lat = Latency.of(s.latencies)
+    budget, grace = s.settings.budget_ms, s.settings.grace_ms
+    if lat.decisions == 0 or lat.p50_ms is None or lat.p99_ms is None or lat.max_ms is None:
+        return Check("latency", "latency", Outcome.SKIP, "no decision was answered")
+    figures = (
+        f"p50 {lat.p50_ms:.1f} ms, p99 {lat.p99_ms:.1f} ms, max {lat.max_ms:.1f} ms over {lat.decisions} decisions; "
+        f"budget {budget:g} ms"
+    )
+    if lat.p99_ms > budget + grace:
+        return Check(
+            "latency",
+            "latency",
+            Outcome.FAIL,
+            f"{figures}: more than 1 in 100 decisions over the budget drains the time bank, then times out",
+            fault=FaultKind.TIMEOUT,
+        )
+    if lat.max_ms > budget + grace:
+        return Check("latency", "latency", Outcome.WARN, f"{figures}: the slowest drew on the time bank")
+    if lat.p99_ms > CLOSE * budget:
+        return Check("latency", "latency", Outcome.WARN, f"{figures}: close to the budget")
+    return Check("latency", "latency", Outcome.PASS, figures)
+
+
+async def validate(
+    address: str,
+    *,
+    rules: Sequence[Rules] | None = None,
+    budget_ms: float = 1000.0,
+    bank_ms: float = 10000.0,
+    grace_ms: float = 50.0,
+    match: bool = True,
+    command: str | None = None,
+    on_check: Callable[[Check], None] | None = None,
+) -> Report:
+    """Validate the bot served at ``address``: every check, in order; ``on_check`` sees each as it
+    is made. ``rules``: the rulesets to check (default: every one the handshake claims). The time
+    control is a match's (``MatchSettings``): each decision may take ``budget + bank left + grace``.
+    ``match``: play the complete short match too. ``command`` is only recorded in the report.
+    Never raises for anything the bot does."""
+    settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms)
+    s = _Session(address, settings, on_check)
+    started = utc_now()
+    checked: list[Rules] = []
+    try:
+        await _health(s)
+        await _reflection(s)
+        bot = await _handshake(s)
+        checked = _rulesets(s, bot, rules)
+        for i, r in enumerate(checked):
+            await _positions(s, r, i)
+        await _statelessness(s, checked[0])
+        await _concurrency(s, checked[0], bot)
+        await _cancellation(s, checked[0])
+        if match:
+            await _match(s, checked[0])
+    except _Stop as stop:
+        s.checks.append(Check("stopped", "the checks left", Outcome.SKIP, str(stop)))
+    finally:
+        await s.seat.close()
+    s.checks.append(_latency(s))
+    if on_check is not None:
+        on_check(s.checks[-1])
+    return Report(
+        address=address,
+        command=command,
+        bot=s.bot,
+        rules=tuple(str(r) for r in checked),
+        budget_ms=budget_ms,
+        bank_ms=bank_ms,
+        grace_ms=grace_ms,
+        checks=tuple(s.checks),
+        latency=Latency.of(s.latencies),
+        started_at=started,
+        finished_at=utc_now(),
+    )
+
+
+# -- the table -------------------------------------------------------------------------------------
+
+_STYLES = {Outcome.PASS: "green", Outcome.WARN: "yellow", Outcome.FAIL: "bold red", Outcome.SKIP: "dim"}
+FAILURES_SHOWN = 10
+"""Failures shown with their evidence under the table (the JSON report holds every one)."""
+
+
+def render(report: Report, *, verbose: bool = False) -> RenderableType:
+    """The report for a terminal: who was checked, a table of the checks (the passing positions of a
+    ruleset on one row unless ``verbose``), each failure with its evidence, and the verdict. Every
+    string the bot controls, and every detail, is shown inert."""
+    head = Text("validated ")
+    bot = report.bot
+    if bot is not None:
+        head.append(inert(bot.name or "(no name)", NAME_LIMIT), style="bold")
+        extra = " ".join(inert(x, 40) for x in (bot.version, f"({bot.language})" if bot.language else "") if x)
+        head.append(f" {extra}" if extra else "")
+        if bot.author:
+            head.append(f" by {inert(bot.author, 60)}")
+    else:
+        head.append("a bot that gave no handshake", style="bold")
+    head.append(f" at {inert(report.address)}")
+    if report.command is not None:
+        head.append(f", started by {inert(report.command)}")
+    parts: list[RenderableType] = [head]
+    table = Table(title_justify="left", expand=True)
+    table.add_column("check", ratio=2, overflow="fold")
+    table.add_column("result", no_wrap=True)
+    table.add_column("detail", ratio=3)
+    for name, rules, outcome, detail in _rows(report, verbose):
+        check = inert_text(name)
+        if rules:
+            check.append(f" {inert(rules)}", style="dim")
+        table.add_row(check, Text(outcome.value, style=_STYLES[outcome]), detail)
+    parts.append(table)
+    if _has_summed_positions(report) and not verbose:
+        parts.append(Text("positions: the rule sources' edge cases, one request each; --verbose shows one row each"))
+    failures = report.failures()
+    if failures:
+        parts.append(Text("Failures", style="bold"))
+        for i, c in enumerate(failures[:FAILURES_SHOWN], 1):
+            title = Text(f"{i:>2}. ")
+            title.append(inert(c.name), style="bold")
+            if c.rules:
+                title.append(f" ({inert(c.rules)})")
+            if c.fault is not None:
+                title.append(f": {c.fault.value}", style="red")
+            parts.append(title)
+            for label, value in (
+                ("detail", c.detail),
+                ("sent", c.request),
+                ("received", c.received),
+                ("rule", c.cites),
+            ):
+                if value:
+                    parts.append(Text(f"    {label + ':':<10}{inert(value, 600)}"))
+        if len(failures) > FAILURES_SHOWN:
+            parts.append(Text(f"    ... and {len(failures) - FAILURES_SHOWN} more (--json holds every one)"))
+    counts = report.counts()
+    verdict = Text("OK" if report.ok else "FAILED", style="bold green" if report.ok else "bold red")
+    verdict.append(
+        f": {counts['fail']} failed, {counts['warn']} warnings, {counts['pass']} passed, {counts['skip']} skipped",
+        style="",
+    )
+    parts.append(verdict)
+    return Group(*parts)
+
+
+def _has_summed_positions(report: Report) -> bool:
+    return any(c.kind == "position" and c.outcome is Outcome.PASS for c in report.checks)
+
+
+def _rows(report: Report, verbose: bool) -> list[tuple[str, str | None, Outcome, Text]]:
+    """The table's rows: a ruleset's passing positions summed up on one row, where the first stood."""
+    rows: list[tuple[str, str | None, Outcome, Text]] = []
+    summed: dict[str | None, int] = {}
+    counts: dict[str | None, int] = {}
+    for c in report.checks:
+        if not verbose and c.kind == "position" and c.outcome is Outcome.PASS:
+            counts[c.rules] = counts.get(c.rules, 0) + 1
+            if c.rules not in summed:
+                summed[c.rules] = len(rows)
+                rows.append(("positions", c.rules, Outcome.PASS, Text()))
+            continue
+        rows.append((c.name, c.rules, c.outcome, inert_text(c.detail)))
+    for rules, at in summed.items():
+        n = counts[rules]
+        rows[at] = ("positions", rules, Outcome.PASS, Text(f"{n} answered legally"))
+    return rows

@@ -1,0 +1,115 @@
+"""The positions ``hearts validate`` asks (ladder/positions.py): each is the edge case it names, reached by
+the engine's own moves, under every ruleset validate checks, and cites a sentence that stands in its source."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ladder.positions import CITATIONS, catalogue, positions
+from ladder.validate import VARIANTS
+from referee.rules import PRESETS, QUEEN_OF_SPADES, Phase, Rules, Suit
+from referee.rules.cards import SUIT_MASKS
+
+SOURCES = Path(__file__).resolve().parents[3] / "shared" / "rules"
+RULESETS = [*PRESETS, *(text for alternatives in VARIANTS for text in alternatives)]
+HEARTS = SUIT_MASKS[Suit.HEARTS]
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.replace("’", "'").split()).lower()
+
+
+@pytest.mark.skipif(not SOURCES.is_dir(), reason=f"rule sources not found at {SOURCES}")
+@pytest.mark.parametrize("citation", CITATIONS, ids=lambda c: f"{c.source}:{c.quote[:30]}")
+def test_each_cited_sentence_stands_in_its_source(citation: object) -> None:
+    source, quote = citation.source, citation.quote  # type: ignore[attr-defined]
+    files = list(SOURCES.glob(f"{source}_*.txt"))
+    assert files, f"no rule source {source}_*.txt in {SOURCES}"
+    assert _norm(quote) in _norm(files[0].read_text(encoding="utf-8")), f"{source} does not say: {quote!r}"
+
+
+@pytest.mark.parametrize("text", RULESETS)
+def test_every_position_cites_a_sentence_of_the_list(text: str) -> None:
+    for name, cites, _ in catalogue(Rules.parse(text)):
+        assert cites in CITATIONS, (name, cites)
+
+
+@pytest.mark.parametrize("text", RULESETS)
+def test_each_position_is_the_edge_case_it_names(text: str) -> None:
+    """Built under each ruleset validate checks, every position is a decision its seat owes now, of the
+    phase its name says, and the play positions are exactly their rule's case (the legal cards show it)."""
+    rules = Rules.parse(text)
+    built, missing = positions(rules)
+    assert built
+    for p in built:
+        o = p.observation()
+        m = p.match
+        assert p.seat in m.to_move, p.name
+        expected = (
+            Phase.PASS
+            if p.name.startswith("pass")
+            else Phase.CALL
+            if "call" in p.name
+            else Phase.DISCARD
+            if "discard" in p.name
+            else Phase.MOON
+            if "moon" in p.name
+            else Phase.PLAY
+        )
+        assert m.phase is expected, p.name
+        hand, legal = o.hand.mask, o.legal.mask
+        led = o.current_trick.cards[0].suit if o.current_trick.cards else None
+        penalty = rules.penalty_mask
+        if p.name == "trick one, a hand of only penalty cards":
+            assert not o.tricks and led is Suit.CLUBS and hand & ~penalty == 0 and legal == hand
+        elif p.name == "trick one, void in clubs: a safe card":
+            assert not o.tricks and led is Suit.CLUBS and not hand & SUIT_MASKS[Suit.CLUBS]
+            assert hand & penalty and legal == hand & ~penalty
+        elif p.name == "on lead, hearts unbroken, only hearts":
+            assert o.tricks and o.is_leading and not o.hearts_broken and hand & ~HEARTS == 0 and legal == hand
+        elif p.name == "on lead, hearts unbroken":
+            assert o.is_leading and not o.hearts_broken and hand & HEARTS and not legal & HEARTS
+        elif p.name == "Q♠ on lead at trick two, hearts unbroken":
+            assert len(o.tricks) == 1 and o.is_leading and not o.hearts_broken and QUEEN_OF_SPADES in o.legal
+        elif p.name == "void in the suit led":
+            assert led is not None and not hand & SUIT_MASKS[led] and hand & penalty
+            assert legal == hand or (rules.queen_at_first_safe_chance and legal == QUEEN_OF_SPADES.mask)
+        elif p.name == "follow suit":
+            assert led is not None and legal & ~SUIT_MASKS[led] == 0 and legal != hand
+        elif p.name.startswith("opening lead (2♣)"):
+            clubs = rules.deck_mask & SUIT_MASKS[Suit.CLUBS]
+            assert not o.tricks and o.is_leading and legal == clubs & -clubs  # the lowest club in play
+        elif p.name == "Q♠ at the first safe chance":
+            assert legal == QUEEN_OF_SPADES.mask and len(o.hand) > 1
+        elif p.name == "pass after a called split":
+            assert o.pass_direction == "split" and len(o.pass_offsets) == rules.pass_count
+        elif p.name.startswith("pass "):
+            assert o.pass_direction == p.name.split()[1].rstrip(",")
+            assert ("passing on" in p.name) == rules.may_pass_on(o.pass_direction)
+        elif p.name == "the moon's choice":
+            assert o.moon_points == rules.moon_total
+    if rules.players == 3:  # 17 cards: no hand is ever only penalty cards (14 in play)
+        assert [name for name, _ in missing] == ["trick one, a hand of only penalty cards"]
+    else:
+        assert not missing, missing
+
+
+def test_a_chosen_deal_is_reached_through_its_pass() -> None:
+    """Under black-maria (always pass right) the chosen deal is dealt before the pass, worked backwards: every
+    seat passed three cards and received three, and the seat asked holds the 13 hearts only once it has."""
+    built, _ = positions(Rules.parse("black-maria"))
+    p = next(p for p in built if p.name == "trick one, a hand of only penalty cards")
+    o = p.observation()
+    assert o.pass_direction == "right" and len(o.passed) == 3 and len(o.received) == 3
+    assert o.hand.mask == HEARTS and not set(o.passed) & set(o.hand)
+    assert all(len(p.match.hand.passed[s] or ()) == 3 for s in range(4))
+
+
+def test_positions_are_the_same_every_time() -> None:
+    """Seeded: a bot gets the same requests on every run, so a failure can be reproduced."""
+    for text in ("standard", "nasty", "standard,moon=shooter-chooses"):
+        a, _ = positions(Rules.parse(text))
+        b, _ = positions(Rules.parse(text))
+        assert [(p.name, p.seat, p.observation()) for p in a] == [(p.name, p.seat, p.observation()) for p in b]
