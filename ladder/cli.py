@@ -686,7 +686,8 @@ def validate_command(
     verbose: bool,
     as_json: bool,
 ) -> None:
-    """Check that the bot at ADDRESS (HOST:PORT), or started by --command, plays by the protocol:
+    """Check that the bot at ADDRESS (HOST:PORT, or an SDK bot class PKG.MOD:CLASS served here on the
+    SDK's own server), or started by --command, plays by the protocol:
     health, reflection, the handshake, a legal answer on every edge-case position of each ruleset
     it claims, statelessness, concurrency, cancelled calls, one complete match and its latency.
     Exit status 0 when no check fails (warnings are fine), 1 when one does.
@@ -695,16 +696,18 @@ def validate_command(
     Examples:
       hearts validate localhost:50051
       hearts validate --command "python my_bot.py --port {port}" --rules standard
+      hearts validate my_bot:MyBot
     """
     import asyncio
     import json
 
+    from ladder.inprocess import BotModuleError, is_module_spec
     from ladder.launcher import BotStartError
     from ladder.validate import Check, render
 
     if (address is None) == (command is None):
         raise click.UsageError("give the bot's ADDRESS (HOST:PORT) or --command CMD (one of the two)")
-    if address is not None:
+    if address is not None and not is_module_spec(address):
         host, colon, port = address.rpartition(":")
         if not address.startswith("unix:") and (not colon or not host or not port.isdigit()):
             raise click.BadParameter(f"{address!r} is not HOST:PORT (e.g. localhost:50051)", param_hint="ADDRESS")
@@ -722,7 +725,7 @@ def validate_command(
         report = asyncio.run(
             _validated(address, command, rules, budget_ms, bank_ms, grace_ms, startup_timeout, on_check)
         )
-    except BotStartError as e:
+    except (BotStartError, BotModuleError) as e:
         raise click.ClickException(str(e)) from None
     finally:
         if status is not None:
@@ -751,10 +754,24 @@ async def _validated(
     startup_timeout: float,
     on_check: Callable[[Any], None],
 ) -> Any:
-    """The validation of the bot at ``address``, or of the bot ``command`` starts (stopped after)."""
+    """The validation of the bot at ``address`` (an SDK bot class is served here on port 0 by the SDK's
+    own server), or of the bot ``command`` starts (stopped after)."""
+    from ladder.inprocess import BotModule, is_module_spec
     from ladder.launcher import Launcher
     from ladder.validate import validate
 
+    if address is not None and is_module_spec(address):
+        from clients.sdk import BotServer
+
+        async with BotServer(BotModule.parse(address).load(), port=0) as server:
+            return await validate(
+                server.address,
+                rules=rules,
+                budget_ms=budget_ms,
+                bank_ms=bank_ms,
+                grace_ms=grace_ms,
+                on_check=on_check,
+            )
     if command is None:
         assert address is not None
         return await validate(

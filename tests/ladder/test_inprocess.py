@@ -4,6 +4,7 @@ gRPC, played in-process or over worker processes, named in bots files and on the
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import subprocess
 import sys
@@ -353,6 +354,15 @@ def test_hearts_runs_a_students_module_bot_from_the_current_directory(tmp_path: 
     assert "played 8 matches" in run.stdout
     listed = subprocess.run([HEARTS, "bot", "list"], cwd=folder, capture_output=True, text=True, timeout=30)
     assert "in-process student_bot:SeededRandom" in listed.stdout
+    checked = subprocess.run(
+        [HEARTS, "validate", "student_bot:SeededRandom", "--rules", "standard", "--json"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert json.loads(checked.stdout)["ok"] is True
 
 
 def test_a_module_that_names_no_bot_stops_the_run_before_anything_is_written(tmp_path: Path) -> None:
