@@ -265,6 +265,17 @@ def _semaphores() -> tuple[_Decisions, _InFlight]:
 # -- the referee ---------------------------------------------------------------------------------
 
 
+def _failed(clock: Clock, error: Exception, elapsed: float) -> tuple[None, float, Fault]:
+    """A call that brought no answer: its fault, charged to the seat's clock (a timeout empties the
+    bank; any other failure costs the bot its time as an answer would)."""
+    fault = fault_from_error(error)
+    if fault.kind is FaultKind.TIMEOUT:
+        clock.bank = 0.0
+    else:
+        clock.charge(elapsed)
+    return None, elapsed * 1000, fault
+
+
 def _late(answer: object, elapsed: float, allowed: float) -> Fault:
     """The timeout of an answer that came after its deadline (it is refused)."""
     return Fault(
@@ -607,13 +618,7 @@ class _Referee:
             try:
                 answer = await method(ask, clock.deadline())
             except Exception as e:
-                elapsed = _perf_counter() - t0
-                fault = fault_from_error(e)
-                if fault.kind is FaultKind.TIMEOUT:
-                    clock.bank = 0.0
-                else:
-                    clock.charge(elapsed)  # a failure costs the bot its time like an answer does
-                return None, elapsed * 1000, fault
+                return _failed(clock, e, _perf_counter() - t0)
         finally:
             in_flight.let_go(held)
         elapsed = _perf_counter() - t0
@@ -629,13 +634,7 @@ class _Referee:
         try:
             answer = now(ask)
         except Exception as e:
-            elapsed = _perf_counter() - t0
-            fault = fault_from_error(e)
-            if fault.kind is FaultKind.TIMEOUT:
-                clock.bank = 0.0
-            else:
-                clock.charge(elapsed)  # a failure costs the bot its time like an answer does
-            return None, elapsed * 1000, fault
+            return _failed(clock, e, _perf_counter() - t0)
         elapsed = _perf_counter() - t0
         if elapsed > clock.budget + clock.grace:  # else there is nothing to charge
             allowed = clock.deadline()
