@@ -156,9 +156,19 @@ class SdkSeat:
         self.name: str | None = name if name is not None else self._hello.name
         # The referee's hot path calls a plain play_card directly; a coroutine one goes the awaited way.
         self._play_card = self.methods.play_card
-        self.play_now: Callable[[Ask], int] | None = (
-            None if inspect.iscoroutinefunction(self._play_card) else self._play_now
-        )
+        # The decisions whose methods are plain functions, answered synchronously (the referee calls
+        # them directly); coroutine methods go the awaited way, with their deadline.
+        methods = self.methods
+        plain: dict[str, tuple[Callable[[Any], Any] | None, Callable[[Ask], Any]]] = {
+            "play_card": (methods.play_card, self._play_now),
+            "pass_cards": (methods.pass_cards, self._now("pass_cards", methods.pass_cards, _card_values)),
+            "discard_cards": (methods.discard_cards, self._now("discard_cards", methods.discard_cards, _card_values)),
+            "call_pass": (methods.call_pass, self._call_now),
+            "choose_moon": (methods.choose_moon, self._choose_now),
+        }
+        self.answers_now: dict[str, Callable[[Ask], Any]] = {
+            name: now for name, (method, now) in plain.items() if not inspect.iscoroutinefunction(method)
+        }
         # Notifications of a plain notify are delivered at once, in order: in-process, nothing to wait for.
         notify = self.methods.notify
         self.notify_now: Callable[[pb.NotifyRequest], None] | None = (
@@ -182,6 +192,32 @@ class SdkSeat:
             return card.index + 1 if type(card) is Card else play_answer(card)
         except Exception as e:
             raise _raised("play_card", e) from None
+
+    def _now(self, what: str, method: Callable[[View], Any], answer: Callable[[Any], T]) -> Callable[[Ask], T]:
+        def now(ask: Ask) -> T:
+            try:
+                return answer(method(self._view(ask)))
+            except Exception as e:
+                raise _raised(what, e) from None
+
+        return now
+
+    def _call_now(self, ask: Ask) -> object:
+        view = self._view(ask)
+        try:
+            mix, offsets = call_answer(view, self.methods.call_pass(view))
+        except Exception as e:
+            raise _raised("call_pass", e) from None
+        return "mix" if mix else tuple(offsets)
+
+    def _choose_now(self, ask: Ask) -> int:
+        choose = self.methods.choose_moon
+        if choose is None:
+            return pb.MOON_CHOICE_ADD_TO_OTHERS  # what the SDK's server answers for such a bot
+        try:
+            return moon_answer(choose(self._view(ask)))
+        except Exception as e:
+            raise _raised("choose_moon", e) from None
 
     def _notify_now(self, request: pb.NotifyRequest) -> None:
         self.methods.notify(notification_from_wire(request))  # type: ignore[misc]  # set when this is

@@ -13,7 +13,7 @@ import collections
 import time
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -499,6 +499,7 @@ class _SeatState:
         "forfeit",
         "forfeit_reason",
         "notifier",
+        "answers_now",
         "notify_now",
         "play_now",
         "seat",
@@ -507,9 +508,11 @@ class _SeatState:
 
     def __init__(self, seat: Seat, settings: MatchSettings) -> None:
         self.seat = seat
-        # A seat whose plays are answered synchronously (an in-process bot's plain play_card) offers
-        # ``play_now(ask) -> card``: no coroutine and no in-flight slot (it never waits on anything).
-        self.play_now: Callable[[Ask], Any] | None = getattr(seat, "play_now", None)
+        # A seat whose decisions are answered synchronously (an in-process bot's plain methods) offers
+        # ``answers_now``, method name -> ``now(ask) -> answer``: no coroutine and no in-flight slot
+        # (it never waits on anything).
+        self.answers_now: Mapping[str, Callable[[Ask], Any]] = getattr(seat, "answers_now", None) or {}
+        self.play_now: Callable[[Ask], Any] | None = self.answers_now.get("play_card")
         # And one whose notifications are taken synchronously offers ``notify_now(request)``.
         self.notify_now: Callable[[pb.NotifyRequest], None] | None = getattr(seat, "notify_now", None)
         self.clock = Clock(settings)
@@ -653,7 +656,16 @@ class _Referee:
         on who answered first. ``_play`` is this, written out for plays (the hot path)."""
         m = self.match
         obs = [m.observation(s) for s in m.to_move]  # observe
-        outcomes = await asyncio.gather(*(self._answer(decision, o) for o in obs))  # ask
+        states = [self.states[o.seat] for o in obs]
+        nows = [st.answers_now.get(decision.method) for st in states]
+        outcomes: Sequence[tuple[Any, float | None, Fault | None]]
+        if all(nows):  # every seat asked answers synchronously: one after another, no task each
+            outcomes = [
+                (None, None, None) if st.forfeit else self._ask_now(st.clock, now, self._asked(o, st, decision.rest(o)))  # type: ignore[arg-type]
+                for o, st, now in zip(obs, states, nows)
+            ]
+        else:
+            outcomes = await asyncio.gather(*(self._answer(decision, o) for o in obs))  # ask
         for o, (answer, latency, fault) in zip(obs, outcomes):
             value, fault, substituted = _judged(decision, m, o, answer, _unimplemented(fault, decision))
             if fault is not None:

@@ -185,6 +185,38 @@ def test_the_direct_path_of_in_process_plays_agrees_with_the_general_one() -> No
     assert fast["faults"] and fast == general
 
 
+class Awaited:
+    """A bot's every method as a coroutine: the seat's awaited path, instead of its direct one."""
+
+    def __init__(self, bot: Faulty) -> None:
+        self.bot = bot
+
+    async def pass_cards(self, view: View) -> Any:
+        return self.bot.pass_cards(view)
+
+    async def play_card(self, view: View) -> Any:
+        return self.bot.play_card(view)
+
+    async def choose_moon(self, view: View) -> Any:
+        return MoonChoice.SUBTRACT_FROM_SHOOTER
+
+
+def test_a_bot_answered_directly_records_what_the_same_bot_awaited_does() -> None:
+    """Plain methods are called directly (``answers_now``), coroutine ones awaited: the same answers,
+    faults and substitutes either way, passes and moon choices included."""
+
+    def play(wrap: bool) -> dict[str, Any]:
+        bots = [Faulty(m) for m in ("raise", "not-held", "illegal", "ok")]
+        for b in bots:
+            b.choose_moon = lambda view: MoonChoice.SUBTRACT_FROM_SHOOTER  # type: ignore[method-assign]
+        seats = [SdkSeat(Awaited(b) if wrap else b, f"b{i}") for i, b in enumerate(bots)]
+        rules = Rules.parse("standard,target=60,moon=shooter-chooses")
+        return asyncio.run(play_match(seats, rules, 11, settings=MatchSettings(max_faults=1000))).decisions()
+
+    direct, awaited = play(False), play(True)
+    assert direct["faults"] and direct == awaited
+
+
 def test_notifications_reach_an_in_process_bot_in_order() -> None:
     class Listener(LowestBot):
         def __init__(self) -> None:
