@@ -32,8 +32,10 @@ import os
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -51,6 +53,7 @@ __all__ = [
     "PORT_ENV",
     "PROTOCOL_VERSION",
     "SERVICE_NAME",
+    "AnswerError",
     "Bot",
     "BotMethods",
     "BotProtocol",
@@ -60,6 +63,7 @@ __all__ = [
     "Notification",
     "ThreadedBotServer",
     "View",
+    "answer_failure",
     "as_card",
     "bot_port",
     "call_answer",
@@ -185,18 +189,28 @@ def notification_from_wire(msg: pb.NotifyRequest) -> Notification:
     return Notification(msg.match_id, msg.seat, kind)
 
 
+class AnswerError(TypeError):
+    """A bot's answer that is no answer of its kind (not a card, not a moon choice, not a pass): the
+    bot's own mistake, reported as what it returned."""
+
+
 def as_card(answer: object) -> Card:
     """A bot's card answer as a Card: a Card, or card text such as "QS" (a convenience for quick bots);
-    anything else is the bot's error (``TypeError``, or ``ValueError`` for text that is no card)."""
+    anything else is the bot's error (``AnswerError``)."""
     if isinstance(answer, Card):
         return answer
     if isinstance(answer, str):
-        return Card.parse(answer)
-    raise TypeError(f"expected a Card, got {type(answer).__name__} {answer!r}")
+        try:
+            return Card.parse(answer)
+        except ValueError as e:
+            raise AnswerError(f"returned {answer!r}, which is no card ({e})") from None
+    raise AnswerError(f"returned {type(answer).__name__} {answer!r}, not a Card (nor card text such as 'QS')")
 
 
 def cards_answer(cards: Iterable[object]) -> list[pb.Card]:
     """A pass or discard answer as wire card values (the referee judges the count and the cards)."""
+    if isinstance(cards, (str, Card)) or not isinstance(cards, Iterable):
+        raise AnswerError(f"returned {type(cards).__name__} {cards!r}, not a list of cards")
     return [card_to_wire(as_card(c)) for c in cards]
 
 
@@ -207,7 +221,12 @@ def play_answer(card: object) -> pb.Card:
 
 def moon_answer(answer: object) -> pb.MoonChoice:
     """A moon choice (a MoonChoice, or its text such as "add-to-others") as its wire value."""
-    choice = MoonChoice(answer)
+    try:
+        choice = MoonChoice(answer)
+    except ValueError:
+        raise AnswerError(
+            f"returned {answer!r}, which is no moon choice (MoonChoice.ADD_TO_OTHERS or SUBTRACT_FROM_SHOOTER)"
+        ) from None
     if choice is MoonChoice.ADD_TO_OTHERS:
         return pb.MOON_CHOICE_ADD_TO_OTHERS
     return pb.MOON_CHOICE_SUBTRACT_FROM_SHOOTER
@@ -215,9 +234,26 @@ def moon_answer(answer: object) -> pb.MoonChoice:
 
 def call_answer(view: View, call: object) -> tuple[bool, list[int]]:
     """The dealer's call ("left", "mix", offsets...) as the wire has it: (mix, offsets). A call that is
-    no pass raises ``ValueError``, here as on the bot's own server."""
-    direction, offsets = pass_call(view.rules.players, view.rules.pass_count, call)  # type: ignore[arg-type]
+    no pass is the bot's error (``AnswerError``), here as on the bot's own server."""
+    try:
+        direction, offsets = pass_call(view.rules.players, view.rules.pass_count, call)  # type: ignore[arg-type]
+    except (ValueError, TypeError) as e:
+        raise AnswerError(f"returned {call!r}, which is no pass ({e})") from None
     return direction == "mix", list(offsets)
+
+
+def answer_failure(what: str, error: BaseException) -> str:
+    """A bot method's failure in a line: what it returned that was no answer, or what it raised and
+    where (the innermost file and line of its traceback)."""
+    if isinstance(error, AnswerError):
+        return f"{what} {error}"
+    try:
+        text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    except Exception:  # an exception whose __str__ fails is still named
+        text = type(error).__name__
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    return f"{what} raised {text}{where}"
 
 
 def handshake_of(bot: object) -> pb.HandshakeResponse:
@@ -242,6 +278,12 @@ class BotMethods:
     def __init__(self, bot: BotProtocol) -> None:
         if not callable(getattr(bot, "pass_cards", None)) or not callable(getattr(bot, "play_card", None)):
             raise TypeError(f"{type(bot).__name__} is not a bot: it needs pass_cards(view) and play_card(view)")
+        for name in ("pass_cards", "play_card"):
+            if getattr(type(bot), name, None) is getattr(Bot, name):
+                raise TypeError(
+                    f"{type(bot).__name__} does not define {name}(view): it inherits Bot.{name}, which only "
+                    "raises NotImplementedError"
+                )
         self.bot = bot
         self.pass_cards: Callable[[View], Any] = bot.pass_cards
         self.play_card: Callable[[View], Any] = bot.play_card
@@ -274,9 +316,12 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         # stays outside the try.
         try:
             return await make()
-        except Exception as e:
-            log.exception("%s failed", what)
-            message = f"{what}: {type(e).__name__}: {e}"
+        except (Exception, SystemExit) as e:  # sys.exit in a bot method fails that call, not the server
+            if isinstance(e, AnswerError):
+                log.error("%s %s", what, e)
+            else:
+                log.exception("%s failed", what)
+            message = answer_failure(what, e)
         # UNKNOWN, as gRPC itself reports an uncaught handler exception.
         await context.abort(grpc.StatusCode.UNKNOWN, message)
         raise AssertionError("unreachable: abort raises")

@@ -402,6 +402,13 @@ def _missing_program(program: str, *, cwd: Path | None, path: str | None) -> str
             return f"cannot run {program}: not an executable file (chmod +x {program}?)"
         return None
     if shutil.which(program, path=path) is None:
+        script = (cwd or Path.cwd()) / f"{program.removesuffix('.py')}.py"
+        if script.is_file():  # a Python file was meant: say both ways of playing it
+            module = script.stem
+            return (
+                f"command not found: {program} (not on PATH). To start {script.name}: "
+                f'"python {script.name} --port {{port}}"; to play its class in-process: {module}:ClassName'
+            )
         return f"command not found: {program} (not on PATH)"
     return None
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ladder.inprocess import is_module_spec
+from ladder.inprocess import BotModule, BotModuleError
 from ladder.store import Store
 
 __all__ = [
@@ -93,11 +93,11 @@ class BotEntry:
             raise RegistryError(f"bot {self.name!r}: the command is empty")
         if self.address is not None and not _ADDRESS.match(self.address):
             raise RegistryError(f"bot {self.name!r}: address {self.address!r} is not HOST:PORT")
-        if self.module is not None and not is_module_spec(self.module):
-            raise RegistryError(
-                f"bot {self.name!r}: module {self.module!r} is not package.module:ClassName "
-                "(e.g. clients.bots.random:RandomBot)"
-            )
+        if self.module is not None:
+            try:
+                BotModule.parse(self.module)
+            except BotModuleError as e:
+                raise RegistryError(f"bot {self.name!r}: {e}") from None
         limit = self.max_concurrency
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
             raise RegistryError(

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from hearts.v1 import codec
-from ladder.inprocess import BotModule, SdkSeat
+from ladder.inprocess import SdkSeat, load_seat
 from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher, process_alive
 from ladder.leaderboard import live_elo
 from ladder.ratings import ELO_BASE, live_elo_update
@@ -467,10 +467,10 @@ async def play_tournament(
         raise ValueError(f"tournament {tournament_id} schedules unknown bots: {', '.join(missing)}")
     # In-process bots are loaded before anything is written: a module that names no bot
     # (BotModuleError) leaves the tournament as it was.
+    logs = Path(log_dir) if log_dir is not None else Path(store.path).resolve().parent / "logs"
     modules = {n: e.module for n in needed if (e := entries[n]).module is not None}
     launched = [n for n in needed if n not in modules]
-    seats: dict[str, Seat] = {n: SdkSeat(BotModule.parse(spec).load(), n) for n, spec in modules.items()}
-    logs = Path(log_dir) if log_dir is not None else Path(store.path).resolve().parent / "logs"
+    seats: dict[str, Seat] = {n: load_seat(n, spec, logs) for n, spec in modules.items()}
     _claim(store, tournament_id, force=force)  # first: a refused run writes nothing
     if changed:
         _store_entries(store, tournament_id, entries)
@@ -478,7 +478,7 @@ async def play_tournament(
     in_workers = default_workers() if workers is None else workers
     pool = None
     if in_workers and any(all(b in modules for b in m.seats) for m in todo):
-        pool = MatchWorkers(in_workers, modules, store.path, info.settings)
+        pool = MatchWorkers(in_workers, modules, store.path, info.settings, logs)
         concurrency = max(concurrency, 2 * in_workers)  # a match queued per worker keeps each one busy
     launcher = Launcher(logs, startup_timeout=startup_timeout)
     launchers = _LAUNCHERS.get()
@@ -489,7 +489,7 @@ async def play_tournament(
         await launcher.start_many((n, entries[n].command, entries[n].address) for n in launched)
         for n in launched:
             seats[n] = GrpcSeat(launcher.bots[n].address or "", n)
-        summary.logs = {n: launcher.bots[n].log_path for n in launched}
+        summary.logs = {n: launcher.bots[n].log_path for n in launched} | {n: logs / f"{n}.log" for n in modules}
         summary.declared = await _limits(seats)
         summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
         tables = _Tables(store, tournament_id, rules, info.settings, launcher, seats, summary, on_record)
@@ -707,7 +707,7 @@ async def play_one_match(
     by_name = {e.name: e for e in entries}
     names = list(dict.fromkeys(seats))
     chairs: dict[str, Seat] = {
-        n: SdkSeat(BotModule.parse(module).load(), n) for n in names if (module := by_name[n].module) is not None
+        n: load_seat(n, module, log_dir) for n in names if (module := by_name[n].module) is not None
     }
     async with Launcher(log_dir, startup_timeout=startup_timeout) as launcher:
         started = ((n, by_name[n].command, by_name[n].address) for n in names if n not in chairs)
