@@ -1,0 +1,210 @@
+"""The watch: what a sandboxed bot's processes use, measured from /proc, and what is done about it.
+
+Where no writable cgroup v2 tree gives each bot its own ``memory.max``, ``pids.max`` and
+``cpu.max``, the kernel's rlimits are per process (or per uid), not per bot. The watch adds up,
+every ``TICK_S``, everything the bot's process tree holds: resident memory, threads, CPU time, and
+how full its scratch tmpfs is. Over a limit, the bot is killed (SIGKILL to its sandbox: its PID
+namespace takes every process with it) and the limit is named for the referee's
+``resource_limit`` fault. CPU over ``cpu_share`` within a window is not a fault: the bot's
+processes are stopped (SIGSTOP) until the window ends, which caps its share as ``cpu.max`` would.
+
+All of a sandbox's processes descend from its bubblewrap process: a process that leaves its
+session (``setsid``) is still in the PID namespace, and an orphan is reaped by the namespace's
+init, bubblewrap's own, so it stays in the tree. The walk uses ``/proc/PID/task/TID/children``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sandbox.limits import MB, Limits
+
+__all__ = ["TICK_S", "Usage", "Watch", "tree", "usage"]
+
+TICK_S = 0.02
+CPU_WINDOW_S = 0.1
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+_HZ = os.sysconf("SC_CLK_TCK")
+
+
+def tree(root: int) -> list[int]:
+    """``root`` and every process descending from it (empty if ``root`` is gone)."""
+    out: list[int] = []
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        out.append(pid)
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+            except OSError:
+                pass
+    return out
+
+
+@dataclass
+class Usage:
+    pids: list[int] = field(default_factory=list)  # the bot's own processes (bubblewrap's left out)
+    tasks: int = 0  # threads of those processes, what RLIMIT_NPROC counts
+    rss: int = 0  # bytes
+    cpu: float = 0.0  # seconds, of the live processes
+
+
+def usage(root: int) -> Usage:
+    """What the processes under ``root`` use now. bubblewrap's own processes (the monitor and the
+    namespace's init, run as root) are not the bot's and are not counted."""
+    u = Usage()
+    for pid in tree(root):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{pid}/statm") as f:
+                rss_pages = int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        name = stat[stat.find("(") + 1 : stat.rfind(")")]
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if name == "bwrap":
+            continue
+        u.pids.append(pid)
+        u.tasks += max(1, int(fields[17]))  # num_threads (field 20 of proc(5)); a zombie shows 0 yet counts
+        u.rss += rss_pages * _PAGE
+        u.cpu += (int(fields[11]) + int(fields[12])) / _HZ  # utime + stime
+    return u
+
+
+def scratch_free(pid: int) -> int | None:
+    """Free bytes of the bot's /tmp, seen through its process's root; None if it cannot be seen."""
+    try:
+        st = os.statvfs(f"/proc/{pid}/root/tmp")
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+@dataclass
+class _Watched:
+    root: int
+    limits: Limits
+    on_hit: Callable[[str], None]
+    sandboxed: bool
+    window_start: float = 0.0
+    window_cpu: float = 0.0
+    last_cpu: float | None = None
+    stopped: list[int] = field(default_factory=list)
+    throttled: int = 0
+    hit: str | None = None
+    peak_rss: int = 0
+
+
+class Watch:
+    """Watches bot process trees from one daemon thread. ``add(key, pid, limits, on_hit)``:
+    ``on_hit(why)`` is called once, from the watch's thread, after the bot was killed for a limit."""
+
+    def __init__(self, tick: float = TICK_S) -> None:
+        self.tick = tick
+        self._bots: dict[str, _Watched] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def add(
+        self, key: str, root: int, limits: Limits, on_hit: Callable[[str], None], *, sandboxed: bool = True
+    ) -> None:
+        with self._lock:
+            self._bots[key] = _Watched(root, limits, on_hit, sandboxed, window_start=time.monotonic())
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="sandbox-watch", daemon=True)
+                self._thread.start()
+
+    def remove(self, key: str) -> None:
+        with self._lock:
+            w = self._bots.pop(key, None)
+        if w is not None:
+            _signal(w.stopped, signal.SIGCONT)
+
+    def throttled(self, key: str) -> int:
+        """How many windows the bot's CPU was stopped in (0 for a bot not watched)."""
+        w = self._bots.get(key)
+        return 0 if w is None else w.throttled
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(2)
+        with self._lock:
+            for w in self._bots.values():
+                _signal(w.stopped, signal.SIGCONT)
+            self._bots.clear()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.tick):
+            with self._lock:
+                watched = list(self._bots.values())
+            for w in watched:
+                try:
+                    self._check(w)
+                except Exception:  # one bot's odd /proc never stops the watch of the others
+                    continue
+
+    def _check(self, w: _Watched) -> None:
+        if w.hit is not None:
+            return
+        now = time.monotonic()
+        u = usage(w.root)
+        if not u.pids:
+            return
+        lim = w.limits
+        w.peak_rss = max(w.peak_rss, u.rss)
+        why = None
+        if u.rss > lim.memory_mb * MB:
+            why = f"memory: {u.rss / MB:.0f} MiB resident, over the limit of {lim.memory_mb} MiB"
+        elif u.tasks >= lim.processes:
+            why = f"processes: {u.tasks} threads and processes, the limit is {lim.processes}"
+        elif w.sandboxed:
+            free = scratch_free(u.pids[0])
+            if free is not None and free < 64 * 1024:
+                why = f"disk: the scratch space /tmp is full ({lim.scratch_mb} MiB)"
+        if why is not None:
+            self.kill(w, why)
+            return
+        # CPU share: the CPU used since the window began; over the share, stop until it ends.
+        delta = 0.0 if w.last_cpu is None else max(0.0, u.cpu - w.last_cpu)
+        w.last_cpu = u.cpu
+        if now - w.window_start >= CPU_WINDOW_S:
+            if w.stopped:
+                _signal(w.stopped, signal.SIGCONT)
+                w.stopped = []
+            w.window_start, w.window_cpu = now, 0.0
+        w.window_cpu += delta
+        if not w.stopped and w.window_cpu > lim.cpu_share * CPU_WINDOW_S:
+            w.stopped = list(u.pids)
+            w.throttled += 1
+            _signal(w.stopped, signal.SIGSTOP)
+
+    def kill(self, w: _Watched, why: str) -> None:
+        w.hit = why
+        try:
+            os.killpg(w.root, signal.SIGKILL)
+        except OSError:
+            pass
+        _signal([w.root, *tree(w.root)], signal.SIGKILL)
+        w.on_hit(why)
+
+
+def _signal(pids: list[int], sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
