@@ -468,6 +468,20 @@ _STARTUP_TIMEOUT_OPTION = click.option(
 )
 
 
+_SANDBOX_OPTION = click.option(
+    "--sandbox",
+    type=click.Choice(["on", "limits-only", "off"]),
+    default="off",
+    is_flag=False,
+    flag_value="on",
+    show_default=True,
+    help="Run the bots it starts in a sandbox: --sandbox (on) is bubblewrap, each bot alone with its own "
+    "directory read-only, no network, no other process in sight, under memory, CPU, process, file and "
+    "log limits (docs/sandbox.md); --sandbox=limits-only applies the limits alone, with no isolation. "
+    "A bot whose bots-file entry says sandbox = true is always sandboxed.",
+)
+
+
 @main.command("match")
 @click.option(
     "--seat",
@@ -485,6 +499,7 @@ _STARTUP_TIMEOUT_OPTION = click.option(
     help="A bots file (bots.toml) whose entries a bare --seat NAME names.",
 )
 @_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
 @click.option(
     "--rules", "ruleset", default="standard", show_default=True, help="PRESET[,option=value...]; see hearts rules."
 )
@@ -497,6 +512,7 @@ def match_command(
     seat_specs: tuple[str, ...],
     bots_file: str | None,
     startup_timeout: float,
+    sandbox: str,
     ruleset: str,
     seed: int | None,
     db: str,
@@ -536,6 +552,11 @@ def match_command(
     seed = seed if seed is not None else secrets.randbelow(2**31)
     _check_writable(db)  # before playing: a match that cannot be recorded is lost
     seats = [(e.name, e.address or "") for e in entries]
+    from sandbox import SandboxMode, SandboxUnavailable
+
+    mode = SandboxMode(sandbox)
+    if mode is not SandboxMode.OFF or any(e.sandbox for e in entries):
+        console.print(f"bots: {mode.label if mode is not SandboxMode.OFF else SandboxMode.FULL.label}")
     try:
         if all(e.command is None for e in entries):
             record = asyncio.run(play_remote(seats, r, seed, settings=settings))
@@ -553,9 +574,10 @@ def match_command(
                         settings=settings,
                         log_dir=Path(db).resolve().parent / "logs",
                         startup_timeout=startup_timeout,
+                        sandbox=mode,
                     )
                 )
-            except BotStartError as e:
+            except (BotStartError, SandboxUnavailable) as e:
                 raise click.ClickException(str(e)) from None
     except SeatUnreachable as e:
         tries = "".join(
@@ -566,6 +588,8 @@ def match_command(
     with _open(db) as store:
         store.save_match(record)
     console.print(summary(record))
+    if mode is SandboxMode.LIMITS_ONLY:
+        console.print(mode.label)
     names = [name for name, _address in seats]
     if len(set(names)) < len(names):
         console.print(
@@ -812,6 +836,7 @@ def tournament() -> None:
 )
 @_clock_options
 @_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
 @_DB_OPTION
 def tournament_run(
     bots_file: str | None,
@@ -829,6 +854,7 @@ def tournament_run(
     grace_ms: float,
     max_faults: int,
     startup_timeout: float,
+    sandbox: str,
     db: str,
 ) -> None:
     """Create a tournament, play it, and print its ladder.
@@ -876,7 +902,9 @@ def tournament_run(
             tid = create_tournament(store, entries, spec)
         except ValueError as e:
             raise click.ClickException(str(e)) from None
-        _play_tournament(store, db, tid, concurrency, startup_timeout, created=True, bots_file=bots_file)
+        _play_tournament(
+            store, db, tid, concurrency, startup_timeout, created=True, bots_file=bots_file, sandbox=sandbox
+        )
 
 
 @tournament.command("resume")
@@ -891,8 +919,11 @@ def tournament_run(
     "claim without its start); never from one known to be alive.",
 )
 @_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
 @_DB_OPTION
-def tournament_resume(tournament_id: int, concurrency: int, force: bool, startup_timeout: float, db: str) -> None:
+def tournament_resume(
+    tournament_id: int, concurrency: int, force: bool, startup_timeout: float, sandbox: str, db: str
+) -> None:
     """Play what is missing of tournament TOURNAMENT_ID (after a crash, a kill, Ctrl-C or a bot that
     would not start).
 
@@ -914,7 +945,9 @@ def tournament_resume(tournament_id: int, concurrency: int, force: bool, startup
                 f"with tournament {tournament_id}",
                 soft_wrap=True,
             )
-        _play_tournament(store, db, tournament_id, concurrency, startup_timeout, bots=changes, force=force)
+        _play_tournament(
+            store, db, tournament_id, concurrency, startup_timeout, bots=changes, force=force, sandbox=sandbox
+        )
 
 
 def _check_clock(info: Any) -> None:
@@ -967,6 +1000,7 @@ def _play_tournament(
     bots_file: str | None = None,
     bots: dict[str, BotEntry] | None = None,
     force: bool = False,
+    sandbox: str = "off",
 ) -> None:
     """Play tournament ``tid`` and print its ladder. ``created``: this command created it (from
     ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed.
@@ -976,12 +1010,14 @@ def _play_tournament(
     from ladder.progress import Progress
     from ladder.store import store_error
     from ladder.tournament import TournamentBusy, delete_tournament, get_tournament, run_tournament
+    from sandbox import SandboxMode, SandboxUnavailable
 
     _check_tournament(store, tid, db)
     info = get_tournament(store, tid)
     console.print(
         f"tournament {tid}: {info.format}, rules {info.rules}, seed {info.seed}, {len(info.bots)} bots, "
         f"{info.done}/{info.total} matches recorded; concurrency {concurrency}"
+        + (f"; bots: {SandboxMode(sandbox).label}" if sandbox != "off" else "")
     )
     try:
         with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
@@ -993,7 +1029,12 @@ def _play_tournament(
                 startup_timeout=startup_timeout,
                 bots=bots,
                 force=force,
+                sandbox=sandbox,
             )
+    except SandboxUnavailable as e:
+        if created and get_tournament(store, tid).done == 0:
+            delete_tournament(store, tid)
+        raise click.ClickException(str(e)) from None
     except BotStartError as e:
         if e.command is not None:
             register = f'hearts bot add {e.name} --command "..." --db {db}'
@@ -1043,6 +1084,7 @@ def _play_tournament(
             f"played {summary.played} matches in {summary.seconds:.1f} s "
             f"({_count(summary.faults, 'fault')}, {_count(summary.forfeits, 'forfeit')}); logs in "
             f"{(Path(db).resolve().parent / 'logs')}"
+            + (f"; bots: {summary.sandbox}" if summary.sandbox != SandboxMode.OFF.label else "")
         ),
         soft_wrap=True,
     )

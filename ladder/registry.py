@@ -14,6 +14,14 @@ tournament see the same list. A bots file (TOML, read with tomllib) registers se
     [bots.far-away]
     address = "10.0.0.7:50051"
 
+    [bots.stranger]
+    command = "python stranger/bot.py"
+    sandbox = true          # run it in bubblewrap (docs/sandbox.md), whatever the run's --sandbox
+    limits = { memory_mb = 256, cpu_share = 0.5 }   # its own limits, over the defaults
+
+``sandbox`` and ``limits`` belong to the bots file and the tournaments made from it (stored with
+each tournament's entries); the registry table keeps neither.
+
 Removing a bot that has played keeps its row (its matches refer to it) and clears the
 registration; a bot that never played is deleted.
 
@@ -33,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ladder.store import Store
+from sandbox import Limits, LimitsError
 
 __all__ = [
     "BotEntry",
@@ -49,7 +58,7 @@ __all__ = [
 
 _ADDRESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
 _TEXT_KEYS = {"command", "address", "description"}
-_KEYS = _TEXT_KEYS | {"max_concurrency"}
+_KEYS = _TEXT_KEYS | {"max_concurrency", "sandbox", "limits"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -76,6 +85,8 @@ class BotEntry:
     address: str | None = None
     description: str | None = None
     max_concurrency: int | None = None
+    sandbox: bool = False  # always run in the full sandbox (docs/sandbox.md)
+    limits: Limits | None = None  # its own sandbox limits (None: the run's)
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.strip():
@@ -97,13 +108,18 @@ class BotEntry:
         return "command" if self.command is not None else "address"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "name": self.name,
             "command": self.command,
             "address": self.address,
             "description": self.description,
             "max_concurrency": self.max_concurrency,
         }
+        if self.sandbox:
+            d["sandbox"] = True
+        if self.limits is not None:
+            d["limits"] = self.limits.overrides()
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BotEntry:
@@ -114,6 +130,8 @@ class BotEntry:
             address=d.get("address"),
             description=d.get("description") or None,
             max_concurrency=d.get("max_concurrency") or None,
+            sandbox=bool(d.get("sandbox", False)),
+            limits=Limits.from_dict(d["limits"]) if d.get("limits") is not None else None,
         )
 
 
@@ -166,6 +184,19 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
                 f"{source}: bots.{name}.max_concurrency must be a whole number, 0 or more "
                 f"(0: no limit), e.g. max_concurrency = 1"
             )
+        sandbox = spec.get("sandbox", False)
+        if not isinstance(sandbox, bool):
+            raise RegistryError(f"{source}: bots.{name}.sandbox must be true or false, e.g. sandbox = true")
+        limits = spec.get("limits")
+        if limits is not None:
+            if not isinstance(limits, dict):
+                raise RegistryError(
+                    f"{source}: bots.{name}.limits must be a table, e.g. limits = {{ memory_mb = 256 }}"
+                )
+            try:
+                limits = Limits.from_dict(limits, source=f"bots.{name}.limits")
+            except LimitsError as e:
+                raise RegistryError(f"{source}: {e}") from None
         try:
             out.append(
                 BotEntry(
@@ -174,6 +205,8 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
                     address=spec.get("address"),
                     description=spec.get("description"),
                     max_concurrency=limit,
+                    sandbox=sandbox,
+                    limits=limits,
                 )
             )
         except RegistryError as e:
