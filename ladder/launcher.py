@@ -461,6 +461,13 @@ class Launcher:
             *(_terminate(bp.proc, self.stop_grace) for bp in self.bots.values() if bp.proc is not None)
         )
         if self._watch is not None:
+            for bp in self.bots.values():
+                windows = sum(self._watch.throttled(k) for k in self._watch.keys() if k.startswith(f"{bp.name}#"))
+                if windows:
+                    self.events.append(
+                        f"bot {bp.name!r} was held to its CPU share ({bp.limits.cpu_share:g} of a core): "
+                        f"lowest priority from {windows} windows of 100 ms on"
+                    )
             self._watch.close()
         for bp in self.bots.values():
             if bp.pump is not None:

@@ -6,7 +6,8 @@ every ``TICK_S``, everything the bot's process tree holds: resident memory, thre
 how full its scratch tmpfs is. Over a limit, the bot is killed (SIGKILL to its sandbox: its PID
 namespace takes every process with it) and the limit is named for the referee's
 ``resource_limit`` fault. CPU over ``cpu_share`` within a window is not a fault: the bot's
-processes are stopped (SIGSTOP) until the window ends, which caps its share as ``cpu.max`` would.
+threads are given the lowest priority (nice 19) until a window ends under its share, so under
+contention its share is capped (the others preempt it), and it never holds a core they want.
 
 All of a sandbox's processes descend from its bubblewrap process: a process that leaves its
 session (``setsid``) is still in the PID namespace, and an orphan is reaped by the namespace's
@@ -28,6 +29,7 @@ __all__ = ["TICK_S", "Usage", "Watch", "tree", "usage"]
 
 TICK_S = 0.02
 CPU_WINDOW_S = 0.1
+LOW_PRIORITY = 19
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _HZ = os.sysconf("SC_CLK_TCK")
 
@@ -83,6 +85,23 @@ def usage(root: int) -> Usage:
     return u
 
 
+def proportional(pids: list[int]) -> int:
+    """Bytes the processes hold, each shared page counted once across them (PSS): a summed RSS
+    counts a forked worker's pages shared with its parent twice. Dearer to read than RSS (the
+    kernel walks the page tables), so read only once the RSS sum passes the limit."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except (OSError, ValueError):
+            continue
+    return total
+
+
 def scratch_free(pid: int) -> int | None:
     """Free bytes of the bot's /tmp, seen through its process's root; None if it cannot be seen."""
     try:
@@ -101,7 +120,7 @@ class _Watched:
     window_start: float = 0.0
     window_cpu: float = 0.0
     last_cpu: float | None = None
-    stopped: list[int] = field(default_factory=list)
+    stopped: list[int] = field(default_factory=list)  # its processes, while held to the lowest priority
     throttled: int = 0
     hit: str | None = None
     peak_rss: int = 0
@@ -129,22 +148,22 @@ class Watch:
 
     def remove(self, key: str) -> None:
         with self._lock:
-            w = self._bots.pop(key, None)
-        if w is not None:
-            _signal(w.stopped, signal.SIGCONT)
+            self._bots.pop(key, None)
 
     def throttled(self, key: str) -> int:
         """How many windows the bot's CPU was stopped in (0 for a bot not watched)."""
         w = self._bots.get(key)
         return 0 if w is None else w.throttled
 
+    def keys(self) -> list[str]:
+        with self._lock:
+            return list(self._bots)
+
     def close(self) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(2)
         with self._lock:
-            for w in self._bots.values():
-                _signal(w.stopped, signal.SIGCONT)
             self._bots.clear()
 
     def _run(self) -> None:
@@ -167,8 +186,8 @@ class Watch:
         lim = w.limits
         w.peak_rss = max(w.peak_rss, u.rss)
         why = None
-        if u.rss > lim.memory_mb * MB:
-            why = f"memory: {u.rss / MB:.0f} MiB resident, over the limit of {lim.memory_mb} MiB"
+        if u.rss > lim.memory_mb * MB and (pss := proportional(u.pids)) > lim.memory_mb * MB:
+            why = f"memory: {pss / MB:.0f} MiB resident, over the limit of {lim.memory_mb} MiB"
         elif u.tasks >= lim.processes:
             why = f"processes: {u.tasks} threads and processes, the limit is {lim.processes}"
         elif w.sandboxed:
@@ -178,19 +197,23 @@ class Watch:
         if why is not None:
             self.kill(w, why)
             return
-        # CPU share: the CPU used since the window began; over the share, stop until it ends.
+        # CPU share: the CPU used since the window began. Over the share, every thread of the bot
+        # is given the lowest priority (nice 19: about 1/70 of a nice-0 thread's weight) until a
+        # window ends under the share: the others' decisions then preempt it at once, while idle
+        # cores stay its to use. The bot cannot raise its priority again (no privilege).
         delta = 0.0 if w.last_cpu is None else max(0.0, u.cpu - w.last_cpu)
         w.last_cpu = u.cpu
         if now - w.window_start >= CPU_WINDOW_S:
-            if w.stopped:
-                _signal(w.stopped, signal.SIGCONT)
+            if w.stopped and w.window_cpu <= lim.cpu_share * CPU_WINDOW_S:
+                _renice(w.stopped, 0)
                 w.stopped = []
             w.window_start, w.window_cpu = now, 0.0
         w.window_cpu += delta
-        if not w.stopped and w.window_cpu > lim.cpu_share * CPU_WINDOW_S:
+        if w.window_cpu > lim.cpu_share * CPU_WINDOW_S:
+            if not w.stopped:
+                w.throttled += 1
             w.stopped = list(u.pids)
-            w.throttled += 1
-            _signal(w.stopped, signal.SIGSTOP)
+            _renice(w.stopped, LOW_PRIORITY)  # again each tick: threads started since are caught too
 
     def kill(self, w: _Watched, why: str) -> None:
         w.hit = why
@@ -200,6 +223,20 @@ class Watch:
             pass
         _signal([w.root, *tree(w.root)], signal.SIGKILL)
         w.on_hit(why)
+
+
+def _renice(pids: list[int], nice: int) -> None:
+    """Every thread of ``pids`` to ``nice`` (on Linux a priority is a thread's, not a process's)."""
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+            except OSError:
+                pass
 
 
 def _signal(pids: list[int], sig: int) -> None:

@@ -133,10 +133,15 @@ def flood_log() -> None:
 
 
 def burn_cpu() -> None:
-    for _ in range(2):
+    for _ in range(8):  # more spinners than the machine has cores
         if os.fork() == 0:
             while True:
                 pass
+
+
+def spin() -> None:
+    while True:  # in the handler itself: the bot's own process burns its CPU time
+        pass
 
 
 def call_out() -> None:
@@ -163,6 +168,7 @@ ATTACKS = {
     "disk": fill_disk,
     "log": flood_log,
     "cpu": burn_cpu,
+    "spin": spin,
     "network": call_out,
     "setsid": leave_a_child,
     "none": lambda: None,
