@@ -50,3 +50,31 @@ def test_harness_pairs_rounds_in_both_orders_and_reports_the_median() -> None:
     thinking = r["thinking"]  # 8 tables of 200 ms bots: latency-bound at 40 decisions/s
     assert thinking["tables"] == 8 and thinking["latency_bound_per_s"] == 40 and thinking["decisions_per_s"] > 0
     assert thinking["timeouts"] == 0
+
+
+def test_sandbox_benchmark_pairs_plain_and_sandboxed_in_one_run() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "sandbox.py"),
+            "--starts",
+            "1",
+            "--matches",
+            "1",
+            "--tables",
+            "1",
+            "--rounds",
+            "1",
+            "--json",
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        check=True,
+    ).stdout
+    if out.startswith("no sandbox benchmark"):
+        return  # bubblewrap cannot run here: the benchmark says so and stops (the sandbox tests say it loudly)
+    figures = json.loads(out)
+    assert figures["start_ms_sandboxed"] > 0 and figures["decisions_per_s_plain"] > 0
+    assert figures["decisions_ratio"] == figures["decisions_per_s_sandboxed"] / figures["decisions_per_s_plain"]
