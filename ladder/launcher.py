@@ -54,7 +54,7 @@ from sandbox import (
     limits_only_argv,
     probe,
 )
-from sandbox.bwrap import bot_uid
+from sandbox.bwrap import bot_uid, hidden
 
 __all__ = [
     "DEFAULT_STARTUP_TIMEOUT",
@@ -516,15 +516,13 @@ class Launcher:
             assert self._bwrap is not None
             spec = SandboxSpec(argv=argv, socket_dir=sock_dir, limits=bp.limits, bot_dir=bot_dir, env=env, uid=uid)
             full_argv = build_argv(spec, self._bwrap)
-            # bwrap reads its arguments from a pipe (--args FD), so its command line, which the
-            # bot can read as its parent's, shows no host path, uid or mount of the sandbox.
-            # The command itself cannot come through that pipe: it is a script bwrap copies in (--file).
-            split = full_argv.index("--")
-            script_fd = _pipe_with(f"exec {shlex.join(full_argv[split + 1 :])}\n".encode())
-            options = [*full_argv[1:split], "--perms", "0555", "--file", str(script_fd), "/run/start"]
-            args_fd = _pipe_with(b"".join(a.encode() + b"\0" for a in options))
+            # bwrap reads its options from a pipe and runs a start script it copies in, so its
+            # command line, which the bot can read as its parent's, shows nothing of the host.
+            short, options, script = hidden(full_argv)
+            script_fd = _pipe_with(script)
+            args_fd = _pipe_with(options.replace(b"{SCRIPT_FD}", str(script_fd).encode()))
             pass_fds: tuple[int, ...] = (args_fd, script_fd)
-            full_argv = [full_argv[0], "--args", str(args_fd), "--", "/bin/sh", "/run/start"]
+            full_argv = [a.replace("{ARGS_FD}", str(args_fd)) for a in short]
             popen_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
             address = f"unix:{sock_dir / BOT_SOCKET}"
         else:

@@ -26,6 +26,7 @@ import importlib.util
 import itertools
 import os
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,7 @@ __all__ = [
     "SandboxUnavailable",
     "bot_uid",
     "build_argv",
+    "hidden",
     "limits_only_argv",
     "probe",
     "prlimit_args",
@@ -247,6 +249,33 @@ def build_argv(spec: SandboxSpec, bwrap: str = "bwrap") -> list[str]:
                 "--inh-caps=-all", "--bounding-set=-all", "--"]  # fmt: skip
     out += ["prlimit", *prlimit_args(spec.limits), "--", *spec.argv]
     return out
+
+
+START_SCRIPT = "/run/start"
+"""The script bubblewrap runs (copied in with ``--file``), so that its own command line, which the
+bot can read as its parent's, shows nothing of the host: ``bwrap --args FD -- /bin/sh /run/start``."""
+
+
+def start_script(command: Sequence[str]) -> str:
+    """The script that becomes the bot: run as root (privileged bubblewrap), it first closes System
+    V shared memory and message queues in the bot's IPC namespace (their memory belongs to no
+    process, so no per-process count would see it); then it becomes the bot's command."""
+    lines = []
+    if os.geteuid() == 0:
+        lines.append("for k in shmmax shmall msgmni; do echo 0 > /proc/sys/kernel/$k || exit 125; done")
+    lines.append(f"exec {shlex.join(command)}")
+    return "\n".join(lines) + "\n"
+
+
+def hidden(full_argv: Sequence[str]) -> tuple[list[str], bytes, bytes]:
+    """``build_argv``'s command line split for bubblewrap's ``--args FD``: the short argv to exec
+    (``{ARGS_FD}`` and ``{SCRIPT_FD}`` to fill with the file descriptors), the options to write to
+    the first pipe, and the start script to write to the second."""
+    split = list(full_argv).index("--")
+    script = start_script(full_argv[split + 1 :]).encode()
+    options = [*full_argv[1:split], "--perms", "0555", "--file", "{SCRIPT_FD}", START_SCRIPT]
+    argv = [full_argv[0], "--args", "{ARGS_FD}", "--", "/bin/sh", START_SCRIPT]
+    return argv, b"".join(a.encode() + b"\0" for a in options), script
 
 
 def limits_only_argv(argv: Sequence[str], limits: Limits) -> list[str]:

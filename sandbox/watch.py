@@ -60,6 +60,24 @@ class Usage:
     tasks: int = 0  # threads of those processes, what RLIMIT_NPROC counts
     rss: int = 0  # bytes
     cpu: float = 0.0  # seconds, of the live processes
+    memfd: int = 0  # bytes of the memory files its processes hold open (memfd_create): memory of no process
+
+
+def _memfd_bytes(pid: int) -> int:
+    """The sizes of the memory files ``pid`` holds open: a file of memory written and unmapped
+    is in no process's resident set, yet it is memory."""
+    total = 0
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return 0
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("/memfd:"):
+                total += os.stat(f"/proc/{pid}/fd/{fd}").st_size
+        except OSError:
+            continue
+    return total
 
 
 def usage(root: int) -> Usage:
@@ -79,6 +97,7 @@ def usage(root: int) -> Usage:
         if name == "bwrap":
             continue
         u.pids.append(pid)
+        u.memfd += _memfd_bytes(pid)
         u.tasks += max(1, int(fields[17]))  # num_threads (field 20 of proc(5)); a zombie shows 0 yet counts
         u.rss += rss_pages * _PAGE
         u.cpu += (int(fields[11]) + int(fields[12])) / _HZ  # utime + stime
@@ -186,8 +205,8 @@ class Watch:
         lim = w.limits
         w.peak_rss = max(w.peak_rss, u.rss)
         why = None
-        if u.rss > lim.memory_mb * MB and (pss := proportional(u.pids)) > lim.memory_mb * MB:
-            why = f"memory: {pss / MB:.0f} MiB resident, over the limit of {lim.memory_mb} MiB"
+        if u.rss + u.memfd > lim.memory_mb * MB and (held := proportional(u.pids) + u.memfd) > lim.memory_mb * MB:
+            why = f"memory: {held / MB:.0f} MiB held, over the limit of {lim.memory_mb} MiB"
         elif u.tasks >= lim.processes:
             why = f"processes: {u.tasks} threads and processes, the limit is {lim.processes}"
         elif w.sandboxed:

@@ -111,6 +111,34 @@ def hog_memory() -> None:
     report("memory", "OPEN held 1.5 GB")
 
 
+def hog_memory_files() -> None:
+    """Memory in files of memory (memfd), written and never mapped: in no resident set."""
+    held = []
+    for i in range(24):
+        try:
+            fd = os.memfd_create(f"hoard{i}")
+            for _ in range(2):
+                os.write(fd, b"\0" * (32 * 1024 * 1024))
+            held.append(fd)
+        except OSError as e:
+            report("memfd", f"refused after {i * 64} MB: {type(e).__name__}")
+            return
+    report("memfd", "OPEN held 1.5 GB")
+
+
+def shared_memory() -> None:
+    """System V shared memory: a segment outlives its mapping, in no process's memory."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmget.restype = ctypes.c_int
+    shmid = libc.shmget(0, ctypes.c_size_t(256 * 1024 * 1024), 0o1000 | 0o600)  # IPC_PRIVATE, IPC_CREAT
+    if shmid < 0:
+        report("sysv-shm", f"refused: errno {ctypes.get_errno()}")
+    else:
+        report("sysv-shm", f"OPEN got segment {shmid}")
+
+
 def fill_disk() -> None:
     written = 0
     try:
@@ -165,6 +193,8 @@ ATTACKS = {
     "assassin": assassinate,
     "forkbomb": fork_bomb,
     "memory": hog_memory,
+    "memfd": hog_memory_files,
+    "sysv": shared_memory,
     "disk": fill_disk,
     "log": flood_log,
     "cpu": burn_cpu,
