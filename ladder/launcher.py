@@ -568,15 +568,26 @@ class Launcher:
             read_end, log, cap, lambda n: self._hit(bp, proc, f"log: more than {bp.limits.log_mb} MiB of output")
         )
         self._watch.add(
-            f"{bp.name}#{bp.starts + 1}", proc.pid, bp.limits, lambda why: self._hit(bp, proc, why), sandboxed=full
+            f"{bp.name}#{bp.starts + 1}",
+            proc.pid,
+            bp.limits,
+            lambda why: self._hit(bp, proc, why),
+            sandboxed=full,
+            shared_dir=sock_dir if full else None,
         )
         bp.starts += 1
         bp.address = address
         try:
-            return await self._await_ready(bp, offset)
+            address = await self._await_ready(bp, offset)
         except BotStartError:
             await _terminate(bp.proc, self.stop_grace)
             raise
+        if uid is not None:
+            # Its socket made, the shared directory becomes root's: the bot can write nothing
+            # more there, on the host's disk (the watch bounds it until now).
+            os.chown(sock_dir, 0, 0)
+            os.chmod(sock_dir, 0o755)
+        return address
 
     async def diagnose(self, name: str, wait: float = 1.0) -> str | None:
         """Why bot ``name`` cannot be reached, if it was a resource limit: the limit, named

@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sandbox.limits import MB, Limits
 
@@ -30,6 +31,7 @@ __all__ = ["TICK_S", "Usage", "Watch", "tree", "usage"]
 TICK_S = 0.05  # 0.3 ms of the referee process's CPU per bot per tick, measured: 0.6% of a core per bot
 CPU_WINDOW_S = 0.1
 LOW_PRIORITY = 19
+SHARED_ENTRIES = 16  # a bot's shared directory holds its socket: a few entries at most
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _HZ = os.sysconf("SC_CLK_TCK")
 
@@ -121,6 +123,21 @@ def proportional(pids: list[int]) -> int:
     return total
 
 
+def dir_usage(path: Path, most: int) -> tuple[int, int]:
+    """(entries, bytes) under ``path``, counting at most ``most`` entries (a bound on the cost)."""
+    entries = size = 0
+    for top, dirs, files in os.walk(path):
+        for name in dirs + files:
+            entries += 1
+            try:
+                size += os.lstat(os.path.join(top, name)).st_size
+            except OSError:
+                pass
+            if entries >= most:
+                return entries, size
+    return entries, size
+
+
 def scratch_free(pid: int) -> int | None:
     """Free bytes of the bot's /tmp, seen through its process's root; None if it cannot be seen."""
     try:
@@ -143,6 +160,7 @@ class _Watched:
     throttled: int = 0
     hit: str | None = None
     peak_rss: int = 0
+    shared_dir: Path | None = None
 
 
 class Watch:
@@ -157,10 +175,21 @@ class Watch:
         self._stop = threading.Event()
 
     def add(
-        self, key: str, root: int, limits: Limits, on_hit: Callable[[str], None], *, sandboxed: bool = True
+        self,
+        key: str,
+        root: int,
+        limits: Limits,
+        on_hit: Callable[[str], None],
+        *,
+        sandboxed: bool = True,
+        shared_dir: Path | None = None,
     ) -> None:
+        """``shared_dir``: the host directory the bot shares with the referee (its socket's), on
+        the host's disk, held to ``scratch_mb`` and ``SHARED_ENTRIES`` entries like its scratch."""
         with self._lock:
-            self._bots[key] = _Watched(root, limits, on_hit, sandboxed, window_start=time.monotonic())
+            self._bots[key] = _Watched(
+                root, limits, on_hit, sandboxed, window_start=time.monotonic(), shared_dir=shared_dir
+            )
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="sandbox-watch", daemon=True)
                 self._thread.start()
@@ -213,6 +242,10 @@ class Watch:
             free = scratch_free(u.pids[0])
             if free is not None and free < 64 * 1024:
                 why = f"disk: the scratch space /tmp is full ({lim.scratch_mb} MiB)"
+            elif w.shared_dir is not None:
+                entries, size = dir_usage(w.shared_dir, SHARED_ENTRIES + 1)
+                if entries > SHARED_ENTRIES or size > lim.scratch_mb * MB:
+                    why = f"disk: {entries} entries, {size / MB:.0f} MiB in its shared directory /run/hearts"
         if why is not None:
             self.kill(w, why)
             return

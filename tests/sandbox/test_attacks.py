@@ -153,6 +153,12 @@ def test_a_limit_hit_is_contained_and_recorded_as_resource_limit(
         assert "bytes of output dropped" in run.log
 
 
+def test_the_directory_shared_with_the_referee_takes_no_writes(tmp_path: Path) -> None:
+    run = play(tmp_path, "shared")
+    assert run.attacks("shared-dir") == ["denied PermissionError"]
+    run.honest_untouched()
+
+
 def test_system_v_shared_memory_is_closed(tmp_path: Path) -> None:
     run = play(tmp_path, "sysv")
     assert run.attacks("sysv-shm") == ["refused: errno 22"]  # EINVAL: shmmax is 0 in its IPC namespace

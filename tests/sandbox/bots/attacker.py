@@ -153,6 +153,17 @@ def fill_disk() -> None:
     time.sleep(5)
 
 
+def fill_shared_dir() -> None:
+    """The directory shared with the referee is on the host's disk."""
+    try:
+        with open("/run/hearts/fill", "wb") as f:
+            for _ in range(100):
+                f.write(b"\0" * (1024 * 1024))
+        report("shared-dir", "OPEN wrote 100 MB")
+    except OSError as e:
+        report("shared-dir", f"denied {type(e).__name__}")
+
+
 def flood_log() -> None:
     line = b"x" * 1023 + b"\n"
     for _ in range(50 * 1024):  # 50 MB
@@ -196,6 +207,7 @@ ATTACKS = {
     "memfd": hog_memory_files,
     "sysv": shared_memory,
     "disk": fill_disk,
+    "shared": fill_shared_dir,
     "log": flood_log,
     "cpu": burn_cpu,
     "spin": spin,
