@@ -179,6 +179,15 @@ async def health_check(address: str, timeout: float = 1.0) -> bool:
 
 
 @dataclass
+class _Start:
+    """One sandboxed start of a bot: its process, its limits, the limit it was stopped at."""
+
+    proc: subprocess.Popen[bytes]
+    limits: Limits
+    limit_hit: str | None = None
+
+
+@dataclass
 class BotProcess:
     """One bot: its command or remote address, and the running process if it is local."""
 
@@ -196,6 +205,9 @@ class BotProcess:
     limits: Limits = DEFAULT_LIMITS
     limit_hit: str | None = None  # the limit this start was stopped at ("memory: ..."), for the fault
     pump: LogPump | None = None
+    # Each sandboxed start by its address (unique per start): a fault asks about the start that
+    # served the failed call, even once the bot has been restarted for another match.
+    started: dict[str, _Start] = field(default_factory=dict)
 
     @property
     def remote(self) -> bool:
@@ -341,6 +353,9 @@ class Launcher:
         health first and, when it does not answer, end the process and start a new one.
         """
         bp = self.bots[name]
+        if self._locks[name].locked():  # a restart is under way: its process runs before it serves
+            async with self._locks[name]:
+                pass
         if check and bp.alive and not bp.remote and not bp.failed:
             assert bp.address is not None
             if not await health_check(bp.address, timeout=1.0):
@@ -477,11 +492,13 @@ class Launcher:
 
     # -- sandboxed and limited bots ----------------------------------------------------------------
 
-    def _hit(self, bp: BotProcess, proc: subprocess.Popen[bytes], why: str) -> None:
+    def _hit(self, bp: BotProcess, start: _Start, why: str) -> None:
         """A limit was reached (from the watch's or the log's thread): name it, stop the bot's sandbox."""
-        if bp.proc is proc and bp.limit_hit is None:
+        if start.limit_hit is None:
+            start.limit_hit = why
+        if bp.proc is start.proc and bp.limit_hit is None:
             bp.limit_hit = why
-        _signal_group(proc, signal.SIGKILL)
+        _signal_group(start.proc, signal.SIGKILL)
 
     async def _spawn_limited(self, bp: BotProcess) -> str:
         """Start a bot in its sandbox (or, limits-only, under its limits alone), its output through
@@ -563,15 +580,16 @@ class Launcher:
             for fd in pass_fds:
                 os.close(fd)
         bp.proc, bp.limit_hit = proc, None
+        start = bp.started[address] = _Start(proc, bp.limits)
         cap = bp.limits.log_mb * 1024 * 1024
         bp.pump = LogPump(
-            read_end, log, cap, lambda n: self._hit(bp, proc, f"log: more than {bp.limits.log_mb} MiB of output")
+            read_end, log, cap, lambda n: self._hit(bp, start, f"log: more than {bp.limits.log_mb} MiB of output")
         )
         self._watch.add(
             f"{bp.name}#{bp.starts + 1}",
             proc.pid,
             bp.limits,
-            lambda why: self._hit(bp, proc, why),
+            lambda why: self._hit(bp, start, why),
             sandboxed=full,
             shared_dir=sock_dir if full else None,
         )
@@ -589,29 +607,29 @@ class Launcher:
             os.chmod(sock_dir, 0o755)
         return address
 
-    async def diagnose(self, name: str, wait: float = 1.0) -> str | None:
-        """Why bot ``name`` cannot be reached, if it was a resource limit: the limit, named
-        (``memory: ...``); None for any other reason. Waits up to ``wait`` s for the process to end."""
+    async def diagnose(self, name: str, address: str | None = None, wait: float = 1.0) -> str | None:
+        """Why bot ``name`` (its start at ``address``; default: its current one) cannot be reached,
+        if it was a resource limit: the limit, named (``memory: ...``); None for any other reason.
+        Waits up to ``wait`` s for that start's process to end."""
         bp = self.bots.get(name)
-        if bp is None or bp.proc is None or bp.sandbox is SandboxMode.OFF:
+        if bp is None or bp.sandbox is SandboxMode.OFF:
+            return None
+        start = bp.started.get(address if address is not None else bp.address or "")
+        if start is None:
             return None
         deadline = time.monotonic() + wait
-        while bp.proc.poll() is None and bp.limit_hit is None and time.monotonic() < deadline:
+        while start.proc.poll() is None and start.limit_hit is None and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
-        if bp.limit_hit is not None:
-            return bp.limit_hit
-        code = bp.proc.returncode
+        if start.limit_hit is not None:
+            return start.limit_hit
+        code = start.proc.returncode
         # A signal the kernel sends at an rlimit: the process itself (-N) or bubblewrap's report of
         # its child (128 + N).
-        for sig, why in (
-            (signal.SIGXCPU, "cpu: the CPU-time limit"),
-            (signal.SIGXFSZ, "file size: the file-size limit"),
-        ):
-            if code in (-sig, 128 + sig):
-                bp.limit_hit = f"{why} ({bp.limits.cpu_seconds if sig == signal.SIGXCPU else bp.limits.file_size_mb}"
-                bp.limit_hit += " s)" if sig == signal.SIGXCPU else " MiB)"
-                return bp.limit_hit
-        return None
+        if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+            start.limit_hit = f"cpu: the CPU-time limit of each process ({start.limits.cpu_seconds} s)"
+        elif code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ):
+            start.limit_hit = f"file size: the largest file it may write ({start.limits.file_size_mb} MiB)"
+        return start.limit_hit
 
 
 def _stronger(a: SandboxMode, b: SandboxMode) -> SandboxMode:

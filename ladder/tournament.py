@@ -528,7 +528,7 @@ def _seat(launcher: Launcher, name: str, address: str) -> GrpcSeat:
     its sandbox stopped it at a limit (a ``resource_limit`` fault, not a transport one)."""
 
     async def diagnose() -> str | None:
-        return await launcher.diagnose(name)
+        return await launcher.diagnose(name, address)
 
     return GrpcSeat(address, name, diagnose=diagnose if launcher.bots[name].sandbox is not SandboxMode.OFF else None)
 

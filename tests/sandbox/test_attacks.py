@@ -68,6 +68,7 @@ def play(
     targets: dict[str, str] | None = None,
     budget_ms: float = 1000.0,
     deals: int = 1,
+    mode: SandboxMode = SandboxMode.FULL,
 ) -> Run:
     """A tournament of the attacker and three honest bots (each in its own directory, the same
     bot file attacking nothing), every bot sandboxed; the attacker with ``limits``."""
@@ -83,7 +84,7 @@ def play(
     store = Store(db)
     spec = TournamentSpec(rules=FAST, deals=deals, seed=11, settings=settings)
     tid = create_tournament(store, entries, spec)
-    summary = run_tournament(store, tid, concurrency=2, sandbox=SandboxMode.FULL, log_dir=tmp_path / "logs")
+    summary = run_tournament(store, tid, concurrency=2, sandbox=mode, log_dir=tmp_path / "logs")
     log = (tmp_path / "logs" / "attacker.log").read_text(errors="replace")
     return Run(summary, db, log, store)
 
@@ -143,7 +144,8 @@ def test_a_limit_hit_is_contained_and_recorded_as_resource_limit(
     run = play(tmp_path, attack, limits=limits)
     details = _faults(run, "resource_limit")
     assert details and all(limit in d for d in details), (details, run.summary.bot_faults)
-    assert run.summary.bot_forfeits.get("attacker")
+    assert set(run.summary.bot_faults["attacker"]) == {"resource_limit"}  # each start's fault is its own
+    assert run.summary.bot_forfeits["attacker"] == run.summary.played  # it attacks again at each start
     for attempt in run.attacks(attack if attack != "forkbomb" else "fork"):
         assert not attempt.startswith("OPEN"), attempt
     run.honest_untouched()

@@ -87,17 +87,12 @@ def assassinate() -> None:
 
 
 def fork_bomb() -> None:
-    n = 0
-    while True:
-        try:
-            if os.fork() == 0:
-                time.sleep(600)
-                os._exit(0)
-            n += 1
-        except OSError as e:
-            report("fork", f"stopped after {n} forks: {type(e).__name__}")
-            time.sleep(5)
-            return
+    """A shell that starts processes without end, each holding its slot, and keeps trying."""
+    import subprocess
+
+    subprocess.Popen(["/bin/sh", "-c", "while :; do sleep 600 & done"])
+    report("fork", "started a shell fork bomb")
+    time.sleep(2)  # its sandbox is ended around it meanwhile
 
 
 def hog_memory() -> None:
