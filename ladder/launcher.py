@@ -620,9 +620,14 @@ class Launcher:
         deadline = time.monotonic() + wait
         while start.proc.poll() is None and start.limit_hit is None and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
+        code = start.proc.returncode
+        if start.limit_hit is None and code in (-signal.SIGKILL, 128 + signal.SIGKILL):
+            # Killed: by the watch, whose word on why comes through its pipe a moment later.
+            end = time.monotonic() + 0.5
+            while start.limit_hit is None and time.monotonic() < end:
+                await asyncio.sleep(0.01)
         if start.limit_hit is not None:
             return start.limit_hit
-        code = start.proc.returncode
         # A signal the kernel sends at an rlimit: the process itself (-N) or bubblewrap's report of
         # its child (128 + N).
         if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):

@@ -16,17 +16,22 @@ init, bubblewrap's own, so it stays in the tree. The walk uses ``/proc/PID/task/
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sandbox.limits import MB, Limits
 
-__all__ = ["TICK_S", "Usage", "Watch", "tree", "usage"]
+__all__ = ["TICK_S", "Usage", "Watch", "Watcher", "tree", "usage"]
 
 TICK_S = 0.05  # 0.3 ms of the referee process's CPU per bot per tick, measured: 0.6% of a core per bot
 CPU_WINDOW_S = 0.1
@@ -163,12 +168,14 @@ class _Watched:
     shared_dir: Path | None = None
 
 
-class Watch:
-    """Watches bot process trees from one daemon thread. ``add(key, pid, limits, on_hit)``:
-    ``on_hit(why)`` is called once, from the watch's thread, after the bot was killed for a limit."""
+class Watcher:
+    """Watches bot process trees from one daemon thread of this process. ``add(key, pid, limits,
+    on_hit)``: ``on_hit(why)`` is called once, from the watch's thread, after the bot was killed
+    for a limit. ``Watch`` runs one in a process of its own."""
 
-    def __init__(self, tick: float = TICK_S) -> None:
+    def __init__(self, tick: float = TICK_S, on_throttle: Callable[[str, int], None] | None = None) -> None:
         self.tick = tick
+        self.on_throttle = on_throttle
         self._bots: dict[str, _Watched] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -217,10 +224,13 @@ class Watch:
     def _run(self) -> None:
         while not self._stop.wait(self.tick):
             with self._lock:
-                watched = list(self._bots.values())
-            for w in watched:
+                watched = list(self._bots.items())
+            for key, w in watched:
                 try:
+                    before = w.throttled
                     self._check(w)
+                    if w.throttled != before and self.on_throttle is not None:
+                        self.on_throttle(key, w.throttled)
                 except Exception:  # one bot's odd /proc never stops the watch of the others
                     continue
 
@@ -277,6 +287,117 @@ class Watch:
         w.on_hit(why)
 
 
+class Watch:
+    """The watch of one launcher, in a process of its own (``python -m sandbox.watch``): its
+    reading of /proc then takes nothing of the referee's own thread (its interpreter lock), which
+    every decision of every match goes through. Same calls as ``Watcher``; ``on_hit`` is called
+    from a reader thread here. The process ends when this one does (its input closes)."""
+
+    def __init__(self, tick: float = TICK_S) -> None:
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "sandbox.watch", str(tick)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        self._on_hit: dict[str, Callable[[str], None]] = {}
+        self._throttled: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, name="sandbox-watch-reader", daemon=True)
+        self._reader.start()
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self._proc.stdin is not None
+        with self._lock:
+            self._proc.stdin.write(json.dumps(message) + "\n")
+            self._proc.stdin.flush()
+
+    def _read(self) -> None:
+        assert self._proc.stdout is not None
+        for line in self._proc.stdout:
+            event = json.loads(line)
+            key = event["key"]
+            if "throttled" in event:
+                self._throttled[key] = event["throttled"]
+            elif "hit" in event and key in self._on_hit:
+                self._on_hit[key](event["hit"])
+
+    def add(
+        self,
+        key: str,
+        root: int,
+        limits: Limits,
+        on_hit: Callable[[str], None],
+        *,
+        sandboxed: bool = True,
+        shared_dir: Path | None = None,
+    ) -> None:
+        """Watch the process tree of ``root`` against ``limits``; see ``Watcher.add``."""
+        self._on_hit[key] = on_hit
+        self._send(
+            {
+                "op": "add",
+                "key": key,
+                "root": root,
+                "limits": dataclasses.asdict(limits),
+                "sandboxed": sandboxed,
+                "shared_dir": None if shared_dir is None else str(shared_dir),
+            }
+        )
+
+    def remove(self, key: str) -> None:
+        self._send({"op": "remove", "key": key})
+
+    def throttled(self, key: str) -> int:
+        return self._throttled.get(key, 0)
+
+    def keys(self) -> list[str]:
+        return list(self._on_hit)
+
+    def close(self) -> None:
+        """End the watch's process (its last reports read first)."""
+        if self._proc.stdin is not None and not self._proc.stdin.closed:
+            self._proc.stdin.close()
+        try:
+            self._proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        self._reader.join(2)
+
+
+def _serve(tick: float) -> None:
+    """The watch's process: commands in (one JSON object a line), reports out, until input ends."""
+    out_lock = threading.Lock()
+
+    def report(message: dict[str, Any]) -> None:
+        with out_lock:
+            sys.stdout.write(json.dumps(message) + "\n")
+            sys.stdout.flush()
+
+    watcher = Watcher(tick, on_throttle=lambda key, n: report({"key": key, "throttled": n}))
+    for line in sys.stdin:
+        msg = json.loads(line)
+        key = msg["key"]
+        if msg["op"] == "add":
+
+            def hit(why: str, key: str = key) -> None:
+                report({"key": key, "hit": why})
+
+            watcher.add(
+                key,
+                msg["root"],
+                Limits(**msg["limits"]),
+                hit,
+                sandboxed=msg["sandboxed"],
+                shared_dir=None if msg["shared_dir"] is None else Path(msg["shared_dir"]),
+            )
+        elif msg["op"] == "remove":
+            watcher.remove(key)
+    watcher.close()
+
+
 def _renice(pids: list[int], nice: int) -> None:
     """Every thread of ``pids`` to ``nice`` (on Linux a priority is a thread's, not a process's)."""
     for pid in pids:
@@ -297,3 +418,7 @@ def _signal(pids: list[int], sig: int) -> None:
             os.kill(pid, sig)
         except OSError:
             pass
+
+
+if __name__ == "__main__":
+    _serve(float(sys.argv[1]) if len(sys.argv) > 1 else TICK_S)

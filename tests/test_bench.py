@@ -56,7 +56,7 @@ def test_sandbox_benchmark_pairs_plain_and_sandboxed_in_one_run() -> None:
     out = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "bench" / "sandbox.py"),
+            str(ROOT / "bench" / "sandbox_cost.py"),
             "--starts",
             "1",
             "--matches",

@@ -10,7 +10,7 @@
 Rounds alternate which goes first; the figure reported is the median of the rounds' ratios
 (pairing cancels this shared machine's drift, the median ignores a round other work disturbed).
 
-    python bench/sandbox.py [--starts N] [--matches N] [--tables N] [--rounds N] [--json]
+    python bench/sandbox_cost.py [--starts N] [--matches N] [--tables N] [--rounds N] [--json]
 """
 
 from __future__ import annotations
