@@ -242,6 +242,7 @@ def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
     for a new bot). ``RegistryError`` if the name is not allowed (``check_name``).
     """
     check_name(entry.name)
+    entry = dataclasses.replace(entry, sandbox=False, limits=None)  # the registry keeps neither
     with store.db.atomic():
         current = get_bot(store, entry.name)
         if entry.description is None:

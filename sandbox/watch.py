@@ -288,14 +288,14 @@ class Watcher:
 
 
 class Watch:
-    """The watch of one launcher, in a process of its own (``python -m sandbox.watch``): its
+    """The watch of one launcher, in a process of its own (``python -c 'from sandbox.watch import _serve; ...'``): its
     reading of /proc then takes nothing of the referee's own thread (its interpreter lock), which
     every decision of every match goes through. Same calls as ``Watcher``; ``on_hit`` is called
     from a reader thread here. The process ends when this one does (its input closes)."""
 
     def __init__(self, tick: float = TICK_S) -> None:
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "sandbox.watch", str(tick)],
+            [sys.executable, "-c", f"from sandbox.watch import _serve; _serve({tick!r})"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -418,7 +418,3 @@ def _signal(pids: list[int], sig: int) -> None:
             os.kill(pid, sig)
         except OSError:
             pass
-
-
-if __name__ == "__main__":
-    _serve(float(sys.argv[1]) if len(sys.argv) > 1 else TICK_S)
