@@ -53,6 +53,7 @@ from sandbox import (
     build_argv,
     limits_only_argv,
     probe,
+    probe_limits,
 )
 from sandbox.bwrap import bot_uid, hidden
 
@@ -248,6 +249,8 @@ class Launcher:
         self._bwrap: str | None = None
         if self.sandbox is SandboxMode.FULL:
             self._bwrap = probe()
+        elif self.sandbox is SandboxMode.LIMITS_ONLY:
+            probe_limits()
         self._watch: Watch | None = None
         self._run_dir: Path | None = None
         self.log_dir = Path(log_dir)

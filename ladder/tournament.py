@@ -56,7 +56,7 @@ from referee.match import MatchSettings, play_match
 from referee.record import FaultKind, ForfeitReason, MatchRecord
 from referee.rules import Rules
 from referee.seats import REFEREE_NAME, GrpcSeat
-from sandbox import Limits, SandboxMode, probe
+from sandbox import Limits, SandboxMode, probe, probe_limits
 
 __all__ = [
     "LIVE_ELO_K",
@@ -469,6 +469,8 @@ async def play_tournament(
     mode = SandboxMode(sandbox)
     if mode is SandboxMode.FULL or any(entries[n].sandbox for n in needed):
         probe()  # before the claim: a run that cannot sandbox writes nothing
+    elif mode is SandboxMode.LIMITS_ONLY:
+        probe_limits()
     summary.sandbox = (
         mode.label
         if not any(entries[n].sandbox for n in needed) or mode is SandboxMode.FULL

@@ -13,6 +13,7 @@ from sandbox.bwrap import (
     build_argv,
     limits_only_argv,
     probe,
+    probe_limits,
 )
 from sandbox.limits import DEFAULT_LIMITS, LIMIT_DOCS, Limits, LimitsError
 from sandbox.logcap import LogPump
@@ -34,4 +35,5 @@ __all__ = [
     "build_argv",
     "limits_only_argv",
     "probe",
+    "probe_limits",
 ]

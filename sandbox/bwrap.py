@@ -48,6 +48,7 @@ __all__ = [
     "hidden",
     "limits_only_argv",
     "probe",
+    "probe_limits",
     "prlimit_args",
     "runtime_paths",
 ]
@@ -278,6 +279,14 @@ def hidden(full_argv: Sequence[str]) -> tuple[list[str], bytes, bytes]:
     return argv, b"".join(a.encode() + b"\0" for a in options), script
 
 
+def probe_limits() -> str:
+    """The path of ``prlimit``, which the weaker mode needs; else ``SandboxUnavailable`` saying so."""
+    path = shutil.which("prlimit")
+    if path is None:
+        raise SandboxUnavailable("--sandbox=limits-only needs prlimit (util-linux): apt-get install util-linux")
+    return path
+
+
 def limits_only_argv(argv: Sequence[str], limits: Limits) -> list[str]:
     """The weaker mode: the bot's own argv under its rlimits, and nothing else."""
-    return ["prlimit", *prlimit_args(limits), "--", *argv]
+    return [probe_limits(), *prlimit_args(limits), "--", *argv]

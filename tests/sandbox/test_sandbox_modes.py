@@ -87,6 +87,7 @@ def test_sandbox_true_in_a_bots_file_sandboxes_that_bot_alone(tmp_path: Path) ->
     assert str(db) not in log
 
 
+@pytest.mark.skipif(shutil.which("prlimit") is None, reason="prlimit (util-linux) is missing")
 def test_limits_only_is_labelled_and_still_stops_a_memory_hog(tmp_path: Path) -> None:
     hog = _attacker(tmp_path, "hog")
     bots = tmp_path / "bots.toml"
