@@ -5,6 +5,7 @@ package to install where bubblewrap is missing."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -33,10 +34,11 @@ def hearts(*args: str, cwd: Path = ROOT) -> Result:
     return result
 
 
-def _attacker(tmp_path: Path, name: str) -> Path:
+def _attacker(tmp_path: Path, name: str, targets: dict[str, str] | None = None) -> Path:
     d = tmp_path / "bots" / name
     d.mkdir(parents=True)
     shutil.copy(HERE / "bots" / "attacker.py", d / "bot.py")
+    (d / "targets.json").write_text(json.dumps(targets or {}))
     for p in (tmp_path, tmp_path / "bots", d):
         os.chmod(p, 0o755)
     return d / "bot.py"
@@ -131,3 +133,78 @@ def test_without_bubblewrap_sandbox_names_the_package_and_keeps_nothing(
     seats = [x for n in "abcd" for x in ("--seat", f"{n}=python -m clients.bots.random --port {{port}}")]
     result = hearts("match", "--sandbox", *seats, "--db", str(db))
     assert result.exit_code == 1 and "apt-get install bubblewrap" in result.output
+
+
+def _alive_with(text: str) -> list[str]:
+    """Pids of processes whose command line holds ``text`` (zombies are gone in all but name)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in cmd and state != "Z":
+            out.append(pid)
+    return out
+
+
+@pytest.mark.needs_bwrap
+def test_sandboxed_bots_and_the_watch_die_with_a_tournament_killed_outright(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import time
+
+    bots = tmp_path / "bots.toml"
+    lines = []
+    marker = f"3600.{os.getpid()}{int(time.time() * 1000) % 100000}"  # the setsid children's command line
+    for name in ("a", "b", "c", "d"):
+        lines.append(f'[bots.{name}]\ncommand = "python {_attacker(tmp_path, name, {"marker": marker})} setsid"\n')
+    bots.write_text("".join(lines))
+    db = tmp_path / "t.db"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ladder.cli",
+            "tournament",
+            "run",
+            "--bots",
+            str(bots),
+            "--deals",
+            "200",
+            "--rules",
+            FAST,
+            "--sandbox",
+            "--db",
+            str(db),
+        ],  # fmt: skip
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # every bot serving, and each one's setsid child started
+            logs = [tmp_path / "logs" / f"{n}.log" for n in "abcd"]
+            if all(p.exists() and "ATTACK setsid-child started" in p.read_text() for p in logs):
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the bots did not start")
+        assert _alive_with(str(tmp_path / "bots")) and len(_alive_with(f"sleep {marker}")) >= 4
+        watch = [p for p in _alive_with("from sandbox.watch import _serve") if _parent(p) == proc.pid]
+        assert len(watch) == 1
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and (_alive_with(str(tmp_path / "bots")) or Path(f"/proc/{watch[0]}").exists()):
+        time.sleep(0.1)
+    assert _alive_with(str(tmp_path / "bots")) == [], "a bot outlived its tournament"
+    assert _alive_with(f"sleep {marker}") == [], "a child that left its session outlived the tournament"
+    assert not Path(f"/proc/{watch[0]}/stat").exists() or "Z" in Path(f"/proc/{watch[0]}/stat").read_text()
+
+
+def _parent(pid: str) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
