@@ -101,3 +101,16 @@ def test_the_sdk_listens_on_the_address_it_is_given(tmp_path: Path, monkeypatch:
             return await health_check(srv.address)
 
     assert asyncio.run(serve_and_check())
+
+
+def test_a_bwrap_that_cannot_make_namespaces_is_named_with_what_to_allow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sandbox import SandboxUnavailable, probe
+
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    with pytest.raises(SandboxUnavailable, match=r"cannot create the bot's namespaces here: bwrap: No permissions.*"):
+        probe()
