@@ -508,12 +508,15 @@ class Launcher:
         the capped log, its processes under the watch; wait for its health check."""
         assert bp.command is not None and bp.log_path is not None
         if self._run_dir is None:
-            self._run_dir = Path(tempfile.mkdtemp(prefix="hearts-sandbox-"))
+            self._run_dir = Path(tempfile.mkdtemp(prefix="hearts-sb-"))
         if self._watch is None:
             self._watch = Watch()
         full = bp.sandbox is SandboxMode.FULL
         uid = bot_uid() if full and os.geteuid() == 0 else None
-        sock_dir = self._run_dir / f"{self.log_path(bp.name).stem}-{bp.starts + 1}"
+        if bp.pump is not None:  # the last start's log ends (its tail, what it dropped) before this one's begins
+            await asyncio.to_thread(bp.pump.join, 2.0)
+        # Short: a unix socket's path has room for about 107 bytes, and bot names are free in length.
+        sock_dir = self._run_dir / f"{list(self.bots).index(bp.name)}-{bp.starts + 1}"
         sock_dir.mkdir(mode=0o700)
         if uid is not None:
             os.chown(sock_dir, uid, uid)  # the bot's own uid creates its socket there
