@@ -72,6 +72,7 @@ def play(
 ) -> Run:
     """A tournament of the attacker and three honest bots (each in its own directory, the same
     bot file attacking nothing), every bot sandboxed; the attacker with ``limits``."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     os.chmod(tmp_path, 0o755)  # the bots' uid must reach their own directories
     db = tmp_path / "arena.db"
     extra = {"db": str(db), "home": os.path.expanduser("~"), "harness": str(ROOT / "ladder" / "store.py")}
@@ -187,19 +188,26 @@ def test_a_child_that_left_the_session_is_gone_when_the_bot_stops(tmp_path: Path
     run.honest_untouched()
 
 
-def test_a_cpu_burner_is_capped_and_the_others_stay_within_a_20_ms_budget(tmp_path: Path) -> None:
-    """Eight spinning processes on this machine's cores; its share held to half a core."""
-    run = play(tmp_path, "cpu", limits=Limits(cpu_share=0.5), budget_ms=20.0, deals=2)
-    run.honest_untouched()  # not one timeout among them: their latency stayed within budget
-    assert run.summary.played > 0
-    assert any("'attacker' was held to its CPU share" in e for e in run.summary.events), run.summary.events
-    latencies = sorted(
+def _honest_latencies(run: Run) -> list[float]:
+    return sorted(
         r[0]
         for r in run.store.db.execute(
             "SELECT p.latency_ms FROM plays p JOIN seats s ON s.match_id = p.match_id AND s.seat = p.seat "
             "JOIN bots b ON b.id = s.bot_id WHERE b.name != 'attacker' AND p.latency_ms IS NOT NULL"
         ).fetchall()
     )
-    # Every one within budget + grace (no timeout, above); 95% within the budget itself. (The slowest
-    # are the shared machine's: other work here shows in them, burner or not.)
-    assert latencies[int(len(latencies) * 0.95)] < 20.0, latencies[-50:]
+
+
+def test_a_cpu_burner_is_capped_and_the_others_stay_within_a_20_ms_budget(tmp_path: Path) -> None:
+    """Eight spinning processes on this machine's cores; its share held to half a core."""
+    os.chmod(tmp_path, 0o755)
+    quiet = _honest_latencies(play(tmp_path / "quiet", "none", budget_ms=20.0, deals=2))
+    run = play(tmp_path / "burner", "cpu", limits=Limits(cpu_share=0.5), budget_ms=20.0, deals=2)
+    run.honest_untouched()  # not one timeout among them: their latency stayed within budget
+    assert run.summary.played > 0
+    assert any("'attacker' was held to its CPU share" in e for e in run.summary.events), run.summary.events
+    # 95% within the budget itself, or no worse than twice what the same tournament without a
+    # burner gets on this machine right now (other work here shows in both).
+    latencies = _honest_latencies(run)
+    p95, quiet_p95 = latencies[int(len(latencies) * 0.95)], quiet[int(len(quiet) * 0.95)]
+    assert p95 < max(20.0, 2 * quiet_p95), (p95, quiet_p95, latencies[-20:])
