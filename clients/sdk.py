@@ -50,6 +50,7 @@ from hearts.v1.codec import PROTOCOL_VERSION, card_to_wire, trick_from_wire
 from referee.rules import Card, MoonChoice, Phase, Trick, pass_call
 
 __all__ = [
+    "ADDRESS_ENV",
     "PORT_ENV",
     "PROTOCOL_VERSION",
     "SERVICE_NAME",
@@ -65,6 +66,7 @@ __all__ = [
     "View",
     "answer_failure",
     "as_card",
+    "bot_address",
     "bot_port",
     "call_answer",
     "cards_answer",
@@ -399,10 +401,19 @@ class BotServer:
     belongs to the loop that started it (gRPC aio objects are loop-bound).
     """
 
-    def __init__(self, bot: BotProtocol, port: int = 0, host: str = "127.0.0.1", *, grace: float = 1.0) -> None:
+    def __init__(
+        self,
+        bot: BotProtocol,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        *,
+        grace: float = 1.0,
+        listen: str | None = None,
+    ) -> None:
         self.servicer = BotServicer(bot)
         self.host = host
         self.requested_port = port
+        self.listen = listen  # a whole gRPC address (``unix:/run/hearts/bot.sock``) instead of host and port
         self.grace = grace
         self.port = 0
         self._server: grpc.aio.Server | None = None
@@ -410,8 +421,8 @@ class BotServer:
 
     @property
     def address(self) -> str:
-        """``HOST:PORT`` with the bound port, for a client's channel."""
-        return _hostport(self.host, self.port)
+        """``HOST:PORT`` with the bound port (or the ``listen`` address), for a client's channel."""
+        return self.listen if self.listen is not None else _hostport(self.host, self.port)
 
     async def start(self) -> BotServer:
         server = grpc.aio.server(options=list(SERVER_OPTIONS))
@@ -419,12 +430,13 @@ class BotServer:
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+        where = self.listen if self.listen is not None else _hostport(self.host, self.requested_port)
         try:
-            port = server.add_insecure_port(_hostport(self.host, self.requested_port))
+            port = server.add_insecure_port(where)
         except RuntimeError as e:  # grpcio raises on a failed bind; name the address in the error
-            raise ListenError(f"cannot listen on {_hostport(self.host, self.requested_port)}: {e}") from None
-        if not port:  # older grpcio returned 0 instead of raising
-            raise ListenError(f"cannot listen on {_hostport(self.host, self.requested_port)}")
+            raise ListenError(f"cannot listen on {where}: {e}") from None
+        if not port:  # older grpcio returned 0 instead of raising (a unix socket returns 1)
+            raise ListenError(f"cannot listen on {where}")
         self.port = port
         await server.start()
         for service in ("", SERVICE_NAME):  # "" is the whole server, what a plain health probe asks
@@ -545,12 +557,32 @@ def bot_port(default: int = 0, argv: Sequence[str] | None = None) -> int:
     return default
 
 
-async def serve_async(bot: BotProtocol, port: int = 0, host: str = "127.0.0.1") -> None:
-    """Serve until SIGTERM or SIGINT, then stop gracefully. Prints ``listening on HOST:PORT`` once bound.
+ADDRESS_ENV = "HEARTS_BOT_ADDRESS"
+"""A whole address to listen on, e.g. ``unix:/run/hearts/bot.sock``: what the launcher gives a
+sandboxed bot, which has no network. It wins over any port."""
 
-    The port is ``bot_port(port)``: ``--port N`` on the command line or ``HEARTS_BOT_PORT`` win over ``port``.
+
+def bot_address(argv: Sequence[str] | None = None) -> str | None:
+    """The address a bot listens on instead of a port: ``--address A`` on its command line, else
+    ``HEARTS_BOT_ADDRESS``, else None (listen on a port: ``bot_port``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    for i, a in enumerate(args):
+        if a.startswith("--address="):
+            return a.partition("=")[2]
+        if a == "--address" and i + 1 < len(args):
+            return args[i + 1]
+    return os.environ.get(ADDRESS_ENV) or None
+
+
+async def serve_async(bot: BotProtocol, port: int = 0, host: str = "127.0.0.1") -> None:
+    """Serve until SIGTERM or SIGINT, then stop gracefully. Prints ``listening on ADDRESS`` once bound.
+
+    The address is ``bot_address()`` (``--address`` or ``HEARTS_BOT_ADDRESS``, e.g. a unix socket)
+    if given, else ``HOST:`` ``bot_port(port)``: ``--port N`` on the command line or
+    ``HEARTS_BOT_PORT`` win over ``port``.
     """
-    async with BotServer(bot, bot_port(port), host) as srv:
+    listen = bot_address()
+    async with BotServer(bot, 0 if listen else bot_port(port), host, listen=listen) as srv:
         # The line a launcher waits for to learn the port (port 0 picks one): flush it at once.
         print(f"listening on {srv.address}", flush=True)
         stop = asyncio.Event()

@@ -493,6 +493,19 @@ _WORKERS_OPTION = click.option(
     "this process. Default: one per core.",
 )
 
+_SANDBOX_OPTION = click.option(
+    "--sandbox",
+    type=click.Choice(["on", "limits-only", "off"]),
+    default="off",
+    is_flag=False,
+    flag_value="on",
+    show_default=True,
+    help="Run the bots it starts in a sandbox: --sandbox (on) is bubblewrap, each bot alone with its own "
+    "directory read-only, no network, no other process in sight, under memory, CPU, process, file and "
+    "log limits (docs/sandbox.md); --sandbox=limits-only applies the limits alone, with no isolation. "
+    "A bot whose bots-file entry says sandbox = true is always sandboxed.",
+)
+
 
 @main.command("match")
 @click.option(
@@ -512,6 +525,7 @@ _WORKERS_OPTION = click.option(
     help="A bots file (bots.toml) whose entries a bare --seat NAME names.",
 )
 @_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
 @click.option(
     "--rules", "ruleset", default="standard", show_default=True, help="PRESET[,option=value...]; see hearts rules."
 )
@@ -524,6 +538,7 @@ def match_command(
     seat_specs: tuple[str, ...],
     bots_file: str | None,
     startup_timeout: float,
+    sandbox: str,
     ruleset: str,
     seed: int | None,
     db: str,
@@ -566,6 +581,11 @@ def match_command(
     seed = seed if seed is not None else secrets.randbelow(2**31)
     _check_writable(db)  # before playing: a match that cannot be recorded is lost
     seats = [(e.name, e.address or "") for e in entries]
+    from sandbox import SandboxMode, SandboxUnavailable
+
+    mode = SandboxMode(sandbox)
+    if mode is not SandboxMode.OFF or any(e.sandbox for e in entries):
+        console.print(f"bots: {mode.label if mode is not SandboxMode.OFF else SandboxMode.FULL.label}")
     try:
         if all(e.address is not None for e in entries):
             record = asyncio.run(play_remote(seats, r, seed, settings=settings))
@@ -584,9 +604,10 @@ def match_command(
                         settings=settings,
                         log_dir=Path(db).resolve().parent / "logs",
                         startup_timeout=startup_timeout,
+                        sandbox=mode,
                     )
                 )
-            except (BotStartError, BotModuleError) as e:
+            except (BotStartError, BotModuleError, SandboxUnavailable) as e:
                 raise click.ClickException(str(e)) from None
     except SeatUnreachable as e:
         tries = "".join(
@@ -597,6 +618,8 @@ def match_command(
     with _open(db) as store:
         store.save_match(record)
     console.print(summary(record))
+    if mode is SandboxMode.LIMITS_ONLY:
+        console.print(mode.label)
     names = [name for name, _address in seats]
     if len(set(names)) < len(names):
         console.print(
@@ -1016,6 +1039,7 @@ def tournament() -> None:
 @_WORKERS_OPTION
 @_clock_options
 @_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
 @_DB_OPTION
 def tournament_run(
     bots_file: str | None,
@@ -1034,6 +1058,7 @@ def tournament_run(
     grace_ms: float,
     max_faults: int,
     startup_timeout: float,
+    sandbox: str,
     db: str,
 ) -> None:
     """Create a tournament, play it, and print its ladder.
@@ -1082,7 +1107,15 @@ def tournament_run(
         except ValueError as e:
             raise click.ClickException(str(e)) from None
         _play_tournament(
-            store, db, tid, concurrency, startup_timeout, created=True, bots_file=bots_file, workers=workers
+            store,
+            db,
+            tid,
+            concurrency,
+            startup_timeout,
+            created=True,
+            bots_file=bots_file,
+            workers=workers,
+            sandbox=sandbox,
         )
 
 
@@ -1099,9 +1132,16 @@ def tournament_run(
 )
 @_WORKERS_OPTION
 @_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
 @_DB_OPTION
 def tournament_resume(
-    tournament_id: int, concurrency: int, force: bool, workers: int | None, startup_timeout: float, db: str
+    tournament_id: int,
+    concurrency: int,
+    force: bool,
+    workers: int | None,
+    startup_timeout: float,
+    sandbox: str,
+    db: str,
 ) -> None:
     """Play what is missing of tournament TOURNAMENT_ID (after a crash, a kill, Ctrl-C or a bot that
     would not start).
@@ -1131,7 +1171,15 @@ def tournament_resume(
                 soft_wrap=True,
             )
         _play_tournament(
-            store, db, tournament_id, concurrency, startup_timeout, bots=changes, force=force, workers=workers
+            store,
+            db,
+            tournament_id,
+            concurrency,
+            startup_timeout,
+            bots=changes,
+            force=force,
+            workers=workers,
+            sandbox=sandbox,
         )
 
 
@@ -1186,6 +1234,7 @@ def _play_tournament(
     bots: dict[str, BotEntry] | None = None,
     force: bool = False,
     workers: int | None = None,
+    sandbox: str = "off",
 ) -> None:
     """Play tournament ``tid`` and print its ladder. ``created``: this command created it (from
     ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed.
@@ -1198,12 +1247,14 @@ def _play_tournament(
     from ladder.store import store_error
     from ladder.tournament import TournamentBusy, delete_tournament, get_tournament, run_tournament
     from ladder.workers import WorkerDied
+    from sandbox import SandboxMode, SandboxUnavailable
 
     _check_tournament(store, tid, db)
     info = get_tournament(store, tid)
     console.print(
         f"tournament {tid}: {info.format}, rules {info.rules}, seed {info.seed}, {len(info.bots)} bots, "
         f"{info.done}/{info.total} matches recorded; concurrency {concurrency}"
+        + (f"; bots: {SandboxMode(sandbox).label}" if sandbox != "off" else "")
     )
     try:
         with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
@@ -1216,8 +1267,9 @@ def _play_tournament(
                 bots=bots,
                 force=force,
                 workers=workers,
+                sandbox=sandbox,
             )
-    except (BotModuleError, WorkerDied) as e:
+    except (BotModuleError, WorkerDied, SandboxUnavailable) as e:
         if created and get_tournament(store, tid).done == 0:
             delete_tournament(store, tid)
             raise click.ClickException(f"{e}\nnothing was played, so tournament {tid} was not kept") from None
@@ -1271,6 +1323,7 @@ def _play_tournament(
             f"played {summary.played} matches in {summary.seconds:.1f} s "
             f"({_count(summary.faults, 'fault')}, {_count(summary.forfeits, 'forfeit')}); logs in "
             f"{(Path(db).resolve().parent / 'logs')}"
+            + (f"; bots: {summary.sandbox}" if summary.sandbox != SandboxMode.OFF.label else "")
         ),
         soft_wrap=True,
     )
