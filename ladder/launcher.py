@@ -510,7 +510,7 @@ class Launcher:
         if self._run_dir is None:
             self._run_dir = Path(tempfile.mkdtemp(prefix="hearts-sb-"))
         if self._watch is None:
-            self._watch = Watch()
+            self._watch = Watch(run_dir=self._run_dir)
         full = bp.sandbox is SandboxMode.FULL
         uid = bot_uid() if full and os.geteuid() == 0 else None
         if bp.pump is not None:  # the last start's log ends (its tail, what it dropped) before this one's begins

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -293,9 +294,12 @@ class Watch:
     every decision of every match goes through. Same calls as ``Watcher``; ``on_hit`` is called
     from a reader thread here. The process ends when this one does (its input closes)."""
 
-    def __init__(self, tick: float = TICK_S) -> None:
+    def __init__(self, tick: float = TICK_S, *, run_dir: Path | None = None) -> None:
+        """``run_dir``: the launcher's directory of sockets, removed by the watch's process when it
+        ends, so that even a launcher killed outright leaves none behind."""
+        where = None if run_dir is None else str(run_dir)
         self._proc = subprocess.Popen(
-            [sys.executable, "-c", f"from sandbox.watch import _serve; _serve({tick!r})"],
+            [sys.executable, "-c", f"from sandbox.watch import _serve; _serve({tick!r}, {where!r})"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -367,8 +371,9 @@ class Watch:
         self._reader.join(2)
 
 
-def _serve(tick: float) -> None:
-    """The watch's process: commands in (one JSON object a line), reports out, until input ends."""
+def _serve(tick: float, run_dir: str | None = None) -> None:
+    """The watch's process: commands in (one JSON object a line), reports out, until input ends;
+    then ``run_dir`` is removed."""
     out_lock = threading.Lock()
 
     def report(message: dict[str, Any]) -> None:
@@ -396,6 +401,8 @@ def _serve(tick: float) -> None:
         elif msg["op"] == "remove":
             watcher.remove(key)
     watcher.close()
+    if run_dir is not None:
+        shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def _renice(pids: list[int], nice: int) -> None:

@@ -195,6 +195,8 @@ def test_sandboxed_bots_and_the_watch_die_with_a_tournament_killed_outright(tmp_
         assert _alive_with(str(tmp_path / "bots")) and len(_alive_with(f"sleep {marker}")) >= 4
         watch = [p for p in _alive_with("from sandbox.watch import _serve") if _parent(p) == proc.pid]
         assert len(watch) == 1
+        run_dir = Path(f"/proc/{watch[0]}/cmdline").read_bytes().decode().split("'")[-2]  # _serve(tick, 'DIR')
+        assert Path(run_dir).is_dir()
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -203,6 +205,11 @@ def test_sandboxed_bots_and_the_watch_die_with_a_tournament_killed_outright(tmp_
         time.sleep(0.1)
     assert _alive_with(str(tmp_path / "bots")) == [], "a bot outlived its tournament"
     assert _alive_with(f"sleep {marker}") == [], "a child that left its session outlived the tournament"
+    for _ in range(50):  # the watch's process removes the sockets' directory as it ends
+        if not Path(run_dir).exists():
+            break
+        time.sleep(0.1)
+    assert not Path(run_dir).exists()
     assert not Path(f"/proc/{watch[0]}/stat").exists() or "Z" in Path(f"/proc/{watch[0]}/stat").read_text()
 
 
