@@ -698,6 +698,7 @@ def _seat_entries(specs: Sequence[str], bots_file: str | None, db: str) -> list[
 @_CLOCK_OPTIONS[1]
 @_CLOCK_OPTIONS[2]
 @_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
 @click.option("--verbose", "-v", is_flag=True, help="One row per check: every passing position too.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON instead of the table.")
 @click.pass_context
@@ -710,6 +711,7 @@ def validate_command(
     bank_ms: float,
     grace_ms: float,
     startup_timeout: float,
+    sandbox: str,
     verbose: bool,
     as_json: bool,
 ) -> None:
@@ -724,6 +726,7 @@ def validate_command(
       hearts validate localhost:50051
       hearts validate --command "python my_bot.py --port {port}" --rules standard
       hearts validate my_bot:MyBot
+      hearts validate --command "python my_bot.py --port {port}" --sandbox
     """
     import asyncio
     import json
@@ -731,6 +734,7 @@ def validate_command(
     from ladder.inprocess import BotModuleError, is_module_spec
     from ladder.launcher import BotStartError
     from ladder.validate import Check, render
+    from sandbox import SandboxUnavailable
 
     if (address is None) == (command is None):
         raise click.UsageError(
@@ -742,6 +746,11 @@ def validate_command(
         if not address.startswith("unix:") and (not colon or not host or not port.isdigit()):
             hint = f", nor PKG.MOD:CLASS (e.g. {address.removesuffix('.py')}:MyBot)" if address.endswith(".py") else ""
             raise click.BadParameter(f"{address!r} is not HOST:PORT (e.g. localhost:50051){hint}", param_hint="ADDRESS")
+    if sandbox != "off" and command is None:
+        raise click.UsageError(
+            "--sandbox runs a bot that hearts validate starts: give --command CMD (a bot at an address runs "
+            "wherever it runs; a class PKG.MOD:CLASS would share this process)"
+        )
     rules = [_parse_rules(text, "--rules") for text in rulesets]
     shown = console.is_terminal and not as_json
     status = console.status("validating") if shown else None
@@ -754,9 +763,9 @@ def validate_command(
         if status is not None:
             status.start()
         report = asyncio.run(
-            _validated(address, command, rules, budget_ms, bank_ms, grace_ms, startup_timeout, on_check)
+            _validated(address, command, rules, budget_ms, bank_ms, grace_ms, startup_timeout, on_check, sandbox)
         )
-    except (BotStartError, BotModuleError) as e:
+    except (BotStartError, BotModuleError, SandboxUnavailable) as e:
         raise click.ClickException(str(e)) from None
     finally:
         if status is not None:
@@ -784,6 +793,7 @@ async def _validated(
     grace_ms: float,
     startup_timeout: float,
     on_check: Callable[[Any], None],
+    sandbox: str = "off",
 ) -> Any:
     """The validation of the bot at ``address`` (an SDK bot class is served here on port 0 by the SDK's
     own server), or of the bot ``command`` starts (stopped after)."""
@@ -825,8 +835,14 @@ async def _validated(
         return await validate(
             address, rules=rules, budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, on_check=on_check
         )
-    async with Launcher(VALIDATE_LOGS, startup_timeout=startup_timeout) as launcher:
+    from sandbox import SandboxMode
+
+    async with Launcher(VALIDATE_LOGS, startup_timeout=startup_timeout, sandbox=SandboxMode(sandbox)) as launcher:
         started = await launcher.start("validate", command)
+
+        async def diagnose() -> str | None:  # a limit the sandbox stopped the bot at: resource_limit
+            return await launcher.diagnose("validate", started)
+
         return await validate(
             started,
             rules=rules,
@@ -835,6 +851,7 @@ async def _validated(
             grace_ms=grace_ms,
             on_check=on_check,
             command=command,
+            diagnose=diagnose,
         )
 
 

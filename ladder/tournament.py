@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from hearts.v1 import codec
-from ladder.inprocess import SdkSeat, load_seat
+from ladder.inprocess import BotModuleError, SdkSeat, load_seat
 from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher, process_alive
 from ladder.leaderboard import live_elo
 from ladder.ratings import ELO_BASE, live_elo_update
@@ -482,7 +482,7 @@ async def play_tournament(
     launched = [n for n in needed if n not in modules]
     seats: dict[str, Seat] = {n: load_seat(n, spec, logs) for n, spec in modules.items()}
     if modules and (SandboxMode(sandbox) is not SandboxMode.OFF or any(entries[n].sandbox for n in modules)):
-        raise ValueError(
+        raise BotModuleError(
             f"in-process bots cannot run in the sandbox: {', '.join(sorted(modules))} (module = ...) would share "
             "the harness's process. Give each a command instead (python -m ... --port {port}), or run without "
             "--sandbox"
@@ -758,7 +758,7 @@ async def play_one_match(
         n: load_seat(n, module, log_dir) for n in names if (module := by_name[n].module) is not None
     }
     if chairs and SandboxMode(sandbox) is not SandboxMode.OFF:
-        raise ValueError(
+        raise BotModuleError(
             f"in-process bots cannot run in the sandbox: {', '.join(sorted(chairs))}; give each a command instead"
         )
     async with Launcher(log_dir, startup_timeout=startup_timeout, sandbox=sandbox) as launcher:

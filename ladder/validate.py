@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -275,6 +275,7 @@ class _Session:
     address: str
     settings: MatchSettings
     on_check: Callable[[Check], None] | None
+    diagnose: Callable[[], Awaitable[str | None]] | None = None
     seat: GrpcSeat = field(init=False)
     clock: Clock = field(init=False)
     checks: list[Check] = field(default_factory=list)
@@ -283,7 +284,7 @@ class _Session:
     bot: BotInfo | None = None
 
     def __post_init__(self) -> None:
-        self.seat = GrpcSeat(self.address, "validate")
+        self.seat = GrpcSeat(self.address, "validate", diagnose=self.diagnose)
         self.clock = Clock(self.settings)
 
     @property
@@ -863,14 +864,16 @@ async def validate(
     match: bool = True,
     command: str | None = None,
     on_check: Callable[[Check], None] | None = None,
+    diagnose: Callable[[], Awaitable[str | None]] | None = None,
 ) -> Report:
     """Validate the bot served at ``address``: every check, in order; ``on_check`` sees each as it
     is made. ``rules``: the rulesets to check (default: every one the handshake claims). The time
     control is a match's (``MatchSettings``): each decision may take ``budget + bank left + grace``.
     ``match``: play the complete short match too. ``command`` is only recorded in the report.
-    Never raises for anything the bot does."""
+    ``diagnose`` says why an unreachable bot is gone when its sandbox knows (a limit it hit: a
+    ``resource_limit`` fault), as a match's seat asks its launcher. Never raises for anything the bot does."""
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms)
-    s = _Session(address, settings, on_check)
+    s = _Session(address, settings, on_check, diagnose)
     started = utc_now()
     checked: list[Rules] = []
     try:
