@@ -1,0 +1,407 @@
+"""The arena's background work: the build + validate pipeline and the continuous ladder.
+
+Both run on one asyncio loop in one thread of ``hearts arena serve`` (``ArenaWorker``), with their
+own connection to the database; the web requests use theirs. Everything they decide is in the
+database (a version's status, the ladder's schedule, paused), so a restart picks up where the
+last run stopped: a version caught mid-validation is validated again, the ladder's pending
+matches are played first, and a recorded match is never played again (``ladder.tournament``).
+
+``start_bot`` is the ONE function by which the arena starts a submitted bot, for validation and
+for play alike (through ``bot_entry``): switching to the sandbox of issue #13 is a change here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import logging
+import os
+import shlex
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.config import ArenaConfig
+from arena.scheduler import Standing, next_batch
+from arena.store import ArenaStore, VersionRow
+from ladder.launcher import BotStartError, Launcher
+from ladder.leaderboard import Leaderboard, load_leaderboard
+from ladder.registry import BotEntry
+from ladder.tournament import TournamentSpec, create_tournament, get_tournament, play_tournament
+from ladder.validate import validate
+from referee.match import MatchSettings
+from referee.record import MatchRecord, utc_now
+from referee.rules import Rules
+
+__all__ = ["ArenaWorker", "bot_entry", "ladder_tournament", "start_bot"]
+
+log = logging.getLogger("arena")
+_OUTPUT_KEPT = 8000  # characters of a build's output kept in its report
+
+
+def settings_of(cfg: ArenaConfig) -> MatchSettings:
+    return MatchSettings(budget_ms=cfg.budget_ms, bank_ms=cfg.bank_ms, grace_ms=cfg.grace_ms, max_faults=cfg.max_faults)
+
+
+def bot_entry(v: VersionRow, cfg: ArenaConfig) -> BotEntry:
+    """How the ladder starts or reaches version ``v``. A submitted bot's command runs in its own
+    version directory through ``arena.jail`` (which changes into it and then execs the command)."""
+    if v.address is not None:
+        return BotEntry(name=v.ladder_name, address=v.address, max_concurrency=cfg.bot_concurrency)
+    assert v.command is not None
+    if v.kind == "house":
+        return BotEntry(name=v.ladder_name, command=v.command, max_concurrency=cfg.bot_concurrency)
+    assert v.path is not None
+    command = f"python -m arena.jail {shlex.quote(v.path)} {shlex.quote(v.command)}"
+    return BotEntry(name=v.ladder_name, command=command, max_concurrency=cfg.bot_concurrency)
+
+
+async def start_bot(launcher: Launcher, entry: BotEntry) -> str:
+    """Start (or reach) one bot for the arena; returns its address. The sandbox goes here."""
+    return await launcher.start(entry.name, entry.command, address=entry.address)
+
+
+def sync_house(store: ArenaStore, cfg: ArenaConfig) -> None:
+    """The house bots of arena.toml as valid versions owned by the first organiser (a changed
+    command or address makes a new version; the organiser's own bots are not validated)."""
+    organisers = [u for u in store.users() if u.role == "organiser"]
+    if not organisers:
+        raise ValueError("this arena has no organiser: run `hearts arena init` on it")
+    for h in cfg.house:
+        bot = store.bot(h.name)
+        if bot is None:
+            bot_id = store.add_bot(h.name, organisers[0].id, f"house-{h.name}", house=True)
+        elif not bot.house:
+            raise ValueError(f"house bot {h.name!r}: a participant's bot has that name; rename it in arena.toml")
+        else:
+            bot_id = bot.id
+        current = [v for v in store.versions(h.name) if v.status == "valid"]
+        if current and (current[-1].command, current[-1].address) == (h.command, h.address):
+            continue
+        store.add_version(bot_id, organisers[0].id, status="valid", kind="house", command=h.command, address=h.address)
+
+
+def ladder_tournament(store: ArenaStore, cfg: ArenaConfig) -> int:
+    """The ladder tournament that holds the continuous ladder's matches (made on first use)."""
+    key = f"ladder_tournament:{cfg.rules}"
+    tid = store.get_meta(key)
+    if tid is not None:
+        return int(tid)
+    with store.db.atomic():
+        tid = store.get_meta(key)  # under the write lock: another process may have made it
+        if tid is not None:
+            return int(tid)
+        new = store.ladder.tournaments.insert(
+            format="arena",
+            rules=cfg.rules,
+            seed=0,
+            rounds=0,
+            deals=1,
+            gauntlet=None,
+            bots="[]",
+            settings=json.dumps({**settings_of(cfg).__dict__, "duplicate": True, "max_tables": 0}),
+        )
+        store.set_meta(key, str(new))
+    return new
+
+
+@dataclass
+class Fitted:
+    """A leaderboard fitted over ``matches`` recorded matches (refit when more come in)."""
+
+    matches: int
+    board: Leaderboard
+    at: float = field(default_factory=time.time)
+
+
+class Ratings:
+    """Fitted leaderboards by tournament, refit only when its recorded matches changed."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, Fitted] = {}
+        self._lock = threading.Lock()
+
+    def get(self, store: ArenaStore, tournament_id: int, rules: str) -> Leaderboard:
+        n = store.match_count(tournament_id)
+        with self._lock:
+            hit = self._cache.get(tournament_id)
+        if hit is not None and hit.matches == n:
+            return hit.board
+        board = load_leaderboard(store.ladder, tournament_id=tournament_id, rules=rules)
+        with self._lock:
+            self._cache[tournament_id] = Fitted(n, board)
+        return board
+
+
+class ArenaWorker:
+    """Runs the pipeline and the ladder on their own loop and thread until ``stop()``."""
+
+    def __init__(self, arena_dir: Path, cfg: ArenaConfig, ratings: Ratings | None = None) -> None:
+        self.dir = arena_dir
+        self.cfg = cfg
+        self.db_path = arena_dir / "arena.db"
+        self.ratings = ratings or Ratings()
+        self.live: dict[str, dict[str, Any]] = {}  # scheduled matches of the batch in play
+        self.playing = False
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._main: asyncio.Task[None] | None = None
+        self.error: str | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="arena-worker", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self._stopping.set()
+        if self._loop is not None and self._main is not None:
+            self._loop.call_soon_threadsafe(self._main.cancel)
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            self._main = loop.create_task(self._both())
+            with contextlib.suppress(asyncio.CancelledError):
+                loop.run_until_complete(self._main)
+        finally:
+            loop.close()
+
+    async def _both(self) -> None:
+        store = ArenaStore(self.db_path)
+        try:
+            await asyncio.gather(self._pipeline(store), self._ladder(store))
+        finally:
+            store.close()
+
+    # -- the pipeline ------------------------------------------------------------------------------
+
+    async def _pipeline(self, store: ArenaStore) -> None:
+        while not self._stopping.is_set():
+            todo = store.versions_in(("pending", "building", "validating"))
+            if not todo:
+                await asyncio.sleep(0.3)
+                continue
+            try:
+                await self.check_version(store, todo[0])
+            except Exception as e:  # a bug here must not stop the arena: the version says what happened
+                log.exception("checking %s", todo[0].ladder_name)
+                store.set_status(todo[0].id, "failed", build_report={"ok": False, "error": f"internal error: {e}"})
+
+    async def check_version(self, store: ArenaStore, v: VersionRow) -> None:
+        """Build (if it has a build command) and validate one version; its status and reports say how it went."""
+        if v.build and v.path is not None:
+            store.set_status(v.id, "building")
+            report = await _build(v.build, Path(v.path), self.cfg.limits.build_timeout_s)
+            if not report["ok"]:
+                store.set_status(v.id, "failed", build_report=report)
+                return
+            store.set_status(v.id, "validating", build_report=report)
+        else:
+            store.set_status(v.id, "validating")
+        entry = bot_entry(v, self.cfg)
+        logs = self.dir / "logs" / "validate"
+        try:
+            async with Launcher(logs, startup_timeout=20.0) as launcher:
+                address = await start_bot(launcher, entry)
+                result = await validate(
+                    address,
+                    rules=[Rules.parse(self.cfg.rules)],
+                    budget_ms=self.cfg.budget_ms,
+                    bank_ms=self.cfg.bank_ms,
+                    grace_ms=self.cfg.grace_ms,
+                    command=v.command,
+                )
+            report = result.to_dict()
+        except BotStartError as e:
+            report = {"ok": False, "error": f"the bot did not start: {e.reason}", "log": e.tail}
+        store.set_status(v.id, "valid" if report["ok"] else "failed", validation_report=report)
+
+    # -- the ladder --------------------------------------------------------------------------------
+
+    def entries(self, store: ArenaStore, names: set[str]) -> list[BotEntry]:
+        by_name = {v.ladder_name: v for v in store.versions()}
+        return [bot_entry(by_name[n], self.cfg) for n in sorted(names) if n in by_name]
+
+    def paused(self, store: ArenaStore) -> bool:
+        return store.get_meta("paused") == "1"
+
+    async def _ladder(self, store: ArenaStore) -> None:
+        tid = ladder_tournament(store, self.cfg)
+        players = Rules.parse(self.cfg.rules).players
+        while not self._stopping.is_set():
+            final = store.get_meta("final_tournament")
+            if final is not None and get_tournament(store.ladder, int(final)).status != "finished":
+                await self._play(store, int(final), self._stopping.is_set)
+                continue
+            if self.paused(store):
+                await asyncio.sleep(0.3)
+                continue
+            active = {v.ladder_name for v in store.newest_valid()}
+            pending = store.ladder.tournaments.pending(tid)
+            if not pending:
+                if len(active) < players:
+                    await asyncio.sleep(0.5)
+                    continue
+                board = self.ratings.get(store, tid, self.cfg.rules)
+                standings = {r.bot: Standing(r.elo, r.ci95, r.games) for r in board.rows}
+                row = get_tournament(store.ladder, tid)
+                pending = next_batch(
+                    sorted(active),
+                    standings,
+                    players=players,
+                    tables=max(2, self.cfg.concurrency),
+                    start=row.total,
+                    rules=self.cfg.rules,
+                )
+                seats = {b for m in pending for b in m.seats}
+                with store.db.atomic():
+                    store.ladder.tournaments.set_bots(
+                        tid, json.dumps([e.to_dict() for e in self.entries(store, seats | active)])
+                    )
+                    store.ladder.tournaments.insert_schedule(tid, pending)
+            else:  # a batch left by the last run (killed, say): played first, as scheduled
+                seats = {b for m in pending for b in m.seats}
+                with store.db.atomic():
+                    store.ladder.tournaments.set_bots(
+                        tid, json.dumps([e.to_dict() for e in self.entries(store, seats | active)])
+                    )
+            valid_now = len(store.versions_in(("valid",)))
+            final_asked = store.get_meta("final_tournament")
+
+            def stop(valid_now: int = valid_now, final_asked: str | None = final_asked) -> bool:
+                # Between matches: stop for a pause, a new valid version (its tables come first) or the final.
+                return (
+                    self._stopping.is_set()
+                    or self.paused(store)
+                    or len(store.versions_in(("valid",))) != valid_now
+                    or store.get_meta("final_tournament") != final_asked
+                )
+
+            self.live = {f"t{tid}-{m.index:06d}": m.to_dict() for m in pending}
+            await self._play(store, tid, stop)
+            self.live = {}
+
+    def _recorded(self, record: MatchRecord) -> None:
+        self.live.pop(record.match_id, None)
+
+    async def _play(self, store: ArenaStore, tid: int, stop: Callable[[], bool]) -> None:
+        self.playing = True
+        try:
+            await play_tournament(
+                store.ladder,
+                tid,
+                concurrency=self.cfg.concurrency,
+                log_dir=self.dir / "logs",
+                workers=0,
+                stop=stop,
+                force=True,
+                on_record=self._recorded,
+            )
+        except BotStartError as e:
+            # A bot that cannot start at the beginning of a batch: its version is marked failed
+            # (it costs only its own results) and the batch goes on without it next time.
+            self.error = str(e)
+            log.warning("%s", e)
+            for v in store.versions():
+                if v.ladder_name == e.name and v.kind != "house":
+                    store.set_status(v.id, "failed", validation_report={"ok": False, "error": str(e)})
+            with store.db.atomic():
+                store.ladder.tournaments.drop_pending(tid)
+            await asyncio.sleep(1.0)
+        finally:
+            self.playing = False
+
+    # -- the final tournament --------------------------------------------------------------------
+
+    def start_final(self, store: ArenaStore) -> int:
+        return start_final(store, self.cfg)
+
+
+def final_versions(store: ArenaStore, cfg: ArenaConfig) -> list[VersionRow]:
+    """Each participant's last valid version submitted before the deadline (house bots fill a short table)."""
+    before = utc_iso(cfg) if cfg.deadline is not None else None
+    newest: dict[int, VersionRow] = {}
+    for v in store.newest_valid(before=before):
+        bot = store.bot(v.bot)
+        if bot is None or bot.house:
+            continue
+        if bot.owner_id not in newest or v.submitted_at > newest[bot.owner_id].submitted_at:
+            newest[bot.owner_id] = v
+    chosen = sorted(newest.values(), key=lambda v: v.ladder_name)
+    players = Rules.parse(cfg.rules).players
+    if len(chosen) < players:
+        house = [v for v in store.newest_valid() if (b := store.bot(v.bot)) is not None and b.house]
+        chosen += house[: players - len(chosen)]
+    return chosen
+
+
+def utc_iso(cfg: ArenaConfig) -> str:
+    """The deadline as the records write times (ISO 8601, UTC, milliseconds), to compare with them."""
+    assert cfg.deadline is not None
+    return cfg.deadline.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def start_final(store: ArenaStore, cfg: ArenaConfig) -> int:
+    """Create the final tournament (once): fixed seed, duplicate deals, a balanced round robin."""
+    existing = store.get_meta("final_tournament")
+    if existing is not None:
+        return int(existing)
+    chosen = final_versions(store, cfg)
+    if len(chosen) < Rules.parse(cfg.rules).players:
+        raise ValueError(f"the final needs {Rules.parse(cfg.rules).players} valid bots; there are {len(chosen)}")
+    spec = TournamentSpec(
+        format="round-robin",
+        rules=cfg.rules,
+        rounds=1,
+        deals=cfg.final_deals,
+        seed=cfg.final_seed,
+        duplicate=True,
+        settings=settings_of(cfg),
+    )
+    tid = create_tournament(store.ladder, [bot_entry(v, cfg) for v in chosen], spec)
+    store.set_meta("final_tournament", str(tid))
+    store.set_meta("final_started_at", utc_now())
+    return tid
+
+
+async def _build(command: str, folder: Path, timeout: float) -> dict[str, Any]:
+    """Run a version's build command in its directory, within ``timeout`` seconds."""
+    t0 = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        "sh",
+        "-c",
+        command,
+        cwd=folder,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+        timed_out = False
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = await proc.communicate()
+        timed_out = True
+    text = out.decode("utf-8", "replace")[-_OUTPUT_KEPT:]
+    return {
+        "ok": proc.returncode == 0 and not timed_out,
+        "command": command,
+        "exit_code": proc.returncode,
+        "timed_out": timed_out,
+        "seconds": round(time.monotonic() - t0, 3),
+        "output": text,
+        "error": f"the build took longer than {timeout:g} s" if timed_out else None,
+    }
