@@ -22,7 +22,7 @@ __all__ = ["main"]
 
 
 def _fail(message: str, code: int = 1) -> None:
-    console.print(f"[red]error:[/] {inert(message, limit=4000, multiline=True)}", highlight=False)
+    click.echo(f"error: {inert(message, limit=4000, multiline=True)}", err=True)
     sys.exit(code)
 
 
@@ -55,15 +55,18 @@ def arena_init(directory: Path, force: bool) -> None:
     store = ArenaStore(directory / "arena.db")
     try:
         if any(u.role == "organiser" for u in store.users()):
-            console.print(f"wrote {config}; the arena's organiser exists already (`hearts arena user token organiser`)")
+            click.echo(
+                f"wrote {config}; the arena's organiser exists already (`hearts arena user token organiser`)",
+                markup=False,
+            )
             return
         _account, token = add_user(store, "organiser", organiser=True)
     finally:
         store.close()
-    console.print(f"wrote {config} and {directory / 'arena.db'}")
-    console.print("the organiser's token (shown once; keep it: it is stored only as a hash):")
+    click.echo(f"wrote {config} and {directory / 'arena.db'}")
+    click.echo("the organiser's token (shown once; keep it: it is stored only as a hash):")
     click.echo(token)
-    console.print(f"next: hearts arena serve {directory}", highlight=False)
+    click.echo(f"next: hearts arena serve {directory}")
 
 
 @arena.command("serve")
@@ -98,7 +101,9 @@ def arena_serve(directory: Path, host: str | None, port: int | None) -> None:
     port = port if port is not None else cfg.port
     if host not in ("127.0.0.1", "localhost", "::1"):
         console.print(f"[yellow]note:[/] listening on {host}, not only this machine (--host)", highlight=False)
-    console.print(f"arena {inert(cfg.name)!r} on http://{host}:{port}/api/status (Ctrl-C stops it)", highlight=False)
+    console.print(
+        f"arena {inert(cfg.name)!r} on http://{host}:{port}/api/status (Ctrl-C stops it)", highlight=False, markup=False
+    )
     uvicorn.run(build_app(directory.resolve(), cfg), host=host, port=port, log_level="warning")
 
 
@@ -252,7 +257,9 @@ def submit(
         _fail(f"the arena refused the submission ({r.status_code}): {_error(r)}")
     v = r.json()
     if not as_json:
-        console.print(f"submitted {inert(v['bot'])} version {v['number']} ({v['status']})", highlight=False)
+        console.print(
+            f"submitted {inert(v['bot'])} version {v['number']} ({v['status']})", highlight=False, markup=False
+        )
     if not wait:
         if as_json:
             click.echo(json.dumps(v, indent=2))
@@ -271,7 +278,7 @@ def submit(
             _fail(f"the arena answered {r.status_code}: {_error(r)}")
         v = r.json()
         if v["status"] != shown and not as_json:
-            console.print(f"  {v['status']}", highlight=False)
+            console.print(f"  {v['status']}", highlight=False, markup=False)
             shown = v["status"]
     if as_json:
         click.echo(json.dumps(v, indent=2))
@@ -291,17 +298,17 @@ def _print_report(v: dict[str, Any]) -> None:
     build = v.get("build_report")
     if build is not None and not build.get("ok"):
         console.print("[red]the build failed[/]", highlight=False)
-        console.print(inert(build.get("error") or f"exit code {build.get('exit_code')}"), highlight=False)
-        console.print(inert(build.get("output") or "", limit=8000, multiline=True), highlight=False)
+        console.print(inert(build.get("error") or f"exit code {build.get('exit_code')}"), highlight=False, markup=False)
+        console.print(inert(build.get("output") or "", limit=8000, multiline=True), highlight=False, markup=False)
     report = v.get("validation_report")
     if report is not None and "checks" in report:
         from ladder.validate import Report, render
 
         console.print(render(Report.from_dict(report)))
     elif report is not None:
-        console.print(inert(report.get("error", ""), limit=4000, multiline=True), highlight=False)
+        console.print(inert(report.get("error", ""), limit=4000, multiline=True), highlight=False, markup=False)
         if report.get("log"):
-            console.print(inert(report["log"], limit=4000, multiline=True), highlight=False)
+            console.print(inert(report["log"], limit=4000, multiline=True), highlight=False, markup=False)
     verdict = "[green]valid: it plays on the ladder[/]" if v["status"] == "valid" else "[red]refused: it never plays[/]"
     console.print(verdict)
 
