@@ -55,10 +55,7 @@ def arena_init(directory: Path, force: bool) -> None:
     store = ArenaStore(directory / "arena.db")
     try:
         if any(u.role == "organiser" for u in store.users()):
-            click.echo(
-                f"wrote {config}; the arena's organiser exists already (`hearts arena user token organiser`)",
-                markup=False,
-            )
+            click.echo(f"wrote {config}; the arena's organiser exists already (`hearts arena user token organiser`)")
             return
         _account, token = add_user(store, "organiser", organiser=True)
     finally:
