@@ -286,6 +286,8 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
     except RegistryError as e:
         raise ApiError(400, str(e)) from None
     existing = store.bot(name)
+    if existing is None and store.alias_taken(name):  # an alias names another's bot (or a user)
+        raise ApiError(403, f"bot {name!r} is another participant's: choose another name")
     if existing is not None and existing.owner_id != me.id:
         raise ApiError(403, f"bot {name!r} is another participant's: choose another name")
     if existing is not None and existing.house:
