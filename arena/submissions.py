@@ -56,7 +56,8 @@ def _member_problem(info: zipfile.ZipInfo) -> str | None:
     mode = info.external_attr >> 16
     if stat.S_ISLNK(mode):
         return f"{name!r} is a symlink (a bot's files must be plain files in its directory)"
-    if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+    kind = stat.S_IFMT(mode)  # 0 when the archiver set no file type (Python's writestr, say)
+    if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
         return f"{name!r} is not a plain file"
     return None
 
