@@ -1,4 +1,5 @@
-"""Dependencies point one way: arena → ladder → referee → the codec (hearts.v1.codec) → rules; clients → the codec and rules.
+"""Dependencies point one way: arena → ladder → referee → the codec (hearts.v1.codec) → rules;
+clients → the codec and rules.
 
 The engine (referee/rules) must stay pure: no I/O libraries, no asyncio, no protobuf, nothing
 else of ours. These checks read every module's imports, so a stray import fails here first.
