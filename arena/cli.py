@@ -22,7 +22,7 @@ __all__ = ["main"]
 
 
 def _fail(message: str, code: int = 1) -> None:
-    click.echo(f"error: {inert(message, limit=4000, multiline=True)}", err=True)
+    click.echo(f"Error: {inert(message, limit=4000, multiline=True)}", err=True)
     sys.exit(code)
 
 

@@ -83,3 +83,27 @@ def test_inprocess_bench_reports_each_figure_and_its_ratios() -> None:
         assert r[key] > 0, key
     assert r["in_process_vs_bare"] == round(r["in_process_vs_bare"], 3) > 0
     assert r["workers"] == 2
+
+
+def test_arena_bench_serves_the_leaderboard_over_http_and_reports_its_figures() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "arena.py"),
+            "--matches",
+            "300",
+            "--bots",
+            "12",
+            "--requests",
+            "3",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        check=True,
+    )
+    r = json.loads(out.stdout)
+    assert r["matches"] == 300 and r["bots"] == 12
+    assert r["median_ms"] > 0 and r["first_request_with_fit_ms"] > 0 and r["target_ms"] == 200
