@@ -1,6 +1,7 @@
 """docs/cli.md documents every command of the ``hearts`` CLI (in the spirit of sqlite-utils' tests/test_docs.py).
 
-The command tree is walked from ``arena.cli.main`` (``ladder.cli.main`` with the arena's commands); for each command docs/cli.md must have a section
+The command tree is walked from ``arena.cli.main`` (``ladder.cli.main`` with the arena's commands);
+for each command docs/cli.md must have a section
 headed exactly ``## hearts <command path>`` that shows the usage line and names, in inline code
 (backticks, outside fenced blocks), every long option string and every argument of the command,
 and gives each shown default on the option's own line (its table row). Adding a command or an
