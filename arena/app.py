@@ -39,6 +39,7 @@ from ladder.registry import RegistryError, check_name
 __all__ = ["ArenaState", "build_app"]
 
 MAX_PAGE = 200
+STALE_S = 5.0  # a leaderboard fitted this recently is served as it is, whatever came in since
 
 
 class ApiError(Exception):
@@ -186,6 +187,8 @@ async def status(request: Request, state: ArenaState, me: Account) -> Any:
         "anonymous": state.cfg.anonymous and store.get_meta("revealed") != "1",
         "final_tournament": int(final) if final is not None else None,
         "you": {"name": me.name, "role": me.role},
+        # The organiser's alone: they name bots, which an anonymous board hides.
+        "events": (worker.events[-20:] if worker is not None else []) if me.organiser else None,
     }
 
 
@@ -208,7 +211,7 @@ async def leaderboard(request: Request, state: ArenaState, me: Account) -> Any:
         tid = int(store.get_meta(f"ladder_tournament:{rules}") or ladder_tournament(store, state.cfg))
     else:
         raise ApiError(400, f"board {which!r}: use ladder or final")
-    board = await asyncio.to_thread(lambda: state.ratings.get(state.store, tid, rules))
+    board = await asyncio.to_thread(lambda: state.ratings.get(state.store, tid, rules, max_age=STALE_S))
     view = View(state, me)
     all_versions = request.query_params.get("versions") == "all"
     newest = {v.ladder_name for v in store.newest_valid()}
@@ -418,27 +421,50 @@ async def users(request: Request, state: ArenaState, me: Account) -> Any:
     return {"users": [{"name": u.name, "role": u.role, "alias": u.alias} for u in state.store.users()]}
 
 
+# (method, path, handler, organiser only, summary): the routes and the OpenAPI description alike.
+API: list[tuple[str, str, Handler, bool, str]] = [
+    ("GET", "/api/status", status, False, "The arena: rules, paused, matches, queue, live, deadline, you"),
+    ("GET", "/api/me", me, False, "Your name, role and alias"),
+    ("GET", "/api/leaderboard", leaderboard, False, "The ladder (?rules=, ?board=ladder|final, ?versions=all)"),
+    ("GET", "/api/bots", bots, False, "Every bot"),
+    ("GET", "/api/bots/{name}", bot, False, "One bot and its versions"),
+    ("GET", "/api/bots/{name}/versions", versions, False, "A bot's versions with their reports (the owner's)"),
+    ("POST", "/api/bots/{name}/versions", submit, False, 'Submit a version: a .zip body, or {"address": ...}'),
+    ("GET", "/api/bots/{name}/versions/{number:int}", version, False, "One version with its reports"),
+    ("GET", "/api/bots/{name}/versions/{number:int}/log", version_log, False, "A version's output (its owner's)"),
+    ("GET", "/api/matches", matches, False, "Recorded matches, newest first (?limit=, ?after=)"),
+    ("GET", "/api/matches/{id}", match, False, "One match in the export format (docs/export.md)"),
+    ("GET", "/api/live", live, False, "The matches of the batch in play not yet recorded"),
+    ("POST", "/api/admin/pause", pause, True, "Pause the ladder between matches"),
+    ("POST", "/api/admin/resume", resume, True, "Resume the ladder"),
+    ("POST", "/api/admin/reveal", reveal, True, "End anonymity: names for everyone"),
+    ("POST", "/api/admin/final", final, True, "Start the final tournament (once)"),
+    ("GET", "/api/admin/users", users, True, "Every user with role and alias"),
+]
+
+
+async def openapi(request: Request, state: ArenaState, me: Account) -> Any:
+    paths: dict[str, dict[str, Any]] = {}
+    for method, path, _h, organiser, summary in API:
+        op: dict[str, Any] = {
+            "summary": summary + (" (organiser)" if organiser else ""),
+            "security": [{"bearer": []}],
+            "responses": {"200": {"description": "JSON"}, "401": {"description": "no or a wrong token"}},
+        }
+        if organiser or method == "POST":
+            op["responses"]["403"] = {"description": "not yours, or not an organiser"}
+        paths.setdefault(path.replace(":int", ""), {})[method.lower()] = op
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "hearts-arena", "version": "1", "description": "See docs/arena.md"},
+        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "paths": paths,
+    }
+
+
 def routes() -> list[Route]:
-    e = _endpoint
-    return [
-        Route("/api/status", e(status)),
-        Route("/api/me", e(me)),
-        Route("/api/leaderboard", e(leaderboard)),
-        Route("/api/bots", e(bots)),
-        Route("/api/bots/{name}", e(bot)),
-        Route("/api/bots/{name}/versions", e(versions)),
-        Route("/api/bots/{name}/versions", e(submit), methods=["POST"]),
-        Route("/api/bots/{name}/versions/{number:int}", e(version)),
-        Route("/api/bots/{name}/versions/{number:int}/log", e(version_log)),
-        Route("/api/matches", e(matches)),
-        Route("/api/matches/{id}", e(match)),
-        Route("/api/live", e(live)),
-        Route("/api/admin/pause", e(pause, organiser=True), methods=["POST"]),
-        Route("/api/admin/resume", e(resume, organiser=True), methods=["POST"]),
-        Route("/api/admin/reveal", e(reveal, organiser=True), methods=["POST"]),
-        Route("/api/admin/final", e(final, organiser=True), methods=["POST"]),
-        Route("/api/admin/users", e(users, organiser=True)),
-    ]
+    out = [Route(path, _endpoint(h, organiser=org), methods=[m]) for m, path, h, org, _s in API]
+    return [*out, Route("/api/openapi.json", _endpoint(openapi))]
 
 
 def build_app(arena_dir: Path, cfg: ArenaConfig, *, background: bool = True) -> Starlette:
@@ -471,6 +497,12 @@ async def _deadline_watch(state: ArenaState) -> None:
     if cfg.deadline is None or not cfg.final_auto:
         return
     while not _deadline_passed(cfg):
-        await asyncio.sleep(1.0)
-    with contextlib.suppress(ValueError):
+        await asyncio.sleep(0.5)
+    # Versions submitted before the deadline may still be in the pipeline: they count once checked.
+    while state.store.versions_in(("uploading", "pending", "building", "validating")):
+        await asyncio.sleep(0.5)
+    try:
         start_final(state.store, cfg)
+    except ValueError as e:
+        if state.worker is not None:
+            state.worker.events.append(f"the final tournament could not start at the deadline: {e}")

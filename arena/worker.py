@@ -43,6 +43,7 @@ __all__ = ["ArenaWorker", "bot_entry", "ladder_tournament", "start_bot"]
 
 log = logging.getLogger("arena")
 _OUTPUT_KEPT = 8000  # characters of a build's output kept in its report
+BENCH_S = 60.0  # how long a bot that could not be started sits out
 
 
 def settings_of(cfg: ArenaConfig) -> MatchSettings:
@@ -126,16 +127,24 @@ class Ratings:
     def __init__(self) -> None:
         self._cache: dict[int, Fitted] = {}
         self._lock = threading.Lock()
+        self._fitting: dict[int, threading.Lock] = {}
 
-    def get(self, store: ArenaStore, tournament_id: int, rules: str) -> Leaderboard:
+    def get(self, store: ArenaStore, tournament_id: int, rules: str, *, max_age: float = 0.0) -> Leaderboard:
+        """The fitted leaderboard; refit when matches came in since, unless the fit is younger than
+        ``max_age`` seconds (the web's readers take one a few seconds old rather than wait for a fit)."""
         n = store.match_count(tournament_id)
         with self._lock:
             hit = self._cache.get(tournament_id)
-        if hit is not None and hit.matches == n:
+        if hit is not None and (hit.matches == n or time.time() - hit.at < max_age):
             return hit.board
-        board = load_leaderboard(store.ladder, tournament_id=tournament_id, rules=rules)
-        with self._lock:
-            self._cache[tournament_id] = Fitted(n, board)
+        with self._fitting.setdefault(tournament_id, threading.Lock()):  # one fit at a time per board
+            with self._lock:
+                hit = self._cache.get(tournament_id)
+            if hit is not None and hit.matches == n:
+                return hit.board
+            board = load_leaderboard(store.ladder, tournament_id=tournament_id, rules=rules)
+            with self._lock:
+                self._cache[tournament_id] = Fitted(n, board)
         return board
 
 
@@ -153,7 +162,8 @@ class ArenaWorker:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._main: asyncio.Task[None] | None = None
-        self.error: str | None = None
+        self.events: list[str] = []  # for the organiser: bots that could not be started
+        self.benched: dict[str, float] = {}  # ladder name -> monotonic time it may play again
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="arena-worker", daemon=True)
@@ -246,7 +256,8 @@ class ArenaWorker:
             if self.paused(store):
                 await asyncio.sleep(0.3)
                 continue
-            active = {v.ladder_name for v in store.newest_valid()}
+            now = time.monotonic()
+            active = {v.ladder_name for v in store.newest_valid() if self.benched.get(v.ladder_name, 0.0) <= now}
             pending = store.ladder.tournaments.pending(tid)
             if not pending:
                 if len(active) < players:
@@ -259,7 +270,7 @@ class ArenaWorker:
                     sorted(active),
                     standings,
                     players=players,
-                    tables=max(2, self.cfg.concurrency),
+                    tables=max(4, 2 * self.cfg.concurrency),  # bots restart per batch: not too short
                     start=row.total,
                     rules=self.cfg.rules,
                 )
@@ -308,16 +319,16 @@ class ArenaWorker:
                 on_record=self._recorded,
             )
         except BotStartError as e:
-            # A bot that cannot start at the beginning of a batch: its version is marked failed
-            # (it costs only its own results) and the batch goes on without it next time.
-            self.error = str(e)
+            # A bot that cannot be started (or reached) at the beginning of a batch: the batch, of
+            # which nothing was played, is dropped, and the bot sits out the next batches for a
+            # while (a participant's own server may be down for a minute); the others go on.
+            self.events.append(f"{utc_now()} {e.name} could not be started; it sits out {BENCH_S:g} s: {e.reason}")
+            del self.events[:-50]
             log.warning("%s", e)
-            for v in store.versions():
-                if v.ladder_name == e.name and v.kind != "house":
-                    store.set_status(v.id, "failed", validation_report={"ok": False, "error": str(e)})
+            self.benched[e.name] = time.monotonic() + BENCH_S
             with store.db.atomic():
                 store.ladder.tournaments.drop_pending(tid)
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(0.5)
         finally:
             self.playing = False
 
@@ -348,7 +359,7 @@ def final_versions(store: ArenaStore, cfg: ArenaConfig) -> list[VersionRow]:
 def utc_iso(cfg: ArenaConfig) -> str:
     """The deadline as the records write times (ISO 8601, UTC, milliseconds), to compare with them."""
     assert cfg.deadline is not None
-    return cfg.deadline.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return cfg.deadline.astimezone(dt.UTC).isoformat(timespec="milliseconds")
 
 
 def start_final(store: ArenaStore, cfg: ArenaConfig) -> int:

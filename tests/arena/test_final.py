@@ -3,6 +3,7 @@ deals in a balanced round robin, N deals per table, published as its own ladder.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from conftest import GOOD_BOT, HOUSE2, Arena, hearts, make_arena, write_bot
@@ -48,3 +49,27 @@ def test_the_organiser_starts_the_final_and_it_is_its_own_ladder(tmp_path: Path,
         board = c.get("/api/leaderboard?board=final").json()
         assert board["tournament"] == tid and board["matches"] == 2 * 4  # 2 deals x 4 rotations
         assert {r["ladder_name"] for r in board["rows"]} == {"alice-bot.v2", "bob-bot.v1", "lowest.v1", "random.v1"}
+
+
+def test_at_the_deadline_submissions_close_and_the_final_starts_by_itself(
+    tmp_path: Path, arena_factory: list[Arena]
+) -> None:
+    deadline = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=20)
+    classroom = f'deadline = "{deadline.isoformat(timespec="seconds")}"\nfinal_deals = 1'
+    a = make_arena(tmp_path, house=HOUSE2, classroom=classroom)
+    arena_factory.append(a)
+    alice, bob = a.add_user("alice"), a.add_user("bob")
+    a.serve()
+    bot = write_bot(tmp_path / "b", GOOD_BOT)
+    for who, token in (("alice", alice), ("bob", bob)):
+        hearts("submit", str(bot), "--arena", a.url, "--token", token, "--bot", f"{who}-bot", "--no-wait")
+    status = a.wait_for(a.organiser, lambda s: s["final_tournament"] is not None, timeout=90)
+    assert not status["submissions_open"]
+    r = hearts("submit", str(bot), "--arena", a.url, "--token", alice, "--bot", "alice-bot", check=False)
+    assert r.returncode == 1 and "submissions closed at the deadline" in r.stderr
+    store = ArenaStore(a.dir / "arena.db")
+    try:
+        names = sorted(b.name for b in get_tournament(store.ladder, status["final_tournament"]).bots)
+    finally:
+        store.close()
+    assert names == ["alice-bot.v1", "bob-bot.v1", "lowest.v1", "random.v1"]

@@ -12,7 +12,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from conftest import BROKEN_BOT, GOOD_BOT, HOUSE2, ROOT, Arena, hearts, make_arena, write_bot
+from conftest import BROKEN_BOT, GOOD_BOT, HOUSE3, ROOT, Arena, hearts, make_arena, write_bot
 
 from ladder.launcher import free_port
 
@@ -50,7 +50,7 @@ def _everything(a: Arena, token: str) -> list[str]:
 
 
 def test_two_participants_submit_validate_play_and_stay_anonymous(tmp_path: Path, arena_factory: list[Arena]) -> None:
-    a = make_arena(tmp_path, house=HOUSE2, classroom="anonymous = true")
+    a = make_arena(tmp_path, house=HOUSE3, classroom="anonymous = true")
     arena_factory.append(a)
     alice, bob = a.add_user("alice"), a.add_user("bob")
     a.serve()
@@ -94,9 +94,9 @@ def test_two_participants_submit_validate_play_and_stay_anonymous(tmp_path: Path
         board = a.wait_for(
             alice,
             lambda b: (
-                {"alice-lowbot", "random", "lowest"} <= {r["bot"] for r in b["rows"]}
+                {"alice-lowbot", "random", "lowest", "heuristic"} <= {r["bot"] for r in b["rows"]}
                 and all(r["games"] >= 4 for r in b["rows"])
-                and len(b["rows"]) == 4
+                and len(b["rows"]) == 5
             ),
             path="/api/leaderboard",
             timeout=120,
@@ -135,6 +135,17 @@ def test_two_participants_submit_validate_play_and_stay_anonymous(tmp_path: Path
             m = c.get("/api/matches?limit=1").json()["matches"][0]
             record = c.get(f"/api/matches/{m['id']}").json()
             assert record["schema"] == "hearts-arena/match" and len(record["plays"]) > 0
+        # bob's server goes down: that costs only his results; the ladder goes on without him.
+        hosted.terminate()
+        hosted.wait()
+        status = a.wait_for(a.organiser, lambda s: any("bobs-bot" in e for e in s["events"]), timeout=120)
+        after = status["matches"]
+        a.wait_for(a.organiser, lambda s: s["matches"] >= after + 4, timeout=120)
+        with a.client(a.organiser) as c:
+            newest = c.get("/api/matches?limit=4").json()["matches"]
+        for m in newest:
+            assert "bobs-bot.v1" not in [s["bot"] for s in m["seats"]], "he sits out"
+            assert not any(s["forfeit"] for s in m["seats"])
     finally:
         hosted.terminate()
         hosted.wait()
