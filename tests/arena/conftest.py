@@ -61,10 +61,13 @@ command = "python -m clients.bots.random --port {port} --seed 1"
 command = "python -m clients.bots.lowest --port {port}"
 """
 
-HOUSE3 = HOUSE2 + """
+HOUSE3 = (
+    HOUSE2
+    + """
 [house.heuristic]
 command = "python -m clients.bots.heuristic --port {port}"
 """
+)
 
 GOOD_BOT = """\
 from clients.sdk import serve
