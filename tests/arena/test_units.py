@@ -1,0 +1,84 @@
+"""The arena's parts on their own: arena.toml's checks, tokens, the choice of tables."""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from arena.accounts import AccountError, add_user, authenticate, new_token, read_roster
+from arena.config import TEMPLATE, ArenaConfigError, parse_config
+from arena.scheduler import NEW_GAMES, Standing, next_batch
+from arena.store import ArenaStore
+
+
+def test_the_template_is_the_defaults_and_reads_back() -> None:
+    cfg = parse_config(tomllib.loads(TEMPLATE))
+    assert cfg.rules == "standard" and cfg.host == "127.0.0.1" and cfg.deadline is None and not cfg.anonymous
+    assert [h.name for h in cfg.house] == ["random", "random-2", "lowest", "heuristic"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[ladder]\nrules = 'nosuch'\n", "[ladder] rules"),
+        ("[ladder]\nconcurrency = 0\n", "[ladder] concurrency: must be at least 1"),
+        ("[time]\nbudgt_ms = 5\n", "[time] unknown key(s) budgt_ms"),
+        ("[classroom]\ndeadline = 'tomorrow'\n", "[classroom] deadline: 'tomorrow' is not an ISO 8601 time"),
+        ("[classroom]\ndeadline = 2026-12-18T17:00:00\n", "[classroom] deadline: give a time with its zone"),
+        ("[classroom]\nanonymous = 'yes'\n", "[classroom] anonymous: expected bool"),
+        ("[house.x]\ncommand = 'a'\naddress = 'b:1'\n", "[house.x]: give exactly one of command or address"),
+        ("colour = 'red'\n", "unknown key(s) colour"),
+    ],
+)
+def test_a_bad_setting_is_named_by_its_key(text: str, message: str) -> None:
+    with pytest.raises(ArenaConfigError) as e:
+        parse_config(tomllib.loads(text), "arena.toml")
+    assert message in str(e.value) and str(e.value).startswith("arena.toml")
+
+
+def test_tokens_are_stored_as_scrypt_hashes_and_a_new_one_revokes_the_old(tmp_path: Path) -> None:
+    store = ArenaStore(tmp_path / "arena.db")
+    account, token = add_user(store, "alice")
+    row = store.user(account.id)
+    assert row is not None and row.token_hash.startswith("scrypt$") and token not in row.token_hash
+    assert authenticate(store, token) == account
+    assert authenticate(store, token + "x") is None and authenticate(store, "garbage") is None
+    assert authenticate(store, f"{account.id + 7}.{token.split('.', 1)[1]}") is None
+    fresh = new_token(store, "alice")
+    assert authenticate(store, token) is None, "the old token stops working at once"
+    assert authenticate(store, fresh) == account
+    with pytest.raises(AccountError, match="exists already"):
+        add_user(store, "alice")
+    with pytest.raises(AccountError, match="not allowed"):
+        add_user(store, "../alice")
+    store.close()
+
+
+def test_a_roster_names_its_participants(tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text("email,name\na@x,alice\nb@x, bob \n,\n")
+    assert read_roster(tmp_path / "a.csv") == ["alice", "bob"]
+    (tmp_path / "b.csv").write_text("carol\ndave\n")
+    assert read_roster(tmp_path / "b.csv") == ["carol", "dave"]
+
+
+def test_tables_centre_on_new_versions_then_wide_intervals_against_near_ratings() -> None:
+    bots = [f"b{i}" for i in range(8)]
+    st = {b: Standing(elo=1000 + 100 * i, ci95=50, games=100) for i, b in enumerate(bots)}
+    st["b7"] = Standing(elo=1500, ci95=900, games=NEW_GAMES - 1)  # new
+    st["b2"] = Standing(elo=1200, ci95=400, games=100)  # the widest of the rest
+    batch = next_batch(bots, st, players=4, tables=2, start=40, rules="standard")
+    assert len(batch) == 8 and [m.index for m in batch] == list(range(40, 48))
+    first, second = {m.table: set(m.seats) for m in batch}.values()
+    assert "b7" in first and "b2" in second
+    assert "b0" not in first, "the new version (1500) meets bots near it, not the weakest (1000)"
+    # Duplicate deals: each table is one deal in every rotation, every bot in every seat once.
+    for t in (0, 1):
+        ms = [m for m in batch if m.table == t]
+        assert len({m.seed for m in ms}) == 1
+        assert all(Counter(m.seats[s] for m in ms) == Counter(ms[0].seats) for s in range(4))
+    # Rebuilt after a crash, a batch is the same batch.
+    assert next_batch(bots, st, players=4, tables=2, start=40, rules="standard") == batch
+    assert next_batch(bots[:3], st, players=4, tables=2, start=0, rules="standard") == []
