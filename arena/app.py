@@ -110,6 +110,7 @@ class View:
         store = state.store
         self.bots = {b.id: b for b in store.bots()}
         self.versions = {v.ladder_name: v for v in store.versions()}
+        self.users = {u.id: u.name for u in store.users()}
         self.hidden = state.cfg.anonymous and store.get_meta("revealed") != "1" and not viewer.organiser
 
     def owns(self, bot: BotRow) -> bool:
@@ -153,6 +154,7 @@ class View:
         d = v.to_dict()
         d["bot"] = self.bot_name(bot)
         d["ladder_name"] = self.ladder_name(v.ladder_name)
+        d["submitted_by"] = None if self.masked(bot) else self.users.get(v.submitted_by)
         if not self.owns(bot):
             # The reports hold the bot's own text (handshake name, errors): its owner's alone.
             for key in ("build_report", "validation_report", "command", "build", "address", "content_hash"):
@@ -295,7 +297,7 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
         raise ApiError(403, f"bot {name!r} is another participant's: choose another name")
     if existing is not None and existing.house:
         raise ApiError(403, f"bot {name!r} is a house bot")
-    body = await request.body()
+    body = await _capped_body(request, cfg.limits.max_archive_bytes)
     if request.headers.get("content-type", "").startswith("application/json"):
         try:
             data = json.loads(body)
@@ -308,10 +310,6 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
         bot_id = existing.id if existing is not None else store.add_bot(name, me.id, new_alias(store, name))
         v = store.add_version(bot_id, me.id, **fields)
         return _json(View(state, me).version_dict(v), 201)
-    if len(body) > cfg.limits.max_archive_bytes:
-        raise ApiError(
-            413, f"the archive is {len(body)} bytes; this arena takes at most {cfg.limits.max_archive_bytes}"
-        )
     try:
         checked = check_archive(body, cfg.limits)
     except ArchiveError as e:
@@ -343,6 +341,22 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
     store.set_uploaded(v.id, str(final.resolve()))
     v = store.version_by_id(v.id) or v
     return _json(View(state, me).version_dict(v), 201)
+
+
+async def _capped_body(request: Request, limit: int) -> bytes:
+    """The request's body, read no further than ``limit`` bytes (413 past it): a huge upload is
+    refused without being held in memory."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, f"the archive is {declared} bytes; this arena takes at most {limit}")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, f"the archive is more than {limit} bytes; this arena takes at most {limit}")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 async def matches(request: Request, state: ArenaState, me: Account) -> Any:

@@ -6,6 +6,7 @@ the arena. Each command is a thin call of the arena's library; docs/cli.md docum
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sys
@@ -87,6 +88,16 @@ def arena_serve(directory: Path, host: str | None, port: int | None) -> None:
         cfg = load_config(directory)
     except ArenaConfigError as e:
         _fail(str(e), 2)
+    # One arena serve per directory: a second would play the same ladder against the first.
+    lock = open(directory / "arena.lock", "a+")  # held for the life of the process
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.seek(0)
+        _fail(f"another `hearts arena serve` runs on {directory} (pid {lock.read().strip() or '?'}): stop it first")
+    lock.truncate(0)
+    lock.write(str(os.getpid()))
+    lock.flush()
     store = ArenaStore(directory / "arena.db")
     try:
         sync_house(store, cfg)

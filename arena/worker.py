@@ -246,6 +246,16 @@ class ArenaWorker:
         return store.get_meta("paused") == "1"
 
     async def _ladder(self, store: ArenaStore) -> None:
+        while not self._stopping.is_set():
+            try:
+                await self._ladder_steps(store)
+            except Exception as e:  # a bug or a full disk must not end the arena: said, then tried again
+                log.exception("the ladder")
+                self.events.append(f"{utc_now()} the ladder stopped on an error and starts again in 5 s: {e}")
+                del self.events[:-50]
+                await asyncio.sleep(5.0)
+
+    async def _ladder_steps(self, store: ArenaStore) -> None:
         tid = ladder_tournament(store, self.cfg)
         players = Rules.parse(self.cfg.rules).players
         while not self._stopping.is_set():

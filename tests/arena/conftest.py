@@ -142,7 +142,7 @@ class Arena:
     def serve(self) -> None:
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
-        log = open(self.dir / "serve.log", "ab")  # noqa: SIM115 - kept open for the server's life
+        log = open(self.dir / "serve.log", "ab")  # kept open for the life of the server
         self.proc = subprocess.Popen(
             [*HEARTS, "arena", "serve", str(self.dir), "--port", str(port)],
             cwd=ROOT,

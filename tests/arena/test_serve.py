@@ -51,6 +51,8 @@ def test_house_bots_play_continuously_and_every_call_needs_a_token(tmp_path: Pat
             assert anon.get(path).status_code == 401
             assert wrong.get(path).status_code == 401
         assert anon.post("/api/admin/pause").status_code == 401
+        second = hearts("arena", "serve", str(a.dir), "--port", "1", check=False)
+        assert second.returncode == 1 and "another `hearts arena serve` runs on" in second.stderr
         status = a.wait_for(a.organiser, lambda s: s["matches"] >= 8)
         assert status["bots"] == 4 and status["rules"] == "standard,target=30"
         board = org.get("/api/leaderboard").json()
