@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from conftest import GOOD_BOT, HOUSE2, Arena, hearts, make_arena, write_bot
+from arena_helpers import GOOD_BOT, HOUSE2, Arena, hearts, make_arena, write_bot
 
 from arena.store import ArenaStore
 from ladder.tournament import get_tournament, pending_matches

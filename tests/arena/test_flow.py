@@ -12,7 +12,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from conftest import BROKEN_BOT, GOOD_BOT, HOUSE3, ROOT, Arena, hearts, make_arena, write_bot
+from arena_helpers import BROKEN_BOT, GOOD_BOT, HOUSE3, ROOT, Arena, hearts, make_arena, write_bot
 
 from ladder.launcher import free_port
 

@@ -7,7 +7,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from conftest import Arena, hearts, make_arena, token_of
+from arena_helpers import Arena, hearts, make_arena, token_of
 
 
 def _recorded(db: Path) -> dict[str, str]:

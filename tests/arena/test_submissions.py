@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import GOOD_BOT, HOUSE2, Arena, make_arena, write_bot
+from arena_helpers import GOOD_BOT, HOUSE2, Arena, make_arena, write_bot
 
 from arena.config import Limits
 from arena.submissions import ArchiveError, check_archive, unpack, zip_directory
