@@ -322,6 +322,11 @@ class ArenaStore:
         )
         return [_version(r) for r in self.db.execute(q, args + args)]
 
+    def next_index(self, tournament_id: int) -> int:
+        """The next free index of a tournament's schedule (dropped pending matches leave gaps)."""
+        q = "SELECT COALESCE(MAX(idx) + 1, 0) FROM tournament_matches WHERE tournament_id = ?"
+        return int(self.db.execute(q, [tournament_id]).fetchone()[0])
+
     def match_count(self, tournament_id: int) -> int:
         """Recorded matches of a tournament: a cheap key for a cached fit."""
         q = "SELECT COUNT(match_id) FROM tournament_matches WHERE tournament_id = ?"

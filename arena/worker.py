@@ -275,13 +275,12 @@ class ArenaWorker:
                     continue
                 board = self.ratings.get(store, tid, self.cfg.rules)
                 standings = {r.bot: Standing(r.elo, r.ci95, r.games) for r in board.rows}
-                row = get_tournament(store.ladder, tid)
                 pending = next_batch(
                     sorted(active),
                     standings,
                     players=players,
                     tables=max(4, 2 * self.cfg.concurrency),  # bots restart per batch: not too short
-                    start=row.total,
+                    start=store.next_index(tid),
                     rules=self.cfg.rules,
                 )
                 seats = {b for m in pending for b in m.seats}
@@ -311,6 +310,11 @@ class ArenaWorker:
             self.live = {f"t{tid}-{m.index:06d}": m.to_dict() for m in pending}
             await self._play(store, tid, stop)
             self.live = {}
+            if len(store.versions_in(("valid",))) != valid_now:
+                # A new version: its tables come next, not the rest of this batch (never played, so
+                # dropping it loses nothing).
+                with store.db.atomic():
+                    store.ladder.tournaments.drop_pending(tid)
 
     def _recorded(self, record: MatchRecord) -> None:
         self.live.pop(record.match_id, None)

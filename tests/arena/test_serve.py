@@ -4,10 +4,14 @@ pause and resume, and an arena SIGKILLed mid-ladder and started again (nothing l
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
-from arena_helpers import Arena, hearts, make_arena, token_of
+from arena_helpers import ROOT, Arena, hearts, make_arena, token_of
+
+from ladder.launcher import free_port
 
 
 def _recorded(db: Path) -> dict[str, str]:
@@ -71,9 +75,26 @@ def test_house_bots_play_continuously_and_every_call_needs_a_token(tmp_path: Pat
 def test_sigkill_mid_ladder_and_restart_lose_and_double_nothing(tmp_path: Path, arena_factory: list[Arena]) -> None:
     a = make_arena(tmp_path)
     arena_factory.append(a)
+    alice = a.add_user("alice")
     a.serve()
-    a.wait_for(a.organiser, lambda s: s["matches"] >= 6 and s["live"] > 0)
-    a.kill()
+    a.wait_for(a.organiser, lambda s: s["matches"] >= 4 and s["live"] > 0)
+    # A new version mid-batch: the rest of the batch is dropped and its tables come next.
+    port = free_port()
+    hosted = subprocess.Popen(
+        [sys.executable, "-m", "ladder.cli", "bot", "serve", "lowest", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        with a.client(alice) as c:
+            assert c.post("/api/bots/newcomer/versions", json={"address": f"127.0.0.1:{port}"}).status_code == 201
+        a.wait_for(alice, lambda b: any(r["bot"] == "newcomer" for r in b["rows"]), path="/api/leaderboard")
+        a.wait_for(a.organiser, lambda s: s["live"] > 0)
+        a.kill()
+    finally:
+        hosted.terminate()
+        hosted.wait()
     db = a.dir / "arena.db"
     before = _recorded(db)
     a.serve()
