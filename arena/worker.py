@@ -20,6 +20,7 @@ import logging
 import os
 import shlex
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -59,7 +60,7 @@ def bot_entry(v: VersionRow, cfg: ArenaConfig) -> BotEntry:
     if v.kind == "house":
         return BotEntry(name=v.ladder_name, command=v.command, max_concurrency=cfg.bot_concurrency)
     assert v.path is not None
-    command = f"python -m arena.jail {shlex.quote(v.path)} {shlex.quote(v.command)}"
+    command = f"python -m arena.jail --cpu {cfg.limits.cpu_s} {shlex.quote(v.path)} {shlex.quote(v.command)}"
     return BotEntry(name=v.ladder_name, command=command, max_concurrency=cfg.bot_concurrency)
 
 
@@ -403,23 +404,38 @@ async def _build(command: str, folder: Path, timeout: float) -> dict[str, Any]:
     """Run a version's build command in its directory, within ``timeout`` seconds."""
     t0 = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
-        "sh",
-        "-c",
-        command,
+        sys.executable,
+        "-m",
+        "arena.jail",
+        "--cpu",
+        str(int(timeout) + 1),
+        str(folder),
+        shlex.join(["sh", "-c", command]),
         cwd=folder,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
+    out = bytearray()
+
+    async def pump() -> None:  # read as it comes: what a build printed before its timeout is kept
+        assert proc.stdout is not None
+        while data := await proc.stdout.read(1 << 16):
+            out.extend(data)
+            del out[: max(0, len(out) - 4 * _OUTPUT_KEPT)]  # a chatty build keeps its tail only
+
+    reader = asyncio.create_task(pump())
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+        await asyncio.wait_for(proc.wait(), timeout)
         timed_out = False
     except TimeoutError:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = await proc.communicate()
+            os.killpg(proc.pid, signal.SIGKILL)  # the whole group: what the build started too
+        await proc.wait()
         timed_out = True
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(reader, 5.0)
     text = out.decode("utf-8", "replace")[-_OUTPUT_KEPT:]
     return {
         "ok": proc.returncode == 0 and not timed_out,

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+import sys
+import time
 import tomllib
 from collections import Counter
 from pathlib import Path
@@ -12,6 +16,7 @@ from arena.accounts import AccountError, add_user, authenticate, new_token, read
 from arena.config import TEMPLATE, ArenaConfigError, parse_config
 from arena.scheduler import NEW_GAMES, Standing, next_batch
 from arena.store import ArenaStore
+from arena.worker import _build
 
 
 def test_the_template_is_the_defaults_and_reads_back() -> None:
@@ -82,3 +87,35 @@ def test_tables_centre_on_new_versions_then_wide_intervals_against_near_ratings(
     # Rebuilt after a crash, a batch is the same batch.
     assert next_batch(bots, st, players=4, tables=2, start=40, rules="standard") == batch
     assert next_batch(bots[:3], st, players=4, tables=2, start=0, rules="standard") == []
+
+
+def test_a_build_past_its_time_limit_is_stopped_and_says_so(tmp_path: Path) -> None:
+    t0 = time.monotonic()
+    report = asyncio.run(_build("echo started; sleep 20; echo never", tmp_path, 1.0))
+    assert time.monotonic() - t0 < 8
+    assert report["timed_out"] and not report["ok"] and "longer than 1 s" in report["error"]
+    assert "started" in report["output"] and "never" not in report["output"]
+
+
+def test_the_jail_runs_a_bot_in_its_directory_under_its_cpu_limit(tmp_path: Path) -> None:
+    (tmp_path / "mine.txt").write_text("here")
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena.jail",
+            "--cpu",
+            "1",
+            str(tmp_path),
+            "python -c 'print(open(\"mine.txt\").read())'",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert r.returncode == 0 and r.stdout.strip() == "here"
+    t0 = time.monotonic()
+    spin = subprocess.run(
+        [sys.executable, "-m", "arena.jail", "--cpu", "1", str(tmp_path), "python -c 'while 1: pass'"], timeout=30
+    )
+    assert spin.returncode < 0 and time.monotonic() - t0 < 10, "stopped by SIGXCPU (or SIGKILL) after 1 s of CPU"
