@@ -12,6 +12,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import httpx
 from arena_helpers import BROKEN_BOT, GOOD_BOT, HOUSE3, ROOT, Arena, hearts, make_arena, write_bot
 
 from ladder.launcher import free_port
@@ -25,10 +26,18 @@ def _zip(folder: Path) -> bytes:
     return buf.getvalue()
 
 
+def _is_data(r: httpx.Response) -> None:
+    """Every answer is JSON data, never markup a browser would render."""
+    r.read()
+    assert r.headers["content-type"] == "application/json", r.request.url
+    assert r.headers["x-content-type-options"] == "nosniff"
+
+
 def _everything(a: Arena, token: str) -> list[str]:
     """The text of every GET endpoint's answer for this token (each bot, version and match too)."""
     out = []
     with a.client(token) as c:
+        c.event_hooks["response"] = [_is_data]
         for path in (
             "/api/status",
             "/api/me",
