@@ -198,7 +198,12 @@ class ArenaWorker:
 
     async def _pipeline(self, store: ArenaStore) -> None:
         while not self._stopping.is_set():
-            todo = store.versions_in(("pending", "building", "validating"))
+            try:
+                todo = store.versions_in(("pending", "building", "validating"))
+            except Exception:
+                log.exception("reading the queue")
+                await asyncio.sleep(5.0)
+                continue
             if not todo:
                 await asyncio.sleep(0.3)
                 continue
@@ -206,7 +211,12 @@ class ArenaWorker:
                 await self.check_version(store, todo[0])
             except Exception as e:  # a bug here must not stop the arena: the version says what happened
                 log.exception("checking %s", todo[0].ladder_name)
-                store.set_status(todo[0].id, "failed", build_report={"ok": False, "error": f"internal error: {e}"})
+                self.events.append(f"{utc_now()} checking {todo[0].ladder_name} failed: {e}")
+                try:
+                    store.set_status(todo[0].id, "failed", build_report={"ok": False, "error": f"internal error: {e}"})
+                except Exception:  # the database itself (a full disk): wait, then try again
+                    log.exception("recording the failure of %s", todo[0].ladder_name)
+                    await asyncio.sleep(5.0)
 
     async def check_version(self, store: ArenaStore, v: VersionRow) -> None:
         """Build (if it has a build command) and validate one version; its status and reports say how it went."""
