@@ -32,8 +32,10 @@ import os
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -48,9 +50,11 @@ from hearts.v1.codec import PROTOCOL_VERSION, card_to_wire, trick_from_wire
 from referee.rules import Card, MoonChoice, Phase, Trick, pass_call
 
 __all__ = [
+    "ADDRESS_ENV",
     "PORT_ENV",
     "PROTOCOL_VERSION",
     "SERVICE_NAME",
+    "AnswerError",
     "Bot",
     "BotMethods",
     "BotProtocol",
@@ -60,7 +64,9 @@ __all__ = [
     "Notification",
     "ThreadedBotServer",
     "View",
+    "answer_failure",
     "as_card",
+    "bot_address",
     "bot_port",
     "call_answer",
     "cards_answer",
@@ -185,18 +191,28 @@ def notification_from_wire(msg: pb.NotifyRequest) -> Notification:
     return Notification(msg.match_id, msg.seat, kind)
 
 
+class AnswerError(TypeError):
+    """A bot's answer that is no answer of its kind (not a card, not a moon choice, not a pass): the
+    bot's own mistake, reported as what it returned."""
+
+
 def as_card(answer: object) -> Card:
     """A bot's card answer as a Card: a Card, or card text such as "QS" (a convenience for quick bots);
-    anything else is the bot's error (``TypeError``, or ``ValueError`` for text that is no card)."""
+    anything else is the bot's error (``AnswerError``)."""
     if isinstance(answer, Card):
         return answer
     if isinstance(answer, str):
-        return Card.parse(answer)
-    raise TypeError(f"expected a Card, got {type(answer).__name__} {answer!r}")
+        try:
+            return Card.parse(answer)
+        except ValueError as e:
+            raise AnswerError(f"returned {answer!r}, which is no card ({e})") from None
+    raise AnswerError(f"returned {type(answer).__name__} {answer!r}, not a Card (nor card text such as 'QS')")
 
 
 def cards_answer(cards: Iterable[object]) -> list[pb.Card]:
     """A pass or discard answer as wire card values (the referee judges the count and the cards)."""
+    if isinstance(cards, (str, Card)) or not isinstance(cards, Iterable):
+        raise AnswerError(f"returned {type(cards).__name__} {cards!r}, not a list of cards")
     return [card_to_wire(as_card(c)) for c in cards]
 
 
@@ -207,7 +223,12 @@ def play_answer(card: object) -> pb.Card:
 
 def moon_answer(answer: object) -> pb.MoonChoice:
     """A moon choice (a MoonChoice, or its text such as "add-to-others") as its wire value."""
-    choice = MoonChoice(answer)
+    try:
+        choice = MoonChoice(answer)
+    except ValueError:
+        raise AnswerError(
+            f"returned {answer!r}, which is no moon choice (MoonChoice.ADD_TO_OTHERS or SUBTRACT_FROM_SHOOTER)"
+        ) from None
     if choice is MoonChoice.ADD_TO_OTHERS:
         return pb.MOON_CHOICE_ADD_TO_OTHERS
     return pb.MOON_CHOICE_SUBTRACT_FROM_SHOOTER
@@ -215,9 +236,26 @@ def moon_answer(answer: object) -> pb.MoonChoice:
 
 def call_answer(view: View, call: object) -> tuple[bool, list[int]]:
     """The dealer's call ("left", "mix", offsets...) as the wire has it: (mix, offsets). A call that is
-    no pass raises ``ValueError``, here as on the bot's own server."""
-    direction, offsets = pass_call(view.rules.players, view.rules.pass_count, call)  # type: ignore[arg-type]
+    no pass is the bot's error (``AnswerError``), here as on the bot's own server."""
+    try:
+        direction, offsets = pass_call(view.rules.players, view.rules.pass_count, call)  # type: ignore[arg-type]
+    except (ValueError, TypeError) as e:
+        raise AnswerError(f"returned {call!r}, which is no pass ({e})") from None
     return direction == "mix", list(offsets)
+
+
+def answer_failure(what: str, error: BaseException) -> str:
+    """A bot method's failure in a line: what it returned that was no answer, or what it raised and
+    where (the innermost file and line of its traceback)."""
+    if isinstance(error, AnswerError):
+        return f"{what} {error}"
+    try:
+        text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    except Exception:  # an exception whose __str__ fails is still named
+        text = type(error).__name__
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    return f"{what} raised {text}{where}"
 
 
 def handshake_of(bot: object) -> pb.HandshakeResponse:
@@ -242,6 +280,12 @@ class BotMethods:
     def __init__(self, bot: BotProtocol) -> None:
         if not callable(getattr(bot, "pass_cards", None)) or not callable(getattr(bot, "play_card", None)):
             raise TypeError(f"{type(bot).__name__} is not a bot: it needs pass_cards(view) and play_card(view)")
+        for name in ("pass_cards", "play_card"):
+            if getattr(type(bot), name, None) is getattr(Bot, name):
+                raise TypeError(
+                    f"{type(bot).__name__} does not define {name}(view): it inherits Bot.{name}, which only "
+                    "raises NotImplementedError"
+                )
         self.bot = bot
         self.pass_cards: Callable[[View], Any] = bot.pass_cards
         self.play_card: Callable[[View], Any] = bot.play_card
@@ -274,9 +318,12 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         # stays outside the try.
         try:
             return await make()
-        except Exception as e:
-            log.exception("%s failed", what)
-            message = f"{what}: {type(e).__name__}: {e}"
+        except (Exception, SystemExit) as e:  # sys.exit in a bot method fails that call, not the server
+            if isinstance(e, AnswerError):
+                log.error("%s %s", what, e)
+            else:
+                log.exception("%s failed", what)
+            message = answer_failure(what, e)
         # UNKNOWN, as gRPC itself reports an uncaught handler exception.
         await context.abort(grpc.StatusCode.UNKNOWN, message)
         raise AssertionError("unreachable: abort raises")
@@ -354,10 +401,19 @@ class BotServer:
     belongs to the loop that started it (gRPC aio objects are loop-bound).
     """
 
-    def __init__(self, bot: BotProtocol, port: int = 0, host: str = "127.0.0.1", *, grace: float = 1.0) -> None:
+    def __init__(
+        self,
+        bot: BotProtocol,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        *,
+        grace: float = 1.0,
+        listen: str | None = None,
+    ) -> None:
         self.servicer = BotServicer(bot)
         self.host = host
         self.requested_port = port
+        self.listen = listen  # a whole gRPC address (``unix:/run/hearts/bot.sock``) instead of host and port
         self.grace = grace
         self.port = 0
         self._server: grpc.aio.Server | None = None
@@ -365,8 +421,8 @@ class BotServer:
 
     @property
     def address(self) -> str:
-        """``HOST:PORT`` with the bound port, for a client's channel."""
-        return _hostport(self.host, self.port)
+        """``HOST:PORT`` with the bound port (or the ``listen`` address), for a client's channel."""
+        return self.listen if self.listen is not None else _hostport(self.host, self.port)
 
     async def start(self) -> BotServer:
         server = grpc.aio.server(options=list(SERVER_OPTIONS))
@@ -374,12 +430,13 @@ class BotServer:
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+        where = self.listen if self.listen is not None else _hostport(self.host, self.requested_port)
         try:
-            port = server.add_insecure_port(_hostport(self.host, self.requested_port))
+            port = server.add_insecure_port(where)
         except RuntimeError as e:  # grpcio raises on a failed bind; name the address in the error
-            raise ListenError(f"cannot listen on {_hostport(self.host, self.requested_port)}: {e}") from None
-        if not port:  # older grpcio returned 0 instead of raising
-            raise ListenError(f"cannot listen on {_hostport(self.host, self.requested_port)}")
+            raise ListenError(f"cannot listen on {where}: {e}") from None
+        if not port:  # older grpcio returned 0 instead of raising (a unix socket returns 1)
+            raise ListenError(f"cannot listen on {where}")
         self.port = port
         await server.start()
         for service in ("", SERVICE_NAME):  # "" is the whole server, what a plain health probe asks
@@ -500,12 +557,32 @@ def bot_port(default: int = 0, argv: Sequence[str] | None = None) -> int:
     return default
 
 
-async def serve_async(bot: BotProtocol, port: int = 0, host: str = "127.0.0.1") -> None:
-    """Serve until SIGTERM or SIGINT, then stop gracefully. Prints ``listening on HOST:PORT`` once bound.
+ADDRESS_ENV = "HEARTS_BOT_ADDRESS"
+"""A whole address to listen on, e.g. ``unix:/run/hearts/bot.sock``: what the launcher gives a
+sandboxed bot, which has no network. It wins over any port."""
 
-    The port is ``bot_port(port)``: ``--port N`` on the command line or ``HEARTS_BOT_PORT`` win over ``port``.
+
+def bot_address(argv: Sequence[str] | None = None) -> str | None:
+    """The address a bot listens on instead of a port: ``--address A`` on its command line, else
+    ``HEARTS_BOT_ADDRESS``, else None (listen on a port: ``bot_port``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    for i, a in enumerate(args):
+        if a.startswith("--address="):
+            return a.partition("=")[2]
+        if a == "--address" and i + 1 < len(args):
+            return args[i + 1]
+    return os.environ.get(ADDRESS_ENV) or None
+
+
+async def serve_async(bot: BotProtocol, port: int = 0, host: str = "127.0.0.1") -> None:
+    """Serve until SIGTERM or SIGINT, then stop gracefully. Prints ``listening on ADDRESS`` once bound.
+
+    The address is ``bot_address()`` (``--address`` or ``HEARTS_BOT_ADDRESS``, e.g. a unix socket)
+    if given, else ``HOST:`` ``bot_port(port)``: ``--port N`` on the command line or
+    ``HEARTS_BOT_PORT`` win over ``port``.
     """
-    async with BotServer(bot, bot_port(port), host) as srv:
+    listen = bot_address()
+    async with BotServer(bot, 0 if listen else bot_port(port), host, listen=listen) as srv:
         # The line a launcher waits for to learn the port (port 0 picks one): flush it at once.
         print(f"listening on {srv.address}", flush=True)
         stop = asyncio.Event()

@@ -494,6 +494,19 @@ _WORKERS_OPTION = click.option(
     "this process. Default: one per core.",
 )
 
+_SANDBOX_OPTION = click.option(
+    "--sandbox",
+    type=click.Choice(["on", "limits-only", "off"]),
+    default="off",
+    is_flag=False,
+    flag_value="on",
+    show_default=True,
+    help="Run the bots it starts in a sandbox: --sandbox (on) is bubblewrap, each bot alone with its own "
+    "directory read-only, no network, no other process in sight, under memory, CPU, process, file and "
+    "log limits (docs/sandbox.md); --sandbox=limits-only applies the limits alone, with no isolation. "
+    "A bot whose bots-file entry says sandbox = true is always sandboxed.",
+)
+
 
 @main.command("match")
 @click.option(
@@ -513,6 +526,7 @@ _WORKERS_OPTION = click.option(
     help="A bots file (bots.toml) whose entries a bare --seat NAME names.",
 )
 @_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
 @click.option(
     "--rules", "ruleset", default="standard", show_default=True, help="PRESET[,option=value...]; see hearts rules."
 )
@@ -525,6 +539,7 @@ def match_command(
     seat_specs: tuple[str, ...],
     bots_file: str | None,
     startup_timeout: float,
+    sandbox: str,
     ruleset: str,
     seed: int | None,
     db: str,
@@ -541,7 +556,7 @@ def match_command(
       hearts match --seat a=localhost:50051 --seat b=localhost:50052 \\
                    --seat c=localhost:50053 --seat d=localhost:50054 --rules standard --seed 7
       hearts match --seat "me=python my_bot.py" --seat random --seat lowest --seat heuristic --bots bots.toml
-      hearts match --seat me=my_bot:MyBot --seat r1=clients.bots.random:RandomBot \
+      hearts match --seat me=my_bot:MyBot --seat r1=clients.bots.random:RandomBot \\
                    --seat r2=clients.bots.random:RandomBot --seat h=clients.bots.heuristic:HeuristicBot
     """
     import asyncio
@@ -567,6 +582,11 @@ def match_command(
     seed = seed if seed is not None else secrets.randbelow(2**31)
     _check_writable(db)  # before playing: a match that cannot be recorded is lost
     seats = [(e.name, e.address or "") for e in entries]
+    from sandbox import SandboxMode, SandboxUnavailable
+
+    mode = SandboxMode(sandbox)
+    if mode is not SandboxMode.OFF or any(e.sandbox for e in entries):
+        console.print(f"bots: {mode.label if mode is not SandboxMode.OFF else SandboxMode.FULL.label}")
     try:
         if all(e.address is not None for e in entries):
             record = asyncio.run(play_remote(seats, r, seed, settings=settings))
@@ -585,9 +605,10 @@ def match_command(
                         settings=settings,
                         log_dir=Path(db).resolve().parent / "logs",
                         startup_timeout=startup_timeout,
+                        sandbox=mode,
                     )
                 )
-            except (BotStartError, BotModuleError) as e:
+            except (BotStartError, BotModuleError, SandboxUnavailable) as e:
                 raise click.ClickException(str(e)) from None
     except SeatUnreachable as e:
         tries = "".join(
@@ -598,6 +619,8 @@ def match_command(
     with _open(db) as store:
         store.save_match(record)
     console.print(summary(record))
+    if mode is SandboxMode.LIMITS_ONLY:
+        console.print(mode.label)
     names = [name for name, _address in seats]
     if len(set(names)) < len(names):
         console.print(
@@ -639,10 +662,14 @@ def _seat_entries(specs: Sequence[str], bots_file: str | None, db: str) -> list[
                 with _open(db, readonly=True) as store:
                     entry = get_bot(store, name)
             if entry is None:
+                import difflib
+
                 where = f"in {bots_file} or " if bots_file is not None else ""
+                close = difflib.get_close_matches(name, list(from_file), n=1)
+                guess = f"did you mean {close[0]!r}? " if close else ""
                 raise ValueError(
-                    f"seat {name!r}: no bot of that name {where}registered in {db} "
-                    "(give NAME=HOST:PORT, NAME=COMMAND, or --bots FILE)"
+                    f"seat {name!r}: no bot of that name {where}registered in {db}; {guess}"
+                    "(give NAME=HOST:PORT, NAME=PKG.MOD:CLASS, NAME=COMMAND, or --bots FILE)"
                 )
             out.append(entry)
     return out
@@ -707,11 +734,15 @@ def validate_command(
     from ladder.validate import Check, render
 
     if (address is None) == (command is None):
-        raise click.UsageError("give the bot's ADDRESS (HOST:PORT) or --command CMD (one of the two)")
+        raise click.UsageError(
+            "give the bot's ADDRESS (HOST:PORT), its class (PKG.MOD:CLASS, e.g. my_bot:MyBot) or --command CMD "
+            "(one of them)"
+        )
     if address is not None and not is_module_spec(address):
         host, colon, port = address.rpartition(":")
         if not address.startswith("unix:") and (not colon or not host or not port.isdigit()):
-            raise click.BadParameter(f"{address!r} is not HOST:PORT (e.g. localhost:50051)", param_hint="ADDRESS")
+            hint = f", nor PKG.MOD:CLASS (e.g. {address.removesuffix('.py')}:MyBot)" if address.endswith(".py") else ""
+            raise click.BadParameter(f"{address!r} is not HOST:PORT (e.g. localhost:50051){hint}", param_hint="ADDRESS")
     rules = [_parse_rules(text, "--rules") for text in rulesets]
     shown = console.is_terminal and not as_json
     status = console.status("validating") if shown else None
@@ -735,7 +766,7 @@ def validate_command(
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=True))
     else:
         console.print(render(report, verbose=verbose))
-        if command is not None and not report.ok:
+        if (command is not None or address is not None and is_module_spec(address)) and not report.ok:
             console.print(f"the bot's own output is in {VALIDATE_LOGS / 'validate.log'}", soft_wrap=True)
     if not report.ok:
         ctx.exit(1)
@@ -762,17 +793,34 @@ async def _validated(
     from ladder.validate import validate
 
     if address is not None and is_module_spec(address):
-        from clients.sdk import BotServer
+        import logging
 
-        async with BotServer(BotModule.parse(address).load(), port=0) as server:
-            return await validate(
-                server.address,
-                rules=rules,
-                budget_ms=budget_ms,
-                bank_ms=bank_ms,
-                grace_ms=grace_ms,
-                on_check=on_check,
-            )
+        from clients.sdk import BotServer
+        from clients.sdk import log as sdk_log
+        from ladder.inprocess import print_to
+
+        bot = BotModule.parse(address).load()
+        VALIDATE_LOGS.mkdir(parents=True, exist_ok=True)
+        with open(VALIDATE_LOGS / "validate.log", "a", buffering=1, encoding="utf-8", errors="replace") as log:
+            # The bot's prints and its server's tracebacks go to the log, as a started bot's do: the
+            # screen (and --json) keep the report alone.
+            handler = logging.StreamHandler(log)
+            sdk_log.addHandler(handler)
+            sdk_log.propagate = False
+            try:
+                async with BotServer(bot, port=0) as server:
+                    print_to(log, server.servicer.methods)
+                    return await validate(
+                        server.address,
+                        rules=rules,
+                        budget_ms=budget_ms,
+                        bank_ms=bank_ms,
+                        grace_ms=grace_ms,
+                        on_check=on_check,
+                    )
+            finally:
+                sdk_log.removeHandler(handler)
+                sdk_log.propagate = True
     if command is None:
         assert address is not None
         return await validate(
@@ -992,6 +1040,7 @@ def tournament() -> None:
 @_WORKERS_OPTION
 @_clock_options
 @_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
 @_DB_OPTION
 def tournament_run(
     bots_file: str | None,
@@ -1010,6 +1059,7 @@ def tournament_run(
     grace_ms: float,
     max_faults: int,
     startup_timeout: float,
+    sandbox: str,
     db: str,
 ) -> None:
     """Create a tournament, play it, and print its ladder.
@@ -1058,7 +1108,15 @@ def tournament_run(
         except ValueError as e:
             raise click.ClickException(str(e)) from None
         _play_tournament(
-            store, db, tid, concurrency, startup_timeout, created=True, bots_file=bots_file, workers=workers
+            store,
+            db,
+            tid,
+            concurrency,
+            startup_timeout,
+            created=True,
+            bots_file=bots_file,
+            workers=workers,
+            sandbox=sandbox,
         )
 
 
@@ -1075,9 +1133,16 @@ def tournament_run(
 )
 @_WORKERS_OPTION
 @_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
 @_DB_OPTION
 def tournament_resume(
-    tournament_id: int, concurrency: int, force: bool, workers: int | None, startup_timeout: float, db: str
+    tournament_id: int,
+    concurrency: int,
+    force: bool,
+    workers: int | None,
+    startup_timeout: float,
+    sandbox: str,
+    db: str,
 ) -> None:
     """Play what is missing of tournament TOURNAMENT_ID (after a crash, a kill, Ctrl-C or a bot that
     would not start).
@@ -1090,7 +1155,13 @@ def tournament_resume(
 
     with _open(db) as store:
         _check_tournament(store, tournament_id, db)
-        _check_clock(get_tournament(store, tournament_id))
+        info = get_tournament(store, tournament_id)
+        if info.format == "compare":
+            raise click.ClickException(
+                f"tournament {tournament_id} is a comparison (hearts compare): resumed as a tournament it would "
+                "play every deal with no test to stop it. Run hearts compare again to start a new comparison"
+            )
+        _check_clock(info)
         changes = registry_changes(store, tournament_id)
         for name, e in sorted(changes.items()):
             how = f"{e.kind} {e.target}"
@@ -1101,7 +1172,15 @@ def tournament_resume(
                 soft_wrap=True,
             )
         _play_tournament(
-            store, db, tournament_id, concurrency, startup_timeout, bots=changes, force=force, workers=workers
+            store,
+            db,
+            tournament_id,
+            concurrency,
+            startup_timeout,
+            bots=changes,
+            force=force,
+            workers=workers,
+            sandbox=sandbox,
         )
 
 
@@ -1156,6 +1235,7 @@ def _play_tournament(
     bots: dict[str, BotEntry] | None = None,
     force: bool = False,
     workers: int | None = None,
+    sandbox: str = "off",
 ) -> None:
     """Play tournament ``tid`` and print its ladder. ``created``: this command created it (from
     ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed.
@@ -1168,12 +1248,14 @@ def _play_tournament(
     from ladder.store import store_error
     from ladder.tournament import TournamentBusy, delete_tournament, get_tournament, run_tournament
     from ladder.workers import WorkerDied
+    from sandbox import SandboxMode, SandboxUnavailable
 
     _check_tournament(store, tid, db)
     info = get_tournament(store, tid)
     console.print(
         f"tournament {tid}: {info.format}, rules {info.rules}, seed {info.seed}, {len(info.bots)} bots, "
         f"{info.done}/{info.total} matches recorded; concurrency {concurrency}"
+        + (f"; bots: {SandboxMode(sandbox).label}" if sandbox != "off" else "")
     )
     try:
         with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
@@ -1186,8 +1268,9 @@ def _play_tournament(
                 bots=bots,
                 force=force,
                 workers=workers,
+                sandbox=sandbox,
             )
-    except (BotModuleError, WorkerDied) as e:
+    except (BotModuleError, WorkerDied, SandboxUnavailable) as e:
         if created and get_tournament(store, tid).done == 0:
             delete_tournament(store, tid)
             raise click.ClickException(f"{e}\nnothing was played, so tournament {tid} was not kept") from None
@@ -1241,6 +1324,7 @@ def _play_tournament(
             f"played {summary.played} matches in {summary.seconds:.1f} s "
             f"({_count(summary.faults, 'fault')}, {_count(summary.forfeits, 'forfeit')}); logs in "
             f"{(Path(db).resolve().parent / 'logs')}"
+            + (f"; bots: {summary.sandbox}" if summary.sandbox != SandboxMode.OFF.label else "")
         ),
         soft_wrap=True,
     )
@@ -1384,8 +1468,8 @@ def _wide_console() -> Console:
     "field_specs",
     multiple=True,
     metavar="SEAT",
-    help="An opponent in the other seats, as --seat of hearts match (NAME, NAME=COMMAND, NAME=HOST:PORT); "
-    "one per other seat. Default: copies of the heuristic sample bot.",
+    help="An opponent in the other seats, as --seat of hearts match (NAME, NAME=PKG.MOD:CLASS, NAME=COMMAND, "
+    "NAME=HOST:PORT); one per other seat. Default: copies of the heuristic sample bot, in-process.",
 )
 @click.option("--rules", "ruleset", default="standard", show_default=True, help="PRESET[,option=value...].")
 @click.option(
@@ -1417,10 +1501,13 @@ def _wide_console() -> Console:
 )
 @click.option("--seed", type=_SEED, default=0, show_default=True, help="The comparison's seed (its deals).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True, help="Matches at once.")
+@_WORKERS_OPTION
 @_STARTUP_TIMEOUT_OPTION
 @_DB_OPTION
 @_clock_options
+@click.pass_context
 def compare_command(
+    ctx: click.Context,
     a: str,
     b: str,
     bots_file: str | None,
@@ -1433,6 +1520,7 @@ def compare_command(
     max_deals: int,
     seed: int,
     concurrency: int,
+    workers: int | None,
     startup_timeout: float,
     db: str,
     budget_ms: float,
@@ -1444,15 +1532,20 @@ def compare_command(
     field, and stops as soon as a sequential test (SPRT) decides: H1 (B better by at least --h1 points
     per hand), H0 (not by more than --h0), or inconclusive at --max-deals. Stored as a tournament.
 
+    At least 8 deals are played before the test may stop (a variance from fewer is too rough).
+
     \b
-    Example:
-      hearts compare old=python old_bot.py new=python new_bot.py --h0 0 --h1 0.5
+    Examples:
+      hearts compare old=my_bot_v1:MyBot new=my_bot:MyBot --h1 0.5
+      hearts compare "old=python old_bot.py --port {port}" "new=python new_bot.py --port {port}" --h1 0.5
     """
     import asyncio
 
     from ladder.compare import CompareSpec, create_comparison, play_comparison
+    from ladder.inprocess import BotModuleError
     from ladder.launcher import BotStartError
     from ladder.registry import BotEntry, RegistryError
+    from ladder.workers import WorkerDied
     from referee.match import MatchSettings
 
     r = _parse_rules(ruleset, "--rules")
@@ -1462,7 +1555,7 @@ def compare_command(
             field = _seat_entries(field_specs, bots_file, db)
         else:
             names = ["heuristic"] + [f"heuristic-{i}" for i in range(2, r.players)]
-            field = [BotEntry(n, command="python -m clients.bots.heuristic --port {port}") for n in names]
+            field = [BotEntry(n, module="clients.bots.heuristic:HeuristicBot") for n in names]
     except (ValueError, RegistryError) as e:
         raise click.BadParameter(str(e), param_hint="A, B or --field") from None
     if h1 <= h0:
@@ -1510,11 +1603,29 @@ def compare_command(
         try:
             result = asyncio.run(
                 play_comparison(
-                    store, tid, spec, concurrency=concurrency, on_deal=on_deal, startup_timeout=startup_timeout
+                    store,
+                    tid,
+                    spec,
+                    concurrency=concurrency,
+                    on_deal=on_deal,
+                    startup_timeout=startup_timeout,
+                    workers=workers,
                 )
             )
-        except BotStartError as e:
+        except (BotStartError, BotModuleError, WorkerDied) as e:
             raise click.ClickException(str(e)) from None
+        except KeyboardInterrupt:
+            # A comparison stopped midway has no verdict, and a resume would play its every deal with
+            # no test: its unplayed deals are dropped, its matches kept.
+            with store.db.atomic():
+                store.tournaments.drop_pending(tid)
+                store.tournaments.set_status(tid, "interrupted")
+            console.print(
+                f"comparison {tid} stopped before a verdict; its matches are kept (hearts ladder --db {db} "
+                f"--tournament {tid}). Run hearts compare again to start a new one.",
+                soft_wrap=True,
+            )
+            ctx.exit(130)
     t = result.test
     lo, hi = t.interval()
     words = {
@@ -1524,13 +1635,20 @@ def compare_command(
     }
     console.print(
         Text(
-            f"{inert(words[result.verdict])}; {t.n} deals, {result.matches} matches; difference "
+            f"{inert(words[result.verdict])}; {t.n} deals, {result.matches} matches{_in_flight(result, r.players)}; "
+            "difference "
             f"{t.mean:+.2f} (95% {lo:+.2f} to {hi:+.2f}) points per hand",
             style="bold",
         ),
         soft_wrap=True,
     )
     console.print(f"its matches are tournament {tid}: hearts ladder --db {db} --tournament {tid}", soft_wrap=True)
+
+
+def _in_flight(result: Any, players: int) -> str:
+    """A note on the matches of deals that were under way when the test decided (they are recorded)."""
+    extra = result.matches - result.test.n * 2 * players
+    return f" ({extra} of deals under way when it decided)" if extra > 0 else ""
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -129,9 +129,10 @@ async def play_comparison(
     on_deal: Callable[[SPRT], None] | None = None,
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
     log_dir: Path | str | None = None,
+    workers: int | None = None,
 ) -> CompareResult:
     """Play the comparison's deals until the test decides or they run out. ``on_deal`` sees the test
-    after each deal completes (for live progress)."""
+    after each deal completes (for live progress); ``workers`` as for ``play_tournament``."""
     test = SPRT(spec.h0, spec.h1, spec.alpha, spec.beta)
     result = CompareResult(tournament_id, test)
     players = Rules.parse(get_tournament(store, tournament_id).rules).players
@@ -163,6 +164,7 @@ async def play_comparison(
         stop=lambda: test.verdict != "continue",
         startup_timeout=startup_timeout,
         log_dir=log_dir,
+        workers=workers,
     )
     if test.verdict != "continue":
         with store.db.atomic():  # decided: the deals not played are not owed

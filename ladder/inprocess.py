@@ -23,17 +23,19 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import os
 import re
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TextIO, TypeVar, cast
 
 from clients.sdk import (
     BotMethods,
     BotProtocol,
+    answer_failure,
     call_answer,
     cards_answer,
     handshake_of,
@@ -43,10 +45,11 @@ from clients.sdk import (
 )
 from clients.view import View, view_of
 from hearts.v1 import bot_pb2 as pb
+from referee.record import utc_now
 from referee.rules import Card
 from referee.seats import Ask, BotErrorStatus, BotTimeout
 
-__all__ = ["BotModule", "BotModuleError", "SdkSeat", "is_module_spec"]
+__all__ = ["BotModule", "BotModuleError", "SdkSeat", "is_module_spec", "load_seat", "print_to"]
 
 T = TypeVar("T")
 _perf_counter = time.perf_counter
@@ -77,6 +80,11 @@ class BotModule:
             raise BotModuleError(
                 f"bot module {text!r} is not package.module:ClassName (e.g. clients.bots.random:RandomBot)"
             )
+        if m.group(1).endswith(".py"):  # a file name where Python's import name belongs
+            raise BotModuleError(
+                f"bot module {text!r}: name the module as Python imports it, without .py: "
+                f"{m.group(1)[:-3].replace('/', '.')}:{m.group(2)}"
+            )
         return cls(m.group(1), m.group(2))
 
     def __str__(self) -> str:
@@ -99,7 +107,10 @@ class BotModule:
                 ) from None
             raise BotModuleError(f"bot {self}: importing {self.module} failed: {e}") from None
         except Exception as e:
-            raise BotModuleError(f"bot {self}: importing {self.module} raised {type(e).__name__}: {e}") from None
+            hint = ""
+            if isinstance(e, RuntimeError) and "asyncio.run() cannot be called" in str(e):
+                hint = " (does it call serve() when imported? put that under if __name__ == '__main__':)"
+            raise BotModuleError(f"bot {self}: importing {self.module} raised {type(e).__name__}: {e}{hint}") from None
         target: Any = module
         for part in self.attribute.split("."):
             if not hasattr(target, part):
@@ -132,48 +143,101 @@ def _is_bot(obj: object) -> bool:
 
 
 def _raised(what: str, error: BaseException) -> BotErrorStatus:
-    """A bot's exception as the fault's error: the words its gRPC server would have sent."""
+    """A bot method's failure as the fault's error: what it returned that was no answer, or what it
+    raised and where, in the words its gRPC server would have sent."""
+    text = answer_failure(what, error)
+    return BotErrorStatus(f"the bot's {text}"[:300], text[:300])
+
+
+# A bot's own failures: an exception, and sys.exit() too, which in-process would end the harness.
+_FAILURES = (Exception, SystemExit)
+
+
+def _logged(method: Callable[[Any], T], log: TextIO) -> Callable[[Any], T]:
+    """A plain bot method whose prints (to stdout and stderr) go to the bot's log, not the harness's
+    screen: the streams are swapped round each call, which costs a fraction of a microsecond."""
+
+    def call(arg: Any) -> T:
+        out, err = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = log
+        try:
+            return method(arg)
+        finally:
+            sys.stdout, sys.stderr = out, err
+
+    return call
+
+
+def print_to(log: TextIO, methods: BotMethods) -> None:
+    """Send what a bot's plain methods print to ``log`` (its coroutine methods print where they will)."""
+    for name in ("play_card", "pass_cards", "discard_cards", "call_pass", "choose_moon", "notify"):
+        method = getattr(methods, name)
+        if method is not None and not inspect.iscoroutinefunction(method):
+            setattr(methods, name, _logged(method, log))
+
+
+def load_seat(name: str, spec: str, log_dir: Path | str | None = None) -> SdkSeat:
+    """The seat of bot ``name``, an object of ``spec`` (``package.module:ClassName``), printing to
+    ``log_dir/NAME.log`` (appended, a header line per start) when a folder is given.
+    ``BotModuleError`` names the bot and what is wrong."""
     try:
-        text = f"{type(error).__name__}: {error}"
-    except Exception:  # an exception whose __str__ fails is still named
-        text = f"{type(error).__name__}"
-    return BotErrorStatus(f"the bot raised in {what}: {text}"[:300], text[:300])
+        bot = BotModule.parse(spec).load()
+        log = None
+        if log_dir is not None:
+            Path(log_dir).mkdir(parents=True, exist_ok=True)
+            log = open(
+                Path(log_dir) / f"{name}.log", "a", buffering=1, encoding="utf-8", errors="replace"
+            )  # the seat's, for the run
+            log.write(f"=== {utc_now()} {spec} played in-process (pid {os.getpid()}) ===\n")
+        return SdkSeat(bot, name, log=log)
+    except BotModuleError as e:
+        raise BotModuleError(f"bot {name!r}: {e}") from None
+    except TypeError as e:  # a class that is no bot, found by the SDK's own check
+        raise BotModuleError(f"bot {name!r} ({spec}): {e}") from None
 
 
 class SdkSeat:
     """A seat for an SDK bot object in this process (the ``referee.seats.Seat`` interface).
 
     One seat may sit in several matches at once, as one server serves them; the bot object is the
-    same in all of them (a bot keeps per-match state under ``view.match_id``).
+    same in all of them (a bot keeps per-match state under ``view.match_id``). With a ``log``, what
+    the bot's plain methods print goes there.
     """
 
     address: str | None = None
 
-    def __init__(self, bot: BotProtocol, name: str | None = None) -> None:
-        self.methods = BotMethods(bot)  # TypeError for an object that is no bot
+    def __init__(self, bot: BotProtocol, name: str | None = None, *, log: TextIO | None = None) -> None:
+        self.methods = methods = BotMethods(bot)  # TypeError for an object that is no bot
         self.bot = bot
+        self.log = log
         self._hello = handshake_of(bot)
         self.name: str | None = name if name is not None else self._hello.name
-        # The referee's hot path calls a plain play_card directly; a coroutine one goes the awaited way.
-        self._play_card = self.methods.play_card
-        # The decisions whose methods are plain functions, answered synchronously (the referee calls
-        # them directly); coroutine methods go the awaited way, with their deadline.
-        methods = self.methods
-        plain: dict[str, tuple[Callable[[Any], Any] | None, Callable[[Ask], Any]]] = {
-            "play_card": (methods.play_card, self._play_now),
-            "pass_cards": (methods.pass_cards, self._now("pass_cards", methods.pass_cards, _card_values)),
-            "discard_cards": (methods.discard_cards, self._now("discard_cards", methods.discard_cards, _card_values)),
-            "call_pass": (methods.call_pass, self._call_now),
-            "choose_moon": (methods.choose_moon, self._choose_now),
+        # The decisions whose methods are plain functions are answered synchronously (the referee
+        # calls them directly); coroutine methods go the awaited way, with their deadline.
+        plain = {
+            "play_card",
+            "pass_cards",
+            "discard_cards",
+            "call_pass",
+            "choose_moon",
+            "notify",
         }
-        self.answers_now: dict[str, Callable[[Ask], Any]] = {
-            name: now for name, (method, now) in plain.items() if not inspect.iscoroutinefunction(method)
+        plain = {n for n in plain if (m := getattr(methods, n)) is not None and not inspect.iscoroutinefunction(m)}
+        if log is not None:
+            print_to(log, methods)
+        self._play_card = methods.play_card
+        nows: dict[str, Callable[[Ask], Any]] = {
+            "play_card": self._play_now,
+            "pass_cards": self._now("pass_cards", methods.pass_cards, _card_values),
+            "discard_cards": self._now("discard_cards", methods.discard_cards, _card_values),
+            "call_pass": self._call_now,
+            "choose_moon": self._choose_now,
         }
+        if methods.choose_moon is None:
+            plain.add("choose_moon")  # answered without the bot, as its server would
+        self.answers_now = {n: now for n, now in nows.items() if n in plain}
         # Notifications of a plain notify are delivered at once, in order: in-process, nothing to wait for.
-        notify = self.methods.notify
-        self.notify_now: Callable[[pb.NotifyRequest], None] | None = (
-            self._notify_now if notify is not None and not inspect.iscoroutinefunction(notify) else None
-        )
+        self.notify_now: Callable[[pb.NotifyRequest], None] | None = self._notify_now if "notify" in plain else None
 
     def __repr__(self) -> str:
         return f"SdkSeat({type(self.bot).__name__}, name={self.name!r})"
@@ -190,14 +254,14 @@ class SdkSeat:
                 view_of(ask.observation, views.match_id, views.player_names, views.budget_ms, ask.bank_ms)
             )
             return card.index + 1 if type(card) is Card else play_answer(card)
-        except Exception as e:
+        except _FAILURES as e:
             raise _raised("play_card", e) from None
 
     def _now(self, what: str, method: Callable[[View], Any], answer: Callable[[Any], T]) -> Callable[[Ask], T]:
         def now(ask: Ask) -> T:
             try:
                 return answer(method(self._view(ask)))
-            except Exception as e:
+            except _FAILURES as e:
                 raise _raised(what, e) from None
 
         return now
@@ -206,7 +270,7 @@ class SdkSeat:
         view = self._view(ask)
         try:
             mix, offsets = call_answer(view, self.methods.call_pass(view))
-        except Exception as e:
+        except _FAILURES as e:
             raise _raised("call_pass", e) from None
         return "mix" if mix else tuple(offsets)
 
@@ -216,11 +280,14 @@ class SdkSeat:
             return pb.MOON_CHOICE_ADD_TO_OTHERS  # what the SDK's server answers for such a bot
         try:
             return moon_answer(choose(self._view(ask)))
-        except Exception as e:
+        except _FAILURES as e:
             raise _raised("choose_moon", e) from None
 
     def _notify_now(self, request: pb.NotifyRequest) -> None:
-        self.methods.notify(notification_from_wire(request))  # type: ignore[misc]  # set when this is
+        try:
+            self.methods.notify(notification_from_wire(request))  # type: ignore[misc]  # set when this is
+        except SystemExit:
+            pass  # a courtesy, as any other failure of notify (the referee drops those)
 
     async def _call(
         self, what: str, method: Callable[[Any], Any], arg: Any, timeout: float, answer: Callable[[Any], T]
@@ -235,7 +302,7 @@ class SdkSeat:
             if _perf_counter() - t0 >= timeout * 0.999:
                 raise BotTimeout("no answer before the deadline", "nothing") from None
             raise _raised(what, e) from None  # the bot's own TimeoutError, raised in time
-        except Exception as e:
+        except _FAILURES as e:
             raise _raised(what, e) from None
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
@@ -271,7 +338,8 @@ class SdkSeat:
             await self._call("notify", notify, notification_from_wire(request), timeout, _nothing)
 
     async def close(self) -> None:
-        return None
+        if self.log is not None:
+            self.log.close()
 
 
 # Wire card values are ints: the Seat interface's type for them.

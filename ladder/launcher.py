@@ -30,6 +30,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,21 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee.untrusted import inert
+from sandbox import (
+    BOT_SOCKET,
+    DEFAULT_LIMITS,
+    SOCKET_DIR,
+    Limits,
+    LogPump,
+    SandboxMode,
+    SandboxSpec,
+    Watch,
+    build_argv,
+    limits_only_argv,
+    probe,
+    probe_limits,
+)
+from sandbox.bwrap import bot_uid, hidden
 
 __all__ = [
     "DEFAULT_STARTUP_TIMEOUT",
@@ -58,7 +74,7 @@ DEFAULT_STOP_GRACE: float = 5.0
 MAX_RESTARTS: int = 5  # after this many restarts a bot is left down: its seats forfeit quickly
 _BOT_SERVICE = "hearts.v1.BotService"
 _LISTENING = re.compile(r"listening on (\S+:\d+)")
-_PLACEHOLDER = re.compile(r"\{(port|host|name)\}")
+_PLACEHOLDER = re.compile(r"\{(port|host|name|address)\}")
 # Exec the command with PR_SET_PDEATHSIG set (it survives exec): the bot gets SIGTERM when the
 # tournament dies. Checks the parent is still there, in case it died before prctl ran.
 _PDEATHSIG_SHIM = (
@@ -108,16 +124,24 @@ HARNESS_PYTHON = ("python", "python3")
 interpreter by its path (``/usr/bin/python3``, ``bot/.venv/bin/python``) to run a bot under it."""
 
 
-def expand_command(template: str, *, port: int | None, host: str = "127.0.0.1", name: str = "") -> list[str]:
+def expand_command(
+    template: str, *, port: int | None, host: str = "127.0.0.1", name: str = "", address: str | None = None
+) -> list[str]:
     """The argv for a command template: placeholders filled, a leading python made this interpreter.
 
     Using this interpreter means a bots.toml written as ``python -m clients.bots.random`` runs in
-    the project's venv even when the venv is not activated.
+    the project's venv even when the venv is not activated. ``{address}`` is the whole address to
+    listen on (``HOST:PORT``, or ``unix:/run/hearts/bot.sock`` in a sandbox).
     """
     argv = shlex.split(template)
     if not argv:
         raise ValueError("empty bot command")
-    values = {"port": "" if port is None else str(port), "host": host, "name": name}
+    values = {
+        "port": "" if port is None else str(port),
+        "host": host,
+        "name": name,
+        "address": address if address is not None else f"{host}:{'' if port is None else port}",
+    }
     # Only the three placeholders are replaced (not str.format): other braces, e.g. a JSON
     # argument, pass through untouched.
     out = [_PLACEHOLDER.sub(lambda m: values[m.group(1)], a) for a in argv]
@@ -156,6 +180,15 @@ async def health_check(address: str, timeout: float = 1.0) -> bool:
 
 
 @dataclass
+class _Start:
+    """One sandboxed start of a bot: its process, its limits, the limit it was stopped at."""
+
+    proc: subprocess.Popen[bytes]
+    limits: Limits
+    limit_hit: str | None = None
+
+
+@dataclass
 class BotProcess:
     """One bot: its command or remote address, and the running process if it is local."""
 
@@ -169,6 +202,13 @@ class BotProcess:
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
     failed: str | None = None  # why the bot was given up on (too many restarts)
+    sandbox: SandboxMode = SandboxMode.OFF
+    limits: Limits = DEFAULT_LIMITS
+    limit_hit: str | None = None  # the limit this start was stopped at ("memory: ..."), for the fault
+    pump: LogPump | None = None
+    # Each sandboxed start by its address (unique per start): a fault asks about the start that
+    # served the failed call, even once the bot has been restarted for another match.
+    started: dict[str, _Start] = field(default_factory=dict)
 
     @property
     def remote(self) -> bool:
@@ -198,7 +238,21 @@ class Launcher:
         stop_grace: float = DEFAULT_STOP_GRACE,
         cwd: Path | str | None = None,
         max_restarts: int = MAX_RESTARTS,
+        sandbox: SandboxMode | str = SandboxMode.OFF,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
+        """``sandbox``: how every bot it starts runs (``start`` may ask for more for one bot);
+        ``limits`` the sandboxed bots' limits unless ``start`` gives a bot its own. A mode that
+        cannot work here raises ``SandboxUnavailable`` at once, saying what to install."""
+        self.sandbox = SandboxMode(sandbox)
+        self.limits = limits
+        self._bwrap: str | None = None
+        if self.sandbox is SandboxMode.FULL:
+            self._bwrap = probe()
+        elif self.sandbox is SandboxMode.LIMITS_ONLY:
+            probe_limits()
+        self._watch: Watch | None = None
+        self._run_dir: Path | None = None
         self.log_dir = Path(log_dir)
         self.startup_timeout = startup_timeout
         self.stop_grace = stop_grace
@@ -222,13 +276,26 @@ class Launcher:
         return self.log_dir / f"{safe}.log"
 
     async def start(
-        self, name: str, command: str | None = None, *, address: str | None = None, env: dict[str, str] | None = None
+        self,
+        name: str,
+        command: str | None = None,
+        *,
+        address: str | None = None,
+        env: dict[str, str] | None = None,
+        sandbox: SandboxMode | str | None = None,
+        limits: Limits | None = None,
     ) -> str:
-        """Start a local bot (``command``) or check a remote one (``address``); return its address."""
+        """Start a local bot (``command``) or check a remote one (``address``); return its address.
+
+        ``sandbox`` (default: the launcher's) and ``limits`` (default: the launcher's) for this bot;
+        the stronger of the launcher's mode and the bot's own is used."""
         if (command is None) == (address is None):
             raise ValueError(f"bot {name!r}: give exactly one of a command or an address")
         if name in self.bots:
             raise ValueError(f"bot {name!r} is already started")
+        mode = _stronger(self.sandbox, SandboxMode(sandbox) if sandbox is not None else SandboxMode.OFF)
+        if mode is SandboxMode.FULL and self._bwrap is None and command is not None:
+            self._bwrap = probe()
         bp = BotProcess(
             name=name,
             command=command,
@@ -236,6 +303,8 @@ class Launcher:
             env=dict(env or {}),
             log_path=None if command is None else self.log_path(name),
             cwd=self.cwd,
+            sandbox=mode if command is not None else SandboxMode.OFF,
+            limits=limits or self.limits,
         )
         self.bots[name] = bp
         self._locks[name] = asyncio.Lock()
@@ -250,10 +319,23 @@ class Launcher:
             return address
         return await self._spawn(bp)
 
-    async def start_many(self, specs: Iterable[tuple[str, str | None, str | None]]) -> dict[str, str]:
-        """Start several bots at once (name, command, address); on any failure stop them all."""
+    async def start_many(
+        self,
+        specs: Iterable[tuple[str, str | None, str | None]],
+        options: dict[str, tuple[SandboxMode | None, Limits | None]] | None = None,
+    ) -> dict[str, str]:
+        """Start several bots at once (name, command, address); on any failure stop them all.
+        ``options``: a bot's own sandbox mode and limits, by name."""
         specs = list(specs)
-        tasks = [asyncio.ensure_future(self.start(n, c, address=a)) for n, c, a in specs]
+        opts = options or {}
+        tasks = [
+            asyncio.ensure_future(
+                self.start(n, c, address=a, sandbox=opts[n][0], limits=opts[n][1])
+                if n in opts
+                else self.start(n, c, address=a)
+            )
+            for n, c, a in specs
+        ]
         try:
             addrs = await asyncio.gather(*tasks)
         except BaseException:
@@ -274,6 +356,9 @@ class Launcher:
         health first and, when it does not answer, end the process and start a new one.
         """
         bp = self.bots[name]
+        if self._locks[name].locked():  # a restart is under way: its process runs before it serves
+            async with self._locks[name]:
+                pass
         if check and bp.alive and not bp.remote and not bp.failed:
             assert bp.address is not None
             if not await health_check(bp.address, timeout=1.0):
@@ -291,7 +376,10 @@ class Launcher:
                 self.events.append(f"bot {name!r} given up: {bp.failed}; see {bp.log_path}")
                 assert bp.address is not None
                 return bp.address
-            self.events.append(f"bot {name!r} exited (code {code}); restarting it")
+            if bp.limit_hit is not None:
+                self.events.append(f"bot {name!r} was stopped at a resource limit ({bp.limit_hit}); restarting it")
+            else:
+                self.events.append(f"bot {name!r} exited (code {code}); restarting it")
             await _terminate(bp.proc, self.stop_grace)  # what the dead leader left behind (a wrapper's child)
             try:
                 return await self._spawn(bp)
@@ -304,6 +392,8 @@ class Launcher:
     async def _spawn(self, bp: BotProcess, attempts: int = 3) -> str:
         assert bp.command is not None and bp.log_path is not None
         bp.log_path.parent.mkdir(parents=True, exist_ok=True)
+        if bp.sandbox is not SandboxMode.OFF:
+            return await self._spawn_limited(bp)
         for attempt in range(attempts):
             wants_port = "{port}" in bp.command
             # A port is offered to every bot (HEARTS_BOT_PORT, which the SDK listens on); only a {port}
@@ -388,6 +478,208 @@ class Launcher:
         await asyncio.gather(
             *(_terminate(bp.proc, self.stop_grace) for bp in self.bots.values() if bp.proc is not None)
         )
+        if self._watch is not None:
+            for bp in self.bots.values():
+                windows = sum(self._watch.throttled(k) for k in self._watch.keys() if k.startswith(f"{bp.name}#"))
+                if windows:
+                    self.events.append(
+                        f"bot {bp.name!r} was held to its CPU share ({bp.limits.cpu_share:g} of a core): "
+                        f"lowest priority from {windows} windows of 100 ms on"
+                    )
+            self._watch.close()
+        for bp in self.bots.values():
+            if bp.pump is not None:
+                await asyncio.to_thread(bp.pump.join, 2.0)
+        if self._run_dir is not None:
+            shutil.rmtree(self._run_dir, ignore_errors=True)
+
+    # -- sandboxed and limited bots ----------------------------------------------------------------
+
+    def _hit(self, bp: BotProcess, start: _Start, why: str) -> None:
+        """A limit was reached (from the watch's or the log's thread): name it, stop the bot's sandbox."""
+        if start.limit_hit is None:
+            start.limit_hit = why
+        if bp.proc is start.proc and bp.limit_hit is None:
+            bp.limit_hit = why
+        _signal_group(start.proc, signal.SIGKILL)
+
+    async def _spawn_limited(self, bp: BotProcess) -> str:
+        """Start a bot in its sandbox (or, limits-only, under its limits alone), its output through
+        the capped log, its processes under the watch; wait for its health check."""
+        assert bp.command is not None and bp.log_path is not None
+        if self._run_dir is None:
+            self._run_dir = Path(tempfile.mkdtemp(prefix="hearts-sb-"))
+        if self._watch is None:
+            self._watch = Watch()
+        full = bp.sandbox is SandboxMode.FULL
+        uid = bot_uid() if full and os.geteuid() == 0 else None
+        if bp.pump is not None:  # the last start's log ends (its tail, what it dropped) before this one's begins
+            await asyncio.to_thread(bp.pump.join, 2.0)
+        # Short: a unix socket's path has room for about 107 bytes, and bot names are free in length.
+        sock_dir = self._run_dir / f"{list(self.bots).index(bp.name)}-{bp.starts + 1}"
+        sock_dir.mkdir(mode=0o700)
+        if uid is not None:
+            os.chown(sock_dir, uid, uid)  # the bot's own uid creates its socket there
+        if full:
+            inner = f"unix:{SOCKET_DIR}/{BOT_SOCKET}"
+            argv, bot_dir = _absolute(expand_command(bp.command, port=0, name=bp.name, address=inner), bp.cwd)
+            env = {
+                "PATH": "/usr/local/bin:/usr/bin:/bin",
+                "HOME": "/tmp",
+                "TMPDIR": "/tmp",
+                "LANG": "C.UTF-8",
+                "PYTHONDONTWRITEBYTECODE": "1",
+                **bp.env,
+                "HEARTS_BOT_NAME": bp.name,
+                "HEARTS_BOT_ADDRESS": inner,
+            }
+            missing = _missing_program(argv[0], cwd=bp.cwd, path=None)
+            if missing is not None:
+                raise BotStartError(bp.name, missing, command=bp.command)
+            assert self._bwrap is not None
+            spec = SandboxSpec(argv=argv, socket_dir=sock_dir, limits=bp.limits, bot_dir=bot_dir, env=env, uid=uid)
+            full_argv = build_argv(spec, self._bwrap)
+            # bwrap reads its options from a pipe and runs a start script it copies in, so its
+            # command line, which the bot can read as its parent's, shows nothing of the host.
+            short, options, script = hidden(full_argv)
+            script_fd = _pipe_with(script)
+            args_fd = _pipe_with(options.replace(b"{SCRIPT_FD}", str(script_fd).encode()))
+            pass_fds: tuple[int, ...] = (args_fd, script_fd)
+            full_argv = [a.replace("{ARGS_FD}", str(args_fd)) for a in short]
+            popen_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+            address = f"unix:{sock_dir / BOT_SOCKET}"
+        else:
+            port = free_port(bp.host)
+            argv = expand_command(bp.command, port=port, host=bp.host, name=bp.name)
+            missing = _missing_program(argv[0], cwd=bp.cwd, path={**os.environ, **bp.env}.get("PATH"))
+            if missing is not None:
+                raise BotStartError(bp.name, missing, command=bp.command)
+            full_argv = limits_only_argv(argv, bp.limits)
+            pass_fds = ()
+            popen_env = {**os.environ, **bp.env, "HEARTS_BOT_NAME": bp.name, "HEARTS_BOT_PORT": str(port)}
+            address = f"{bp.host}:{port}"
+        log = open(bp.log_path, "ab")
+        log.write(
+            f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} start {bp.starts + 1} of {bp.name} "
+            f"({bp.sandbox.label}): {shlex.join(argv)}\n".encode()
+        )
+        log.flush()
+        offset = log.tell()
+        read_end, write_end = os.pipe()
+        try:
+            proc = subprocess.Popen(
+                _wrap(full_argv),
+                stdin=subprocess.DEVNULL,
+                stdout=write_end,
+                stderr=write_end,
+                cwd=bp.cwd,
+                env=popen_env,
+                start_new_session=True,
+                pass_fds=pass_fds,
+            )
+        except OSError as e:
+            os.close(read_end)
+            log.close()
+            raise BotStartError(bp.name, f"cannot run the command: {e}", command=bp.command) from None
+        finally:
+            os.close(write_end)
+            for fd in pass_fds:
+                os.close(fd)
+        bp.proc, bp.limit_hit = proc, None
+        start = bp.started[address] = _Start(proc, bp.limits)
+        cap = bp.limits.log_mb * 1024 * 1024
+        bp.pump = LogPump(
+            read_end, log, cap, lambda n: self._hit(bp, start, f"log: more than {bp.limits.log_mb} MiB of output")
+        )
+        self._watch.add(
+            f"{bp.name}#{bp.starts + 1}",
+            proc.pid,
+            bp.limits,
+            lambda why: self._hit(bp, start, why),
+            sandboxed=full,
+            shared_dir=sock_dir if full else None,
+        )
+        bp.starts += 1
+        bp.address = address
+        try:
+            address = await self._await_ready(bp, offset)
+        except BotStartError:
+            await _terminate(bp.proc, self.stop_grace)
+            raise
+        if uid is not None:
+            # Its socket made, the shared directory becomes root's: the bot can write nothing
+            # more there, on the host's disk (the watch bounds it until now).
+            os.chown(sock_dir, 0, 0)
+            os.chmod(sock_dir, 0o755)
+        return address
+
+    async def diagnose(self, name: str, address: str | None = None, wait: float = 1.0) -> str | None:
+        """Why bot ``name`` (its start at ``address``; default: its current one) cannot be reached,
+        if it was a resource limit: the limit, named (``memory: ...``); None for any other reason.
+        Waits up to ``wait`` s for that start's process to end."""
+        bp = self.bots.get(name)
+        if bp is None or bp.sandbox is SandboxMode.OFF:
+            return None
+        start = bp.started.get(address if address is not None else bp.address or "")
+        if start is None:
+            return None
+        deadline = time.monotonic() + wait
+        while start.proc.poll() is None and start.limit_hit is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        code = start.proc.returncode
+        if start.limit_hit is None and code in (-signal.SIGKILL, 128 + signal.SIGKILL):
+            # Killed: by the watch, whose word on why comes through its pipe a moment later.
+            end = time.monotonic() + 0.5
+            while start.limit_hit is None and time.monotonic() < end:
+                await asyncio.sleep(0.01)
+        if start.limit_hit is not None:
+            return start.limit_hit
+        # A signal the kernel sends at an rlimit: the process itself (-N) or bubblewrap's report of
+        # its child (128 + N).
+        if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+            start.limit_hit = f"cpu: the CPU-time limit of each process ({start.limits.cpu_seconds} s)"
+        elif code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ):
+            start.limit_hit = f"file size: the largest file it may write ({start.limits.file_size_mb} MiB)"
+        return start.limit_hit
+
+
+def _stronger(a: SandboxMode, b: SandboxMode) -> SandboxMode:
+    order = [SandboxMode.OFF, SandboxMode.LIMITS_ONLY, SandboxMode.FULL]
+    return max(a, b, key=order.index)
+
+
+_INTERPRETERS = ("python", "node")
+
+
+def _pipe_with(data: bytes) -> int:
+    """The read end of a pipe that holds ``data`` (written at once: it fits a pipe's buffer) and
+    is closed for writing."""
+    assert len(data) < 65536
+    r, w = os.pipe()
+    os.write(w, data)
+    os.close(w)
+    return r
+
+
+def _absolute(argv: list[str], cwd: Path | None) -> tuple[list[str], Path | None]:
+    """The argv with every argument naming an existing file or directory made absolute (the bot
+    runs in its own directory inside the sandbox), and that directory: the one holding the first
+    file named (the script, or the binary itself); None when none is (``python -m pkg``)."""
+    base = cwd or Path.cwd()
+    out, bot_dir = [argv[0]], None
+    first = Path(argv[0])
+    if os.sep in argv[0] and (base / first).is_file():
+        out[0] = os.path.abspath(base / first)  # not resolved: a venv's python is a link, and must stay one
+        if not first.name.startswith(_INTERPRETERS):  # a compiled bot: its directory is the binary's
+            bot_dir = Path(out[0]).parent
+    for a in argv[1:]:
+        p = base / a
+        if a and not a.startswith("-") and p.exists():
+            a = os.path.abspath(p)
+            if bot_dir is None:
+                bot_dir = Path(a) if p.is_dir() else Path(a).parent
+        out.append(a)
+    return out, bot_dir
 
 
 def _missing_program(program: str, *, cwd: Path | None, path: str | None) -> str | None:
@@ -402,6 +694,13 @@ def _missing_program(program: str, *, cwd: Path | None, path: str | None) -> str
             return f"cannot run {program}: not an executable file (chmod +x {program}?)"
         return None
     if shutil.which(program, path=path) is None:
+        script = (cwd or Path.cwd()) / f"{program.removesuffix('.py')}.py"
+        if script.is_file():  # a Python file was meant: say both ways of playing it
+            module = script.stem
+            return (
+                f"command not found: {program} (not on PATH). To start {script.name}: "
+                f'"python {script.name} --port {{port}}"; to play its class in-process: {module}:ClassName'
+            )
         return f"command not found: {program} (not on PATH)"
     return None
 

@@ -18,6 +18,14 @@ tournament see the same list. A bots file (TOML, read with tomllib) registers se
     [bots.mine]
     module = "my_bot:MyBot"   # an SDK bot class, played in-process without gRPC (ladder.inprocess)
 
+    [bots.stranger]
+    command = "python stranger/bot.py"
+    sandbox = true          # run it in bubblewrap (docs/sandbox.md), whatever the run's --sandbox
+    limits = { memory_mb = 256, cpu_share = 0.5 }   # its own limits, over the defaults
+
+``sandbox`` and ``limits`` belong to the bots file and the tournaments made from it (stored with
+each tournament's entries); the registry table keeps neither.
+
 Removing a bot that has played keeps its row (its matches refer to it) and clears the
 registration; a bot that never played is deleted.
 
@@ -36,8 +44,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ladder.inprocess import is_module_spec
+from ladder.inprocess import BotModule, BotModuleError
 from ladder.store import Store
+from sandbox import Limits, LimitsError
 
 __all__ = [
     "BotEntry",
@@ -54,7 +63,7 @@ __all__ = [
 
 _ADDRESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
 _TEXT_KEYS = {"command", "address", "module", "description"}
-_KEYS = _TEXT_KEYS | {"max_concurrency"}
+_KEYS = _TEXT_KEYS | {"max_concurrency", "sandbox", "limits"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -83,6 +92,8 @@ class BotEntry:
     description: str | None = None
     max_concurrency: int | None = None
     module: str | None = None
+    sandbox: bool = False  # always run in the full sandbox (docs/sandbox.md)
+    limits: Limits | None = None  # its own sandbox limits (None: the run's)
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.strip():
@@ -93,11 +104,16 @@ class BotEntry:
             raise RegistryError(f"bot {self.name!r}: the command is empty")
         if self.address is not None and not _ADDRESS.match(self.address):
             raise RegistryError(f"bot {self.name!r}: address {self.address!r} is not HOST:PORT")
-        if self.module is not None and not is_module_spec(self.module):
-            raise RegistryError(
-                f"bot {self.name!r}: module {self.module!r} is not package.module:ClassName "
-                "(e.g. clients.bots.random:RandomBot)"
-            )
+        if self.module is not None:
+            try:
+                BotModule.parse(self.module)
+            except BotModuleError as e:
+                raise RegistryError(f"bot {self.name!r}: {e}") from None
+            if self.sandbox:
+                raise RegistryError(
+                    f"bot {self.name!r}: an in-process bot (module = ...) shares the harness's process and "
+                    "cannot be sandboxed: give it a command instead"
+                )
         limit = self.max_concurrency
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
             raise RegistryError(
@@ -114,7 +130,7 @@ class BotEntry:
         return self.command or self.address or self.module or ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "name": self.name,
             "command": self.command,
             "address": self.address,
@@ -122,6 +138,11 @@ class BotEntry:
             "max_concurrency": self.max_concurrency,
             "module": self.module,
         }
+        if self.sandbox:
+            d["sandbox"] = True
+        if self.limits is not None:
+            d["limits"] = self.limits.overrides()
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BotEntry:
@@ -133,6 +154,8 @@ class BotEntry:
             description=d.get("description") or None,
             max_concurrency=d.get("max_concurrency") or None,
             module=d.get("module"),
+            sandbox=bool(d.get("sandbox", False)),
+            limits=Limits.from_dict(d["limits"]) if d.get("limits") is not None else None,
         )
 
 
@@ -187,6 +210,19 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
                 f"{source}: bots.{name}.max_concurrency must be a whole number, 0 or more "
                 f"(0: no limit), e.g. max_concurrency = 1"
             )
+        sandbox = spec.get("sandbox", False)
+        if not isinstance(sandbox, bool):
+            raise RegistryError(f"{source}: bots.{name}.sandbox must be true or false, e.g. sandbox = true")
+        limits = spec.get("limits")
+        if limits is not None:
+            if not isinstance(limits, dict):
+                raise RegistryError(
+                    f"{source}: bots.{name}.limits must be a table, e.g. limits = {{ memory_mb = 256 }}"
+                )
+            try:
+                limits = Limits.from_dict(limits, source=f"bots.{name}.limits")
+            except LimitsError as e:
+                raise RegistryError(f"{source}: {e}") from None
         try:
             out.append(
                 BotEntry(
@@ -196,6 +232,8 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
                     description=spec.get("description"),
                     max_concurrency=limit,
                     module=spec.get("module"),
+                    sandbox=sandbox,
+                    limits=limits,
                 )
             )
         except RegistryError as e:
@@ -231,6 +269,7 @@ def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
     for a new bot). ``RegistryError`` if the name is not allowed (``check_name``).
     """
     check_name(entry.name)
+    entry = dataclasses.replace(entry, sandbox=False, limits=None)  # the registry keeps neither
     with store.db.atomic():
         current = get_bot(store, entry.name)
         if entry.description is None:

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from hearts.v1 import codec
-from ladder.inprocess import BotModule, SdkSeat
+from ladder.inprocess import SdkSeat, load_seat
 from ladder.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher, process_alive
 from ladder.leaderboard import live_elo
 from ladder.ratings import ELO_BASE, live_elo_update
@@ -58,6 +58,7 @@ from referee.match import MatchSettings, play_match
 from referee.record import FaultKind, ForfeitReason, MatchRecord
 from referee.rules import Rules
 from referee.seats import REFEREE_NAME, GrpcSeat, Seat
+from sandbox import Limits, SandboxMode, probe, probe_limits
 
 __all__ = [
     "LIVE_ELO_K",
@@ -247,6 +248,7 @@ class RunSummary:
     bot_faults: dict[str, dict[str, int]] = field(default_factory=dict)
     bot_forfeits: dict[str, int] = field(default_factory=dict)  # forfeits by bot (none: left out)
     logs: dict[str, Path | None] = field(default_factory=dict)  # each bot's log file (None: a remote bot)
+    sandbox: str = SandboxMode.OFF.label  # how the bots ran, as every output labels it
 
 
 # -- creating and reading ------------------------------------------------------------------------
@@ -426,9 +428,12 @@ async def play_tournament(
     force: bool = False,
     stop: Callable[[], bool] | None = None,
     workers: int | None = None,
+    sandbox: SandboxMode | str = SandboxMode.OFF,
 ) -> RunSummary:
     """Play every pending match of a tournament; returns what was played. ``stop``, asked before each
     match starts, ends the run early when it says so (the matches in flight finish and are saved).
+    ``sandbox``: how every bot is run (a bot whose entry says ``sandbox = true`` always is); a
+    sandbox this machine cannot make raises ``SandboxUnavailable`` before anything is written.
 
     Bots with a ``module`` entry are played in-process (``ladder.inprocess``). A match whose bots
     all are goes to one of ``workers`` processes (``ladder.workers``; default: one per core, 0:
@@ -460,17 +465,38 @@ async def play_tournament(
     rules = {text: Rules.parse(text) for text in {m.rules for m in todo}}  # parsed once per ruleset, for every match
     needed = sorted({b for m in todo for b in m.seats})
     entries = {b.name: b for b in info.bots}
-    changed = {n: e for n, e in (bots or {}).items() if n in entries and not _same_target(e, entries[n])}
+    # A replacement from the registry (which keeps no sandbox settings) keeps the stored entry's.
+    changed = {
+        n: dataclasses.replace(e, sandbox=e.sandbox or entries[n].sandbox, limits=e.limits or entries[n].limits)
+        for n, e in (bots or {}).items()
+        if n in entries and not _same_target(e, entries[n])
+    }
     entries.update(changed)
     missing = [n for n in needed if n not in entries]
     if missing:
         raise ValueError(f"tournament {tournament_id} schedules unknown bots: {', '.join(missing)}")
     # In-process bots are loaded before anything is written: a module that names no bot
     # (BotModuleError) leaves the tournament as it was.
+    logs = Path(log_dir) if log_dir is not None else Path(store.path).resolve().parent / "logs"
     modules = {n: e.module for n in needed if (e := entries[n]).module is not None}
     launched = [n for n in needed if n not in modules]
-    seats: dict[str, Seat] = {n: SdkSeat(BotModule.parse(spec).load(), n) for n, spec in modules.items()}
-    logs = Path(log_dir) if log_dir is not None else Path(store.path).resolve().parent / "logs"
+    seats: dict[str, Seat] = {n: load_seat(n, spec, logs) for n, spec in modules.items()}
+    if modules and (SandboxMode(sandbox) is not SandboxMode.OFF or any(entries[n].sandbox for n in modules)):
+        raise ValueError(
+            f"in-process bots cannot run in the sandbox: {', '.join(sorted(modules))} (module = ...) would share "
+            "the harness's process. Give each a command instead (python -m ... --port {port}), or run without "
+            "--sandbox"
+        )
+    mode = SandboxMode(sandbox)
+    if mode is SandboxMode.FULL or any(entries[n].sandbox for n in needed):
+        probe()  # before the claim: a run that cannot sandbox writes nothing
+    elif mode is SandboxMode.LIMITS_ONLY:
+        probe_limits()
+    summary.sandbox = (
+        mode.label
+        if not any(entries[n].sandbox for n in needed) or mode is SandboxMode.FULL
+        else (f"{mode.label}; sandboxed by their entries: {', '.join(n for n in needed if entries[n].sandbox)}")
+    )
     _claim(store, tournament_id, force=force)  # first: a refused run writes nothing
     if changed:
         _store_entries(store, tournament_id, entries)
@@ -478,18 +504,20 @@ async def play_tournament(
     in_workers = default_workers() if workers is None else workers
     pool = None
     if in_workers and any(all(b in modules for b in m.seats) for m in todo):
-        pool = MatchWorkers(in_workers, modules, store.path, info.settings)
+        pool = MatchWorkers(in_workers, modules, store.path, info.settings, logs)
         concurrency = max(concurrency, 2 * in_workers)  # a match queued per worker keeps each one busy
-    launcher = Launcher(logs, startup_timeout=startup_timeout)
+    launcher = Launcher(logs, startup_timeout=startup_timeout, sandbox=mode)
     launchers = _LAUNCHERS.get()
     if launchers is not None:
         launchers.append(launcher)
     failed = True
     try:
-        await launcher.start_many((n, entries[n].command, entries[n].address) for n in launched)
+        await launcher.start_many(
+            ((n, entries[n].command, entries[n].address) for n in launched), _sandbox_options(entries)
+        )
         for n in launched:
-            seats[n] = GrpcSeat(launcher.bots[n].address or "", n)
-        summary.logs = {n: launcher.bots[n].log_path for n in launched}
+            seats[n] = _seat(launcher, n, launcher.bots[n].address or "")
+        summary.logs = {n: launcher.bots[n].log_path for n in launched} | {n: logs / f"{n}.log" for n in modules}
         summary.declared = await _limits(seats)
         summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
         tables = _Tables(store, tournament_id, rules, info.settings, launcher, seats, summary, on_record)
@@ -513,6 +541,25 @@ async def play_tournament(
         if status_error is not None and not failed:  # else the run's own error says more
             raise status_error
     return summary
+
+
+def _sandbox_options(entries: Mapping[str, BotEntry]) -> dict[str, tuple[SandboxMode | None, Limits | None]]:
+    """Each bot's own sandbox settings from its entry (``sandbox = true``, ``limits``)."""
+    return {
+        n: (SandboxMode.FULL if e.sandbox else None, e.limits)
+        for n, e in entries.items()
+        if e.sandbox or e.limits is not None
+    }
+
+
+def _seat(launcher: Launcher, name: str, address: str) -> GrpcSeat:
+    """The bot's seat; an unreachable sandboxed bot is asked of its launcher, which knows whether
+    its sandbox stopped it at a limit (a ``resource_limit`` fault, not a transport one)."""
+
+    async def diagnose() -> str | None:
+        return await launcher.diagnose(name, address)
+
+    return GrpcSeat(address, name, diagnose=diagnose if launcher.bots[name].sandbox is not SandboxMode.OFF else None)
 
 
 async def _stop(seats: Mapping[str, Seat], launcher: Launcher) -> None:
@@ -606,7 +653,7 @@ class _Tables:
                 addr = await self.launcher.ensure(b, check=check)
                 if seats[b].address != addr:  # restarted on a new port: a new channel
                     # Replace before closing: while the old one closes, another match must see the new one.
-                    old, seats[b] = seats[b], GrpcSeat(addr, b)
+                    old, seats[b] = seats[b], _seat(self.launcher, b, addr)
                     await old.close()
                 table.append(seats[b])
             record = await play_match(
@@ -699,6 +746,7 @@ async def play_one_match(
     settings: MatchSettings | None = None,
     log_dir: Path | str = "logs",
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+    sandbox: SandboxMode | str = SandboxMode.OFF,
 ) -> MatchRecord:
     """One match among bots started (or reached, or loaded in-process) by their entries, as a
     tournament has them: ``seats`` names each seat's bot, in seat order (a bot may fill several).
@@ -707,12 +755,16 @@ async def play_one_match(
     by_name = {e.name: e for e in entries}
     names = list(dict.fromkeys(seats))
     chairs: dict[str, Seat] = {
-        n: SdkSeat(BotModule.parse(module).load(), n) for n in names if (module := by_name[n].module) is not None
+        n: load_seat(n, module, log_dir) for n in names if (module := by_name[n].module) is not None
     }
-    async with Launcher(log_dir, startup_timeout=startup_timeout) as launcher:
+    if chairs and SandboxMode(sandbox) is not SandboxMode.OFF:
+        raise ValueError(
+            f"in-process bots cannot run in the sandbox: {', '.join(sorted(chairs))}; give each a command instead"
+        )
+    async with Launcher(log_dir, startup_timeout=startup_timeout, sandbox=sandbox) as launcher:
         started = ((n, by_name[n].command, by_name[n].address) for n in names if n not in chairs)
-        addresses = await launcher.start_many(started)
-        chairs.update((n, GrpcSeat(a, n)) for n, a in addresses.items())
+        addresses = await launcher.start_many(started, _sandbox_options(by_name))
+        chairs.update((n, _seat(launcher, n, a)) for n, a in addresses.items())
         try:
             return await play_match([chairs[n] for n in seats], rules, seed, settings=settings, names=list(seats))
         finally:

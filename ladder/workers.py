@@ -16,13 +16,14 @@ which stops handing out matches and waits for those in flight (milliseconds each
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import multiprocessing
 import os
 import signal
 import sys
-from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +63,14 @@ class MatchJob:
 class MatchWorkers:
     """A pool of ``n`` worker processes playing and saving in-process matches of one tournament."""
 
-    def __init__(self, n: int, modules: Mapping[str, str], db_path: Path | str, settings: MatchSettings) -> None:
+    def __init__(
+        self,
+        n: int,
+        modules: Mapping[str, str],
+        db_path: Path | str,
+        settings: MatchSettings,
+        log_dir: Path | str | None = None,
+    ) -> None:
         if n < 1:
             raise ValueError("a pool needs at least one worker")
         self.n = n
@@ -81,8 +89,16 @@ class MatchWorkers:
                 dataclasses.asdict(settings),
                 list(sys.path),
                 saving,
+                None if log_dir is None else str(Path(log_dir).resolve()),
             ),
         )
+
+        # Every worker now, while the parent's __main__ is out of sight: the workers need nothing of
+        # it (their work is in this module), and a script without an ``if __name__ == "__main__"``
+        # guard would otherwise run again in each of them, tournament and all.
+        with _main_out_of_sight():
+            for _ in range(n):
+                self._pool.submit(_ready).add_done_callback(_seen)
 
     async def play(self, job: MatchJob) -> MatchRecord | None:
         """Play and save ``job`` in a worker: the record saved (without its plays), or None when
@@ -98,8 +114,9 @@ class MatchWorkers:
             self._broken = True
             raise WorkerDied(
                 f"a worker process died while playing match {job.match_id} ({', '.join(job.seats)}): an "
-                "in-process bot called exit or crashed the interpreter. Play it as a command to see its "
-                "log: hearts match --seat NAME=COMMAND"
+                "in-process bot ended it (os._exit, a crash of the interpreter), or a worker could not "
+                "start (see in-process-workers.log in the logs folder). Play the bot as a command to see "
+                "its own log: hearts match --seat NAME=COMMAND"
             ) from None
 
     def close(self) -> None:
@@ -112,20 +129,61 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
         future.exception()  # seen, also when nobody awaits it any more (a cancelled run)
 
 
+@contextlib.contextmanager
+def _main_out_of_sight() -> Iterator[None]:
+    """While workers are spawned: ``__main__`` without the file and spec that multiprocessing's spawn
+    would import again in each child."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved: dict[str, Any] = {k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
+def _seen(future: Future[None]) -> None:
+    if not future.cancelled():
+        future.exception()  # a worker that could not start breaks the pool: the first match says so
+
+
 # -- inside a worker -----------------------------------------------------------------------------
+
+
+def _ready() -> None:
+    """Nothing: a first task, which makes the pool start a worker for it."""
+
 
 _worker: dict[str, Any] = {}
 
 
-def _start(modules: dict[str, str], db_path: str, settings: dict[str, Any], path: list[str], saving: Any) -> None:
+def _start(
+    modules: dict[str, str],
+    db_path: str,
+    settings: dict[str, Any],
+    path: list[str],
+    saving: Any,
+    log_dir: str | None,
+) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
     for folder in reversed(path):
         if folder not in sys.path:
             sys.path.insert(0, folder)
-    from ladder.inprocess import BotModule, SdkSeat
+    if log_dir is not None:
+        # What the bots print outside their methods (at import, say) goes to a log, not the screen.
+        Path(log_dir).mkdir(parents=True, exist_ok=True)
+        sys.stdout = sys.stderr = open(  # the worker's, for its life
+            Path(log_dir) / "in-process-workers.log", "a", buffering=1, encoding="utf-8", errors="replace"
+        )
+    from ladder.inprocess import load_seat
     from ladder.store import Store
 
-    _worker["seats"] = {name: SdkSeat(BotModule.parse(spec).load(), name) for name, spec in modules.items()}
+    _worker["seats"] = {name: load_seat(name, spec, log_dir) for name, spec in modules.items()}
     _worker["store"] = Store(db_path)
     _worker["settings"] = MatchSettings(**settings)
     _worker["rules"] = {}

@@ -25,13 +25,22 @@ from referee.rules import (
     WrongCountError,
 )
 from referee.rules.cards import DECK
-from referee.seats import BotErrorStatus, BotTimeout, BotUnreachable, MalformedReply, OversizedReply, SeatError
+from referee.seats import (
+    BotErrorStatus,
+    BotTimeout,
+    BotUnreachable,
+    MalformedReply,
+    OversizedReply,
+    ResourceLimitHit,
+    SeatError,
+)
 
 MAX_FAULTS = 3
 """Faults after which a bot forfeits the match."""
 
-FORFEIT_AT_ONCE = frozenset({FaultKind.TRANSPORT})
-"""Kinds that end a bot's match at the first occurrence: an unreachable bot cannot come back."""
+FORFEIT_AT_ONCE = frozenset({FaultKind.TRANSPORT, FaultKind.RESOURCE_LIMIT})
+"""Kinds that end a bot's match at the first occurrence: an unreachable bot cannot come back, nor
+one its sandbox stopped at a limit (it is restarted for its next match)."""
 
 MAX_ANSWER_CARDS = 52
 """No answer of several cards (a pass, a discard) ever needs more than a hand holds; a hand never
@@ -51,6 +60,7 @@ class Fault(Exception):
 # The kind of each failure a seat observed. Order matters: a subclass before its base.
 _SEAT_FAULTS: tuple[tuple[type[SeatError], FaultKind], ...] = (
     (BotTimeout, FaultKind.TIMEOUT),
+    (ResourceLimitHit, FaultKind.RESOURCE_LIMIT),  # before its base, BotUnreachable
     (BotUnreachable, FaultKind.TRANSPORT),
     (OversizedReply, FaultKind.OVERSIZED),
     (MalformedReply, FaultKind.MALFORMED),

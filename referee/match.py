@@ -692,7 +692,13 @@ class _Referee:
             st.forfeit = True
             if st.notifier is not None:
                 st.notifier.pending.clear()
-            st.forfeit_reason = ForfeitReason.UNREACHABLE if fault.kind in FORFEIT_AT_ONCE else ForfeitReason.FAULTS
+            st.forfeit_reason = (
+                ForfeitReason.RESOURCE_LIMIT
+                if fault.kind is FaultKind.RESOURCE_LIMIT
+                else ForfeitReason.UNREACHABLE
+                if fault.kind in FORFEIT_AT_ONCE
+                else ForfeitReason.FAULTS
+            )
             action += "; the bot forfeits: substitutes play the rest of its match"
         self.record.faults.append(
             FaultRecord(

@@ -33,6 +33,7 @@ class FaultKind(str, enum.Enum):
     OVERSIZED = "oversized"  # a reply larger than the referee's receive limit
     WRONG_DISCARD = "wrong_discard"  # kitty_discard: not as many distinct cards as the kitty held
     WRONG_CALL = "wrong_call"  # pass_cycle call: the dealer's call is no pass (see rules.pass_call)
+    RESOURCE_LIMIT = "resource_limit"  # a sandboxed bot was stopped at a limit (the detail names it)
 
 
 class ForfeitReason(str, enum.Enum):
@@ -40,6 +41,7 @@ class ForfeitReason(str, enum.Enum):
 
     UNREACHABLE = "unreachable"  # a transport fault: the bot could not be reached, so it cannot come back
     FAULTS = "faults"  # as many faults as the match's fault limit
+    RESOURCE_LIMIT = "resource_limit"  # stopped at a resource limit of its sandbox: it cannot come back this match
 
 
 class MatchStatus(str, enum.Enum):

@@ -20,7 +20,7 @@ import asyncio
 import inspect
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import grpc
@@ -86,6 +86,11 @@ class BotTimeout(SeatError):
 
 class BotUnreachable(SeatError):
     """The bot could not be reached: no connection, a connection lost, or a closed seat."""
+
+
+class ResourceLimitHit(BotUnreachable):
+    """The bot is unreachable because its sandbox stopped it at a resource limit, which the
+    launcher observed and names (``memory: ...``); never inferred from what the bot says."""
 
 
 class SeatClosed(BotUnreachable):
@@ -249,9 +254,18 @@ class GrpcSeat:
     is four times that, so the referee sees an oversized reply rather than a gRPC error about it).
     """
 
-    def __init__(self, address: str, name: str | None = None, *, max_receive_bytes: int = MAX_RECEIVE_BYTES) -> None:
+    def __init__(
+        self,
+        address: str,
+        name: str | None = None,
+        *,
+        max_receive_bytes: int = MAX_RECEIVE_BYTES,
+        diagnose: Callable[[], Awaitable[str | None]] | None = None,
+    ) -> None:
         self.address: str | None = address  # always set: typed as the Seat interface has it
         self.name = name
+        # Asked when the bot is unreachable: the resource limit its launcher stopped it at, if any.
+        self.diagnose = diagnose
         self.max_receive_bytes = max_receive_bytes
         self._hard_limit = 4 * max_receive_bytes
         self._options = [o for o in CHANNEL_OPTIONS if o[0] != "grpc.max_receive_message_length"]
@@ -331,12 +345,21 @@ class GrpcSeat:
         try:
             reply = await rpc(request, timeout=timeout)
         except grpc.aio.AioRpcError as e:
-            raise await _rpc_failure(
-                e, _perf_counter() - t0, timeout, method, self._channel, self._hard_limit
+            raise await self._diagnosed(
+                await _rpc_failure(e, _perf_counter() - t0, timeout, method, self._channel, self._hard_limit)
             ) from None
         if type(reply) is not reply_type:
             raise _refused(reply, method)
         return reply
+
+    async def _diagnosed(self, error: SeatError) -> SeatError:
+        """An unreachable bot's error made a ``ResourceLimitHit`` when its launcher names a limit."""
+        if self.diagnose is None or not isinstance(error, BotUnreachable):
+            return error
+        why = await self.diagnose()
+        if why is None:
+            return error
+        return ResourceLimitHit(f"stopped at a resource limit of its sandbox: {why}", error.received)
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse:
         """The bot's handshake, asked once per channel and remembered.
@@ -386,8 +409,8 @@ class GrpcSeat:
         try:
             reply = await self._play_card(request, timeout=timeout)
         except grpc.aio.AioRpcError as e:
-            raise await _rpc_failure(
-                e, _perf_counter() - t0, timeout, "PlayCard", self._channel, self._hard_limit
+            raise await self._diagnosed(
+                await _rpc_failure(e, _perf_counter() - t0, timeout, "PlayCard", self._channel, self._hard_limit)
             ) from None
         if type(reply) is not pb.PlayCardResponse:
             raise _refused(reply, "PlayCard")

@@ -85,6 +85,34 @@ def test_inprocess_bench_reports_each_figure_and_its_ratios() -> None:
     assert r["workers"] == 2
 
 
+def test_sandbox_benchmark_pairs_plain_and_sandboxed_in_one_run() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "sandbox_cost.py"),
+            "--starts",
+            "1",
+            "--matches",
+            "1",
+            "--tables",
+            "1",
+            "--rounds",
+            "1",
+            "--json",
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        check=True,
+    ).stdout
+    if out.startswith("no sandbox benchmark"):
+        return  # bubblewrap cannot run here: the benchmark says so and stops (the sandbox tests say it loudly)
+    figures = json.loads(out)
+    assert figures["start_ms_sandboxed"] > 0 and figures["decisions_per_s_plain"] > 0
+    assert figures["decisions_ratio"] == figures["decisions_per_s_sandboxed"] / figures["decisions_per_s_plain"]
+
+
 def test_arena_bench_serves_the_leaderboard_over_http_and_reports_its_figures() -> None:
     out = subprocess.run(
         [

@@ -1,5 +1,5 @@
 """Dependencies point one way: arena → ladder → referee → the codec (hearts.v1.codec) → rules;
-clients → the codec and rules.
+clients → the codec and rules; ladder → sandbox, which imports nothing of ours.
 
 The engine (referee/rules) must stay pure: no I/O libraries, no asyncio, no protobuf, nothing
 else of ours. These checks read every module's imports, so a stray import fails here first.
@@ -57,7 +57,9 @@ def test_the_referee_does_not_reach_up_into_the_ladder(path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", _modules("ladder") + _modules("referee") + _modules("clients"), ids=lambda p: str(p.relative_to(ROOT))
+    "path",
+    _modules("ladder") + _modules("referee") + _modules("clients") + _modules("sandbox"),
+    ids=lambda p: str(p.relative_to(ROOT)),
 )
 def test_nothing_below_the_arena_imports_it(path: Path) -> None:
     """The arena builds on the ladder, never the reverse (its CLI commands join ladder.cli's in arena/cli.py)."""
@@ -113,3 +115,10 @@ def test_only_the_store_runs_sql(path: Path) -> None:
         and n.func.attr in ("execute", "executemany", "executescript")
     ]
     assert not calls, f"{path.relative_to(ROOT)} runs SQL ({', '.join(calls)}): give the store a method for it"
+
+
+@pytest.mark.parametrize("path", _modules("sandbox"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_sandbox_imports_nothing_of_ours(path: Path) -> None:
+    """The launcher uses the sandbox, never the other way: it knows processes, not matches."""
+    bad = sorted(n for n in _imports(path) if n.split(".")[0] in ("ladder", "referee", "clients", "hearts"))
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"

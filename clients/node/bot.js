@@ -99,13 +99,16 @@ const health = new HealthImplementation({ '': 'SERVING', 'hearts.v1.BotService':
 const reflection = new ReflectionService(definition);
 
 function parseArgs(argv) {
-  const args = { port: 0, host: '127.0.0.1' };
+  // HEARTS_BOT_ADDRESS (or --address): a whole address such as unix:/run/hearts/bot.sock, which a
+  // sandboxed bot is given instead of a port (it has no network); it wins over --port and --host.
+  const args = { port: 0, host: '127.0.0.1', address: process.env.HEARTS_BOT_ADDRESS || null };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2);
     const value = inline !== undefined ? inline : argv[++i];
     if (flag === '--port') args.port = Number(value);
     else if (flag === '--host') args.host = value;
-    else throw new Error(`unknown argument ${argv[i]} (usage: node bot.js [--port N] [--host H])`);
+    else if (flag === '--address') args.address = value;
+    else throw new Error(`unknown argument ${argv[i]} (usage: node bot.js [--port N] [--host H] [--address A])`);
     if (flag === '--port' && !(Number.isInteger(args.port) && args.port >= 0 && args.port < 65536)) {
       throw new Error(`--port must be 0..65535, not ${value}`);
     }
@@ -114,19 +117,19 @@ function parseArgs(argv) {
 }
 
 function main() {
-  const { port, host } = parseArgs(process.argv.slice(2));
+  const { port, host, address: listen } = parseArgs(process.argv.slice(2));
   const server = new grpc.Server();
   server.addService(hearts.BotService.service, service);
   health.addToServer(server);
   reflection.addToServer(server);
-  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const address = listen || (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
   server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
     if (err) {
       console.error(`cannot listen on ${address}: ${err.message}`);
       process.exit(1);
     }
     // The line a launcher reads to learn the port (port 0 picks one).
-    process.stdout.write(`listening on ${host.includes(':') ? `[${host}]` : host}:${bound}\n`);
+    process.stdout.write(listen ? `listening on ${listen}\n` : `listening on ${host.includes(':') ? `[${host}]` : host}:${bound}\n`);
   });
   const stop = () => {
     // Let calls in flight finish, but never hang: force after a second.

@@ -81,3 +81,47 @@ def test_the_command_prints_its_progress_and_verdict(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stdout + run.stderr
     assert "deals 1: B better by" in run.stdout and "LLR" in run.stdout
     assert "H1 accepted: heur is better than rand" in run.stdout and "hearts ladder --db" in run.stdout
+
+
+def test_an_interrupted_comparison_keeps_its_matches_drops_its_deals_and_is_not_resumed(tmp_path: Path) -> None:
+    """Ctrl-C has no verdict to give: the matches played stay, the unplayed deals go (a resume would play
+    them all with no test to stop it), and hearts tournament resume refuses a comparison."""
+    import os
+    import signal
+    import time
+
+    db = tmp_path / "a.db"
+    proc = subprocess.Popen(
+        [HEARTS, "compare", "a=clients.bots.random:RandomBot", "b=clients.bots.random:RandomBot"]
+        + ["--h0", "0", "--h1", "0.01", "--max-deals", "5000", "--workers", "0", "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not db.exists() or not _recorded(db)):
+            time.sleep(0.2)
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, out + err
+    assert "stopped before a verdict" in out and "Traceback" not in err
+    with Store(db, readonly=True) as store:
+        info = get_tournament(store, 1)
+        assert info.status == "interrupted" and info.done > 0 and info.total == info.done
+    resume = subprocess.run(
+        [HEARTS, "tournament", "resume", "1", "--db", str(db)], capture_output=True, text=True, timeout=60
+    )
+    assert resume.returncode == 1 and "is a comparison" in resume.stderr
+
+
+def _recorded(db: Path) -> int:
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+    except sqlite3.Error:
+        return 0

@@ -4,8 +4,10 @@ gRPC, played in-process or over worker processes, named in bots files and on the
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import random
+import re
 import subprocess
 import sys
 import time
@@ -267,6 +269,7 @@ def test_a_module_that_names_no_bot_says_what_is_wrong(spec: str, says: str) -> 
 
 BOT_FILE = '''
 import random
+import re
 from clients.sdk import Bot
 
 
@@ -432,3 +435,125 @@ def test_a_worker_whose_bot_exits_is_a_clear_error_and_nothing_half_played_is_ke
     assert "a worker process died" in run.stderr and "Traceback" not in run.stderr
     with Store(folder / "arena.db", readonly=True) as store:
         assert not list(store.match_ids())
+
+
+# -- a student's mistakes, each said plainly -------------------------------------------------------
+
+
+class Exits(LowestBot):
+    def play_card(self, view: View) -> Card:
+        if len(view.tricks) == 2:
+            raise SystemExit("bye")
+        return super().play_card(view)
+
+
+def test_sys_exit_in_a_bot_method_is_that_decisions_fault_in_process_and_over_grpc() -> None:
+    """``sys.exit`` in a method fails the decision (error_status), never the harness nor the bot's server."""
+    seats: list[Seat] = [SdkSeat(Exits(), "exits")] + [SdkSeat(LowestBot(), f"low{i}") for i in range(3)]
+    record = asyncio.run(play_match(seats, Rules.parse(FAST), 3, settings=MatchSettings(max_faults=100)))
+    assert record.faults and {FaultKind(f.kind) for f in record.faults} == {FaultKind.ERROR_STATUS}
+    assert "play_card raised SystemExit: bye" in record.faults[0].detail
+    assert "test_inprocess.py" in record.faults[0].detail  # where it came from
+    assert asyncio.run(_over_grpc(Exits())) and True  # the server served the whole match
+
+
+class Sloppy(LowestBot):
+    def play_card(self, view: View) -> Any:
+        return None
+
+
+def test_an_answer_that_is_no_card_is_reported_as_what_the_bot_returned() -> None:
+    seats = [SdkSeat(Sloppy(), "sloppy")] + [SdkSeat(LowestBot(), f"low{i}") for i in range(3)]
+    record = asyncio.run(play_match(seats, Rules.parse(FAST), 3, settings=MatchSettings(max_faults=100)))
+    assert "the bot's play_card returned NoneType None, not a Card" in record.faults[0].detail
+
+
+def test_a_bot_class_that_inherits_an_unwritten_method_is_refused_when_loaded(tmp_path: Path) -> None:
+    (tmp_path / "half_bot.py").write_text(
+        "from clients.sdk import Bot\nclass Half(Bot):\n    def pass_cards(self, view):\n        return []\n"
+    )
+    run = subprocess.run(
+        [HEARTS, "match", "--seat", "me=half_bot:Half", "--seat", "a=clients.bots.lowest:LowestBot"]
+        + ["--seat", "b=clients.bots.lowest:LowestBot", "--seat", "c=clients.bots.lowest:LowestBot"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "Half does not define play_card(view)" in run.stderr
+
+
+@pytest.mark.parametrize(
+    "spec, says",
+    [
+        ("my_bot.py:MyBot", "without .py: my_bot:MyBot"),
+        ("serves_on_import:MyBot", "put that under if __name__ == '__main__'"),
+    ],
+)
+@pytest.mark.filterwarnings("ignore:coroutine 'serve_async' was never awaited:RuntimeWarning")
+def test_the_commonest_module_mistakes_say_how_to_fix_them(spec: str, says: str, tmp_path: Path) -> None:
+    (tmp_path / "serves_on_import.py").write_text(
+        "from clients.sdk import serve\nfrom clients.bots.lowest import LowestBot as MyBot\nserve(MyBot())\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with pytest.raises(BotModuleError, match=re.escape(says)):
+
+            async def load() -> None:  # inside a running loop, as the harness loads bots
+                BotModule.parse(spec).load()
+
+            asyncio.run(load())
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("serves_on_import", None)
+        gc.collect()  # the module's unawaited serve() is let go here, under this test's filter
+
+
+CHATTY = """
+from clients.bots.lowest import LowestBot
+
+
+class Chatty(LowestBot):
+    def play_card(self, view):
+        print("thinking very hard", view.hand)
+        return super().play_card(view)
+"""
+
+
+def test_what_an_in_process_bot_prints_goes_to_its_log_not_the_harness_output(tmp_path: Path) -> None:
+    (tmp_path / "chatty.py").write_text(CHATTY)
+    match = subprocess.run(
+        [HEARTS, "match", "--seat", "me=chatty:Chatty", "--seat", "a=clients.bots.lowest:LowestBot"]
+        + ["--seat", "b=clients.bots.lowest:LowestBot", "--seat", "c=clients.bots.lowest:LowestBot", "--rules", FAST],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert match.returncode == 0 and "thinking very hard" not in match.stdout + match.stderr
+    assert "thinking very hard" in (tmp_path / "logs" / "me.log").read_text()
+    checked = subprocess.run(
+        [HEARTS, "validate", "chatty:Chatty", "--rules", "standard", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert json.loads(checked.stdout)["ok"] is True  # the report alone on stdout
+    assert "thinking very hard" in (tmp_path / "logs" / "validate.log").read_text()
+
+
+def test_a_seat_naming_a_python_file_as_a_command_says_how_to_play_it(tmp_path: Path) -> None:
+    (tmp_path / "my_bot.py").write_text(CHATTY)
+    run = subprocess.run(
+        [HEARTS, "match", "--seat", "me=my_bot", "--seat", "a=clients.bots.lowest:LowestBot"]
+        + ["--seat", "b=clients.bots.lowest:LowestBot", "--seat", "c=clients.bots.lowest:LowestBot"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1
+    assert '"python my_bot.py --port {port}"' in run.stderr and "my_bot:ClassName" in run.stderr

@@ -213,8 +213,8 @@ def test_an_unreachable_address_fails_at_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ((), "give the bot's ADDRESS (HOST:PORT) or --command CMD"),
-        (("localhost:1", "--command", "python x.py"), "give the bot's ADDRESS (HOST:PORT) or --command CMD"),
+        ((), "give the bot's ADDRESS (HOST:PORT), its class (PKG.MOD:CLASS"),
+        (("localhost:1", "--command", "python x.py"), "give the bot's ADDRESS (HOST:PORT), its class (PKG.MOD:CLASS"),
         (("localhost",), "'localhost' is not HOST:PORT"),
         (("localhost:1", "--rules", "sport"), "unknown preset 'sport'"),
         (("localhost:1", "--budget-ms", "0"), "0<x<4294967296"),

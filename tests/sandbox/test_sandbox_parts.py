@@ -1,0 +1,116 @@
+"""The sandbox's parts without a sandbox: the capped log, the limits and how a bots file gives
+them, the bubblewrap command line, and a bot told to listen on a unix socket."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from clients.sdk import BotServer, bot_address
+from ladder.launcher import _absolute, expand_command, health_check
+from ladder.registry import BotEntry, RegistryError, parse_bots
+from sandbox import Limits, LimitsError, LogPump, SandboxMode, SandboxSpec, build_argv
+from sandbox.bwrap import prlimit_args
+
+
+class _Log(io.BytesIO):
+    def close(self) -> None:  # keep the bytes readable after the pump closes it
+        self.closed_by_pump = True
+
+
+def _pump(chunks: list[bytes], cap: int) -> tuple[bytes, list[int]]:
+    r, w = os.pipe()
+    log, over = _Log(), []
+    pump = LogPump(r, log, cap, over.append)
+    for c in chunks:
+        os.write(w, c)
+    os.close(w)
+    assert pump.join(5)
+    return log.getvalue(), over
+
+
+def test_the_log_keeps_the_head_and_the_tail_and_says_what_it_dropped() -> None:
+    data, over = _pump([b"HEAD" + b"a" * 996, b"m" * 100_000, b"b" * 996 + b"TAIL"], cap=2000)
+    assert data.startswith(b"HEAD") and data.endswith(b"TAIL")
+    assert b"[... 100000 bytes of output dropped" in data
+    assert len(data) < 2000 + 200 and len(over) == 1
+
+
+def test_a_log_under_its_cap_is_kept_whole() -> None:
+    data, over = _pump([b"hello\n", b"world\n"], cap=2000)
+    assert data == b"hello\nworld\n" and over == []
+
+
+def test_limits_from_a_bots_file() -> None:
+    (entry,) = parse_bots({"bots": {"x": {"command": "c", "sandbox": True, "limits": {"memory_mb": 100}}}})
+    assert entry.sandbox and entry.limits == Limits(memory_mb=100)
+    assert BotEntry.from_dict(entry.to_dict()) == entry  # as a tournament stores it
+    assert "sandbox" not in BotEntry("y", command="c").to_dict()  # stored entries without it are unchanged
+    with pytest.raises(RegistryError, match=r"unknown limit\(s\) memory .*known: .*memory_mb"):
+        parse_bots({"bots": {"x": {"command": "c", "limits": {"memory": 100}}}})
+    with pytest.raises(RegistryError, match="memory_mb must be a whole number above 0"):
+        parse_bots({"bots": {"x": {"command": "c", "limits": {"memory_mb": -1}}}})
+    with pytest.raises(RegistryError, match="sandbox must be true or false"):
+        parse_bots({"bots": {"x": {"command": "c", "sandbox": "yes"}}})
+    with pytest.raises(LimitsError):
+        Limits(cpu_share=0)
+
+
+def test_the_rlimits_are_set_by_prlimit_inside() -> None:
+    args = prlimit_args(Limits(memory_mb=100, processes=10, cpu_seconds=5, open_files=32, file_size_mb=1))
+    assert "--nproc=10:10" in args and "--cpu=5:6" in args and "--nofile=32:32" in args
+    assert f"--fsize={1 << 20}:{1 << 20}" in args and "--core=0:0" in args
+
+
+def test_the_command_line_mounts_tmpfs_first_and_passes_no_host_environment(tmp_path: Path) -> None:
+    os.environ["SECRET_OF_THE_HOST"] = "x"
+    argv = build_argv(SandboxSpec(argv=["/bin/true"], socket_dir=tmp_path, limits=Limits(scratch_mb=8), env={"A": "1"}))
+    assert "--clearenv" in argv and "SECRET_OF_THE_HOST" not in " ".join(argv)
+    assert argv.index("--tmpfs") < argv.index("--ro-bind")
+    assert argv[argv.index("--tmpfs") - 1] == str(8 << 20)  # --size N --tmpfs /tmp
+    assert {"--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session"} <= set(argv)
+    assert argv[argv.index("--bind") + 1 : argv.index("--bind") + 3] == [str(tmp_path), "/run/hearts"]
+
+
+def test_a_command_names_its_files_absolutely_and_its_directory_is_the_scripts(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text("")
+    argv, where = _absolute(["/usr/bin/python3", "bot.py", "--port", "0"], tmp_path)
+    assert argv == ["/usr/bin/python3", str(tmp_path / "bot.py"), "--port", "0"] and where == tmp_path
+    assert _absolute(["python", "-m", "clients.bots.random"], tmp_path)[1] is None
+    assert expand_command("b --listen {address}", port=0, address="unix:/run/hearts/bot.sock")[2] == (
+        "unix:/run/hearts/bot.sock"
+    )
+    assert SandboxMode("limits-only").label.startswith("LIMITS ONLY")
+
+
+def test_the_sdk_listens_on_the_address_it_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from clients.bots import make_bot
+
+    sock = tmp_path / "bot.sock"
+    monkeypatch.setenv("HEARTS_BOT_ADDRESS", f"unix:{sock}")
+    assert bot_address([]) == f"unix:{sock}"
+    assert bot_address(["--address", "unix:/x"]) == "unix:/x"
+
+    async def serve_and_check() -> bool:
+        async with BotServer(make_bot("lowest"), listen=bot_address([])) as srv:
+            assert srv.address == f"unix:{sock}"
+            return await health_check(srv.address)
+
+    assert asyncio.run(serve_and_check())
+
+
+def test_a_bwrap_that_cannot_make_namespaces_is_named_with_what_to_allow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sandbox import SandboxUnavailable, probe
+
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    with pytest.raises(SandboxUnavailable, match=r"cannot create the bot's namespaces here: bwrap: No permissions.*"):
+        probe()
