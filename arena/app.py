@@ -32,7 +32,7 @@ from arena.accounts import Account, authenticate, new_alias
 from arena.config import ArenaConfig
 from arena.store import ArenaStore, BotRow, VersionRow
 from arena.submissions import ArchiveError, check_archive, unpack
-from arena.worker import ArenaWorker, Ratings, ladder_tournament, start_final
+from arena.worker import ArenaWorker, Ratings, ladder_tournament, sandbox_mode, start_final
 from ladder.export import match_to_json
 from ladder.registry import RegistryError, check_name
 
@@ -188,6 +188,8 @@ async def status(request: Request, state: ArenaState, me: Account) -> Any:
         "submissions_open": not _deadline_passed(state.cfg),
         "anonymous": state.cfg.anonymous and store.get_meta("revealed") != "1",
         "final_tournament": int(final) if final is not None else None,
+        "sandbox": sandbox_mode()[0].label,
+        "sandbox_warning": sandbox_mode()[1],
         "you": {"name": me.name, "role": me.role},
         # The organiser's alone: they name bots, which an anonymous board hides.
         "events": (worker.events[-20:] if worker is not None else []) if me.organiser else None,

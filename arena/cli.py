@@ -82,7 +82,7 @@ def arena_serve(directory: Path, host: str | None, port: int | None) -> None:
     from arena.app import build_app
     from arena.config import ArenaConfigError, load_config
     from arena.store import ArenaStore
-    from arena.worker import sync_house
+    from arena.worker import sandbox_mode, sync_house
 
     try:
         cfg = load_config(directory)
@@ -105,6 +105,12 @@ def arena_serve(directory: Path, host: str | None, port: int | None) -> None:
         _fail(str(e))
     finally:
         store.close()
+    mode, warning = sandbox_mode()
+    if warning is not None:  # loud: a teacher must know that students' code runs unconfined
+        click.echo(f"WARNING: {warning}", err=True)
+        click.echo("WARNING: run this arena only for people you trust, or on a machine of its own.", err=True)
+    else:
+        console.print(f"submitted bots and their builds run {mode.label}", highlight=False, markup=False)
     host = host or cfg.host
     port = port if port is not None else cfg.port
     if host not in ("127.0.0.1", "localhost", "::1"):

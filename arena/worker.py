@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
+import functools
 import json
 import logging
 import os
@@ -39,6 +41,8 @@ from ladder.validate import validate
 from referee.match import MatchSettings
 from referee.record import MatchRecord, utc_now
 from referee.rules import Rules
+from sandbox import SOCKET_DIR, Limits, SandboxMode, SandboxSpec, SandboxUnavailable, build_argv, probe, probe_limits
+from sandbox.bwrap import bot_uid
 
 __all__ = ["ArenaWorker", "bot_entry", "ladder_tournament", "start_bot"]
 
@@ -51,22 +55,80 @@ def settings_of(cfg: ArenaConfig) -> MatchSettings:
     return MatchSettings(budget_ms=cfg.budget_ms, bank_ms=cfg.bank_ms, grace_ms=cfg.grace_ms, max_faults=cfg.max_faults)
 
 
+@functools.cache
+def sandbox_mode() -> tuple[SandboxMode, str | None]:
+    """How this machine runs submitted bots: the full sandbox (bubblewrap) where it works; else the
+    limits alone, with the reason as a warning that ``hearts arena serve`` and /api/status show."""
+    try:
+        probe()
+        return SandboxMode.FULL, None
+    except SandboxUnavailable as e:
+        why = str(e)
+    try:
+        probe_limits()
+        return SandboxMode.LIMITS_ONLY, f"NO SANDBOX: submitted bots run with resource limits only ({why})"
+    except SandboxUnavailable as e:
+        return SandboxMode.OFF, f"NO SANDBOX AND NO LIMITS: submitted bots run as this user ({why}; {e})"
+
+
+def bot_limits(cfg: ArenaConfig) -> Limits:
+    return Limits(memory_mb=cfg.limits.memory_mb, cpu_seconds=cfg.limits.cpu_s)
+
+
+def in_version(command: str, folder: Path) -> str:
+    """The command with each word that names a file of the version made absolute, so that the
+    sandbox finds the bot's directory (it mounts the directory of the first file named, read-only,
+    and starts the bot there)."""
+    words = shlex.split(command)
+    out = []
+    for i, w in enumerate(words):
+        if (i > 0 and not w.startswith("-") or "/" in w) and w and (folder / w).exists():
+            w = str((folder / w).resolve())
+        out.append(w)
+    return shlex.join(out)
+
+
 def bot_entry(v: VersionRow, cfg: ArenaConfig) -> BotEntry:
-    """How the ladder starts or reaches version ``v``. A submitted bot's command runs in its own
-    version directory through ``arena.jail`` (which changes into it and then execs the command)."""
+    """How the ladder and the validation start or reach version ``v``: a submitted bot in the full
+    sandbox, with the arena's limits (``[sandbox]``); where bubblewrap cannot run, through
+    ``arena.jail`` (its directory, its CPU limit) under the limits alone. House bots are the
+    organiser's: started as they are."""
     if v.address is not None:
         return BotEntry(name=v.ladder_name, address=v.address, max_concurrency=cfg.bot_concurrency)
     assert v.command is not None
     if v.kind == "house":
         return BotEntry(name=v.ladder_name, command=v.command, max_concurrency=cfg.bot_concurrency)
     assert v.path is not None
+    mode, _warning = sandbox_mode()
+    if mode is SandboxMode.FULL:
+        return BotEntry(
+            name=v.ladder_name,
+            command=in_version(v.command, Path(v.path)),
+            max_concurrency=cfg.bot_concurrency,
+            sandbox=True,
+            limits=bot_limits(cfg),
+        )
     command = f"python -m arena.jail --cpu {cfg.limits.cpu_s} {shlex.quote(v.path)} {shlex.quote(v.command)}"
-    return BotEntry(name=v.ladder_name, command=command, max_concurrency=cfg.bot_concurrency)
+    limits = bot_limits(cfg) if mode is SandboxMode.LIMITS_ONLY else None
+    return BotEntry(name=v.ladder_name, command=command, max_concurrency=cfg.bot_concurrency, limits=limits)
+
+
+def play_mode() -> SandboxMode:
+    """The mode a batch's launcher runs in: submitted bots ask for the full sandbox by their entry;
+    where it cannot run, every bot gets the limits (a house bot is well under them)."""
+    mode, _warning = sandbox_mode()
+    return SandboxMode.OFF if mode is SandboxMode.FULL else mode
 
 
 async def start_bot(launcher: Launcher, entry: BotEntry) -> str:
-    """Start (or reach) one bot for the arena; returns its address. The sandbox goes here."""
-    return await launcher.start(entry.name, entry.command, address=entry.address)
+    """Start (or reach) one bot for the arena; returns its address. The ONE place a submitted bot starts."""
+    return await launcher.start(
+        entry.name,
+        entry.command,
+        address=entry.address,
+        sandbox=SandboxMode.FULL if entry.sandbox else None,
+        limits=entry.limits,
+    )
 
 
 def sync_house(store: ArenaStore, cfg: ArenaConfig) -> None:
@@ -222,7 +284,7 @@ class ArenaWorker:
         """Build (if it has a build command) and validate one version; its status and reports say how it went."""
         if v.build and v.path is not None:
             store.set_status(v.id, "building")
-            report = await _build(v.build, Path(v.path), self.cfg.limits.build_timeout_s)
+            report = await _build(v.build, Path(v.path), self.cfg.limits.build_timeout_s, bot_limits(self.cfg))
             if not report["ok"]:
                 store.set_status(v.id, "failed", build_report=report)
                 return
@@ -232,7 +294,7 @@ class ArenaWorker:
         entry = bot_entry(v, self.cfg)
         logs = self.dir / "logs" / "validate"
         try:
-            async with Launcher(logs, startup_timeout=20.0) as launcher:
+            async with Launcher(logs, startup_timeout=20.0, sandbox=play_mode()) as launcher:
                 address = await start_bot(launcher, entry)
                 result = await validate(
                     address,
@@ -336,6 +398,7 @@ class ArenaWorker:
             await play_tournament(
                 store.ladder,
                 tid,
+                sandbox=play_mode(),
                 concurrency=self.cfg.concurrency,
                 log_dir=self.dir / "logs",
                 workers=0,
@@ -410,17 +473,55 @@ def start_final(store: ArenaStore, cfg: ArenaConfig) -> int:
     return tid
 
 
-async def _build(command: str, folder: Path, timeout: float) -> dict[str, Any]:
+def _build_argv(command: str, folder: Path, timeout: float, limits: Limits) -> tuple[list[str], int | None]:
+    """The command line of a build, and the uid it runs as (None: this process's). In the full
+    sandbox the version's directory is the one writable directory it has, mounted where the
+    sandbox shares a directory (``SOCKET_DIR``), with no network; else through ``arena.jail``."""
+    mode, _warning = sandbox_mode()
+    cpu = int(timeout) + 1
+    if mode is not SandboxMode.FULL:
+        return [
+            sys.executable,
+            "-m",
+            "arena.jail",
+            "--cpu",
+            str(cpu),
+            str(folder),
+            shlex.join(["sh", "-c", command]),
+        ], None
+    uid = bot_uid() if os.geteuid() == 0 else None
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+    spec = SandboxSpec(
+        argv=["/bin/sh", "-c", f"cd {SOCKET_DIR} && {command}"],
+        socket_dir=folder,
+        limits=dataclasses.replace(limits, cpu_seconds=cpu),
+        env=env,
+        uid=uid,
+    )
+    return build_argv(spec, probe()), uid
+
+
+def _chown_tree(folder: Path, uid: int) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, uid, uid)
+
+
+async def _build(command: str, folder: Path, timeout: float, limits: Limits) -> dict[str, Any]:
     """Run a version's build command in its directory, within ``timeout`` seconds."""
     t0 = time.monotonic()
+    argv, uid = _build_argv(command, folder, timeout, limits)
+    if uid is not None:  # the build's own uid writes the directory; root owns it again after
+        await asyncio.to_thread(_chown_tree, folder, uid)
+    try:
+        return await _run_build(argv, command, folder, timeout, t0)
+    finally:
+        if uid is not None:
+            await asyncio.to_thread(_chown_tree, folder, 0)
+
+
+async def _run_build(argv: list[str], command: str, folder: Path, timeout: float, t0: float) -> dict[str, Any]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "arena.jail",
-        "--cpu",
-        str(int(timeout) + 1),
-        str(folder),
-        shlex.join(["sh", "-c", command]),
+        *argv,
         cwd=folder,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,

@@ -17,6 +17,7 @@ from arena.config import TEMPLATE, ArenaConfigError, parse_config
 from arena.scheduler import NEW_GAMES, Standing, next_batch
 from arena.store import ArenaStore
 from arena.worker import _build
+from sandbox import Limits
 
 
 def test_the_template_is_the_defaults_and_reads_back() -> None:
@@ -91,7 +92,7 @@ def test_tables_centre_on_new_versions_then_wide_intervals_against_near_ratings(
 
 def test_a_build_past_its_time_limit_is_stopped_and_says_so(tmp_path: Path) -> None:
     t0 = time.monotonic()
-    report = asyncio.run(_build("echo started; sleep 20; echo never", tmp_path, 1.0))
+    report = asyncio.run(_build("echo started; sleep 20; echo never", tmp_path, 1.0, Limits()))
     assert time.monotonic() - t0 < 8
     assert report["timed_out"] and not report["ok"] and "longer than 1 s" in report["error"]
     assert "started" in report["output"] and "never" not in report["output"]
