@@ -41,7 +41,7 @@ class Limits:
     max_files: int = 500
     max_unpacked_bytes: int = 50 * 1024 * 1024
     build_timeout_s: float = 120.0
-    memory_mb: int = 512  # for the sandbox (issue #13): applied once it is merged
+    memory_mb: int = 512  # the sandbox's memory limit of a submitted bot
     cpu_s: int = 600
 
 
@@ -102,7 +102,8 @@ max_unpacked_bytes = 52428800      # 50 MiB unpacked
 build_timeout_s = 120
 
 [sandbox]
-# Limits of a submitted bot's process (applied by the sandbox, issue #13).
+# Limits of a submitted bot in the sandbox (docs/sandbox.md): its memory, all its processes
+# together, and the CPU time of each process over its life (a bot restarts with each batch).
 memory_mb = 512
 cpu_s = 600
 
