@@ -20,6 +20,7 @@ import functools
 import json
 import logging
 import os
+import re
 import shlex
 import signal
 import sys
@@ -85,7 +86,8 @@ def in_version(command: str, folder: Path) -> str:
         if (i > 0 and not w.startswith("-") or "/" in w) and w and (folder / w).exists():
             w = str((folder / w).resolve())
         out.append(w)
-    return shlex.join(out)
+    # Quoted only where needed: a placeholder like {port} stays as the author wrote it.
+    return " ".join(w if re.fullmatch(r"[\w{}./:=,+@%-]+", w) else shlex.quote(w) for w in out)
 
 
 def bot_entry(v: VersionRow, cfg: ArenaConfig) -> BotEntry:

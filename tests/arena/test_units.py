@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from arena import worker
 from arena.accounts import AccountError, add_user, authenticate, new_token, read_roster
-from arena.config import TEMPLATE, ArenaConfigError, parse_config
+from arena.config import TEMPLATE, ArenaConfig, ArenaConfigError, parse_config
 from arena.scheduler import NEW_GAMES, Standing, next_batch
-from arena.store import ArenaStore
+from arena.store import ArenaStore, VersionRow
 from arena.worker import _build
-from sandbox import Limits
+from sandbox import Limits, SandboxMode
 
 
 def test_the_template_is_the_defaults_and_reads_back() -> None:
@@ -120,3 +121,26 @@ def test_the_jail_runs_a_bot_in_its_directory_under_its_cpu_limit(tmp_path: Path
         [sys.executable, "-m", "arena.jail", "--cpu", "1", str(tmp_path), "python -c 'while 1: pass'"], timeout=30
     )
     assert spin.returncode < 0 and time.monotonic() - t0 < 10, "stopped by SIGXCPU (or SIGKILL) after 1 s of CPU"
+
+
+def _version(tmp_path: Path) -> VersionRow:
+    (tmp_path / "bot.py").write_text("")
+    return VersionRow(
+        1, 1, 1, "mine.v1", "archive", "h", 1, 1, str(tmp_path), "python bot.py --port {port}", None, "python",
+        None, 1, "t", "valid", None, None, "t", "mine",
+    )  # fmt: skip
+
+
+def test_a_version_runs_in_the_sandbox_else_under_the_limits_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = ArenaConfig()
+    monkeypatch.setattr(worker, "sandbox_mode", lambda: (SandboxMode.FULL, None))
+    e = worker.bot_entry(_version(tmp_path), cfg)
+    assert e.sandbox and e.limits is not None and e.limits.memory_mb == cfg.limits.memory_mb
+    assert e.command == f"python {tmp_path.resolve() / 'bot.py'} --port {{port}}", "the sandbox mounts its directory"
+    assert worker.play_mode() is SandboxMode.OFF, "house bots as they are; submitted ones by their entries"
+    monkeypatch.setattr(worker, "sandbox_mode", lambda: (SandboxMode.LIMITS_ONLY, "NO SANDBOX: ..."))
+    e = worker.bot_entry(_version(tmp_path), cfg)
+    assert not e.sandbox and e.command is not None and e.command.startswith("python -m arena.jail --cpu 600 ")
+    assert worker.play_mode() is SandboxMode.LIMITS_ONLY
