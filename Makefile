@@ -10,7 +10,7 @@ NODE_BOT := clients/node/node_modules/.installed
 ENGINE_SOURCES := referee/rules/cards.py referee/rules/options.py referee/rules/state.py
 ENGINE_BUILD := referee/rules/_compiled/manifest.json
 
-.PHONY: test check demo bench proto clean engine engine-clean
+.PHONY: test check demo arena-demo bench proto clean engine engine-clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -54,6 +54,11 @@ test: $(STAMP) $(NODE_BOT) check
 
 demo: $(STAMP)
 	$(PY) -m ladder.demo
+
+# The demo arena of docs/arena.md: made on first use (its organiser's token printed then), then served.
+arena-demo: $(STAMP)
+	test -d demo-arena || $(VENV)/bin/hearts arena init demo-arena
+	$(VENV)/bin/hearts arena serve demo-arena
 
 # OpenSpiel is the engine benchmark's reference; without it that benchmark says so and goes on.
 $(VENV)/.bench: $(STAMP)

@@ -111,3 +111,27 @@ def test_sandbox_benchmark_pairs_plain_and_sandboxed_in_one_run() -> None:
     figures = json.loads(out)
     assert figures["start_ms_sandboxed"] > 0 and figures["decisions_per_s_plain"] > 0
     assert figures["decisions_ratio"] == figures["decisions_per_s_sandboxed"] / figures["decisions_per_s_plain"]
+
+
+def test_arena_bench_serves_the_leaderboard_over_http_and_reports_its_figures() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "arena.py"),
+            "--matches",
+            "300",
+            "--bots",
+            "12",
+            "--requests",
+            "3",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        check=True,
+    )
+    r = json.loads(out.stdout)
+    assert r["matches"] == 300 and r["bots"] == 12
+    assert r["median_ms"] > 0 and r["first_request_with_fit_ms"] > 0 and r["target_ms"] == 200

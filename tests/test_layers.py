@@ -1,5 +1,5 @@
-"""Dependencies point one way: ladder → referee → the codec (hearts.v1.codec) → rules; clients → the codec and
-rules; ladder → sandbox, which imports nothing of ours.
+"""Dependencies point one way: arena → ladder → referee → the codec (hearts.v1.codec) → rules;
+clients → the codec and rules; ladder → sandbox, which imports nothing of ours.
 
 The engine (referee/rules) must stay pure: no I/O libraries, no asyncio, no protobuf, nothing
 else of ours. These checks read every module's imports, so a stray import fails here first.
@@ -54,6 +54,30 @@ def test_the_engine_imports_nothing_of_ours_and_no_io(path: Path) -> None:
 def test_the_referee_does_not_reach_up_into_the_ladder(path: Path) -> None:
     bad = sorted(n for n in _imports(path) if n.split(".")[0] in ("ladder", "clients"))
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize(
+    "path",
+    _modules("ladder") + _modules("referee") + _modules("clients") + _modules("sandbox"),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_nothing_below_the_arena_imports_it(path: Path) -> None:
+    """The arena builds on the ladder, never the reverse (its CLI commands join ladder.cli's in arena/cli.py)."""
+    bad = sorted(n for n in _imports(path) if n.split(".")[0] == "arena")
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", [p for p in _modules("arena") if p.name != "store.py"], ids=lambda p: p.name)
+def test_only_the_arena_store_runs_the_arenas_sql(path: Path) -> None:
+    """arena/store.py owns the arena's tables and every statement on them, as ladder/store.py does the ladder's."""
+    calls = [
+        n.func.attr
+        for n in ast.walk(ast.parse(path.read_text()))
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in ("execute", "executemany", "executescript")
+    ]
+    assert not calls, f"arena/{path.name} runs SQL ({', '.join(calls)}): give arena/store.py a method for it"
 
 
 @pytest.mark.parametrize("path", _modules("clients"), ids=lambda p: str(p.relative_to(ROOT)))

@@ -1,6 +1,7 @@
 """docs/cli.md documents every command of the ``hearts`` CLI (in the spirit of sqlite-utils' tests/test_docs.py).
 
-The command tree is walked from ``ladder.cli.main``; for each command docs/cli.md must have a section
+The command tree is walked from ``arena.cli.main`` (``ladder.cli.main`` with the arena's commands);
+for each command docs/cli.md must have a section
 headed exactly ``## hearts <command path>`` that shows the usage line and names, in inline code
 (backticks, outside fenced blocks), every long option string and every argument of the command,
 and gives each shown default on the option's own line (its table row). Adding a command or an
@@ -19,7 +20,7 @@ from pathlib import Path
 import click
 import pytest
 
-from ladder.cli import main
+from arena.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "cli.md"

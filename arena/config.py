@@ -1,0 +1,239 @@
+"""arena.toml: what an arena plays and how, read with tomllib and checked key by key.
+
+Every error names the key (``ArenaConfigError("arena.toml: [classroom] deadline: ...")``), so a
+teacher who mistypes one line is told which. ``TEMPLATE`` is what ``hearts arena init`` writes:
+every key, commented, at its default.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.rules import Rules
+
+__all__ = ["ArenaConfig", "ArenaConfigError", "HouseBot", "Limits", "TEMPLATE", "load_config"]
+
+CONFIG_NAME = "arena.toml"
+
+
+class ArenaConfigError(ValueError):
+    """arena.toml cannot be used: the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class HouseBot:
+    """A bot of the organiser's that plays on the ladder from the start (e.g. a sample bot)."""
+
+    name: str
+    command: str | None = None
+    address: str | None = None
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a submission may be, and what building and running it may take."""
+
+    max_archive_bytes: int = 5 * 1024 * 1024
+    max_files: int = 500
+    max_unpacked_bytes: int = 50 * 1024 * 1024
+    build_timeout_s: float = 120.0
+    memory_mb: int = 512  # the sandbox's memory limit of a submitted bot
+    cpu_s: int = 600
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    name: str = "Hearts arena"
+    rules: str = "standard"
+    budget_ms: float = 1000.0
+    bank_ms: float = 10000.0
+    grace_ms: float = 50.0
+    max_faults: int = 10
+    concurrency: int = 2  # matches at once
+    bot_concurrency: int = 2  # matches one bot plays at once
+    host: str = "127.0.0.1"
+    port: int = 8765
+    limits: Limits = field(default_factory=Limits)
+    deadline: dt.datetime | None = None
+    final_deals: int = 4  # deals per table of the final tournament
+    final_seed: int = 2026
+    final_auto: bool = True  # start the final tournament by itself at the deadline
+    anonymous: bool = False
+    house: tuple[HouseBot, ...] = ()
+
+    @property
+    def players(self) -> int:
+        return Rules.parse(self.rules).players
+
+
+TEMPLATE = """\
+# The arena's settings (hearts arena serve DIR reads this file at start). See docs/arena.md.
+
+name = "Hearts arena"
+
+[ladder]
+# The ruleset every match is played under, as `hearts rules show` accepts it.
+rules = "standard"
+# Matches played at once, and at most this many at once by one bot.
+concurrency = 2
+bot_concurrency = 2
+
+[time]
+# Each decision may take budget_ms (+ grace_ms slack); beyond it the bank is drawn on.
+budget_ms = 1000
+bank_ms = 10000
+grace_ms = 50
+# Faults after which a bot forfeits its seat in a match.
+max_faults = 10
+
+[server]
+# Where the API listens. Binding anything but loopback is a decision: `--host` or this key.
+host = "127.0.0.1"
+port = 8765
+
+[submissions]
+max_archive_bytes = 5242880        # 5 MiB, the .zip as sent
+max_files = 500
+max_unpacked_bytes = 52428800      # 50 MiB unpacked
+build_timeout_s = 120
+
+[sandbox]
+# Limits of a submitted bot in the sandbox (docs/sandbox.md): its memory, all its processes
+# together, and the CPU time of each process over its life (a bot restarts with each batch).
+memory_mb = 512
+cpu_s = 600
+
+[classroom]
+# After the deadline submissions are refused, and the final tournament is played among each
+# participant's last valid version. An ISO 8601 time with its zone, e.g. "2026-12-18T17:00:00+01:00".
+# deadline = "2026-12-18T17:00:00Z"
+final_deals = 4          # deals per table, each played in every rotation (duplicate deals)
+final_seed = 2026
+final_auto = true        # start the final by itself at the deadline (else: the organiser's POST)
+# Aliases instead of names for everyone but a bot's owner, until the organiser reveals them.
+anonymous = false
+
+# House bots: the organiser's, on the ladder from the start. command (started on a free port:
+# {port} is replaced; a leading `python` is the arena's own Python) or address = "host:port".
+[house.random]
+command = "python -m clients.bots.random --port {port} --seed 1"
+
+[house.random-2]
+command = "python -m clients.bots.random --port {port} --seed 2"
+
+[house.lowest]
+command = "python -m clients.bots.lowest --port {port}"
+
+[house.heuristic]
+command = "python -m clients.bots.heuristic --port {port}"
+"""
+
+_SECTIONS: dict[str, set[str]] = {
+    "ladder": {"rules", "concurrency", "bot_concurrency"},
+    "time": {"budget_ms", "bank_ms", "grace_ms", "max_faults"},
+    "server": {"host", "port"},
+    "submissions": {"max_archive_bytes", "max_files", "max_unpacked_bytes", "build_timeout_s"},
+    "sandbox": {"memory_mb", "cpu_s"},
+    "classroom": {"deadline", "final_deals", "final_seed", "final_auto", "anonymous"},
+}
+
+
+def _get(src: str, table: dict[str, Any], section: str, key: str, kind: type, default: Any, *, low: float = 0) -> Any:
+    if key not in table:
+        return default
+    value = table[key]
+    ok = isinstance(value, kind) and not isinstance(value, bool) if kind is not bool else isinstance(value, bool)
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value, ok = float(value), True
+    if not ok:
+        raise ArenaConfigError(f"{src}: [{section}] {key}: expected {kind.__name__}, not {value!r}")
+    if kind in (int, float) and value < low:
+        raise ArenaConfigError(f"{src}: [{section}] {key}: must be at least {low:g}, not {value!r}")
+    return value
+
+
+def parse_config(data: dict[str, Any], src: str = CONFIG_NAME) -> ArenaConfig:
+    """The settings of a parsed arena.toml; ``ArenaConfigError`` naming the key otherwise."""
+    unknown = set(data) - set(_SECTIONS) - {"name", "house"}
+    if unknown:
+        raise ArenaConfigError(f"{src}: unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(_SECTIONS)})")
+    t: dict[str, dict[str, Any]] = {}
+    for section, keys in _SECTIONS.items():
+        table = data.get(section, {})
+        if not isinstance(table, dict):
+            raise ArenaConfigError(f"{src}: {section} must be a table ([{section}])")
+        extra = set(table) - keys
+        if extra:
+            raise ArenaConfigError(f"{src}: [{section}] unknown key(s) {', '.join(sorted(extra))}")
+        t[section] = table
+    d = ArenaConfig()
+    rules = _get(src, t["ladder"], "ladder", "rules", str, d.rules)
+    try:
+        rules = str(Rules.parse(rules))
+    except ValueError as e:
+        raise ArenaConfigError(f"{src}: [ladder] rules: {e}") from None
+    deadline = t["classroom"].get("deadline")
+    if deadline is not None:
+        if isinstance(deadline, str):
+            try:
+                deadline = dt.datetime.fromisoformat(deadline.replace("Z", "+00:00"))
+            except ValueError:
+                raise ArenaConfigError(
+                    f"{src}: [classroom] deadline: {deadline!r} is not an ISO 8601 time (e.g. 2026-12-18T17:00:00Z)"
+                ) from None
+        if not isinstance(deadline, dt.datetime) or deadline.tzinfo is None:
+            raise ArenaConfigError(f"{src}: [classroom] deadline: give a time with its zone, e.g. 2026-12-18T17:00:00Z")
+    house = data.get("house", {})
+    if not isinstance(house, dict):
+        raise ArenaConfigError(f"{src}: house must be tables ([house.NAME])")
+    bots = []
+    for name, entry in house.items():
+        if not isinstance(entry, dict) or set(entry) - {"command", "address"} or len(entry) != 1:
+            raise ArenaConfigError(f"{src}: [house.{name}]: give exactly one of command or address")
+        bots.append(HouseBot(name=name, command=entry.get("command"), address=entry.get("address")))
+    sub, box = t["submissions"], t["sandbox"]
+    limits = Limits(
+        max_archive_bytes=_get(src, sub, "submissions", "max_archive_bytes", int, Limits.max_archive_bytes, low=1),
+        max_files=_get(src, sub, "submissions", "max_files", int, Limits.max_files, low=1),
+        max_unpacked_bytes=_get(src, sub, "submissions", "max_unpacked_bytes", int, Limits.max_unpacked_bytes, low=1),
+        build_timeout_s=_get(src, sub, "submissions", "build_timeout_s", float, Limits.build_timeout_s, low=1),
+        memory_mb=_get(src, box, "sandbox", "memory_mb", int, Limits.memory_mb, low=16),
+        cpu_s=_get(src, box, "sandbox", "cpu_s", int, Limits.cpu_s, low=1),
+    )
+    name = data.get("name", d.name)
+    if not isinstance(name, str):
+        raise ArenaConfigError(f"{src}: name: expected a string, not {name!r}")
+    return ArenaConfig(
+        name=name,
+        rules=rules,
+        concurrency=_get(src, t["ladder"], "ladder", "concurrency", int, d.concurrency, low=1),
+        bot_concurrency=_get(src, t["ladder"], "ladder", "bot_concurrency", int, d.bot_concurrency, low=1),
+        budget_ms=_get(src, t["time"], "time", "budget_ms", float, d.budget_ms, low=1),
+        bank_ms=_get(src, t["time"], "time", "bank_ms", float, d.bank_ms),
+        grace_ms=_get(src, t["time"], "time", "grace_ms", float, d.grace_ms),
+        max_faults=_get(src, t["time"], "time", "max_faults", int, d.max_faults, low=1),
+        host=_get(src, t["server"], "server", "host", str, d.host),
+        port=_get(src, t["server"], "server", "port", int, d.port),
+        limits=limits,
+        deadline=deadline,
+        final_deals=_get(src, t["classroom"], "classroom", "final_deals", int, d.final_deals, low=1),
+        final_seed=_get(src, t["classroom"], "classroom", "final_seed", int, d.final_seed),
+        final_auto=_get(src, t["classroom"], "classroom", "final_auto", bool, d.final_auto),
+        anonymous=_get(src, t["classroom"], "classroom", "anonymous", bool, d.anonymous),
+        house=tuple(bots),
+    )
+
+
+def load_config(arena_dir: Path | str) -> ArenaConfig:
+    path = Path(arena_dir) / CONFIG_NAME
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ArenaConfigError(f"{path}: no such file; create the arena with `hearts arena init {arena_dir}`") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ArenaConfigError(f"{path}: not valid TOML: {e}") from None
+    return parse_config(data, str(path))

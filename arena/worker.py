@@ -1,0 +1,561 @@
+"""The arena's background work: the build + validate pipeline and the continuous ladder.
+
+Both run on one asyncio loop in one thread of ``hearts arena serve`` (``ArenaWorker``), with their
+own connection to the database; the web requests use theirs. Everything they decide is in the
+database (a version's status, the ladder's schedule, paused), so a restart picks up where the
+last run stopped: a version caught mid-validation is validated again, the ladder's pending
+matches are played first, and a recorded match is never played again (``ladder.tournament``).
+
+``start_bot`` is the ONE function by which the arena starts a submitted bot, for validation and
+for play alike (through ``bot_entry``): switching to the sandbox of issue #13 is a change here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import datetime as dt
+import functools
+import json
+import logging
+import os
+import re
+import shlex
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.config import ArenaConfig
+from arena.scheduler import Standing, next_batch
+from arena.store import ArenaStore, VersionRow
+from ladder.launcher import BotStartError, Launcher
+from ladder.leaderboard import Leaderboard, load_leaderboard
+from ladder.registry import BotEntry
+from ladder.tournament import TournamentSpec, create_tournament, get_tournament, play_tournament
+from ladder.validate import validate
+from referee.match import MatchSettings
+from referee.record import MatchRecord, utc_now
+from referee.rules import Rules
+from sandbox import SOCKET_DIR, Limits, SandboxMode, SandboxSpec, SandboxUnavailable, build_argv, probe, probe_limits
+from sandbox.bwrap import bot_uid
+
+__all__ = ["ArenaWorker", "bot_entry", "ladder_tournament", "start_bot"]
+
+log = logging.getLogger("arena")
+_OUTPUT_KEPT = 8000  # characters of a build's output kept in its report
+BENCH_S = 60.0  # how long a bot that could not be started sits out
+
+
+def settings_of(cfg: ArenaConfig) -> MatchSettings:
+    return MatchSettings(budget_ms=cfg.budget_ms, bank_ms=cfg.bank_ms, grace_ms=cfg.grace_ms, max_faults=cfg.max_faults)
+
+
+@functools.cache
+def sandbox_mode() -> tuple[SandboxMode, str | None]:
+    """How this machine runs submitted bots: the full sandbox (bubblewrap) where it works; else the
+    limits alone, with the reason as a warning that ``hearts arena serve`` and /api/status show."""
+    try:
+        probe()
+        return SandboxMode.FULL, None
+    except SandboxUnavailable as e:
+        why = str(e)
+    try:
+        probe_limits()
+        return SandboxMode.LIMITS_ONLY, f"NO SANDBOX: submitted bots run with resource limits only ({why})"
+    except SandboxUnavailable as e:
+        return SandboxMode.OFF, f"NO SANDBOX AND NO LIMITS: submitted bots run as this user ({why}; {e})"
+
+
+def bot_limits(cfg: ArenaConfig) -> Limits:
+    return Limits(memory_mb=cfg.limits.memory_mb, cpu_seconds=cfg.limits.cpu_s)
+
+
+def in_version(command: str, folder: Path) -> str:
+    """The command with each word that names a file of the version made absolute, so that the
+    sandbox finds the bot's directory (it mounts the directory of the first file named, read-only,
+    and starts the bot there)."""
+    words = shlex.split(command)
+    out = []
+    for i, w in enumerate(words):
+        if (i > 0 and not w.startswith("-") or "/" in w) and w and (folder / w).exists():
+            w = str((folder / w).resolve())
+        out.append(w)
+    # Quoted only where needed: a placeholder like {port} stays as the author wrote it.
+    return " ".join(w if re.fullmatch(r"[\w{}./:=,+@%-]+", w) else shlex.quote(w) for w in out)
+
+
+def bot_entry(v: VersionRow, cfg: ArenaConfig) -> BotEntry:
+    """How the ladder and the validation start or reach version ``v``: a submitted bot in the full
+    sandbox, with the arena's limits (``[sandbox]``); where bubblewrap cannot run, through
+    ``arena.jail`` (its directory, its CPU limit) under the limits alone. House bots are the
+    organiser's: started as they are."""
+    if v.address is not None:
+        return BotEntry(name=v.ladder_name, address=v.address, max_concurrency=cfg.bot_concurrency)
+    assert v.command is not None
+    if v.kind == "house":
+        return BotEntry(name=v.ladder_name, command=v.command, max_concurrency=cfg.bot_concurrency)
+    assert v.path is not None
+    mode, _warning = sandbox_mode()
+    if mode is SandboxMode.FULL:
+        return BotEntry(
+            name=v.ladder_name,
+            command=in_version(v.command, Path(v.path)),
+            max_concurrency=cfg.bot_concurrency,
+            sandbox=True,
+            limits=bot_limits(cfg),
+        )
+    command = f"python -m arena.jail --cpu {cfg.limits.cpu_s} {shlex.quote(v.path)} {shlex.quote(v.command)}"
+    limits = bot_limits(cfg) if mode is SandboxMode.LIMITS_ONLY else None
+    return BotEntry(name=v.ladder_name, command=command, max_concurrency=cfg.bot_concurrency, limits=limits)
+
+
+def play_mode() -> SandboxMode:
+    """The mode a batch's launcher runs in: submitted bots ask for the full sandbox by their entry;
+    where it cannot run, every bot gets the limits (a house bot is well under them)."""
+    mode, _warning = sandbox_mode()
+    return SandboxMode.OFF if mode is SandboxMode.FULL else mode
+
+
+async def start_bot(launcher: Launcher, entry: BotEntry) -> str:
+    """Start (or reach) one bot for the arena; returns its address. The ONE place a submitted bot starts."""
+    return await launcher.start(
+        entry.name,
+        entry.command,
+        address=entry.address,
+        sandbox=SandboxMode.FULL if entry.sandbox else None,
+        limits=entry.limits,
+    )
+
+
+def sync_house(store: ArenaStore, cfg: ArenaConfig) -> None:
+    """The house bots of arena.toml as valid versions owned by the first organiser (a changed
+    command or address makes a new version; the organiser's own bots are not validated)."""
+    organisers = [u for u in store.users() if u.role == "organiser"]
+    if not organisers:
+        raise ValueError("this arena has no organiser: run `hearts arena init` on it")
+    for h in cfg.house:
+        bot = store.bot(h.name)
+        if bot is None:
+            bot_id = store.add_bot(h.name, organisers[0].id, f"house-{h.name}", house=True)
+        elif not bot.house:
+            raise ValueError(f"house bot {h.name!r}: a participant's bot has that name; rename it in arena.toml")
+        else:
+            bot_id = bot.id
+        current = [v for v in store.versions(h.name) if v.status == "valid"]
+        if current and (current[-1].command, current[-1].address) == (h.command, h.address):
+            continue
+        store.add_version(bot_id, organisers[0].id, status="valid", kind="house", command=h.command, address=h.address)
+
+
+def ladder_tournament(store: ArenaStore, cfg: ArenaConfig) -> int:
+    """The ladder tournament that holds the continuous ladder's matches (made on first use)."""
+    key = f"ladder_tournament:{cfg.rules}"
+    tid = store.get_meta(key)
+    if tid is not None:
+        return int(tid)
+    with store.db.atomic():
+        tid = store.get_meta(key)  # under the write lock: another process may have made it
+        if tid is not None:
+            return int(tid)
+        new = store.ladder.tournaments.insert(
+            format="arena",
+            rules=cfg.rules,
+            seed=0,
+            rounds=0,
+            deals=1,
+            gauntlet=None,
+            bots="[]",
+            settings=json.dumps({**settings_of(cfg).__dict__, "duplicate": True, "max_tables": 0}),
+        )
+        store.set_meta(key, str(new))
+    return new
+
+
+@dataclass
+class Fitted:
+    """A leaderboard fitted over ``matches`` recorded matches (refit when more come in)."""
+
+    matches: int
+    board: Leaderboard
+    at: float = field(default_factory=time.time)
+
+
+class Ratings:
+    """Fitted leaderboards by tournament, refit only when its recorded matches changed."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, Fitted] = {}
+        self._lock = threading.Lock()
+        self._fitting: dict[int, threading.Lock] = {}
+
+    def get(self, store: ArenaStore, tournament_id: int, rules: str, *, max_age: float = 0.0) -> Leaderboard:
+        """The fitted leaderboard; refit when matches came in since, unless the fit is younger than
+        ``max_age`` seconds (the web's readers take one a few seconds old rather than wait for a fit)."""
+        n = store.match_count(tournament_id)
+        with self._lock:
+            hit = self._cache.get(tournament_id)
+        if hit is not None and (hit.matches == n or time.time() - hit.at < max_age):
+            return hit.board
+        with self._fitting.setdefault(tournament_id, threading.Lock()):  # one fit at a time per board
+            with self._lock:
+                hit = self._cache.get(tournament_id)
+            if hit is not None and hit.matches == n:
+                return hit.board
+            board = load_leaderboard(store.ladder, tournament_id=tournament_id, rules=rules)
+            with self._lock:
+                self._cache[tournament_id] = Fitted(n, board)
+        return board
+
+
+class ArenaWorker:
+    """Runs the pipeline and the ladder on their own loop and thread until ``stop()``."""
+
+    def __init__(self, arena_dir: Path, cfg: ArenaConfig, ratings: Ratings | None = None) -> None:
+        self.dir = arena_dir
+        self.cfg = cfg
+        self.db_path = arena_dir / "arena.db"
+        self.ratings = ratings or Ratings()
+        self.live: dict[str, dict[str, Any]] = {}  # scheduled matches of the batch in play
+        self.playing = False
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._main: asyncio.Task[None] | None = None
+        self.events: list[str] = []  # for the organiser: bots that could not be started
+        self.benched: dict[str, float] = {}  # ladder name -> monotonic time it may play again
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="arena-worker", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self._stopping.set()
+        if self._loop is not None and self._main is not None:
+            self._loop.call_soon_threadsafe(self._main.cancel)
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            self._main = loop.create_task(self._both())
+            with contextlib.suppress(asyncio.CancelledError):
+                loop.run_until_complete(self._main)
+        finally:
+            loop.close()
+
+    async def _both(self) -> None:
+        store = ArenaStore(self.db_path)
+        try:
+            await asyncio.gather(self._pipeline(store), self._ladder(store))
+        finally:
+            store.close()
+
+    # -- the pipeline ------------------------------------------------------------------------------
+
+    async def _pipeline(self, store: ArenaStore) -> None:
+        while not self._stopping.is_set():
+            try:
+                todo = store.versions_in(("pending", "building", "validating"))
+            except Exception:
+                log.exception("reading the queue")
+                await asyncio.sleep(5.0)
+                continue
+            if not todo:
+                await asyncio.sleep(0.3)
+                continue
+            try:
+                await self.check_version(store, todo[0])
+            except Exception as e:  # a bug here must not stop the arena: the version says what happened
+                log.exception("checking %s", todo[0].ladder_name)
+                self.events.append(f"{utc_now()} checking {todo[0].ladder_name} failed: {e}")
+                try:
+                    store.set_status(todo[0].id, "failed", build_report={"ok": False, "error": f"internal error: {e}"})
+                except Exception:  # the database itself (a full disk): wait, then try again
+                    log.exception("recording the failure of %s", todo[0].ladder_name)
+                    await asyncio.sleep(5.0)
+
+    async def check_version(self, store: ArenaStore, v: VersionRow) -> None:
+        """Build (if it has a build command) and validate one version; its status and reports say how it went."""
+        if v.build and v.path is not None:
+            store.set_status(v.id, "building")
+            report = await _build(v.build, Path(v.path), self.cfg.limits.build_timeout_s, bot_limits(self.cfg))
+            if not report["ok"]:
+                store.set_status(v.id, "failed", build_report=report)
+                return
+            store.set_status(v.id, "validating", build_report=report)
+        else:
+            store.set_status(v.id, "validating")
+        entry = bot_entry(v, self.cfg)
+        logs = self.dir / "logs" / "validate"
+        try:
+            async with Launcher(logs, startup_timeout=20.0, sandbox=play_mode()) as launcher:
+                address = await start_bot(launcher, entry)
+                result = await validate(
+                    address,
+                    rules=[Rules.parse(self.cfg.rules)],
+                    budget_ms=self.cfg.budget_ms,
+                    bank_ms=self.cfg.bank_ms,
+                    grace_ms=self.cfg.grace_ms,
+                    command=v.command,
+                )
+            report = result.to_dict()
+        except BotStartError as e:
+            report = {"ok": False, "error": f"the bot did not start: {e.reason}", "log": e.tail}
+        store.set_status(v.id, "valid" if report["ok"] else "failed", validation_report=report)
+
+    # -- the ladder --------------------------------------------------------------------------------
+
+    def entries(self, store: ArenaStore, names: set[str]) -> list[BotEntry]:
+        by_name = {v.ladder_name: v for v in store.versions()}
+        return [bot_entry(by_name[n], self.cfg) for n in sorted(names) if n in by_name]
+
+    def paused(self, store: ArenaStore) -> bool:
+        return store.get_meta("paused") == "1"
+
+    async def _ladder(self, store: ArenaStore) -> None:
+        while not self._stopping.is_set():
+            try:
+                await self._ladder_steps(store)
+            except Exception as e:  # a bug or a full disk must not end the arena: said, then tried again
+                log.exception("the ladder")
+                self.events.append(f"{utc_now()} the ladder stopped on an error and starts again in 5 s: {e}")
+                del self.events[:-50]
+                await asyncio.sleep(5.0)
+
+    async def _ladder_steps(self, store: ArenaStore) -> None:
+        tid = ladder_tournament(store, self.cfg)
+        players = Rules.parse(self.cfg.rules).players
+        while not self._stopping.is_set():
+            final = store.get_meta("final_tournament")
+            if final is not None and get_tournament(store.ladder, int(final)).status != "finished":
+                await self._play(store, int(final), self._stopping.is_set)
+                continue
+            if self.paused(store):
+                await asyncio.sleep(0.3)
+                continue
+            now = time.monotonic()
+            active = {v.ladder_name for v in store.newest_valid() if self.benched.get(v.ladder_name, 0.0) <= now}
+            pending = store.ladder.tournaments.pending(tid)
+            if not pending:
+                if len(active) < players:
+                    await asyncio.sleep(0.5)
+                    continue
+                board = self.ratings.get(store, tid, self.cfg.rules)
+                standings = {r.bot: Standing(r.elo, r.ci95, r.games) for r in board.rows}
+                pending = next_batch(
+                    sorted(active),
+                    standings,
+                    players=players,
+                    tables=max(4, 2 * self.cfg.concurrency),  # bots restart per batch: not too short
+                    start=store.next_index(tid),
+                    rules=self.cfg.rules,
+                )
+                seats = {b for m in pending for b in m.seats}
+                with store.db.atomic():
+                    store.ladder.tournaments.set_bots(
+                        tid, json.dumps([e.to_dict() for e in self.entries(store, seats | active)])
+                    )
+                    store.ladder.tournaments.insert_schedule(tid, pending)
+            else:  # a batch left by the last run (killed, say): played first, as scheduled
+                seats = {b for m in pending for b in m.seats}
+                with store.db.atomic():
+                    store.ladder.tournaments.set_bots(
+                        tid, json.dumps([e.to_dict() for e in self.entries(store, seats | active)])
+                    )
+            valid_now = len(store.versions_in(("valid",)))
+            final_asked = store.get_meta("final_tournament")
+
+            def stop(valid_now: int = valid_now, final_asked: str | None = final_asked) -> bool:
+                # Between matches: stop for a pause, a new valid version (its tables come first) or the final.
+                return (
+                    self._stopping.is_set()
+                    or self.paused(store)
+                    or len(store.versions_in(("valid",))) != valid_now
+                    or store.get_meta("final_tournament") != final_asked
+                )
+
+            self.live = {f"t{tid}-{m.index:06d}": m.to_dict() for m in pending}
+            await self._play(store, tid, stop)
+            self.live = {}
+            if len(store.versions_in(("valid",))) != valid_now:
+                # A new version: its tables come next, not the rest of this batch (never played, so
+                # dropping it loses nothing).
+                with store.db.atomic():
+                    store.ladder.tournaments.drop_pending(tid)
+
+    def _recorded(self, record: MatchRecord) -> None:
+        self.live.pop(record.match_id, None)
+
+    async def _play(self, store: ArenaStore, tid: int, stop: Callable[[], bool]) -> None:
+        self.playing = True
+        try:
+            await play_tournament(
+                store.ladder,
+                tid,
+                sandbox=play_mode(),
+                concurrency=self.cfg.concurrency,
+                log_dir=self.dir / "logs",
+                workers=0,
+                stop=stop,
+                force=True,
+                on_record=self._recorded,
+            )
+        except BotStartError as e:
+            # A bot that cannot be started (or reached) at the beginning of a batch: the batch, of
+            # which nothing was played, is dropped, and the bot sits out the next batches for a
+            # while (a participant's own server may be down for a minute); the others go on.
+            self.events.append(f"{utc_now()} {e.name} could not be started; it sits out {BENCH_S:g} s: {e.reason}")
+            del self.events[:-50]
+            log.warning("%s", e)
+            self.benched[e.name] = time.monotonic() + BENCH_S
+            with store.db.atomic():
+                store.ladder.tournaments.drop_pending(tid)
+            await asyncio.sleep(0.5)
+        finally:
+            self.playing = False
+
+    # -- the final tournament --------------------------------------------------------------------
+
+    def start_final(self, store: ArenaStore) -> int:
+        return start_final(store, self.cfg)
+
+
+def final_versions(store: ArenaStore, cfg: ArenaConfig) -> list[VersionRow]:
+    """Each participant's last valid version submitted before the deadline (house bots fill a short table)."""
+    before = utc_iso(cfg) if cfg.deadline is not None else None
+    newest: dict[int, VersionRow] = {}
+    for v in store.newest_valid(before=before):
+        bot = store.bot(v.bot)
+        if bot is None or bot.house:
+            continue
+        if bot.owner_id not in newest or v.submitted_at > newest[bot.owner_id].submitted_at:
+            newest[bot.owner_id] = v
+    chosen = sorted(newest.values(), key=lambda v: v.ladder_name)
+    players = Rules.parse(cfg.rules).players
+    if len(chosen) < players:
+        house = [v for v in store.newest_valid() if (b := store.bot(v.bot)) is not None and b.house]
+        chosen += house[: players - len(chosen)]
+    return chosen
+
+
+def utc_iso(cfg: ArenaConfig) -> str:
+    """The deadline as the records write times (ISO 8601, UTC, milliseconds), to compare with them."""
+    assert cfg.deadline is not None
+    return cfg.deadline.astimezone(dt.UTC).isoformat(timespec="milliseconds")
+
+
+def start_final(store: ArenaStore, cfg: ArenaConfig) -> int:
+    """Create the final tournament (once): fixed seed, duplicate deals, a balanced round robin."""
+    existing = store.get_meta("final_tournament")
+    if existing is not None:
+        return int(existing)
+    chosen = final_versions(store, cfg)
+    if len(chosen) < Rules.parse(cfg.rules).players:
+        raise ValueError(f"the final needs {Rules.parse(cfg.rules).players} valid bots; there are {len(chosen)}")
+    spec = TournamentSpec(
+        format="round-robin",
+        rules=cfg.rules,
+        rounds=1,
+        deals=cfg.final_deals,
+        seed=cfg.final_seed,
+        duplicate=True,
+        settings=settings_of(cfg),
+    )
+    tid = create_tournament(store.ladder, [bot_entry(v, cfg) for v in chosen], spec)
+    store.set_meta("final_tournament", str(tid))
+    store.set_meta("final_started_at", utc_now())
+    return tid
+
+
+def _build_argv(command: str, folder: Path, timeout: float, limits: Limits) -> tuple[list[str], int | None]:
+    """The command line of a build, and the uid it runs as (None: this process's). In the full
+    sandbox the version's directory is the one writable directory it has, mounted where the
+    sandbox shares a directory (``SOCKET_DIR``), with no network; else through ``arena.jail``."""
+    mode, _warning = sandbox_mode()
+    cpu = int(timeout) + 1
+    if mode is not SandboxMode.FULL:
+        return [
+            sys.executable,
+            "-m",
+            "arena.jail",
+            "--cpu",
+            str(cpu),
+            str(folder),
+            shlex.join(["sh", "-c", command]),
+        ], None
+    uid = bot_uid() if os.geteuid() == 0 else None
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+    spec = SandboxSpec(
+        argv=["/bin/sh", "-c", f"cd {SOCKET_DIR} && {command}"],
+        socket_dir=folder,
+        limits=dataclasses.replace(limits, cpu_seconds=cpu),
+        env=env,
+        uid=uid,
+    )
+    return build_argv(spec, probe()), uid
+
+
+def _chown_tree(folder: Path, uid: int) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, uid, uid)
+
+
+async def _build(command: str, folder: Path, timeout: float, limits: Limits) -> dict[str, Any]:
+    """Run a version's build command in its directory, within ``timeout`` seconds."""
+    t0 = time.monotonic()
+    argv, uid = _build_argv(command, folder, timeout, limits)
+    if uid is not None:  # the build's own uid writes the directory; root owns it again after
+        await asyncio.to_thread(_chown_tree, folder, uid)
+    try:
+        return await _run_build(argv, command, folder, timeout, t0)
+    finally:
+        if uid is not None:
+            await asyncio.to_thread(_chown_tree, folder, 0)
+
+
+async def _run_build(argv: list[str], command: str, folder: Path, timeout: float, t0: float) -> dict[str, Any]:
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=folder,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    out = bytearray()
+
+    async def pump() -> None:  # read as it comes: what a build printed before its timeout is kept
+        assert proc.stdout is not None
+        while data := await proc.stdout.read(1 << 16):
+            out.extend(data)
+            del out[: max(0, len(out) - 4 * _OUTPUT_KEPT)]  # a chatty build keeps its tail only
+
+    reader = asyncio.create_task(pump())
+    try:
+        await asyncio.wait_for(proc.wait(), timeout)
+        timed_out = False
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the whole group: what the build started too
+        await proc.wait()
+        timed_out = True
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(reader, 5.0)
+    text = out.decode("utf-8", "replace")[-_OUTPUT_KEPT:]
+    return {
+        "ok": proc.returncode == 0 and not timed_out,
+        "command": command,
+        "exit_code": proc.returncode,
+        "timed_out": timed_out,
+        "seconds": round(time.monotonic() - t0, 3),
+        "output": text,
+        "error": f"the build took longer than {timeout:g} s" if timed_out else None,
+    }

@@ -1,0 +1,158 @@
+"""Benchmark the arena's leaderboard endpoint: 100k recorded matches among 200 bots.
+
+Run from the project root: `python bench/arena.py` (a table) or `--json`. A real uvicorn serves the
+arena's app (without its background worker) on a free port, and real HTTP asks for the
+leaderboard: once to fit the ratings (reported), then `--requests` times. Target: the median
+answer, after the fit, under 200 ms. `--strict` exits 1 when it is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # project root
+
+import httpx
+import uvicorn
+
+from arena.accounts import add_user, hash_token
+from arena.app import build_app
+from arena.config import ArenaConfig
+from arena.store import ArenaStore
+from arena.worker import ladder_tournament
+from ladder.launcher import free_port
+from ladder.schedule import ScheduledMatch
+from referee.record import HandRecord, MatchRecord, SeatRecord, utc_now
+from referee.rules import Rules
+
+TARGET_MS = 200.0
+
+
+def build(folder: Path, n_matches: int, n_bots: int, seed: int) -> tuple[ArenaConfig, str, float]:
+    """An arena database with ``n_bots`` participants' bots and ``n_matches`` recorded matches."""
+    cfg = ArenaConfig(rules="standard")
+    store = ArenaStore(folder / "arena.db")
+    t0 = time.perf_counter()
+    _org, _ = add_user(store, "organiser", organiser=True)
+    _me, token = add_user(store, "viewer")
+    dummy = hash_token("x")  # one scrypt for all the rest: their tokens are never used
+    owners = [store.add_user(f"student{i:03d}", "participant", dummy, f"alias-u{i}") for i in range(n_bots // 2)]
+    names = []
+    for i in range(n_bots):
+        bot_id = store.add_bot(f"bot{i:03d}", owners[i % len(owners)], f"alias-b{i}")
+        v = store.add_version(bot_id, owners[i % len(owners)], status="valid", kind="address", address="127.0.0.1:1")
+        names.append(v.ladder_name)
+    tid = ladder_tournament(store, cfg)
+    rules = Rules.parse(cfg.rules).to_dict()
+    rng = random.Random(seed)
+    strength = {n: rng.gauss(0, 1) for n in names}
+    with store.db.atomic():
+        schedule = []
+        for i in range(n_matches):
+            seats = rng.sample(names, 4)
+            schedule.append(ScheduledMatch(i, 0, i, 0, 0, i, tuple(seats), cfg.rules))
+        store.ladder.tournaments.insert_schedule(tid, schedule)
+        for m in schedule:
+            order = sorted(m.seats, key=lambda n: -(strength[n] + rng.gauss(0, 1.3)))
+            place = {n: k + 1 for k, n in enumerate(order)}
+            scores = {n: 20 * place[n] for n in m.seats}
+            record = MatchRecord(
+                match_id=f"t{tid}-{m.index:06d}",
+                seed=m.seed,
+                rules=rules,
+                seats=[SeatRecord(seat=k, bot=n, final_score=scores[n], place=place[n]) for k, n in enumerate(m.seats)],
+                started_at=utc_now(),
+                finished_at=utc_now(),
+                winners=(m.seats.index(order[0]),),
+                hands=[
+                    HandRecord(
+                        hand=0,
+                        pass_direction="left",
+                        dealer=0,
+                        deal=((), (), (), ()),
+                        points_taken=tuple(scores[n] for n in m.seats),
+                        score=tuple(scores[n] for n in m.seats),
+                        totals=tuple(scores[n] for n in m.seats),
+                    )
+                ],
+                tournament_id=tid,
+            )
+            store.ladder.save_match(record)
+            store.ladder.tournaments.mark_recorded(tid, m.index, record.match_id)
+    store.close()
+    return cfg, token, time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    ap.add_argument("--matches", type=int, default=100_000)
+    ap.add_argument("--bots", type=int, default=200)
+    ap.add_argument("--requests", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--strict", action="store_true", help="exit 1 if the target is missed")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        cfg, token, build_s = build(folder, args.matches, args.bots, args.seed)
+        port = free_port()
+        server = uvicorn.Server(
+            uvicorn.Config(build_app(folder, cfg, background=False), host="127.0.0.1", port=port, log_level="warning")
+        )
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.05)
+        try:
+            with httpx.Client(
+                base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {token}"}, timeout=600
+            ) as c:
+                t0 = time.perf_counter()
+                first = c.get("/api/leaderboard")
+                fit_ms = 1000 * (time.perf_counter() - t0)
+                assert first.status_code == 200, first.text
+                board = first.json()
+                times = []
+                for _ in range(args.requests):
+                    t0 = time.perf_counter()
+                    r = c.get("/api/leaderboard")
+                    times.append(1000 * (time.perf_counter() - t0))
+                    assert r.status_code == 200
+        finally:
+            server.should_exit = True
+            thread.join(10)
+    result = {
+        "matches": board["matches"],
+        "bots": len(board["rows"]),
+        "build_s": round(build_s, 1),
+        "first_request_with_fit_ms": round(fit_ms, 1),
+        "median_ms": round(statistics.median(times), 1),
+        "max_ms": round(max(times), 1),
+        "target_ms": TARGET_MS,
+        "ratio_to_target": round(statistics.median(times) / TARGET_MS, 3),
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"arena leaderboard: {result['matches']} matches, {result['bots']} bots (database built in {build_s:.1f} s)"
+        )
+        print(f"  first request (fits the ratings): {fit_ms:8.1f} ms")
+        print(
+            f"  after the fit, median of {args.requests}:   {result['median_ms']:8.1f} ms (max {result['max_ms']} ms)"
+        )
+        print(f"  target: under {TARGET_MS:g} ms -> {'met' if result['median_ms'] < TARGET_MS else 'MISSED'}")
+    return 1 if args.strict and result["median_ms"] >= TARGET_MS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

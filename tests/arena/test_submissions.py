@@ -1,0 +1,132 @@
+"""Bad archives are refused with a clear message, before anything is written (and through the real
+API); a good one becomes an immutable version with its hash, size and files; a build that fails or
+runs too long keeps its report and the version never plays; the deadline refuses submissions."""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+from arena_helpers import GOOD_BOT, HOUSE2, Arena, make_arena, write_bot
+
+from arena.config import Limits
+from arena.submissions import ArchiveError, check_archive, unpack, zip_directory
+
+LIMITS = Limits(max_archive_bytes=100_000, max_files=10, max_unpacked_bytes=500_000)
+MANIFEST = 'command = "python bot.py --port {port}"\n'
+
+
+def _zip(members: dict[str, bytes], *, symlinks: dict[str, str] | None = None) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+        for name, target in (symlinks or {}).items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            zf.writestr(info, target)
+    return buf.getvalue()
+
+
+BAD = {
+    "not a zip": (b"this is not a zip at all", "not a zip archive"),
+    "too big": (_zip({"bot.toml": MANIFEST.encode(), "x.bin": os.urandom(150_000)}), "at most 100000"),
+    "too many files": (_zip({"bot.toml": MANIFEST.encode(), **{f"f{i}": b"" for i in range(12)}}), "at most 10"),
+    "traversal": (_zip({"bot.toml": MANIFEST.encode(), "../evil.py": b"x"}), "leaves the bot's directory"),
+    "absolute": (_zip({"bot.toml": MANIFEST.encode(), "/etc/evil": b"x"}), "absolute path"),
+    "symlink escape": (_zip({"bot.toml": MANIFEST.encode()}, symlinks={"data": "../../etc/passwd"}), "symlink"),
+    "zip bomb": (_zip({"bot.toml": MANIFEST.encode(), "bomb": bytes(5_000_000)}), "unpacks to"),
+    "no manifest": (_zip({"bot.py": b"x"}), "no bot.toml"),
+    "bad manifest": (_zip({"bot.toml": b"build = 'make'\n"}), "command"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_a_bad_archive_is_refused_with_a_clear_message(case: str) -> None:
+    data, message = BAD[case]
+    with pytest.raises(ArchiveError, match=message):
+        check_archive(data, LIMITS)
+
+
+def test_a_member_that_lies_about_its_size_is_cut_at_the_limit(tmp_path: Path) -> None:
+    data = _zip({"bot.toml": MANIFEST.encode(), "big": bytes(400_000)})
+    checked = check_archive(data, LIMITS)
+    with pytest.raises(ArchiveError, match="zip bomb"):
+        unpack(data, checked, tmp_path / "v", Limits(max_unpacked_bytes=100_000))
+    assert not (tmp_path / "v").exists(), "nothing is left of a refused version"
+
+
+def test_a_directory_zips_to_a_version_and_one_folder_on_top_is_fine(tmp_path: Path) -> None:
+    bot = write_bot(tmp_path / "mybot", GOOD_BOT)
+    checked = check_archive(zip_directory(bot), LIMITS)
+    assert checked.manifest.command == "python bot.py --port {port}" and checked.files == 2
+    nested = _zip({"mybot/bot.toml": MANIFEST.encode(), "mybot/bot.py": b"print()"})
+    c = check_archive(nested, LIMITS)
+    unpack(nested, c, tmp_path / "v", LIMITS)
+    assert sorted(p.name for p in (tmp_path / "v").iterdir()) == ["bot.py", "bot.toml"]
+    (bot / "escape").symlink_to("/etc/passwd")
+    with pytest.raises(ArchiveError, match="symlink that leaves"):
+        zip_directory(bot)
+
+
+def test_the_api_refuses_bad_archives_and_keeps_good_versions_immutable(
+    tmp_path: Path, arena_factory: list[Arena]
+) -> None:
+    a = make_arena(tmp_path, house=HOUSE2)
+    arena_factory.append(a)
+    alice = a.add_user("alice")
+    a.serve()
+    zipped = {"Content-Type": "application/zip"}
+    with a.client(alice) as c:
+        for case in ("not a zip", "traversal", "symlink escape", "zip bomb"):
+            r = c.post("/api/bots/mine/versions", content=BAD[case][0], headers=zipped)
+            assert r.status_code == 400 and BAD[case][1] in r.json()["error"], (case, r.text)
+        big = _zip({"bot.toml": MANIFEST.encode(), "x": os.urandom(300_000)})
+        r = c.post("/api/bots/mine/versions", content=big, headers=zipped)
+        assert r.status_code in (400, 413) and "at most 200000" in r.json()["error"]
+        assert not (a.dir / "versions" / "mine").exists() or not any(
+            p for p in (a.dir / "versions" / "mine").iterdir() if not p.name.startswith(".")
+        )
+        # A build that fails keeps its report; the version never plays.
+        failing = write_bot(tmp_path / "fails", GOOD_BOT, build="echo compiling; exit 4")
+        r = c.post("/api/bots/mine/versions", content=zip_directory(failing), headers=zipped)
+        assert r.status_code == 201, r.text
+        v = r.json()
+        assert v["number"] == 1 and v["content_hash"] and v["size"] > 0 and v["files"] == 2
+        v = a.wait_for(alice, lambda v: v["status"] in ("valid", "failed"), path="/api/bots/mine/versions/1")
+        assert v["status"] == "failed" and v["build_report"]["exit_code"] == 4
+        assert "compiling" in v["build_report"]["output"] and v["validation_report"] is None
+        ok = write_bot(tmp_path / "builds", GOOD_BOT, build="echo built > built.txt")
+        r = c.post("/api/bots/mine/versions", content=zip_directory(ok), headers=zipped)
+        v = a.wait_for(alice, lambda v: v["status"] in ("valid", "failed"), path="/api/bots/mine/versions/2")
+        assert v["status"] == "valid", v
+        assert (a.dir / "versions" / "mine" / "2" / "built.txt").is_file()
+        assert (a.dir / "versions" / "mine" / "1.zip").is_file(), "the archive as sent is kept"
+        assert [x["number"] for x in c.get("/api/bots/mine/versions").json()["versions"]] == [1, 2]
+        if c.get("/api/status").json()["sandbox"] != "sandboxed (bubblewrap)":
+            pytest.skip("bubblewrap cannot run here: the arena ran without the sandbox, and said so")
+        assert v["validation_report"]["address"].startswith("unix:"), "validated in the sandbox"
+        # In the sandbox a build sees its own directory and the system, not the arena's files.
+        db = a.dir / "arena.db"
+        thief = write_bot(tmp_path / "thief", GOOD_BOT, build=f"id -u > uid.txt; cat {db} > stolen.txt")
+        r = c.post("/api/bots/mine/versions", content=zip_directory(thief), headers=zipped)
+        v = a.wait_for(alice, lambda v: v["status"] in ("valid", "failed"), path="/api/bots/mine/versions/3")
+        assert v["status"] == "failed" and "No such file" in v["build_report"]["output"], v["build_report"]
+        assert (a.dir / "versions" / "mine" / "3" / "uid.txt").read_text().strip() != "0", "not as root"
+
+
+def test_after_the_deadline_submissions_are_refused_with_the_deadline(
+    tmp_path: Path, arena_factory: list[Arena]
+) -> None:
+    a = make_arena(tmp_path, house=HOUSE2, classroom='deadline = "2020-01-31T17:00:00Z"\nfinal_auto = false')
+    arena_factory.append(a)
+    alice = a.add_user("alice")
+    a.serve()
+    with a.client(alice) as c:
+        r = c.post("/api/bots/late/versions", json={"address": "127.0.0.1:9"})
+        assert r.status_code == 403 and "2020-01-31T17:00:00+00:00" in r.json()["error"]
+        assert c.get("/api/status").json()["submissions_open"] is False
