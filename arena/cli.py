@@ -134,9 +134,7 @@ def _store(directory: Path) -> Any:
     return ArenaStore(directory / "arena.db")
 
 
-@arena_user.command("add")
-@click.argument("name", required=False)
-@click.option(
+_DIR_OPTION = click.option(
     "--dir",
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
@@ -144,6 +142,11 @@ def _store(directory: Path) -> Any:
     show_default=True,
     help="The arena's directory.",
 )
+
+
+@arena_user.command("add")
+@click.argument("name", required=False)
+@_DIR_OPTION
 @click.option(
     "--roster",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -178,14 +181,7 @@ def arena_user_add(name: str | None, directory: Path, roster: Path | None, organ
 
 
 @arena_user.command("list")
-@click.option(
-    "--dir",
-    "directory",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The arena's directory.",
-)
+@_DIR_OPTION
 def arena_user_list(directory: Path) -> None:
     """List the arena's users with their role and alias (tokens are never shown again)."""
     store = _store(directory)
@@ -198,14 +194,7 @@ def arena_user_list(directory: Path) -> None:
 
 @arena_user.command("token")
 @click.argument("name")
-@click.option(
-    "--dir",
-    "directory",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The arena's directory.",
-)
+@_DIR_OPTION
 def arena_user_token(name: str, directory: Path) -> None:
     """Make a new token for NAME (a lost one); the old token stops working."""
     from arena.accounts import AccountError, new_token

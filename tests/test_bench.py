@@ -14,31 +14,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_harness_pairs_rounds_in_both_orders_and_reports_the_median() -> None:
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "harness.py"),
-            "--single",
-            "1",
-            "--concurrent",
-            "2",
-            "--rounds",
-            "2",
-            "--seat-loop",
-            "--tables",
-            "8",
-            "--window",
-            "1",
-            "--json",
-        ],
+def _bench(script: str, *args: str) -> str:
+    """What ``bench/SCRIPT`` prints (a tiny run: its plumbing, never its figures)."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), *args],
         capture_output=True,
         text=True,
         timeout=300,
         cwd=ROOT,
         check=True,
+    ).stdout
+
+
+def test_harness_pairs_rounds_in_both_orders_and_reports_the_median() -> None:
+    out = _bench(
+        "harness.py",
+        "--single",
+        "1",
+        "--concurrent",
+        "2",
+        "--rounds",
+        "2",
+        "--seat-loop",
+        "--tables",
+        "8",
+        "--window",
+        "1",
+        "--json",
     )
-    r = json.loads(out.stdout)
+    r = json.loads(out)
     for key in ("one_match_at_a_time", "16_matches_at_once", "seat_loop_16_in_flight"):
         row = r[key]
         ratios = [x["ratio"] for x in row["each_round"]]
@@ -53,27 +57,8 @@ def test_harness_pairs_rounds_in_both_orders_and_reports_the_median() -> None:
 
 
 def test_inprocess_bench_reports_each_figure_and_its_ratios() -> None:
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "inprocess.py"),
-            "--seconds",
-            "0.2",
-            "--rounds",
-            "1",
-            "--workers",
-            "2",
-            "--matches",
-            "16",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        check=True,
-    )
-    r = json.loads(out.stdout)
+    out = _bench("inprocess.py", "--seconds", "0.2", "--rounds", "1", "--workers", "2", "--matches", "16", "--json")
+    r = json.loads(out)
     for key in (
         "bare_matches_per_s",
         "in_process_matches_per_s",
@@ -86,26 +71,7 @@ def test_inprocess_bench_reports_each_figure_and_its_ratios() -> None:
 
 
 def test_sandbox_benchmark_pairs_plain_and_sandboxed_in_one_run() -> None:
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "sandbox_cost.py"),
-            "--starts",
-            "1",
-            "--matches",
-            "1",
-            "--tables",
-            "1",
-            "--rounds",
-            "1",
-            "--json",
-        ],  # fmt: skip
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        check=True,
-    ).stdout
+    out = _bench("sandbox_cost.py", "--starts", "1", "--matches", "1", "--tables", "1", "--rounds", "1", "--json")
     if out.startswith("no sandbox benchmark"):
         return  # bubblewrap cannot run here: the benchmark says so and stops (the sandbox tests say it loudly)
     figures = json.loads(out)
@@ -114,24 +80,7 @@ def test_sandbox_benchmark_pairs_plain_and_sandboxed_in_one_run() -> None:
 
 
 def test_arena_bench_serves_the_leaderboard_over_http_and_reports_its_figures() -> None:
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "arena.py"),
-            "--matches",
-            "300",
-            "--bots",
-            "12",
-            "--requests",
-            "3",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        check=True,
-    )
-    r = json.loads(out.stdout)
+    out = _bench("arena.py", "--matches", "300", "--bots", "12", "--requests", "3", "--json")
+    r = json.loads(out)
     assert r["matches"] == 300 and r["bots"] == 12
     assert r["median_ms"] > 0 and r["first_request_with_fit_ms"] > 0 and r["target_ms"] == 200
