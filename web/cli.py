@@ -25,7 +25,7 @@ def site() -> None:
     "db",
     required=True,
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="The arena's database (DIR/arena.db; its arena.toml beside it is read when there is one).",
+    help="The arena's database, DIR/arena.db (DIR/arena.toml beside it is read too).",
 )
 @click.option(
     "--replays", type=int, default=200, show_default=True, help="How many of the newest matches get a replay page."

@@ -69,9 +69,7 @@ async def leaderboard_page(state: ArenaState, viewer: Account, query: dict[str, 
         b["rows"] = _sort(b["rows"], query.get("sort"))
     status = await call(api.status, state, viewer)
     rulesets = [state.cfg.rules] + [
-        k.split(":", 1)[1]
-        for k in _meta_keys(state)
-        if k.startswith("ladder_tournament:") and k.split(":", 1)[1] != state.cfg.rules
+        k.split(":", 1)[1] for k in state.store.meta_keys("ladder_tournament:") if k.split(":", 1)[1] != state.cfg.rules
     ]
     return "leaderboard.html", {
         "boards": boards,
@@ -80,10 +78,6 @@ async def leaderboard_page(state: ArenaState, viewer: Account, query: dict[str, 
         "rulesets": rulesets,
         "title": "Leaderboard",
     }
-
-
-def _meta_keys(state: ArenaState) -> list[str]:
-    return [str(r[0]) for r in state.store.db.execute("SELECT key FROM arena_meta ORDER BY key")]
 
 
 async def matches_page(state: ArenaState, viewer: Account, query: dict[str, str]) -> Page:

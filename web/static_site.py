@@ -9,6 +9,7 @@ import asyncio
 import shutil
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from arena.app import ApiError, ArenaState, View
 from arena.config import ArenaConfig
@@ -47,7 +48,7 @@ async def _build(state: ArenaState, out: Path, replays: int) -> int:
             me=VISITOR,
             csrf="",
             arena_name=state.cfg.name,
-            u=lambda p: prefix + _file(p),
+            u=lambda p: prefix + quote(_file(p), safe="/"),
             static=lambda p: prefix + "static/" + p,
             static_site=True,
             path="/" + path,
@@ -64,10 +65,11 @@ async def _build(state: ArenaState, out: Path, replays: int) -> int:
     for b in view.bots.values():
         name = view.bot_name(b)
         try:
-            write(f"bots/{name}", await pages.bot_page(state, VISITOR, name))
+            # The file is named by the name's URL quoting (no "/" or ".." can reach the path).
+            write(f"bots/{quote(name, safe='')}", await pages.bot_page(state, VISITOR, name))
         except ApiError:
             continue
     matches: list[dict[str, Any]] = listing[1]["matches"]
     for m in matches[:replays]:
-        write(f"matches/{m['id']}", await pages.match_page(state, VISITOR, m["id"], {}))
+        write(f"matches/{quote(m['id'], safe='')}", await pages.match_page(state, VISITOR, m["id"], {}))
     return written

@@ -314,3 +314,35 @@ def test_markup_in_a_bot_name_and_a_fault_text_is_shown_as_text(
     html = httpx.get(f"{a.url}/matches/{mid}-xss").text
     assert XSS not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
     assert json.dumps(XSS)[1:-1].replace("<", "\\u003c").replace(">", "\\u003e") in html
+
+
+def test_hearts_site_build_writes_a_static_site_that_reads_alike(
+    site: dict[str, Any], browser: Any, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    a = site["arena"]
+    out = tmp_path / "public"
+    r = subprocess.run(
+        [sys.executable, "-m", "web.cli", "site", "build", "--db", str(a.dir / "arena.db"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    assert (out / "index.html").is_file() and (out / "static" / "replay.js").is_file()
+    assert any((out / "matches").glob("*.html")) and any((out / "bots").glob("*.html"))
+    page = _page(browser)
+    page.goto((out / "index.html").as_uri())
+    assert page.locator("#board-ladder tbody tr").count() >= 4
+    assert page.locator("a[href*='signin'], form").count() == 0  # nothing to sign in to
+    page.click("#board-ladder tbody tr >> nth=0 >> a.bot")
+    assert page.locator("svg.plot").count() >= 1
+    page.click("table.matches a >> nth=0")
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#replay").get_attribute("data-step") == "1"
+    # The markup-named bot of the test above: its page is a file, its name text.
+    html = "".join(p.read_text() for p in (out / "bots").glob("*.html"))
+    assert XSS not in html
+    assert not page.dialogs and not page.errors
