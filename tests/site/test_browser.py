@@ -228,6 +228,20 @@ def test_another_participant_sees_no_logs_and_no_names(site: dict[str, Any], bro
         assert "alice" not in html
 
 
+def test_the_live_page_updates_without_a_reload(site: dict[str, Any], browser: Any) -> None:
+    a = site["arena"]
+    page = _page(browser)
+    page.goto(a.url + "/live")
+    page.evaluate("window.__same_document = true")  # gone if the page were reloaded
+    first = page.locator("#match-count").text_content()
+    page.wait_for_function(
+        "first => document.getElementById('match-count').textContent !== first", arg=first, timeout=90_000
+    )
+    assert page.evaluate("window.__same_document") is True
+    assert page.locator("#newest-list li a").count() >= 1
+    assert not page.errors
+
+
 def test_forms_need_their_csrf_token_and_cookies_are_httponly(site: dict[str, Any]) -> None:
     a = site["arena"]
     with httpx.Client(base_url=a.url) as c:
