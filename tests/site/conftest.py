@@ -60,7 +60,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """An anonymous classroom arena of four house bots with a few recorded matches, and two
     participants (alice, bob) with their tokens."""
     root = tmp_path_factory.mktemp("site")
-    a = make_arena(root, house=HOUSE4, classroom="anonymous = true")
+    a = make_arena(root, house=HOUSE4, classroom="anonymous = true\nfinal_deals = 1\nfinal_seed = 7")
     alice, bob = a.add_user("alice"), a.add_user("bob")
     a.serve()
     try:

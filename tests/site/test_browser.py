@@ -273,13 +273,27 @@ def test_the_organiser_pauses_and_resumes_from_the_page(site: dict[str, Any], br
     _signin(page, a.url, a.organiser)
     assert page.url.endswith("/admin")
     assert "alice" in page.content()  # the organiser sees the names
-    page.click("#admin-pause")
+    with page.expect_navigation():
+        page.click("#admin-pause")
     assert page.locator("#admin-resume").count() == 1
     with a.client(a.organiser) as c:
         assert c.get("/api/status").json()["paused"] is True
-    page.click("#admin-resume")
+    with page.expect_navigation():
+        page.click("#admin-resume")
     with a.client(a.organiser) as c:
         assert c.get("/api/status").json()["paused"] is False
+    # The final tournament: started from the page, its board beside the live ladder's.
+    with page.expect_navigation():
+        page.click("#admin-final")
+    assert page.locator("#admin-final").count() == 0 and "Final tournament:" in page.content()
+    deadline = time.monotonic() + 120
+    while True:
+        page.goto(a.url + "/")
+        if page.locator("#board-final tbody tr[data-bot]").count() >= 4:
+            break
+        assert time.monotonic() < deadline, "the final tournament's board stayed empty for 120 s"
+        page.wait_for_timeout(1000)
+    assert page.locator("#board-ladder tbody tr[data-bot]").count() >= 4
 
 
 def test_markup_in_a_bot_name_and_a_fault_text_is_shown_as_text(
