@@ -75,13 +75,16 @@ async def leaderboard_page(state: ArenaState, viewer: Account, query: dict[str, 
         "boards": boards,
         "status": status,
         "sort": query.get("sort", "rank"),
+        "rules_q": query.get("rules", ""),
         "rulesets": rulesets,
         "title": "Leaderboard",
     }
 
 
 async def matches_page(state: ArenaState, viewer: Account, query: dict[str, str]) -> Page:
-    page = (await call(api.matches, state, viewer, {"limit": str(api.MAX_PAGE)}))["matches"]
+    q = {"limit": str(api.MAX_PAGE), **({"after": query["after"]} if query.get("after") else {})}
+    result = await call(api.matches, state, viewer, q)
+    page = result["matches"]
     bot = query.get("bot") or None
     tournament = query.get("tournament") or None
     if bot is not None:
@@ -97,6 +100,7 @@ async def matches_page(state: ArenaState, viewer: Account, query: dict[str, str]
         "tournament": tournament,
         "bots": bots,
         "tournaments": tournaments,
+        "next": result["next"],
         "title": "Matches",
     }
 

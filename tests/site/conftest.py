@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
-from arena_helpers import HOUSE4, Arena, make_arena  # noqa: E402
+from arena_helpers import HOUSE4, make_arena  # noqa: E402
 
 CHROMIUM = os.environ.get("HEARTS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 try:
@@ -68,29 +67,3 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         yield {"arena": a, "alice": alice, "bob": bob, "root": root}
     finally:
         a.stop()
-
-
-def quiet(a: Arena) -> None:
-    """Pause the ladder and wait until no match is in play: the store holds still while a test compares."""
-    with a.client(a.organiser) as c:
-        c.post("/api/admin/pause").raise_for_status()
-        last, since = -1, time.monotonic()
-        while time.monotonic() - since < 1.5:
-            s = c.get("/api/status").json()
-            if s["matches"] != last or s["live"]:
-                last, since = s["matches"], time.monotonic()
-            time.sleep(0.2)
-
-
-def resume(a: Arena) -> None:
-    with a.client(a.organiser) as c:
-        c.post("/api/admin/resume").raise_for_status()
-
-
-def shot(page: Any, name: str, out: Path) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(out / f"{name}.png"), full_page=False)
-    extra = os.environ.get("HEARTS_SITE_SCREENSHOTS")
-    if extra:
-        Path(extra).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(extra) / f"site-{name}.png"), full_page=False)

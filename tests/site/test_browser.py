@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 from arena_helpers import GOOD_BOT
-from conftest import quiet, resume, shot
+from site_helpers import quiet, resume, shot
 
 from arena.store import ArenaStore
 from arena.worker import Ratings, ladder_tournament
