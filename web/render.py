@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 import jinja2
 
-__all__ = ["Card", "card", "env", "points_svg", "rating_svg", "replay_steps", "seat_names"]
+__all__ = ["Card", "card", "env", "places", "points_svg", "rating_svg", "replay_steps", "seat_names"]
 
 HERE = Path(__file__).resolve().parent
 SUITS = {"S": ("♠", "spades", "black"), "H": ("♥", "hearts", "red"), "D": ("♦", "diamonds", "red"),
@@ -28,6 +28,16 @@ RANK_ORDER = {r: i for i, r in enumerate(["2", "3", "4", "5", "6", "7", "8", "9"
 SUIT_ORDER = {"C": 0, "D": 1, "S": 2, "H": 3}
 RANK_NAMES = {"J": "jack", "Q": "queen", "K": "king", "A": "ace", "T": "10"}
 COMPASS = ["South", "West", "North", "East"]  # seat 0 drawn at the bottom, play goes clockwise
+# Where each seat sits at a table of 3, 4 or 5 (the stylesheet places each).
+PLACES = {
+    3: ["South", "West", "East"],
+    4: COMPASS,
+    5: ["South", "West", "Northwest", "Northeast", "East"],
+}
+
+
+def places(n: int) -> list[str]:
+    return PLACES.get(n, [f"Seat {i + 1}" for i in range(n)])
 
 
 @dataclass(frozen=True)
@@ -247,7 +257,7 @@ def env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    e.globals.update(card=card, compass=COMPASS, sort_cards=sort_cards)
+    e.globals.update(card=card, places=places, sort_cards=sort_cards)
     e.filters["q"] = lambda s: quote(str(s), safe="")
     e.filters["pct"] = lambda x: "—" if x is None or x != x else f"{x:.1f}%"
     e.filters["num"] = lambda x, d=1: "—" if x is None or (isinstance(x, float) and x != x) else f"{x:.{d}f}"

@@ -96,6 +96,7 @@ def test_a_replay_steps_with_the_keyboard_and_shows_the_recorded_cards(
         record = c.get(f"/api/matches/{mid}").json()
     page = _page(browser)
     page.goto(f"{a.url}/matches/{mid}")
+    page.wait_for_selector("#replay.js")
     seats = len(record["seats"])
 
     def hand_shown(seat: int) -> set[str]:
@@ -195,6 +196,7 @@ def test_a_participant_submits_through_the_form_and_watches_the_first_match(
         assert time.monotonic() < deadline, "alice's bot played no match in 120 s"
         page.wait_for_timeout(1000)
     page.click("table.matches tbody tr a[href^='/matches/'] >> nth=-1")
+    page.wait_for_selector("#replay.js")
     assert "alice-secretbot.v1" in page.locator(".table-grid").text_content()
     page.goto(a.url + "/me/bots/alice-secretbot/versions/1/log")
     assert page.locator("h1").text_content().startswith("alice-secretbot v1")
@@ -368,6 +370,7 @@ def test_hearts_site_build_writes_a_static_site_that_reads_alike(
     page.click("#board-ladder tbody tr >> nth=0 >> a.bot")
     assert page.locator("svg.plot").count() >= 1
     page.click("table.matches a >> nth=0")
+    page.wait_for_selector("#replay.js")  # the viewer's script has run
     page.keyboard.press("ArrowRight")
     assert page.locator("#replay").get_attribute("data-step") == "1"
     # The markup-named bot of the test above: its page is a file, its name text.

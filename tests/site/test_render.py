@@ -98,3 +98,54 @@ def test_cards_read_in_text_and_plots_hold_numbers_only() -> None:
     assert svg.startswith("<svg") and "<path" in svg
     assert "<rect" in points_svg([0, 0, 1, 13, 26])
     assert rating_svg([(1, 1500.0)]) == ""
+
+
+def _render(m: dict[str, Any], step: int) -> str:
+    steps = replay_steps(m)
+    return (
+        env()
+        .get_template("match.html")
+        .render(
+            m={**m, "match_id": "x", "rules": "standard", "seed": 1, "status": "finished", "finished_at": ""},
+            names=[s["bot"] for s in m["seats"]],
+            steps=steps,
+            step=step,
+            s=steps[step],
+            seat_view=None,
+            hands=m["hands"],
+            title="t",
+            me=type("V", (), {"id": 0, "organiser": False, "name": ""})(),
+            csrf="",
+            arena_name="a",
+            u=lambda p: "/" + p,
+            static=lambda p: "/static/" + p,
+            static_site=False,
+            path="/",
+        )
+    )
+
+
+def test_tables_of_three_and_five_are_drawn() -> None:
+    for n, where in [(3, "East"), (5, "Northeast")]:
+        suits = "CDSH"
+        deal = [[f"{r}{suits[s % 4]}" for r in ("2", "3")] for s in range(n)]
+        m = {
+            "seats": [{"seat": i, "bot": f"b{i}.v1", "final_score": 0, "place": 1} for i in range(n)],
+            "hands": [
+                {
+                    "hand": 0,
+                    "pass_direction": "hold",
+                    "deal": deal,
+                    "passes": [],
+                    "score": [0] * n,
+                    "totals": [0] * n,
+                    "points_taken": [0] * n,
+                    "moon": None,
+                }
+            ],  # fmt: skip
+            "plays": [{"hand": 0, "trick": t, "seat": s, "card": deal[s][t]} for t in range(2) for s in range(n)],
+            "faults": [],
+        }
+        html = _render(m, 1)
+        assert f"table-grid n{n}" in html and where in html
+        assert html.count('class="seat-area') == n
