@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import importlib.metadata
 import json
 import shutil
 import threading
@@ -504,6 +505,10 @@ def build_app(arena_dir: Path, cfg: ArenaConfig, *, background: bool = True) -> 
 
     app = Starlette(routes=routes(), lifespan=lifespan)
     app.state.arena = state
+    # The web site (web/, issue #15) and any other extension mount their pages here, found by their
+    # entry points (group hearts_arena.site): the arena never imports them.
+    for ep in importlib.metadata.entry_points(group="hearts_arena.site"):
+        ep.load()(app, state)
     return app
 
 

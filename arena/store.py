@@ -191,6 +191,11 @@ class ArenaStore:
         row = self.db.execute("SELECT value FROM arena_meta WHERE key = ?", [key]).fetchone()
         return str(row[0]) if row is not None else None
 
+    def meta_keys(self, prefix: str) -> list[str]:
+        """The settings' keys starting with ``prefix`` (``ladder_tournament:`` names each ruleset's ladder)."""
+        q = "SELECT key FROM arena_meta WHERE substr(key, 1, ?) = ? ORDER BY key"
+        return [str(r[0]) for r in self.db.execute(q, [len(prefix), prefix])]
+
     def set_meta(self, key: str, value: str) -> None:
         with self.db.atomic():
             self.db.execute(

@@ -1,4 +1,4 @@
-"""Dependencies point one way: arena → ladder → referee → the codec (hearts.v1.codec) → rules;
+"""Dependencies point one way: web (the site) → arena → ladder → referee → the codec (hearts.v1.codec) → rules;
 clients → the codec and rules; ladder → sandbox, which imports nothing of ours.
 
 The engine (referee/rules) must stay pure: no I/O libraries, no asyncio, no protobuf, nothing
@@ -122,3 +122,27 @@ def test_the_sandbox_imports_nothing_of_ours(path: Path) -> None:
     """The launcher uses the sandbox, never the other way: it knows processes, not matches."""
     bad = sorted(n for n in _imports(path) if n.split(".")[0] in ("ladder", "referee", "clients", "hearts"))
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize(
+    "path",
+    _modules("arena") + _modules("ladder") + _modules("referee") + _modules("clients") + _modules("sandbox"),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_nothing_below_the_site_imports_it(path: Path) -> None:
+    """The site builds on the arena (mounted by its entry point, hearts_arena.site), never the reverse."""
+    bad = sorted(n for n in _imports(path) if n.split(".")[0] == "web")
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", _modules("web"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_site_runs_no_sql_and_reads_through_the_api(path: Path) -> None:
+    """The site's pages read through the arena's API handlers and stores, so it runs no SQL of its own."""
+    calls = [
+        n.func.attr
+        for n in ast.walk(ast.parse(path.read_text()))
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in ("execute", "executemany", "executescript")
+    ]
+    assert not calls, f"{path.relative_to(ROOT)} runs SQL ({', '.join(calls)})"

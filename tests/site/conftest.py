@@ -1,0 +1,69 @@
+"""The web site's tests: a real arena (`hearts arena serve`, uvicorn on a free port, the site mounted
+by its entry point) with recorded matches, driven by Playwright in Debian's Chromium
+(``executable_path``: no browser is ever downloaded). Without a Chromium (or Playwright) here the
+browser tests are skipped with one loud line; .ci/run installs chromium so CI always runs them.
+
+Screenshots of the main pages go to the test's folder, and to $HEARTS_SITE_SCREENSHOTS when set
+(docs/ holds three of them, shown in the README).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
+from arena_helpers import HOUSE4, make_arena  # noqa: E402
+
+CHROMIUM = os.environ.get("HEARTS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+try:
+    import playwright.sync_api  # noqa: F401
+
+    WHY_NOT: str | None = None if Path(CHROMIUM).is_file() else f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+except ImportError:
+    WHY_NOT = "Playwright for Python is not installed (pip install -e '.[test]')"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if WHY_NOT is None:
+        return
+    skip = pytest.mark.skip(reason=f"no browser here: {WHY_NOT}")
+    for item in items:
+        if "tests/site/" in str(item.fspath) and "browser" in item.fixturenames:
+            item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if WHY_NOT is not None:
+        terminalreporter.write_line(f"*** BROWSER TESTS SKIPPED: {WHY_NOT} ***", red=True, bold=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """An anonymous classroom arena of four house bots with a few recorded matches, and two
+    participants (alice, bob) with their tokens."""
+    root = tmp_path_factory.mktemp("site")
+    a = make_arena(root, house=HOUSE4, classroom="anonymous = true\nfinal_deals = 1\nfinal_seed = 7")
+    alice, bob = a.add_user("alice"), a.add_user("bob")
+    a.serve()
+    try:
+        a.wait_for(a.organiser, lambda s: s["matches"] >= 3, timeout=120)
+        yield {"arena": a, "alice": alice, "bob": bob, "root": root}
+    finally:
+        a.stop()

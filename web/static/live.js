@@ -1,0 +1,35 @@
+// The live page: polls /live.json every two seconds and redraws its two lists with textContent.
+(function () {
+  "use strict";
+  function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); }
+  function li(text, cls) { var e = document.createElement("li"); e.textContent = text; if (cls) e.className = cls; return e; }
+  function tick() {
+    fetch("/live.json", { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (d) {
+      var live = document.getElementById("live-list");
+      clear(live);
+      document.getElementById("live-count").textContent = String(d.live.length);
+      if (!d.live.length) live.appendChild(li(d.paused ? "Nothing in play (the ladder is paused)." : "Nothing in play.", "empty"));
+      d.live.forEach(function (m) { live.appendChild(li(m.id + ": " + m.seats.join(", "))); });
+      var newest = document.getElementById("newest-list");
+      clear(newest);
+      document.getElementById("match-count").textContent = d.matches + " played";
+      if (!d.newest.length) newest.appendChild(li("No results yet.", "empty"));
+      d.newest.forEach(function (m) {
+        var item = document.createElement("li");
+        var a = document.createElement("a");
+        a.href = "/matches/" + encodeURIComponent(m.id);
+        a.textContent = m.id;
+        item.appendChild(a);
+        m.seats.slice().sort(function (x, y) { return x.place - y.place; }).forEach(function (s) {
+          var sp = document.createElement("span");
+          sp.className = "seat place" + s.place;
+          sp.textContent = s.bot + " " + s.score;
+          item.appendChild(document.createTextNode(" "));
+          item.appendChild(sp);
+        });
+        newest.appendChild(item);
+      });
+    }).catch(function () {});
+  }
+  setInterval(tick, 2000);
+})();
