@@ -143,8 +143,10 @@ def unpack(data: bytes, checked: Checked, dest: Path, limits: Limits) -> None:
                                 f"the archive unpacks to more than {limits.max_unpacked_bytes} bytes (a zip bomb?)"
                             )
                         out.write(chunk)
+                # Readable by all (the sandboxed bot runs as a uid of its own, not the arena's), writable
+                # by none but the arena: a version is immutable. Only the executable bits are the zip's.
                 mode = (info.external_attr >> 16) & 0o777
-                target.chmod((mode or 0o644) & 0o755 | 0o600)
+                target.chmod(0o755 if mode & 0o111 else 0o644)
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
         raise

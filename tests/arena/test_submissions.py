@@ -130,3 +130,18 @@ def test_after_the_deadline_submissions_are_refused_with_the_deadline(
         r = c.post("/api/bots/late/versions", json={"address": "127.0.0.1:9"})
         assert r.status_code == 403 and "2020-01-31T17:00:00+00:00" in r.json()["error"]
         assert c.get("/api/status").json()["submissions_open"] is False
+
+
+def test_unpacked_files_are_readable_by_the_bots_own_uid_whatever_modes_the_zip_gave(tmp_path: Path) -> None:
+    """Python's ZipFile.writestr of a bare name writes mode 0600; the sandboxed bot, another uid, must
+    still read its own files (and none may write them)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, mode in (("bot.toml", 0o600), ("bot.py", 0o600), ("run.sh", 0o700)):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFREG | mode) << 16
+            zf.writestr(info, MANIFEST if name == "bot.toml" else "x")
+    data = buf.getvalue()
+    unpack(data, check_archive(data, LIMITS), tmp_path / "v", LIMITS)
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "v").iterdir()}
+    assert modes == {"bot.toml": 0o644, "bot.py": 0o644, "run.sh": 0o755}
