@@ -25,6 +25,17 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
+def _sql_calls(path: Path) -> list[str]:
+    """The SQL a module runs itself: its calls of execute, executemany and executescript."""
+    return [
+        n.func.attr
+        for n in ast.walk(ast.parse(path.read_text()))
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in ("execute", "executemany", "executescript")
+    ]
+
+
 def _modules(folder: str) -> list[Path]:
     return sorted((ROOT / folder).rglob("*.py"))
 
@@ -70,13 +81,7 @@ def test_nothing_below_the_arena_imports_it(path: Path) -> None:
 @pytest.mark.parametrize("path", [p for p in _modules("arena") if p.name != "store.py"], ids=lambda p: p.name)
 def test_only_the_arena_store_runs_the_arenas_sql(path: Path) -> None:
     """arena/store.py owns the arena's tables and every statement on them, as ladder/store.py does the ladder's."""
-    calls = [
-        n.func.attr
-        for n in ast.walk(ast.parse(path.read_text()))
-        if isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and n.func.attr in ("execute", "executemany", "executescript")
-    ]
+    calls = _sql_calls(path)
     assert not calls, f"arena/{path.name} runs SQL ({', '.join(calls)}): give arena/store.py a method for it"
 
 
@@ -107,13 +112,7 @@ def test_the_codec_sees_only_the_engine_and_the_generated_protocol() -> None:
 )
 def test_only_the_store_runs_sql(path: Path) -> None:
     """The store owns the schema and every statement on it; the rest of the code calls its parts."""
-    calls = [
-        n.func.attr
-        for n in ast.walk(ast.parse(path.read_text()))
-        if isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and n.func.attr in ("execute", "executemany", "executescript")
-    ]
+    calls = _sql_calls(path)
     assert not calls, f"{path.relative_to(ROOT)} runs SQL ({', '.join(calls)}): give the store a method for it"
 
 
@@ -138,11 +137,5 @@ def test_nothing_below_the_site_imports_it(path: Path) -> None:
 @pytest.mark.parametrize("path", _modules("web"), ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_site_runs_no_sql_and_reads_through_the_api(path: Path) -> None:
     """The site's pages read through the arena's API handlers and stores, so it runs no SQL of its own."""
-    calls = [
-        n.func.attr
-        for n in ast.walk(ast.parse(path.read_text()))
-        if isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and n.func.attr in ("execute", "executemany", "executescript")
-    ]
+    calls = _sql_calls(path)
     assert not calls, f"{path.relative_to(ROOT)} runs SQL ({', '.join(calls)})"
