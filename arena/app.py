@@ -17,6 +17,7 @@ import contextlib
 import datetime as dt
 import importlib.metadata
 import json
+import re
 import shutil
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -283,6 +284,12 @@ async def version_log(request: Request, state: ArenaState, me: Account) -> Any:
     return {"bot": b.name, "version": n, "log": text}
 
 
+WAITING = ("pending", "uploading", "building", "validating")
+MAX_WAITING = 3
+"""Versions one participant may have waiting for the pipeline at once (it validates one at a time)."""
+_HOST_PORT = re.compile(r"(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}")  # as a bots file's address
+
+
 async def submit(request: Request, state: ArenaState, me: Account) -> Any:
     cfg, store = state.cfg, state.store
     if _deadline_passed(cfg) and not me.organiser:
@@ -300,6 +307,14 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
         raise ApiError(403, f"bot {name!r} is another participant's: choose another name")
     if existing is not None and existing.house:
         raise ApiError(403, f"bot {name!r} is a house bot")
+    waiting = [v for v in store.versions_in(WAITING) if v.submitted_by == me.id]
+    if len(waiting) >= MAX_WAITING and not me.organiser:
+        # One participant's flood must not hold everyone's versions back: the pipeline takes one at a time.
+        raise ApiError(
+            429,
+            f"you have {len(waiting)} versions waiting to be built and validated (at most {MAX_WAITING}): "
+            "wait for their reports, then submit again",
+        )
     body = await _capped_body(request, cfg.limits.max_archive_bytes)
     if request.headers.get("content-type", "").startswith("application/json"):
         try:
@@ -307,7 +322,7 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
         except ValueError:
             raise ApiError(400, "the body is not JSON") from None
         address = data.get("address") if isinstance(data, dict) else None
-        if not isinstance(address, str) or ":" not in address:
+        if not isinstance(address, str) or not _HOST_PORT.fullmatch(address):
             raise ApiError(400, 'send {"address": "HOST:PORT"} for a bot you host, or a .zip as application/zip')
         fields: dict[str, Any] = {"kind": "address", "address": address}
         bot_id = existing.id if existing is not None else store.add_bot(name, me.id, new_alias(store, name))

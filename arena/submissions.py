@@ -103,7 +103,11 @@ def check_archive(data: bytes, limits: Limits) -> Checked:
         raise ArchiveError(
             f"the archive unpacks to {total} bytes; this arena takes at most {limits.max_unpacked_bytes}"
         )
-    names = {i.filename for i in files}
+    listed = [i.filename for i in files]
+    names = set(listed)
+    if len(names) < len(listed):  # two members of one name: which one is the bot's?
+        twice = sorted({n for n in listed if listed.count(n) > 1})
+        raise ArchiveError(f"refused: {', '.join(repr(n) for n in twice[:3])} in the archive more than once")
     tops = {n.split("/", 1)[0] for n in names}
     root = ""
     if MANIFEST not in names and len(tops) == 1 and f"{next(iter(tops))}/{MANIFEST}" in names:

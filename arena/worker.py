@@ -394,12 +394,25 @@ class ArenaWorker:
     def _recorded(self, record: MatchRecord) -> None:
         self.live.pop(record.match_id, None)
 
+    def shown_names(self, store: ArenaStore) -> dict[str, str]:
+        """What the bots are told of each other: in an anonymous arena not yet revealed, each
+        participant's bot by its alias (as the pages show it), never its name."""
+        if not self.cfg.anonymous or store.get_meta("revealed") == "1":
+            return {}
+        bots = {b.id: b for b in store.bots()}
+        return {
+            v.ladder_name: f"{bots[v.bot_id].alias}.v{v.number}"
+            for v in store.versions()
+            if v.bot_id in bots and not bots[v.bot_id].house
+        }
+
     async def _play(self, store: ArenaStore, tid: int, stop: Callable[[], bool]) -> None:
         self.playing = True
         try:
             await play_tournament(
                 store.ladder,
                 tid,
+                shown_names=self.shown_names(store),
                 sandbox=play_mode(),
                 concurrency=self.cfg.concurrency,
                 log_dir=self.dir / "logs",

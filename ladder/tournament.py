@@ -429,11 +429,14 @@ async def play_tournament(
     stop: Callable[[], bool] | None = None,
     workers: int | None = None,
     sandbox: SandboxMode | str = SandboxMode.OFF,
+    shown_names: Mapping[str, str] | None = None,
 ) -> RunSummary:
     """Play every pending match of a tournament; returns what was played. ``stop``, asked before each
     match starts, ends the run early when it says so (the matches in flight finish and are saved).
     ``sandbox``: how every bot is run (a bot whose entry says ``sandbox = true`` always is); a
     sandbox this machine cannot make raises ``SandboxUnavailable`` before anything is written.
+    ``shown_names``: the name each bot is told of the others, by ladder name (an anonymous
+    contest's aliases); the records keep the ladder names.
 
     Bots with a ``module`` entry are played in-process (``ladder.inprocess``). A match whose bots
     all are goes to one of ``workers`` processes (``ladder.workers``; default: one per core, 0:
@@ -522,6 +525,7 @@ async def play_tournament(
         summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
         tables = _Tables(store, tournament_id, rules, info.settings, launcher, seats, summary, on_record)
         tables.workers = pool
+        tables.shown_names = dict(shown_names or {})
         await tables.run(todo, concurrency, stop)
         failed = False
     finally:
@@ -617,6 +621,7 @@ class _Tables:
         self.store, self.tid, self.rules, self.settings = store, tid, rules, settings
         self.launcher, self.seats, self.summary, self.on_record = launcher, seats, summary, on_record
         self.workers: MatchWorkers | None = None  # where matches of in-process bots only are played
+        self.shown_names: dict[str, str] = {}  # the names bots are told, where not their ladder names
         # One semaphore per bot with a limit; unlimited bots get none.
         self.sems = {n: asyncio.Semaphore(lim) for n, lim in summary.limits.items() if lim > 0}
         self.in_flight = dict.fromkeys(seats, 0)
@@ -641,7 +646,9 @@ class _Tables:
         seats = self.seats
         try:
             if self.workers is not None and all(isinstance(seats[b], SdkSeat) for b in m.seats):
-                job = MatchJob(self.tid, m.index, _match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed)
+                job = MatchJob(
+                    self.tid, m.index, _match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, self._shown(m)
+                )
                 return await self.workers.play(job), True
             table: list[Seat] = []
             for b in m.seats:
@@ -664,6 +671,7 @@ class _Tables:
                 match_id=_match_id(self.tid, m.index),
                 names=list(m.seats),
                 tournament_id=self.tid,
+                shown_names=list(self._shown(m)) if self.shown_names else None,
             )
             return record, False
         finally:
@@ -671,6 +679,9 @@ class _Tables:
                 self.in_flight[b] -= 1
                 if b in self.sems:
                     self.sems[b].release()
+
+    def _shown(self, m: ScheduledMatch) -> tuple[str, ...]:
+        return tuple(self.shown_names.get(b, b) for b in m.seats)
 
     def recorded(self, m: ScheduledMatch, record: MatchRecord | None, *, saved: bool = False) -> None:
         """Save a finished match (unless another process did first, or a worker saved it: ``saved``)

@@ -58,6 +58,7 @@ class MatchJob:
     seats: tuple[str, ...]
     rules: str
     seed: int
+    shown: tuple[str, ...] = ()  # the names the bots are told (empty: the seats' own)
 
 
 class MatchWorkers:
@@ -209,6 +210,7 @@ def _play(job: MatchJob) -> MatchRecord | None:
             match_id=job.match_id,
             names=list(job.seats),
             tournament_id=job.tournament_id,
+            shown_names=list(job.shown) if job.shown else None,
         )
     )
     try:

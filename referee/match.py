@@ -597,6 +597,7 @@ class _Referee:
         self.budget_ms = int(settings.budget_ms)
         self.fast_play = True  # plays by the written-out path (False: the general one, to test they agree)
         self.listening = False  # whether any seat asked for notifications (set by the handshakes)
+        self.shown_names: list[str] | None = None  # the names the bots are told (None: self.names)
 
     # -- asking ----------------------------------------------------------------------------------
 
@@ -794,7 +795,8 @@ class _Referee:
                     )
             if not self.names[s]:
                 self.names[s] = st.seat.name or name or f"seat {s}"
-        self.views = codec.ViewEncoder(self.match_id, self.names, self.budget_ms)
+        shown = [n or self.names[s] for s, n in enumerate(self.shown_names)] if self.shown_names else self.names
+        self.views = codec.ViewEncoder(self.match_id, shown, self.budget_ms)
 
     def _open_hand(self) -> None:
         hand = self.match.hand
@@ -958,16 +960,23 @@ async def play_match(
     match_id: str | None = None,
     names: Sequence[str] | None = None,
     tournament_id: int | None = None,
+    shown_names: Sequence[str] | None = None,
 ) -> MatchRecord:
     """Play one complete match among ``seats`` (one per seat, in seat order) and return its record.
 
     ``names`` are the bots' ladder names (default: each seat's name, else its handshake name).
+    ``shown_names`` are the names the bots are told, in every view (default: ``names``): an
+    anonymous contest tells bots aliases, and records the real names.
     Seats are not closed: a caller may reuse them (and their channels) for the next match.
     Raises ``ValueError`` only for a wrong number of seats or names; a bot's failures are faults.
     """
     referee = _Referee(
         seats, rules, seed, settings or MatchSettings(), match_id or uuid.uuid4().hex, names, tournament_id
     )
+    if shown_names is not None:
+        if len(shown_names) != len(seats):
+            raise ValueError(f"{len(shown_names)} shown names for {len(seats)} seats")
+        referee.shown_names = list(shown_names)
     return await referee.run()
 
 

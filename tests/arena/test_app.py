@@ -45,3 +45,32 @@ def test_openapi_lists_every_endpoint(tmp_path: Path) -> None:
         spec = client.get("/api/openapi.json", headers={"Authorization": f"Bearer {org}"}).json()
     listed = {(m.upper(), p) for p, ops in spec["paths"].items() for m in ops}
     assert listed == {(m, p.replace(":int", "")) for m, p, *_ in API}
+
+
+def test_an_address_that_is_no_host_and_port_is_refused_at_once(tmp_path: Path) -> None:
+    client, _org, alice = _app(tmp_path)
+    with client:
+        h = {"Authorization": f"Bearer {alice}"}
+        for address in ("host with space:1", "<script>alert(9)</script>:1", "unix:/tmp/x/bot.sock", "h:"):
+            r = client.post("/api/bots/mine/versions", headers=h, json={"address": address})
+            assert r.status_code == 400 and "HOST:PORT" in r.json()["error"], address
+        assert client.get("/api/bots/mine", headers=h).status_code == 404  # nothing registered by a refusal
+
+
+def test_one_participant_cannot_hold_the_validation_queue(tmp_path: Path) -> None:
+    """The pipeline validates one version at a time: a participant's flood would hold everyone's back."""
+    from arena.app import MAX_WAITING
+
+    client, org, alice = _app(tmp_path)
+    with client:
+        h = {"Authorization": f"Bearer {alice}"}
+        for i in range(MAX_WAITING):
+            r = client.post(f"/api/bots/b{i}/versions", headers=h, json={"address": "10.255.255.1:1"})
+            assert r.status_code == 201, r.json()
+        r = client.post("/api/bots/more/versions", headers=h, json={"address": "10.255.255.1:1"})
+        assert r.status_code == 429 and "waiting" in r.json()["error"]
+        organiser = {"Authorization": f"Bearer {org}"}  # the organiser is not held to it
+        assert (
+            client.post("/api/bots/house/versions", headers=organiser, json={"address": "10.255.255.1:1"}).status_code
+            == 201
+        )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import os
 import stat
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -145,3 +146,13 @@ def test_unpacked_files_are_readable_by_the_bots_own_uid_whatever_modes_the_zip_
     unpack(data, check_archive(data, LIMITS), tmp_path / "v", LIMITS)
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "v").iterdir()}
     assert modes == {"bot.toml": 0o644, "bot.py": 0o644, "run.sh": 0o755}
+
+
+def test_an_archive_naming_one_member_twice_is_refused() -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "Duplicate name": the very point
+        zf.writestr("bot.toml", MANIFEST)
+        zf.writestr("bot.toml", MANIFEST)
+    with pytest.raises(ArchiveError, match="more than once"):
+        check_archive(buf.getvalue(), LIMITS)

@@ -557,3 +557,23 @@ def test_a_seat_naming_a_python_file_as_a_command_says_how_to_play_it(tmp_path: 
     )
     assert run.returncode == 1
     assert '"python my_bot.py --port {port}"' in run.stderr and "my_bot:ClassName" in run.stderr
+
+
+def test_bots_are_told_the_shown_names_and_the_record_keeps_the_real_ones() -> None:
+    """An anonymous contest tells each bot the others' aliases (``shown_names``), never their names."""
+
+    class Curious(LowestBot):
+        def __init__(self) -> None:
+            self.seen: set[tuple[str, ...]] = set()
+
+        def play_card(self, view: View) -> Card:
+            self.seen.add(view.player_names)
+            return super().play_card(view)
+
+    curious = Curious()
+    seats = [SdkSeat(curious, "mallory.v1")] + [SdkSeat(LowestBot(), f"low{i}") for i in range(3)]
+    names = ["mallory.v1", "alice.v2", "low1", "low2"]
+    shown = ["lucky-seal.v1", "nimble-lynx.v2", "low1", "low2"]
+    record = asyncio.run(play_match(seats, Rules.parse(FAST), 5, names=names, shown_names=shown))
+    assert curious.seen == {tuple(shown)}
+    assert [s.bot for s in record.seats] == names
