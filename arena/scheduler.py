@@ -44,8 +44,12 @@ def next_batch(
     start: int,
     rules: str,
     seed: int = 0,
+    owners: Mapping[str, str] | None = None,
 ) -> list[ScheduledMatch]:
-    """``tables`` tables of ``players`` bots (every rotation of each: duplicate deals), indices from ``start``."""
+    """``tables`` tables of ``players`` bots (every rotation of each: duplicate deals), indices from ``start``.
+
+    ``owners`` (bot -> participant; house bots left out) keeps two bots of one participant from one
+    table while there are enough others: team-mates could otherwise play for each other."""
     pool = sorted(set(bots))
     if len(pool) < players:
         return []
@@ -59,7 +63,7 @@ def next_batch(
         others = [b for b in pool if b != focus]
         # The nearest in rating, with a little chance among the next few so that pairings vary.
         others.sort(key=lambda b: abs(st[b].elo - st[focus].elo) + rng.uniform(0, 60))
-        table = [focus, *others[: players - 1]]
+        table = [focus, *_apart(others, focus, players - 1, owners or {})]
         rng.shuffle(table)
         deal_seed = match_seed(seed, start, t, 0)
         for rot, seats in enumerate(rotations(table)):
@@ -70,3 +74,20 @@ def next_batch(
             )
             index += 1
     return out
+
+
+def _apart(others: Sequence[str], focus: str, n: int, owners: Mapping[str, str]) -> list[str]:
+    """The first ``n`` of ``others`` whose participant has no bot at the table yet; the nearest of the
+    rest when that leaves the table short."""
+    taken = {owners[focus]} if focus in owners else set()
+    chosen: list[str] = []
+    for b in others:
+        if len(chosen) == n:
+            break
+        owner = owners.get(b)
+        if owner is None or owner not in taken:
+            chosen.append(b)
+            if owner is not None:
+                taken.add(owner)
+    chosen += [b for b in others if b not in chosen][: n - len(chosen)]
+    return chosen

@@ -22,6 +22,7 @@ import logging
 import os
 import re
 import shlex
+import shutil
 import signal
 import sys
 import threading
@@ -287,6 +288,17 @@ class ArenaWorker:
         if v.build and v.path is not None:
             store.set_status(v.id, "building")
             report = await _build(v.build, Path(v.path), self.cfg.limits.build_timeout_s, bot_limits(self.cfg))
+            cap = self.cfg.limits.max_unpacked_bytes
+            size = await asyncio.to_thread(_tree_bytes, Path(v.path))
+            if report["ok"] and size > cap:
+                # A build may not make the version bigger than an archive may unpack to: the arena's
+                # disk is every participant's. Its files go (the archive it came from stays).
+                await asyncio.to_thread(shutil.rmtree, Path(v.path), True)
+                report = {
+                    **report,
+                    "ok": False,
+                    "error": f"the build left {size} bytes; this arena keeps at most {cap}",
+                }
             if not report["ok"]:
                 store.set_status(v.id, "failed", build_report=report)
                 return
@@ -357,6 +369,7 @@ class ArenaWorker:
                     tables=max(4, 2 * self.cfg.concurrency),  # bots restart per batch: not too short
                     start=store.next_index(tid),
                     rules=self.cfg.rules,
+                    owners=self.owners(store),
                 )
                 seats = {b for m in pending for b in m.seats}
                 with store.db.atomic():
@@ -393,6 +406,15 @@ class ArenaWorker:
 
     def _recorded(self, record: MatchRecord) -> None:
         self.live.pop(record.match_id, None)
+
+    def owners(self, store: ArenaStore) -> dict[str, str]:
+        """Each participant's versions by ladder name -> the participant (house bots left out)."""
+        bots = {b.id: b for b in store.bots()}
+        return {
+            v.ladder_name: str(bots[v.bot_id].owner_id)
+            for v in store.versions()
+            if v.bot_id in bots and not bots[v.bot_id].house
+        }
 
     def shown_names(self, store: ArenaStore) -> dict[str, str]:
         """What the bots are told of each other: in an anonymous arena not yet revealed, each
@@ -519,6 +541,16 @@ def _build_argv(command: str, folder: Path, timeout: float, limits: Limits) -> t
 def _chown_tree(folder: Path, uid: int) -> None:
     for path in [folder, *folder.rglob("*")]:
         os.lchown(path, uid, uid)
+
+
+def _tree_bytes(folder: Path) -> int:
+    """The bytes of the files under ``folder`` (links not followed)."""
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
 
 
 async def _build(command: str, folder: Path, timeout: float, limits: Limits) -> dict[str, Any]:

@@ -108,6 +108,12 @@ def test_the_api_refuses_bad_archives_and_keeps_good_versions_immutable(
         assert (a.dir / "versions" / "mine" / "2" / "built.txt").is_file()
         assert (a.dir / "versions" / "mine" / "1.zip").is_file(), "the archive as sent is kept"
         assert [x["number"] for x in c.get("/api/bots/mine/versions").json()["versions"]] == [1, 2]
+        # A build may not make a version bigger than an archive may unpack to (1 MB here).
+        filler = write_bot(tmp_path / "filler", GOOD_BOT, build="head -c 2000000 /dev/zero > big.bin")
+        r = c.post("/api/bots/mine/versions", content=zip_directory(filler), headers=zipped)
+        filled = a.wait_for(alice, lambda v: v["status"] in ("valid", "failed"), path="/api/bots/mine/versions/3")
+        assert filled["status"] == "failed" and "keeps at most 1000000" in filled["build_report"]["error"], filled
+        assert not (a.dir / "versions" / "mine" / "3").exists(), "its files are gone, its archive kept"
         if c.get("/api/status").json()["sandbox"] != "sandboxed (bubblewrap)":
             pytest.skip("bubblewrap cannot run here: the arena ran without the sandbox, and said so")
         assert v["validation_report"]["address"].startswith("unix:"), "validated in the sandbox"
@@ -115,9 +121,9 @@ def test_the_api_refuses_bad_archives_and_keeps_good_versions_immutable(
         db = a.dir / "arena.db"
         thief = write_bot(tmp_path / "thief", GOOD_BOT, build=f"id -u > uid.txt; cat {db} > stolen.txt")
         r = c.post("/api/bots/mine/versions", content=zip_directory(thief), headers=zipped)
-        v = a.wait_for(alice, lambda v: v["status"] in ("valid", "failed"), path="/api/bots/mine/versions/3")
+        v = a.wait_for(alice, lambda v: v["status"] in ("valid", "failed"), path="/api/bots/mine/versions/4")
         assert v["status"] == "failed" and "No such file" in v["build_report"]["output"], v["build_report"]
-        assert (a.dir / "versions" / "mine" / "3" / "uid.txt").read_text().strip() != "0", "not as root"
+        assert (a.dir / "versions" / "mine" / "4" / "uid.txt").read_text().strip() != "0", "not as root"
 
 
 def test_after_the_deadline_submissions_are_refused_with_the_deadline(

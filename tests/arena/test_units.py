@@ -144,3 +144,18 @@ def test_a_version_runs_in_the_sandbox_else_under_the_limits_alone(
     e = worker.bot_entry(_version(tmp_path), cfg)
     assert not e.sandbox and e.command is not None and e.command.startswith("python -m arena.jail --cpu 600 ")
     assert worker.play_mode() is SandboxMode.LIMITS_ONLY
+
+
+def test_two_bots_of_one_participant_never_share_a_table_while_others_can_sit() -> None:
+    """Team-mates at one table could play for each other (they may know each other's seats)."""
+    bots = ["m1.v1", "m2.v1", "m3.v1", "alice.v1", "bob.v1", "carol.v1", "house1.v1", "house2.v1"]
+    owners = {"m1.v1": "mallory", "m2.v1": "mallory", "m3.v1": "mallory", "alice.v1": "alice"}
+    owners |= {"bob.v1": "bob", "carol.v1": "carol"}  # the house bots have no participant
+    st = {b: Standing(1500.0 + 5 * i, 100.0, 50) for i, b in enumerate(bots)}
+    batch = next_batch(bots, st, players=4, tables=16, start=0, rules="standard", owners=owners)
+    for m in batch:
+        mine = [b for b in m.seats if owners.get(b) == "mallory"]
+        assert len(mine) <= 1, m.seats
+    # Without enough other participants, the table is filled all the same.
+    few = next_batch(bots[:4], st, players=4, tables=2, start=0, rules="standard", owners=owners)
+    assert few and all(len(m.seats) == 4 for m in few)
