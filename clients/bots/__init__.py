@@ -4,6 +4,8 @@
 - ``lowest``: always the lowest legal card; passes its highest cards. A deterministic baseline.
 - ``heuristic``: the tips of shared/rules/003 (pass high spades and hearts, void a short suit,
   duck with the highest losing card, dump Q♠ and high hearts when void).
+- ``montecarlo``: perfect-information Monte Carlo over sampled worlds with the engine's compiled
+  rollouts, within a set share of its clock (clients/bots/montecarlo.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ BOTS: dict[str, tuple[str, str]] = {
     "random": ("clients.bots.random", "RandomBot"),
     "lowest": ("clients.bots.lowest", "LowestBot"),
     "heuristic": ("clients.bots.heuristic", "HeuristicBot"),
+    "montecarlo": ("clients.bots.montecarlo", "ThreadedMonteCarloBot"),
 }
 
 
