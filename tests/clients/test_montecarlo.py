@@ -79,3 +79,65 @@ def test_the_search_values_every_legal_card_within_its_time():
     assert set(means) == set(view.legal) or len(view.legal) == 1
     assert worlds > 10
     assert spent < bot.think_seconds(view) + 0.03  # one world's rollouts past the deadline, on a loaded machine
+
+
+def test_the_small_monte_carlo_bot_in_docs_is_the_example_file_and_plays():
+    from clients.examples.montecarlo import SmallMonteCarlo
+
+    root = Path(__file__).resolve().parents[2]
+    example = (root / "clients/examples/montecarlo.py").read_text()
+    assert len(example.splitlines()) <= 45
+    assert f"```python\n{example}```" in (root / "docs/sdk.md").read_text()
+    seats = [SdkSeat(SmallMonteCarlo(), "small"), *(SdkSeat(HeuristicBot(), f"h{i}") for i in range(3))]
+    record = asyncio.run(play_match(seats, Rules(target=30), 8, settings=FAST))
+    assert record.status.value == "finished" and record.faults == []
+
+
+def test_the_view_samples_worlds():
+    m = Match(Rules(), 2)
+    rng = random.Random(2)
+    while not (m.phase is Phase.PLAY and len(m.hand.tricks) == 3):
+        random_step(m, rng)
+    seat = m.to_move[0]
+    view = view_of(m.observation(seat), "t", ("a", "b", "c", "d"), 100, 1000)
+    worlds = view.sample_worlds(5, random.Random(0))
+    assert len(worlds) == 5 and all(w.hands[seat] == view.hand.mask for w in worlds)
+
+
+def test_the_strength_and_rollout_benches_run_and_report():
+    import json
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(root / "bench/strength.py"),
+            "--bot",
+            "random",
+            "--deals",
+            "2",
+            "--workers",
+            "1",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+        check=True,
+    )
+    (row,) = json.loads(out.stdout)
+    assert row["deals"] == 2 and row["matches"] == 8 and row["hands"] >= 8
+    assert row["ci95"][0] <= row["vs_field_per_hand"] <= row["ci95"][1]
+    assert row["timeouts"] == 0
+    out = subprocess.run(
+        [sys.executable, str(root / "bench/rollout.py"), "--seconds", "0.2", "--engine", "loaded", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+        check=True,
+    )
+    r = json.loads(out.stdout)
+    assert all(v > 0 for v in r["rollouts_per_second"].values())
