@@ -88,6 +88,34 @@ def pyspiel_rollouts(seconds: float, from_first_trick: bool) -> tuple[float, int
     return n / (time.perf_counter() - start), n
 
 
+def worlds_per_second(seconds: float) -> dict[str, float]:
+    """clients.sampling worlds drawn per second (a Sampler per decision, 1,000 worlds each), at the
+    first lead after the pass, after trick 4 and after trick 9 of random standard hands."""
+    from clients.sampling import Sampler
+    from referee.rules import Match, Phase, Rules
+
+    out = {}
+    for tricks in (0, 4, 9):
+        views = []
+        rng = random.Random(tricks)
+        for seed in range(20):
+            m = Match(Rules(), seed)
+            while not (m.phase is Phase.PLAY and len(m.hand.tricks) == tricks and len(m.hand.trick_cards) == 1):
+                if m.phase is Phase.PASS:
+                    for s in m.to_move:
+                        m.pass_cards(s, rng.sample(m.legal_plays(s).cards or list(m.observation(s).hand), 3))
+                else:
+                    m.play(rng.choice(m.legal_plays().cards))
+            views.append(m.observation(m.to_move[0]))
+        n = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds / 3:
+            for v in views:
+                n += len(Sampler(v).sample(1000, rng))
+        out[f"after {tricks} tricks"] = n / (time.perf_counter() - start)
+    return out
+
+
 def measure(engine: str, policy: int, seconds: float) -> tuple[float, int]:
     cmd = [sys.executable, __file__, "--child", engine, "--policy", str(policy), "--seconds", str(seconds)]
     out = subprocess.run(cmd, check=False, cwd=ROOT, env=_engine_env(engine), capture_output=True, text=True)
@@ -140,8 +168,10 @@ def main() -> None:
             full = pyspiel_rollouts(args.seconds, False)
             assert full
             spiel_full.append(full[0])
+    worlds = worlds_per_second(args.seconds)
     result = {
         "benchmark": "rollout",
+        "worlds_per_second": {k: round(v) for k, v in worlds.items()},
         "engine": loaded,
         "rollouts_per_second": {k: round(statistics.median(v)) for k, v in rows.items()},
         "pyspiel_cpp_from_first_trick_per_second": round(statistics.median(spiel)) if spiel else None,
@@ -157,6 +187,8 @@ def main() -> None:
         e = k.split("[")[1].rstrip("]")
         vs = f"{result['ratio_vs_pyspiel_cpp'][e]:.2f}x" if k.startswith("random") and spiel else ""
         print(f"{'hearts-arena rollout ' + k:<52}{v:>12,}{vs:>16}")
+    for k, v in result["worlds_per_second"].items():
+        print(f"{'clients.sampling worlds, ' + k:<52}{v:>12,}{f'{1000 / v * 1000:.0f} ms/1000':>16}")
     if spiel:
         spiel_rate = result["pyspiel_cpp_from_first_trick_per_second"]
         print(f"{'pyspiel evaluate_bots, uniform random (C++)':<52}{spiel_rate:>12,}")

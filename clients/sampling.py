@@ -185,6 +185,8 @@ class Sampler:
         self.played_by = played_by
         self.discarded_mine = discarded_mine
         self.take_trick = take_trick
+        self.needs_replay = self._needs_replay()
+        self.template: Hand | None = None
         if self._count(0, tuple(self.dp_free)) == 0:
             raise InconsistentView("no deal meets the voids and the hand sizes")
 
@@ -305,8 +307,45 @@ class Sampler:
                 masks[s] |= c
             i += self.free[s]
 
-    def _world(self, masks: list[int], rng: random.Random) -> World | None:
-        """The drawn deal replayed through the engine; None when some play would have been illegal."""
+    def _needs_replay(self) -> bool:
+        """Whether a play of this hand could say more than the voids and sizes already say.
+
+        Following suit says nothing but the card; failing to follow is a void; a heart led before
+        hearts broke is a hand of hearts (counted as voids above). Anything else a legal play may
+        reveal needs the replay: a penalty card on the first trick (nothing else to play), Q♠ not
+        played at its first safe chance, a lead under ``lead_hearts_with_queen``, and every kitty.
+        """
+        rules = self.rules
+        if rules.kitty_size or rules.queen_at_first_safe_chance or rules.lead_hearts_with_queen:
+            return True
+        if rules.first_lead != "lowest-club" or self.view.phase is Phase.PASS:
+            return rules.first_lead != "lowest-club"
+        first = self.tricks[0].cards if self.tricks else ()
+        return not rules.points_on_first_trick and any(c.mask & rules.penalty_mask for c in first)
+
+    def _world(self, masks: list[int], rng: random.Random, replay: bool = False) -> World | None:
+        """The drawn deal replayed through the engine; None when some play would have been illegal.
+
+        When no play can say more than the voids (``_needs_replay``), every drawn deal is consistent:
+        after the first world, the others copy its hand and change only the cards held."""
+        template = self.template
+        if template is not None and not replay:
+            n = self.players
+            now = [0] * n
+            now[self.me] = self.hand_mask
+            for owner, m in zip(self.owners, masks):
+                now[owner] = m
+            h = template.copy()
+            h.hands = now
+            h.dealt = tuple([now[s] | self.played_by[s] for s in range(n)])
+            h._legal = -1
+            return World(self.view, tuple(now), h)
+        world = self._replayed(masks, rng)
+        if world is not None and not self.needs_replay and self.view.phase is not Phase.PASS:
+            self.template = world.hand
+        return world
+
+    def _replayed(self, masks: list[int], rng: random.Random) -> World | None:
         view = self.view
         rules = self.rules
         n = self.players

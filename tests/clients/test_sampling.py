@@ -60,7 +60,7 @@ def test_every_world_is_consistent_and_the_true_deal_is_one(name):
         view = m.observation(seat)
         s = Sampler(view)
         if not s.other_discard:  # (there the kitty's part of the taker's cards is drawn too)
-            assert s._world(_true_masks(s, m), random.Random(0)) is not None
+            assert s._world(_true_masks(s, m), random.Random(0), replay=True) is not None
         true_sizes = [h.bit_count() for h in m.hand.hands]
         worlds = s.sample(15, random.Random(1))
         assert worlds
@@ -71,6 +71,8 @@ def test_every_world_is_consistent_and_the_true_deal_is_one(name):
             for h in w.hands:
                 assert not seen & h
                 seen |= h
+            if not s.other_discard and -1 not in s.owners:  # every world passes the full replay too
+                assert s._world([w.hands[o] for o in s.owners], random.Random(0), replay=True) is not None
             wm = w.to_match()
             assert wm.phase is view.phase
             got = wm.observation(seat)
@@ -112,7 +114,7 @@ def test_worlds_are_uniform_over_every_consistent_deal(seed):
 
     for d in deals(unseen, list(free)):
         masks = [p | x for p, x in zip(s.pins, d)]
-        if s._world(masks, random.Random(0)) is not None:
+        if s._world(masks, random.Random(0), replay=True) is not None:
             consistent.add(tuple(masks))
     assert tuple(_true_masks(s, m)) in consistent
     draws = 300 * len(consistent)
