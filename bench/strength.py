@@ -9,7 +9,7 @@ differences). Also: the candidate's win % (alone or shared first place), and an 
 heuristic from the pairwise results (lower final total wins a pair, a tie is half).
 
     python bench/strength.py                      # make bench: montecarlo at 10 ms, a few deals
-    python bench/strength.py --long               # 100 ms over 500 deals (the 2,000 hands), then 1 s
+    python bench/strength.py --long     # make bench-strength: 100 ms over 60 deals (2,000+ hands), 1 s over 20
     python bench/strength.py --bot random --budget-ms 100 --deals 50 --workers 2 [--seconds 600] [--json]
 
 Deals are played whole, in worker processes; ``--seconds`` stops handing out deals after that long.
@@ -156,14 +156,14 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=4, help="duplicate deals (each played in every seat)")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--seconds", type=float, default=None, help="stop handing out deals after this long")
-    ap.add_argument("--long", action="store_true", help="the long run: 100 ms over 500 deals, then 1 s")
+    ap.add_argument("--long", action="store_true", help="the long run: 100 ms over 60 deals, then 1 s over 20")
     ap.add_argument("--table", action="store_true", help="the baselines of docs/strength.md")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.long:
         rows = [
-            run("montecarlo", 100, 500, args.workers, args.seconds),
-            run("montecarlo", 1000, 500, args.workers, args.seconds),
+            run("montecarlo", 100, 60, args.workers, args.seconds),
+            run("montecarlo", 1000, 20, args.workers, args.seconds),
         ]
     elif args.table:
         rows = [run(b, 100, args.deals, args.workers, args.seconds) for b in ("random", "lowest", "heuristic")]
