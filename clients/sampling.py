@@ -186,6 +186,12 @@ class Sampler:
         self.discarded_mine = discarded_mine
         self.take_trick = take_trick
         self.needs_replay = self._needs_replay()
+        # pass_on: the cards this seat passed all went to one seat (the first that passed, that way),
+        # which one the view cannot tell: a deal splitting them among seats is thrown away.
+        self.pass_block = 0
+        if rules.pass_on and view.passed and phase is not Phase.PASS and view.pass_direction in _OFFSETS:
+            for c in view.passed:
+                self.pass_block |= c.mask
         self.template: Hand | None = None
         if self._count(0, tuple(self.dp_free)) == 0:
             raise InconsistentView("no deal meets the voids and the hand sizes")
@@ -328,6 +334,11 @@ class Sampler:
 
         When no play can say more than the voids (``_needs_replay``), every drawn deal is consistent:
         after the first world, the others copy its hand and change only the cards held."""
+        block = self.pass_block
+        if block and not any(
+            owner >= 0 and (m | self.played_by[owner]) & block == block for owner, m in zip(self.owners, masks)
+        ):
+            return None
         template = self.template
         if template is not None and not replay:
             n = self.players

@@ -73,6 +73,18 @@ def test_every_world_is_consistent_and_the_true_deal_is_one(name):
                 seen |= h
             if not s.other_discard and -1 not in s.owners:  # every world passes the full replay too
                 assert s._world([w.hands[o] for o in s.owners], random.Random(0), replay=True) is not None
+            if rules.pass_on and view.passed and view.pass_direction in ("left", "right", "across"):
+                block = sum(c.mask for c in view.passed)  # all with one seat (held or played by it)
+                played = [
+                    sum(
+                        c.mask
+                        for t in (*view.tricks, view.current_trick)
+                        for i, c in enumerate(t.cards)
+                        if t.seat_of(i, rules.players) == o
+                    )
+                    for o in range(rules.players)
+                ]
+                assert any((w.hands[o] | played[o]) & block == block for o in range(rules.players) if o != seat)
             wm = w.to_match()
             assert wm.phase is view.phase
             got = wm.observation(seat)
