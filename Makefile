@@ -10,7 +10,7 @@ NODE_BOT := clients/node/node_modules/.installed
 ENGINE_SOURCES := referee/rules/cards.py referee/rules/options.py referee/rules/state.py
 ENGINE_BUILD := referee/rules/_compiled/manifest.json
 
-.PHONY: test check demo arena-demo bench proto clean engine engine-clean
+.PHONY: test check demo arena-demo bench bench-strength proto clean engine engine-clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -68,6 +68,12 @@ $(VENV)/.bench: $(STAMP)
 bench: $(VENV)/.bench $(NODE_BOT)
 	@$(MAKE) --no-print-directory engine || echo "*** the compiled engine could not be built: benchmarking pure Python ***" >&2
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+# The long strength run of docs/strength.md (montecarlo at 100 ms and 1 s against three heuristic
+# bots, duplicate deals; hours on two cores): `make bench` runs only its short form.
+bench-strength: $(VENV)/.bench
+	@$(MAKE) --no-print-directory engine || echo "*** the compiled engine could not be built: benchmarking pure Python ***" >&2
+	$(PY) bench/strength.py --long
 
 proto: $(STAMP)
 	$(PY) -m grpc_tools.protoc -Iproto --python_out=proto --pyi_out=proto --grpc_python_out=proto proto/hearts/v1/*.proto

@@ -7,8 +7,10 @@ the players' names and the clock) and answer with engine ``Card`` values.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
+from clients.sampling import World, sample_worlds
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1.codec import DIRECTIONS_FROM_WIRE, cards_from_wire, rules_from_wire, trick_from_wire
 from referee.rules import Observation, Phase, Suit
@@ -46,6 +48,11 @@ class View(Observation):
     def players(self) -> int:
         """The number of seats at the table."""
         return self.rules.players
+
+    def sample_worlds(self, n: int, rng: random.Random | None = None) -> list[World]:
+        """``n`` deals of the unseen cards consistent with this view, uniform (``clients.sampling``);
+        ``world.to_hand()`` / ``world.to_match()`` give the engine state to simulate from."""
+        return sample_worlds(self, n, rng)
 
 
 def view_from_wire(v: pb.GameView, phase: Phase, moon_points: int = 0) -> View:

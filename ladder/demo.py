@@ -1,6 +1,7 @@
 """``make demo``: a local round robin of the sample bots, then the ladder.
 
-Starts the sample bots as subprocesses (random three times with different seeds, lowest, heuristic),
+Starts the sample bots as subprocesses (random three times with different seeds, lowest, heuristic,
+montecarlo thinking 20 ms a decision),
 plays a duplicate round robin among them with the standard rules, records it in ``demo.db`` (made
 afresh each run; ``*.db`` is git-ignored) and prints the leaderboard. About half a minute on two
 cores. Afterwards ``hearts ladder --db demo.db`` and ``hearts replay MATCH --db demo.db`` work on it.
@@ -53,6 +54,11 @@ DEMO_BOTS: tuple[BotEntry, ...] = (
         "heuristic",
         command="python -m clients.bots.heuristic --port {port}",
         description="pass high spades and hearts, duck, dump Q♠",
+    ),
+    BotEntry(
+        "montecarlo",
+        command="python -m clients.bots.montecarlo --port {port} --budget-fraction 0.02 --bank-fraction 0",
+        description="Monte Carlo over sampled worlds, 20 ms a decision (of the 1 s budget)",
     ),
 )
 

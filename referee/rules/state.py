@@ -271,6 +271,8 @@ def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
 
 
 _OFFSETS: Final = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
+_EMPTY_SET: Final = CardSet(0)
+_BLANK_DEALS: Final[dict[int, Deal]] = {}  # players -> an empty deal (Hand.copy builds through __init__)
 
 
 # -- one hand ----------------------------------------------------------------------------------
@@ -327,6 +329,40 @@ class Hand:
             self.leader = (self.dealer + 1) % self.players
         self.turn = self.leader
         self._legal = -1
+
+    def copy(self) -> Hand:
+        """A cheap copy to play on (rollouts): the lists copied, everything immutable shared.
+
+        Built through ``__init__`` from an empty deal (the only way to build a native class compiled),
+        then overwritten; a test checks every attribute of the copy equals the original's.
+        """
+        n = self.players
+        blank = _BLANK_DEALS.get(n)
+        if blank is None:
+            blank = _BLANK_DEALS[n] = Deal(0, tuple([_EMPTY_SET] * n), _EMPTY_SET)
+        h = Hand(self.rules, blank, "left", self.dealer)
+        h.number = self.number
+        h.direction = self.direction
+        h.dealt = self.dealt
+        h.hands = list(self.hands)
+        h.kitty = self.kitty
+        h.passed = list(self.passed)
+        h.received = list(self.received)
+        h.captured = list(self.captured)
+        h.tricks_won = list(self.tricks_won)
+        h.tricks = list(self.tricks)
+        h.trick_cards = list(self.trick_cards)
+        h.trick_mask = self.trick_mask
+        h.hearts_broken = self.hearts_broken
+        h.kitty_taker = self.kitty_taker
+        h.discarded = self.discarded
+        h.leader = self.leader
+        h.turn = self.turn
+        h.opening = self.opening
+        h._legal = self._legal
+        h.offsets = self.offsets
+        h.phase = self.phase
+        return h
 
     @property
     def first_trick(self) -> bool:
@@ -849,6 +885,18 @@ class Match:
             m.apply(e)
         return m
 
+    def rollout(self, policy: int = 0, seed: int = 0) -> list[int]:
+        """Play a copy of this hand to its end with a built-in policy; the hand's points per seat.
+
+        ``policy`` is ``ROLLOUT_RANDOM`` (a uniformly random legal card) or ``ROLLOUT_RULES`` (a cheap
+        rule of thumb); ``seed`` drives the random choices. The match itself is not changed. From the
+        pass phase each seat still to pass passes its highest cards first (not for a mix pass).
+        Points as ``hand_points`` scores them.
+        """
+        if self.over or self._moon_shooter is not None:
+            return hand_points(self.hand)
+        return rollout(self.hand.copy(), policy, seed)
+
     def clone(self) -> Match:
         return copy.deepcopy(self)
 
@@ -1042,3 +1090,174 @@ class Match:
     def _sun_pending(self) -> bool:
         h = self.hand
         return bool(self.rules.sun_points) and h.tricks_won.count(len(h.tricks)) == 1
+
+
+# -- rollouts ------------------------------------------------------------------------------------
+# Fast play to the end of a hand for search (Monte Carlo bots): no checks beyond the legal set, no
+# history, no match flow. Compiled by mypyc with the rest of this module (``make engine``).
+
+ROLLOUT_RANDOM: Final = 0  # a uniformly random legal card
+ROLLOUT_RULES: Final = 1  # a rule of thumb: duck under the winner, dump Q♠ and hearts when void, lead low
+_M32: Final = 0xFFFFFFFF
+
+
+def _top_rank_bit(mask: int) -> int:
+    """The bit of the highest-ranked card in ``mask`` (the higher suit on a tie); 0 for no card."""
+    best = 0
+    best_rank = -1
+    for s in range(4):
+        m = mask >> (13 * s) & 0x1FFF
+        if m:
+            r = m.bit_length() - 1
+            if r >= best_rank:
+                best_rank = r
+                best = 1 << (13 * s + r)
+    return best
+
+
+def _low_rank_bit(mask: int) -> int:
+    """The bit of the lowest-ranked card in ``mask`` (the lower suit on a tie); 0 for no card."""
+    best = 0
+    best_rank = 99
+    for s in range(4):
+        m = mask >> (13 * s) & 0x1FFF
+        if m:
+            r = (m & -m).bit_length() - 1
+            if r < best_rank:
+                best_rank = r
+                best = 1 << (13 * s + r)
+    return best
+
+
+def _rule_of_thumb(hand: Hand, legal: int) -> int:
+    """The card (as its bit) the rule-of-thumb policy plays from ``legal``."""
+    cards = hand.trick_cards
+    if not cards:
+        return _low_rank_bit(legal)
+    suit = _SUIT_MASK_OF[cards[0].index]
+    if legal & suit:  # following suit: duck under the winner, else win high and cheaply
+        top = (hand.trick_mask & suit).bit_length() - 1
+        below = legal & ((1 << top) - 1)
+        if below:
+            return 1 << (below.bit_length() - 1)
+        safe = legal & ~hand.rules.penalty_mask
+        return 1 << ((safe or legal).bit_length() - 1)
+    if legal & _QS:  # void: Q♠ first, then the highest penalty card, then the highest card
+        return _QS
+    pen = legal & hand.rules.penalty_mask
+    return _top_rank_bit(pen or legal)
+
+
+def rollout(hand: Hand, policy: int = ROLLOUT_RANDOM, seed: int = 0) -> list[int]:
+    """Play ``hand`` (changed in place: pass ``hand.copy()``) to its end; its points per seat.
+
+    From the pass phase (not a mix pass) each seat still to pass passes its highest cards first; a
+    kitty's taker discards its highest cards. See ``Match.rollout`` and ``hand_points``.
+    """
+    x = (seed * 0x9E3779B1 + 0x7F4A7C15) & _M32 or 1  # xorshift32 state: never 0
+    phase = hand.phase
+    if phase is _PASS:
+        if hand.direction == "mix":
+            raise ValueError("a rollout cannot start before a mix pass (its redeal is chance)")
+        k = hand.rules.pass_count
+        for s in range(hand.players):
+            if hand.passed[s] is None:
+                chosen: list[Card] = []
+                m = hand.hands[s]
+                for _ in range(k):
+                    b = _top_rank_bit(m)
+                    m ^= b
+                    chosen.append(DECK[b.bit_length() - 1])
+                hand.pass_cards(s, chosen)
+        hand.exchange(None)
+        phase = hand.phase
+    elif phase is not _PLAY and phase is not Phase.DISCARD and phase is not _OVER:
+        raise ValueError(f"a rollout cannot start in the {phase.value} phase")
+    players = hand.players
+    breakers = hand._breakers
+    hands = hand.hands
+    while True:
+        if phase is _PLAY:
+            seat = hand.turn
+            legal = hand._legal
+            if legal < 0:
+                legal = hand._compute_legal(seat)
+            if policy == ROLLOUT_RANDOM:
+                n = legal.bit_count()
+                if n > 1:
+                    x ^= (x << 13) & _M32
+                    x ^= x >> 17
+                    x ^= (x << 5) & _M32
+                    for _ in range((x * n) >> 32):
+                        legal &= legal - 1
+                bit = legal & -legal
+            else:
+                bit = _rule_of_thumb(hand, legal)
+            hand._legal = -1
+            hands[seat] ^= bit
+            cards = hand.trick_cards
+            cards.append(DECK[bit.bit_length() - 1])
+            hand.trick_mask |= bit
+            if bit & breakers:
+                hand.hearts_broken = True
+            if len(cards) < players:
+                hand.turn = (seat + 1) % players
+            else:
+                hand._finish_trick()
+                hands = hand.hands
+                phase = hand.phase
+        elif phase is Phase.DISCARD:
+            seat = hand.turn
+            need = hand.kitty.bit_count()
+            m = hands[seat]
+            out: list[Card] = []
+            for _ in range(need):
+                b = _top_rank_bit(m)
+                m ^= b
+                out.append(DECK[b.bit_length() - 1])
+            hand.discard(seat, out)
+            phase = hand.phase
+        else:
+            break
+    return hand_points(hand)
+
+
+def hand_points(hand: Hand) -> list[int]:
+    """What a finished hand adds to each seat's total, the moon and the sun included, as the match
+    scores it, except where that depends on the match: ``moon=shooter-chooses`` and ``add-unless-win``
+    count as adding to the others, and ``wins-match`` too (a stand-in for 'the shooter wins')."""
+    rules = hand.rules
+    n = hand.players
+    groups = rules.point_groups
+    pen = rules.penalty_mask
+    captured = hand.captured
+    score = [0] * n
+    extra = [0] * n
+    bonus = rules.bonus_card
+    for s in range(n):
+        cap = captured[s]
+        total = 0
+        for v, g in groups:
+            total += v * (cap & pen & g).bit_count()
+        score[s] = total
+        if bonus is not None and cap & bonus.mask:
+            extra[s] += rules.card_points[bonus.index]
+        if rules.no_tricks_bonus and not hand.tricks_won[s]:
+            extra[s] += rules.no_tricks_bonus
+    shooter = -1
+    shot = 0
+    ntricks = len(hand.tricks)
+    if rules.sun_points and hand.tricks_won.count(ntricks) == 1:
+        shooter = hand.tricks_won.index(ntricks)
+        shot = rules.sun_points
+    else:
+        for s in range(n):
+            if captured[s] & pen == pen:
+                shooter = s
+                shot = rules.moon_total
+    if shooter >= 0:
+        if rules.moon == "subtract-from-shooter":
+            score = [-shot if s == shooter else 0 for s in range(n)]
+        else:
+            score = [0 if s == shooter else shot for s in range(n)]
+    return [score[s] + extra[s] for s in range(n)]
