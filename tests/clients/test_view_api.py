@@ -362,7 +362,42 @@ FROM_WIRE: dict[str, Callable[[pb.GameView], object]] = {
 }
 
 
+# The View's own methods (the SDK's, not the engine's): checked against the engine by what they give.
+SDK_METHODS = {"sample_worlds"}
+
+
+def _check_sample_worlds(case: Case) -> None:
+    """Each world the view samples replays, in the engine, to this very seat's observation."""
+    import random
+
+    if case.obs.phase.value == "call":  # before the deal: no cards to sample, and it says so
+        with pytest.raises(ValueError, match="call phase"):
+            case.view.sample_worlds(3, random.Random(7))
+        return
+    worlds = case.view.sample_worlds(3, random.Random(7))
+    assert len(worlds) == 3
+    if case.obs.phase.value not in ("pass", "play", "discard"):
+        return  # the moon's choice: every card is played, nothing left to simulate
+    for w in worlds:
+        got = w.to_match().observation(case.obs.seat)
+        for f in (
+            "hand",
+            "tricks",
+            "current_trick",
+            "hearts_broken",
+            "legal",
+            "kitty_taker",
+            "kitty",
+            "discarded",
+            "phase",
+        ):
+            assert getattr(got, f) == getattr(case.obs, f), f"View.sample_worlds: a world's {f} is not the view's"
+
+
 def check_view_name(case: Case, name: str) -> None:
+    if name in SDK_METHODS:
+        _check_sample_worlds(case)
+        return
     value = getattr(case.view, name)
     if name in CONTEXT_FIELDS:
         expected = case.context[name]
