@@ -296,6 +296,11 @@ class Exits(SeededRandom):
 '''
 
 
+def _hearts(cwd: Path, argv: list[str], *, timeout: float) -> subprocess.CompletedProcess[str]:
+    """The real ``hearts`` command (``argv`` starts with it) run in ``cwd``, as a student runs it there."""
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
 def _bots_dir(tmp_path: Path) -> Path:
     (tmp_path / "student_bot.py").write_text(BOT_FILE)
     return tmp_path
@@ -343,7 +348,8 @@ def test_hearts_runs_a_students_module_bot_from_the_current_directory(tmp_path: 
     """``--seat me=student_bot:SeededRandom`` and ``module =`` in a bots file, run by the real
     ``hearts`` from the folder holding the bot, as a student would."""
     folder = _bots_dir(tmp_path)
-    match = subprocess.run(
+    match = _hearts(
+        folder,
         [
             HEARTS,
             "match",
@@ -360,9 +366,6 @@ def test_hearts_runs_a_students_module_bot_from_the_current_directory(tmp_path: 
             "--seed",
             "2",
         ],
-        cwd=folder,
-        capture_output=True,
-        text=True,
         timeout=60,
     )
     assert match.returncode == 0, match.stdout + match.stderr
@@ -378,23 +381,17 @@ def test_hearts_runs_a_students_module_bot_from_the_current_directory(tmp_path: 
             ]
         )
     )
-    run = subprocess.run(
+    run = _hearts(
+        folder,
         [HEARTS, "tournament", "run", "--bots", "bots.toml", "--rules", FAST, "--deals", "2", "--workers", "2"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
         timeout=120,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "played 8 matches" in run.stdout
-    listed = subprocess.run([HEARTS, "bot", "list"], cwd=folder, capture_output=True, text=True, timeout=30)
+    listed = _hearts(folder, [HEARTS, "bot", "list"], timeout=30)
     assert "in-process student_bot:SeededRandom" in listed.stdout
-    checked = subprocess.run(
-        [HEARTS, "validate", "student_bot:SeededRandom", "--rules", "standard", "--json"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    checked = _hearts(
+        folder, [HEARTS, "validate", "student_bot:SeededRandom", "--rules", "standard", "--json"], timeout=120
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert json.loads(checked.stdout)["ok"] is True
@@ -406,13 +403,7 @@ def test_a_module_that_names_no_bot_stops_the_run_before_anything_is_written(tmp
         '[bots.me]\nmodule = "studnet_bot:SeededRandom"\n'
         + "".join(f'[bots.low{i}]\nmodule = "clients.bots.lowest:LowestBot"\n' for i in range(3))
     )
-    run = subprocess.run(
-        [HEARTS, "tournament", "run", "--bots", "bots.toml", "--rules", FAST],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = _hearts(folder, [HEARTS, "tournament", "run", "--bots", "bots.toml", "--rules", FAST], timeout=60)
     assert run.returncode == 1
     assert "no module named 'studnet_bot'" in run.stderr and "Traceback" not in run.stderr
     assert "was not kept" in run.stderr
@@ -424,12 +415,8 @@ def test_a_worker_whose_bot_exits_is_a_clear_error_and_nothing_half_played_is_ke
         '[bots.quitter]\nmodule = "student_bot:Exits"\n'
         + "".join(f'[bots.low{i}]\nmodule = "clients.bots.lowest:LowestBot"\n' for i in range(3))
     )
-    run = subprocess.run(
-        [HEARTS, "tournament", "run", "--bots", "bots.toml", "--rules", FAST, "--workers", "1"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    run = _hearts(
+        folder, [HEARTS, "tournament", "run", "--bots", "bots.toml", "--rules", FAST, "--workers", "1"], timeout=60
     )
     assert run.returncode == 1, run.stdout + run.stderr
     assert "a worker process died" in run.stderr and "Traceback" not in run.stderr
@@ -472,12 +459,10 @@ def test_a_bot_class_that_inherits_an_unwritten_method_is_refused_when_loaded(tm
     (tmp_path / "half_bot.py").write_text(
         "from clients.sdk import Bot\nclass Half(Bot):\n    def pass_cards(self, view):\n        return []\n"
     )
-    run = subprocess.run(
+    run = _hearts(
+        tmp_path,
         [HEARTS, "match", "--seat", "me=half_bot:Half", "--seat", "a=clients.bots.lowest:LowestBot"]
         + ["--seat", "b=clients.bots.lowest:LowestBot", "--seat", "c=clients.bots.lowest:LowestBot"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
         timeout=60,
     )
     assert run.returncode == 1 and "Traceback" not in run.stderr
@@ -523,23 +508,15 @@ class Chatty(LowestBot):
 
 def test_what_an_in_process_bot_prints_goes_to_its_log_not_the_harness_output(tmp_path: Path) -> None:
     (tmp_path / "chatty.py").write_text(CHATTY)
-    match = subprocess.run(
+    match = _hearts(
+        tmp_path,
         [HEARTS, "match", "--seat", "me=chatty:Chatty", "--seat", "a=clients.bots.lowest:LowestBot"]
         + ["--seat", "b=clients.bots.lowest:LowestBot", "--seat", "c=clients.bots.lowest:LowestBot", "--rules", FAST],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
         timeout=60,
     )
     assert match.returncode == 0 and "thinking very hard" not in match.stdout + match.stderr
     assert "thinking very hard" in (tmp_path / "logs" / "me.log").read_text()
-    checked = subprocess.run(
-        [HEARTS, "validate", "chatty:Chatty", "--rules", "standard", "--json"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    checked = _hearts(tmp_path, [HEARTS, "validate", "chatty:Chatty", "--rules", "standard", "--json"], timeout=120)
     assert checked.returncode == 0, checked.stderr
     assert json.loads(checked.stdout)["ok"] is True  # the report alone on stdout
     assert "thinking very hard" in (tmp_path / "logs" / "validate.log").read_text()
@@ -547,12 +524,10 @@ def test_what_an_in_process_bot_prints_goes_to_its_log_not_the_harness_output(tm
 
 def test_a_seat_naming_a_python_file_as_a_command_says_how_to_play_it(tmp_path: Path) -> None:
     (tmp_path / "my_bot.py").write_text(CHATTY)
-    run = subprocess.run(
+    run = _hearts(
+        tmp_path,
         [HEARTS, "match", "--seat", "me=my_bot", "--seat", "a=clients.bots.lowest:LowestBot"]
         + ["--seat", "b=clients.bots.lowest:LowestBot", "--seat", "c=clients.bots.lowest:LowestBot"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
         timeout=60,
     )
     assert run.returncode == 1
