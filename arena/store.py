@@ -160,7 +160,7 @@ class ArenaStore:
     """The arena's tables over a ladder ``Store`` (one connection; one per thread)."""
 
     def __init__(self, path: str | Path) -> None:
-        self.ladder = Store(path)
+        self.ladder = Store(path, fsync_commits=True)  # an accepted submission must survive a power loss
         self.db = self.ladder.db
         self._migrate()
 

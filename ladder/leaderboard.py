@@ -49,7 +49,7 @@ from ladder.ratings import (
     Ratings,
     fit,
 )
-from ladder.store import Store, rules_text
+from ladder.store import Store, canonical_rules, rules_text
 from referee.rules import Rules
 
 __all__ = [
@@ -268,7 +268,7 @@ def ruleset_key(rules: str | Rules | Mapping[str, Any]) -> str:
     if isinstance(rules, str):
         rules = Rules.parse(rules)
     elif not isinstance(rules, Rules):
-        rules = Rules.from_dict(rules)
+        return canonical_rules(dict(rules))  # cached: every match saved asks it of its record
     return str(rules)
 
 
@@ -284,7 +284,7 @@ def ruleset_text(rules: str | Mapping[str, Any]) -> str | None:
         return None
 
 
-def _key(rules: str | Rules | None) -> str | None:
+def _key(rules: str | Rules | Mapping[str, Any] | None) -> str | None:
     return None if rules is None else ruleset_key(rules)
 
 
@@ -336,7 +336,7 @@ def live_elo(
     store: Store,
     *,
     tournament_id: int | None = None,
-    rules: str | Rules | None = None,
+    rules: str | Rules | Mapping[str, Any] | None = None,
     bots: Iterable[str] | None = None,
 ) -> dict[str, float]:
     """Live pairwise Elo by bot: 1500 plus the sum of its changes over the matches that pass the

@@ -17,6 +17,13 @@ transaction takes the write lock at its start (``BEGIN IMMEDIATE``) and waits up
 once another process has committed since its read, SQLite fails it at once with "database is
 locked", whatever the busy timeout.
 
+A commit is durable when the process dies (a SIGKILL, a crash): WAL with ``synchronous=NORMAL``,
+which skips the fsync of every commit (on a virtual disk that fsync costs more than writing the whole
+match). Only a power loss or an OS crash may roll back the last commits, never corrupting the file;
+a tournament's matches lost so are pending again, and ``hearts tournament resume`` plays them from
+their seeds. ``Store(path, fsync_commits=True)`` keeps SQLite's full durability (the arena's
+accounts and submissions).
+
 ``Store(path, readonly=True)`` opens the file read-only (SQLite's ``mode=ro``), for the commands that
 only read: they work on a read-only file or filesystem and never write, not even a schema into an
 empty file. An older schema (or an empty file) is read through a copy migrated in memory.
@@ -298,6 +305,47 @@ def _m10_bot_module(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m11_live_elo_totals(db: sqlite_utils.Database) -> None:
+    """Each bot's sum of live Elo changes per ruleset, kept by triggers: the live Elo a match starts
+    from is read at every save, and summing every earlier match of the ruleset made a long
+    tournament's saves slower and slower (quadratic in its matches)."""
+    _executescript_in_transaction(
+        db,
+        """
+    CREATE TABLE IF NOT EXISTS live_elo_totals (  -- IF NOT EXISTS: a store rewound to an earlier version (tests do)
+        bot_id INTEGER NOT NULL REFERENCES bots (id),
+        rules TEXT NOT NULL,              -- matches.rules: the canonical text
+        elo_change REAL NOT NULL,
+        PRIMARY KEY (bot_id, rules)
+    ) WITHOUT ROWID;
+    """,
+    )
+    # A trigger's body holds semicolons: one statement each, not through the script splitter.
+    db.execute(
+        "CREATE TRIGGER IF NOT EXISTS live_elo_added AFTER INSERT ON live_elo BEGIN "
+        "INSERT INTO live_elo_totals (bot_id, rules, elo_change) "
+        "VALUES (NEW.bot_id, (SELECT rules FROM matches WHERE id = NEW.match_id), NEW.elo_change) "
+        "ON CONFLICT (bot_id, rules) DO UPDATE SET elo_change = elo_change + excluded.elo_change; END"
+    )
+    # Before: the cascade that deletes the match's live_elo rows runs once the match is gone.
+    db.execute(
+        "CREATE TRIGGER IF NOT EXISTS live_elo_match_deleted BEFORE DELETE ON matches BEGIN "
+        "UPDATE live_elo_totals SET elo_change = elo_change - (SELECT l.elo_change FROM live_elo l "
+        "WHERE l.match_id = OLD.id AND l.bot_id = live_elo_totals.bot_id) "
+        "WHERE rules = OLD.rules AND bot_id IN (SELECT bot_id FROM live_elo WHERE match_id = OLD.id); END"
+    )
+    rebuild_live_elo_totals(db)
+
+
+def rebuild_live_elo_totals(db: sqlite_utils.Database) -> None:
+    """The totals anew from every live Elo change: for a migration that rewrites ``matches.rules``."""
+    db.execute("DELETE FROM live_elo_totals")
+    db.execute(
+        "INSERT INTO live_elo_totals (bot_id, rules, elo_change) SELECT l.bot_id, m.rules, SUM(l.elo_change) "
+        "FROM live_elo l JOIN matches m ON m.id = l.match_id GROUP BY l.bot_id, m.rules"
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -309,7 +357,9 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m8_forfeit_reasons,
     _m9_canonical_rules,
     _m10_bot_module,
-    # Append new migrations here (each runs once, in its own transaction, in order).
+    _m11_live_elo_totals,
+    # Append new migrations here (each runs once, in its own transaction, in order). One that
+    # rewrites matches.rules calls rebuild_live_elo_totals.
 ]
 
 # The schema this code writes; a database of a higher user_version is refused.
@@ -564,6 +614,17 @@ def _rules_dict(stored: str) -> dict[str, Any]:
 @functools.lru_cache(maxsize=256)  # a store holds a handful of rulesets; listings read one per match
 def _parsed(text: str) -> Rules:
     return Rules.parse(text)
+
+
+def canonical_rules(rules: dict[str, Any]) -> str:
+    """The canonical text of a record's ruleset (``str(Rules)``), computed once per ruleset: every
+    match saved would otherwise build its ``Rules`` anew, twice."""
+    return _canonical(_json(rules))
+
+
+@functools.lru_cache(maxsize=64)
+def _canonical(key: str) -> str:
+    return str(Rules.from_dict(json.loads(key)))
 
 
 def _insert(conn: sqlite3.Connection, table: str, rows: list[dict[str, Any]]) -> None:
@@ -877,6 +938,14 @@ class LadderReads:
         self, tournament_id: int | None = None, rules: str | None = None, bots: Iterable[str] | None = None
     ) -> dict[str, float]:
         """Each bot's sum of live Elo changes over the selected matches (``bots``: only those names)."""
+        if tournament_id is None and rules is not None:  # a ruleset's whole ladder: kept summed
+            sql = "SELECT b.name, t.elo_change FROM live_elo_totals t JOIN bots b ON b.id = t.bot_id WHERE t.rules = ?"
+            args: list[object] = [rules]
+            if bots is not None:
+                names = list(bots)
+                sql += f" AND b.name IN ({', '.join('?' * len(names))})"
+                args.extend(names)
+            return {str(name): float(change) for name, change in self.db.execute(sql, args)}
         where, args = _match_filters(tournament_id, rules)
         if bots is not None:
             names = list(bots)
@@ -895,9 +964,10 @@ class Store:
     ``store.tournaments`` is its tournaments part (``Tournaments``), ``store.registrations`` its
     registry part (``Registrations``), ``store.ladder`` what the ladder reads (``LadderReads``)."""
 
-    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False, fsync_commits: bool = False) -> None:
         """Open (and, unless ``readonly``, create and migrate) the database at ``path``.
-        ``StoreError`` says why a file cannot be used; nothing is written to it then."""
+        ``StoreError`` says why a file cannot be used; nothing is written to it then.
+        ``fsync_commits``: every commit survives a power loss too (see the module's docstring)."""
         self.path = str(path)
         self.readonly = readonly
         copied = False
@@ -913,6 +983,7 @@ class Store:
             self.db.execute("PRAGMA foreign_keys = ON")
             if not readonly and self.path != ":memory:":
                 self.db.enable_wal()
+                self.db.execute(f"PRAGMA synchronous = {'FULL' if fsync_commits else 'NORMAL'}")
             self.version = _user_version(conn) if self.db.readonly else migrate(self.db)
         except sqlite3.Error as e:
             conn.close()
@@ -958,7 +1029,7 @@ class Store:
                         "id": mid,
                         "tournament_id": record.tournament_id,
                         "seed": record.seed,
-                        "rules": str(Rules.from_dict(record.rules)),
+                        "rules": canonical_rules(record.rules),
                         "players": len(record.seats),
                         "status": MatchStatus(record.status).value,
                         "started_at": record.started_at,

@@ -404,7 +404,7 @@ def save_scheduled(store: Store, tid: int, index: int, record: MatchRecord, k: f
         ids = [store.bot_id(p) for p in players]
         # Over every match of this ruleset: live Elo carries across tournaments, never across
         # rulesets (a ladder is per ruleset).
-        current = live_elo(store, bots=players, rules=Rules.from_dict(record.rules))
+        current = live_elo(store, bots=players, rules=record.rules)
         before = {p: current.get(p, ELO_BASE) for p in players}
         # Places, not scores: a forfeiter places last whatever its substitutes scored.
         after = live_elo_update(before, players, [float(s.place) for s in record.seats], k=k)

@@ -159,3 +159,12 @@ def test_two_bots_of_one_participant_never_share_a_table_while_others_can_sit() 
     # Without enough other participants, the table is filled all the same.
     few = next_batch(bots[:4], st, players=4, tables=2, start=0, rules="standard", owners=owners)
     assert few and all(len(m.seats) == 4 for m in few)
+
+
+def test_the_arena_s_database_fsyncs_every_commit(tmp_path: Path) -> None:
+    """A submission the arena has accepted survives a power loss (the ladder's own store does not fsync each commit)."""
+    store = ArenaStore(tmp_path / "arena.db")
+    try:
+        assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    finally:
+        store.close()

@@ -243,3 +243,56 @@ def test_every_table_keeps_a_ruleset_as_its_canonical_text_and_older_forms_are_m
         assert db.db.execute("SELECT rules FROM tournaments").fetchone()[0] == "spot"
         assert db.load_match(rec.match_id) == rec
     assert rules_text('{"no_such_option": 1}') is None
+
+
+def _summed(db: Store, rules: str) -> dict[str, float]:
+    """Live Elo changes summed from every match, as the ladder read them before the totals were kept."""
+    rows = db.db.execute(
+        "SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN matches m ON m.id = l.match_id "
+        "JOIN bots b ON b.id = l.bot_id WHERE m.rules = ? GROUP BY b.name",
+        [rules],
+    )
+    return {name: change for name, change in rows}
+
+
+def test_live_elo_totals_follow_every_save_and_deleted_match_and_are_rebuilt_by_their_migration(
+    tmp_path: Path,
+) -> None:
+    """The live Elo a match starts from is read from per-ruleset totals, kept by triggers, so a save
+    costs the same in the ten-thousandth match as in the first: they equal the sums over the matches."""
+    rulesets = ("standard,moon=shooter-chooses", "spot")
+    with Store(tmp_path / "arena.db") as db:
+        for seed in range(6):
+            rec = a_record(seed=seed, rules=rulesets[seed % 2])
+            db.save_match(rec)
+            ids = [db.bot_id(s.bot) for s in rec.seats]
+            db.tournaments.add_live_elo(
+                rec.match_id, 16.0, [(i, 1500.0, (seed + 1) * (j - 1.5)) for j, i in enumerate(ids)]
+            )
+        for rules in rulesets:
+            assert db.ladder.live_elo_changes(rules=rules) == pytest.approx(_summed(db, rules))
+            assert db.ladder.live_elo_changes(rules=rules, bots=["alpha"]) == pytest.approx(
+                {"alpha": _summed(db, rules)["alpha"]}
+            )
+        gone = db.list_matches()[0].match_id
+        db.delete_match(gone)  # its live Elo rows go by the foreign key's cascade
+        for rules in rulesets:
+            assert db.ladder.live_elo_changes(rules=rules) == pytest.approx(_summed(db, rules))
+        expected = {rules: _summed(db, rules) for rules in rulesets}
+        # As a database of migration 10 is: live Elo changes, no totals.
+        db.db.execute("DROP TABLE live_elo_totals")
+        db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m11_live_elo_totals)}")
+        db.db.conn.commit()
+    with Store(tmp_path / "arena.db") as db:
+        for rules in rulesets:
+            assert db.ladder.live_elo_changes(rules=rules) == pytest.approx(expected[rules])
+
+
+def test_a_commit_survives_the_process_and_only_a_power_loss_may_roll_it_back(tmp_path: Path) -> None:
+    """WAL with synchronous=NORMAL: a commit is in the file once the process dies (the OS holds it);
+    only a power loss can roll back the last ones, which a tournament plays again from their seeds."""
+    with Store(tmp_path / "ladder.db") as db:
+        assert db.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    with Store(tmp_path / "full.db", fsync_commits=True) as db:
+        assert db.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
