@@ -105,3 +105,20 @@ def view_of(obs: Observation, match_id: str, player_names: tuple[str, ...], budg
 
 
 _new = object.__new__
+_set = object.__setattr__
+
+
+def view_of_play(
+    obs: Observation, match_id: str, player_names: tuple[str, ...], budget_ms: int, time_bank_ms: int
+) -> View:
+    """``view_of`` for a play, sharing the observation's fields instead of copying them: the
+    observation is the referee's one use, and in the play phase it already says that this seat, and
+    only this one, is to move. The observation gains the View's four fields, which it has no use for."""
+    fields = obs.__dict__
+    fields["match_id"] = match_id
+    fields["player_names"] = player_names
+    fields["budget_ms"] = budget_ms
+    fields["time_bank_ms"] = time_bank_ms
+    view = _new(View)
+    _set(view, "__dict__", fields)
+    return view

@@ -43,7 +43,7 @@ from clients.sdk import (
     notification_from_wire,
     play_answer,
 )
-from clients.view import View, view_of
+from clients.view import View, view_of, view_of_play
 from hearts.v1 import bot_pb2 as pb
 from referee.record import utc_now
 from referee.rules import Card
@@ -251,7 +251,7 @@ class SdkSeat:
         views = ask.views
         try:
             card = self._play_card(
-                view_of(ask.observation, views.match_id, views.player_names, views.budget_ms, ask.bank_ms)
+                view_of_play(ask.observation, views.match_id, views.player_names, views.budget_ms, ask.bank_ms)
             )
             return card.index + 1 if type(card) is Card else play_answer(card)
         except _FAILURES as e:

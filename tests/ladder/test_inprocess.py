@@ -19,7 +19,7 @@ from cli_procs import HEARTS
 
 from clients.bots.lowest import LowestBot
 from clients.sdk import Bot, BotServer, View
-from clients.view import view_from_wire, view_of
+from clients.view import view_from_wire, view_of, view_of_play
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1.codec import ViewEncoder
 from ladder.inprocess import BotModule, BotModuleError, SdkSeat, is_module_spec
@@ -71,8 +71,9 @@ def _answer(m: Match, rng: random.Random) -> None:
     ],
 )
 def test_an_in_process_bot_is_given_the_very_view_a_grpc_bot_decodes(rules_text: str) -> None:
-    """``view_of`` (in-process) equals ``view_from_wire`` of the bytes the referee sends for the same
-    observation, at every decision of whole matches: a bot learns no more, and no less, in-process."""
+    """``view_of`` (in-process; ``view_of_play`` for plays) equals ``view_from_wire`` of the bytes the
+    referee sends for the same observation, at every decision of whole matches: a bot learns no more,
+    and no less, in-process."""
     try:
         rules = Rules.parse(rules_text)
     except ValueError as e:  # an option this engine spells otherwise: say so rather than pass
@@ -87,7 +88,11 @@ def test_an_in_process_bot_is_given_the_very_view_a_grpc_bot_decodes(rules_text:
             for s in m.to_move:
                 o = m.observation(s)
                 wire = pb.GameView.FromString(views.encode(o, 1234))
-                assert view_of(o, f"match-{seed}", names, 250, 1234) == view_from_wire(wire, o.phase, o.moon_points)
+                expected = view_from_wire(wire, o.phase, o.moon_points)
+                assert view_of(o, f"match-{seed}", names, 250, 1234) == expected
+                if o.phase is Phase.PLAY:  # the play's View shares the observation's fields instead
+                    play_view = view_of_play(m.observation(s), f"match-{seed}", names, 250, 1234)
+                    assert play_view == expected and vars(play_view) == vars(expected)
                 checked.add(o.phase)
             _answer(m, rng)
     assert {Phase.PASS, Phase.PLAY} <= checked or rules.pass_count == 0
