@@ -4,6 +4,11 @@ A token is ``USER_ID.SECRET`` (32 random bytes, URL-safe): it is shown once, whe
 the arena keeps only its scrypt hash (``hashlib.scrypt``, a random salt per token). The id in front
 finds the one hash to check, so a request costs one scrypt, and a verified token is remembered
 (by its SHA-256, in memory only) so that a script's next request costs none.
+
+Wrong tokens cost the arena a scrypt each, so they are bounded (``SignInGuard``): one scrypt at a
+time in the whole process, and past ``MAX_FAILURES`` wrong tokens from one client address within
+``FAILURE_WINDOW_S`` its unverified tokens are refused unchecked until the window has passed.
+Guessing cannot then take the cores the ladder's matches are played on.
 """
 
 from __future__ import annotations
@@ -13,12 +18,26 @@ import hashlib
 import hmac
 import re
 import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.store import ArenaStore, UserRow
 
-__all__ = ["AccountError", "Account", "add_user", "authenticate", "hash_token", "new_alias", "read_roster"]
+__all__ = [
+    "AccountError",
+    "Account",
+    "SignInGuard",
+    "SignInLimited",
+    "add_user",
+    "authenticate",
+    "hash_token",
+    "new_alias",
+    "read_roster",
+]
 
 _N, _R, _P = 2**14, 8, 1  # scrypt's interactive-login parameters
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -91,6 +110,7 @@ def new_token(store: ArenaStore, name: str) -> str:
 
 
 _verified: dict[str, tuple[int, str]] = {}  # sha256(token) -> (user id, stored hash it matched)
+_scrypt_turn = threading.Lock()  # one check at a time, whatever the number of request threads
 
 
 def authenticate(store: ArenaStore, token: str) -> Account | None:
@@ -105,10 +125,77 @@ def authenticate(store: ArenaStore, token: str) -> Account | None:
     cached = _verified.get(key)
     # Remembered only while the stored hash is the one it matched: a new token revokes the old one.
     if not (cached is not None and cached == (user.id, user.token_hash)):
-        if not _check(token, user.token_hash):
-            return None
+        with _scrypt_turn:
+            if not _check(token, user.token_hash):
+                return None
         _verified[key] = (user.id, user.token_hash)
     return Account(user.id, user.name, user.role, user.alias)
+
+
+def remembered(token: str) -> bool:
+    """Whether this process has verified ``token`` already (checking it again costs no scrypt)."""
+    return hashlib.sha256(token.encode()).hexdigest() in _verified
+
+
+MAX_FAILURES = 10
+FAILURE_WINDOW_S = 60.0
+
+
+class SignInLimited(Exception):
+    """Too many wrong tokens from one client address: ``retry_after`` seconds until it may try again."""
+
+    def __init__(self, retry_after: float) -> None:
+        self.retry_after = retry_after
+        super().__init__(
+            f"too many wrong tokens from your address: try again in {max(1, round(retry_after))} s "
+            "(a token you have signed in with before still works)"
+        )
+
+
+class SignInGuard:
+    """Wrong tokens counted by client address over a sliding window. Past ``max_failures`` the
+    address's tokens this process has not verified are refused without a check (``SignInLimited``)
+    until the oldest failure leaves the window; a token verified before still passes, so a
+    classroom behind one address is not locked out by one student's guessing."""
+
+    def __init__(
+        self,
+        max_failures: int = MAX_FAILURES,
+        window_s: float = FAILURE_WINDOW_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.max_failures, self.window_s, self.clock = max_failures, window_s, clock
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()  # requests are authenticated in worker threads
+
+    def authenticate(self, store: ArenaStore, token: str, client: str) -> Account | None:
+        """``authenticate`` for a request from ``client``: the account, None for a wrong token
+        (counted), or ``SignInLimited`` for an address past its failures."""
+        if not remembered(token):
+            wait = self.retry_after(client)
+            if wait is not None:
+                raise SignInLimited(wait)
+        account = authenticate(store, token)
+        if account is None:
+            with self._lock:
+                self._failures.setdefault(client, deque()).append(self.clock())
+        return account
+
+    def retry_after(self, client: str) -> float | None:
+        """Seconds until ``client`` may try an unverified token again; None if it may now."""
+        now = self.clock()
+        with self._lock:
+            times = self._failures.get(client)
+            if times is None:
+                return None
+            while times and times[0] <= now - self.window_s:
+                times.popleft()
+            if not times:
+                del self._failures[client]
+                return None
+            if len(times) < self.max_failures:
+                return None
+            return times[0] + self.window_s - now
 
 
 def read_roster(path: Path) -> list[str]:

@@ -21,7 +21,7 @@ import re
 import shutil
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from arena.accounts import Account, authenticate, new_alias
+from arena.accounts import Account, SignInGuard, SignInLimited, new_alias
 from arena.config import ArenaConfig
 from arena.store import ArenaStore, BotRow, VersionRow
 from arena.submissions import ArchiveError, check_archive, unpack
@@ -58,6 +58,7 @@ class ArenaState:
     cfg: ArenaConfig
     ratings: Ratings
     worker: ArenaWorker | None = None
+    guard: SignInGuard = field(default_factory=SignInGuard)  # wrong tokens, by client address
 
     def __post_init__(self) -> None:
         self._local = threading.local()
@@ -87,7 +88,12 @@ def _endpoint(handler: Handler, *, organiser: bool = False) -> Callable[[Request
             scheme, _, token = header.partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
                 raise ApiError(401, "no token: send Authorization: Bearer TOKEN (the organiser gave you one)")
-            account = await asyncio.to_thread(lambda: authenticate(state.store, token.strip()))
+            try:
+                account = await asyncio.to_thread(
+                    lambda: state.guard.authenticate(state.store, token.strip(), client_address(request))
+                )
+            except SignInLimited as e:
+                raise ApiError(429, str(e), retry_after_s=round(e.retry_after)) from None
             if account is None:
                 raise ApiError(401, "this token is not valid for this arena (ask the organiser for a new one)")
             if organiser and not account.organiser:
@@ -95,9 +101,17 @@ def _endpoint(handler: Handler, *, organiser: bool = False) -> Callable[[Request
             result = await handler(request, state, account)
             return result if isinstance(result, Response) else _json(result)
         except ApiError as e:
-            return _json({"error": e.message, **e.extra}, e.status)
+            response = _json({"error": e.message, **e.extra}, e.status)
+            if "retry_after_s" in e.extra:
+                response.headers["Retry-After"] = str(e.extra["retry_after_s"])
+            return response
 
     return endpoint
+
+
+def client_address(request: Request) -> str:
+    """The address a request came from (behind a reverse proxy: the proxy's, so all clients count as one)."""
+    return request.client.host if request.client is not None else "?"
 
 
 # -- who sees what ---------------------------------------------------------------------------------

@@ -29,8 +29,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena import app as api
-from arena.accounts import Account, authenticate
-from arena.app import ApiError, ArenaState
+from arena.accounts import Account, SignInLimited
+from arena.app import ApiError, ArenaState, client_address
 from web import pages
 from web.pages import VISITOR, call
 from web.render import HERE, env
@@ -211,7 +211,14 @@ async def signin(request: Request) -> Response:
     form = await _form(request)
     token = str(form.get("token", "")).strip()
     state = _state(request)
-    account = await asyncio.to_thread(lambda: authenticate(state.store, token)) if token else None
+    try:
+        account = (
+            await asyncio.to_thread(lambda: state.guard.authenticate(state.store, token, client_address(request)))
+            if token
+            else None
+        )
+    except SignInLimited as e:
+        return render(request, "signin.html", {"title": "Sign in", "error": f"{str(e)[0].upper()}{str(e)[1:]}."}, 429)
     if account is None:
         return render(request, "signin.html", {"title": "Sign in", "error": "That token is not valid here."}, 401)
     user = state.store.user(account.id)

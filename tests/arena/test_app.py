@@ -4,7 +4,9 @@ HTTP tests do not need a running ladder for."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 from arena.accounts import add_user
@@ -74,3 +76,94 @@ def test_one_participant_cannot_hold_the_validation_queue(tmp_path: Path) -> Non
             client.post("/api/bots/house/versions", headers=organiser, json={"address": "10.255.255.1:1"}).status_code
             == 201
         )
+
+
+def test_wrong_tokens_from_one_address_are_refused_unchecked_past_the_limit(tmp_path: Path) -> None:
+    """Each wrong token costs the arena a scrypt: past MAX_FAILURES from one address its tokens not
+    verified before get 429 with Retry-After, unchecked, on the API and on the sign-in form alike.
+    A token that address has signed in with before still works: one student's guessing does not
+    lock a classroom behind one address out."""
+    from arena.accounts import MAX_FAILURES
+
+    client, org, alice = _app(tmp_path)
+    with client:
+        assert client.get("/api/me", headers={"Authorization": f"Bearer {alice}"}).status_code == 200
+        uid = alice.split(".")[0]
+        for i in range(MAX_FAILURES):
+            r = client.get("/api/me", headers={"Authorization": f"Bearer {uid}.guess{i}"})
+            assert r.status_code == 401
+        r = client.get("/api/me", headers={"Authorization": f"Bearer {uid}.guess-again"})
+        assert r.status_code == 429 and "too many wrong tokens" in r.json()["error"]
+        assert 0 < int(r.headers["Retry-After"]) <= 60 and r.json()["retry_after_s"] == int(r.headers["Retry-After"])
+        # The organiser's token, right but never verified from here, waits out the window too...
+        assert client.get("/api/me", headers={"Authorization": f"Bearer {org}"}).status_code == 429
+        # ...while alice's, verified before, passes.
+        assert client.get("/api/me", headers={"Authorization": f"Bearer {alice}"}).json()["name"] == "alice"
+        # The sign-in form says the same, as a page.
+        client.get("/signin")
+        r = client.post("/signin", data={"token": org, "csrf": client.cookies["hearts_csrf"]}, follow_redirects=False)
+        assert r.status_code == 429 and "Too many wrong tokens" in r.text
+
+
+def test_the_guard_forgets_failures_once_they_leave_its_window(tmp_path: Path) -> None:
+    from arena.accounts import SignInGuard, SignInLimited
+
+    store = ArenaStore(tmp_path / "arena.db")
+    _p, bob = add_user(store, "bob")
+    now = [1000.0]
+    guard = SignInGuard(max_failures=3, window_s=60.0, clock=lambda: now[0])
+    try:
+        for t in (0.0, 10.0, 20.0):
+            now[0] = 1000.0 + t
+            assert guard.authenticate(store, "1.wrong", "10.0.0.7") is None
+        with pytest.raises(SignInLimited) as limited:
+            guard.authenticate(store, bob, "10.0.0.7")
+        assert limited.value.retry_after == pytest.approx(40.0)  # the first failure leaves at t=60
+        account = guard.authenticate(store, bob, "10.0.0.8")  # another address is not concerned
+        assert account is not None and account.name == "bob"
+        now[0] = 1060.5  # the first failure has left: two remain, under the limit
+        assert guard.retry_after("10.0.0.7") is None
+    finally:
+        store.close()
+
+
+def test_one_token_check_at_a_time_whatever_the_request_threads(tmp_path: Path, monkeypatch: Any) -> None:
+    """Guesses sent at once are checked one after another: they cannot take every core from the
+    ladder's matches (the check itself is the real scrypt, timed by a wrapper that counts overlaps)."""
+    import threading
+    import time
+
+    from arena import accounts
+
+    store = ArenaStore(tmp_path / "arena.db")
+    add_user(store, "carol")
+    store.close()
+    real, inside, most = accounts._check, [0], [0]
+    lock = threading.Lock()
+
+    def counted(token: str, stored: str) -> bool:
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        try:
+            time.sleep(0.02)  # widens the window in which a second check would overlap
+            return real(token, stored)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(accounts, "_check", counted)
+
+    def guess(i: int) -> None:
+        s = ArenaStore(tmp_path / "arena.db")
+        try:
+            assert accounts.authenticate(s, f"1.guess{i}") is None
+        finally:
+            s.close()
+
+    threads = [threading.Thread(target=guess, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == 1
