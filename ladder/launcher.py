@@ -54,6 +54,7 @@ from sandbox import (
     limits_only_argv,
     probe,
     probe_limits,
+    rotate,
 )
 from sandbox.bwrap import bot_uid, hidden
 
@@ -558,7 +559,11 @@ class Launcher:
             pass_fds = ()
             popen_env = {**os.environ, **bp.env, "HEARTS_BOT_NAME": bp.name, "HEARTS_BOT_PORT": str(port)}
             address = f"{bp.host}:{port}"
+        cap = bp.limits.log_mb * 1024 * 1024
+        rotated = rotate(bp.log_path, cap)  # over all its starts too, a bot's log is bounded
         log = open(bp.log_path, "ab")
+        if rotated:
+            log.write(f"--- the earlier starts' output is in {bp.log_path.name}.1\n".encode())
         log.write(
             f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} start {bp.starts + 1} of {bp.name} "
             f"({bp.sandbox.label}): {shlex.join(argv)}\n".encode()
@@ -587,7 +592,6 @@ class Launcher:
                 os.close(fd)
         bp.proc, bp.limit_hit = proc, None
         start = bp.started[address] = _Start(proc, bp.limits)
-        cap = bp.limits.log_mb * 1024 * 1024
         bp.pump = LogPump(
             read_end, log, cap, lambda n: self._hit(bp, start, f"log: more than {bp.limits.log_mb} MiB of output")
         )

@@ -16,7 +16,7 @@ from sandbox.bwrap import (
     probe_limits,
 )
 from sandbox.limits import DEFAULT_LIMITS, LIMIT_DOCS, Limits, LimitsError
-from sandbox.logcap import LogPump
+from sandbox.logcap import LogPump, rotate
 from sandbox.watch import Watch
 
 __all__ = [
@@ -36,4 +36,5 @@ __all__ = [
     "limits_only_argv",
     "probe",
     "probe_limits",
+    "rotate",
 ]

@@ -3,7 +3,9 @@ kept in memory and written when the output ends, with how many bytes were droppe
 
 A bot that floods its output fills no disk: whatever it writes, its log grows by at most
 ``cap`` bytes per start (and a line saying what was dropped). ``on_over`` is called once, from the
-pump's thread, when the output first passes the cap.
+pump's thread, when the output first passes the cap. Over all its starts (a bot that crashes is
+started again for the next match), ``rotate`` keeps the log and one older generation,
+``NAME.log.1``: at most ``2 * (GENERATION_CAPS + 1) * cap`` bytes in all, the newest kept.
 """
 
 from __future__ import annotations
@@ -12,11 +14,25 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["LogPump"]
+__all__ = ["GENERATION_CAPS", "LogPump", "rotate"]
 
 _CHUNK = 65536
+GENERATION_CAPS = 4  # a log holding this many starts' caps is moved aside before the next start
+
+
+def rotate(path: Path, cap: int) -> bool:
+    """Before a start: move a log of ``GENERATION_CAPS * cap`` bytes or more to ``NAME.log.1`` (the
+    older generation it replaces goes), so that the new start writes a fresh one. Whether it did."""
+    try:
+        if path.stat().st_size < GENERATION_CAPS * cap:
+            return False
+    except FileNotFoundError:
+        return False
+    os.replace(path, path.with_name(path.name + ".1"))
+    return True
 
 
 class LogPump:

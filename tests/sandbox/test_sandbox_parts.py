@@ -114,3 +114,41 @@ def test_a_bwrap_that_cannot_make_namespaces_is_named_with_what_to_allow(
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     with pytest.raises(SandboxUnavailable, match=r"cannot create the bot's namespaces here: bwrap: No permissions.*"):
         probe()
+
+
+def test_a_log_past_its_generation_is_moved_aside_and_the_older_one_goes(tmp_path: Path) -> None:
+    from sandbox.logcap import GENERATION_CAPS, rotate
+
+    log = tmp_path / "bot.log"
+    assert not rotate(log, 100)  # no log yet
+    log.write_bytes(b"a" * (GENERATION_CAPS * 100 - 1))
+    assert not rotate(log, 100) and log.exists()
+    log.write_bytes(b"b" * GENERATION_CAPS * 100)
+    (tmp_path / "bot.log.1").write_bytes(b"the oldest")
+    assert rotate(log, 100)
+    assert not log.exists() and (tmp_path / "bot.log.1").read_bytes() == b"b" * GENERATION_CAPS * 100
+
+
+def test_a_bot_started_again_and_again_keeps_two_generations_of_log(tmp_path: Path) -> None:
+    """Each start's output is capped, and so is the sum over starts: a bot's log that holds
+    GENERATION_CAPS caps becomes NAME.log.1 at its next start (a real start, limits-only)."""
+    from ladder.launcher import Launcher
+    from sandbox.logcap import GENERATION_CAPS
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    old = b"x" * (GENERATION_CAPS * 1024 * 1024)  # as a flood over earlier starts leaves it
+    (logs / "r.log").write_bytes(old)
+
+    async def run() -> None:
+        launcher = Launcher(logs, sandbox=SandboxMode.LIMITS_ONLY, limits=Limits(log_mb=1))
+        try:
+            await launcher.start("r", "python -m clients.bots.random --port {port}")
+        finally:
+            await launcher.stop_all()
+
+    asyncio.run(run())
+    assert (logs / "r.log.1").read_bytes() == old
+    text = (logs / "r.log").read_text()
+    assert text.startswith("--- the earlier starts' output is in r.log.1\n") and "start 1 of r" in text
+    assert len(text) < 1024 * 1024
