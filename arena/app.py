@@ -33,7 +33,7 @@ from starlette.routing import Route
 from arena.accounts import Account, SignInGuard, SignInLimited, new_alias
 from arena.config import ArenaConfig
 from arena.store import ArenaStore, BotRow, VersionRow
-from arena.submissions import ArchiveError, check_archive, unpack
+from arena.submissions import ArchiveError, check_archive, stored_bytes, unpack
 from arena.worker import ArenaWorker, Ratings, ladder_tournament, sandbox_mode, start_final
 from ladder.export import match_to_json
 from ladder.registry import RegistryError, check_name
@@ -346,6 +346,8 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
         checked = check_archive(body, cfg.limits)
     except ArchiveError as e:
         raise ApiError(400, str(e)) from None
+    if not me.organiser:
+        await _within_quota(state, me, checked.size + checked.unpacked)
     bot_id = existing.id if existing is not None else store.add_bot(name, me.id, new_alias(store, name))
     staging = state.dir / "versions" / name / f".incoming-{checked.sha256[:16]}"
     with contextlib.suppress(FileNotFoundError):
@@ -373,6 +375,20 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
     store.set_uploaded(v.id, str(final.resolve()))
     v = store.version_by_id(v.id) or v
     return _json(View(state, me).version_dict(v), 201)
+
+
+async def _within_quota(state: ArenaState, me: Account, more: int) -> None:
+    """413 if ``more`` bytes would take the participant's versions past ``max_stored_bytes``: one
+    participant's uploads cannot fill the disk everyone's bots and matches are kept on."""
+    store, quota = state.store, state.cfg.limits.max_stored_bytes
+    dirs = [Path(v.path) for b in store.bots() if b.owner_id == me.id for v in store.versions(b.name) if v.path]
+    used = await asyncio.to_thread(stored_bytes, dirs)
+    if used + more > quota:
+        raise ApiError(
+            413,
+            f"your versions take {used} bytes and this one {more} more: each participant may keep {quota} "
+            "bytes in this arena. Ask the organiser to raise [submissions] max_stored_bytes",
+        )
 
 
 async def _capped_body(request: Request, limit: int) -> bytes:

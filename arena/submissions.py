@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from arena.config import Limits
 
-__all__ = ["ArchiveError", "Manifest", "check_archive", "unpack", "zip_directory"]
+__all__ = ["ArchiveError", "Manifest", "check_archive", "stored_bytes", "unpack", "zip_directory"]
 
 MANIFEST = "bot.toml"
 _RATIO = 200  # a member compressed more than this is a bomb whatever its declared size
@@ -154,6 +154,20 @@ def unpack(data: bytes, checked: Checked, dest: Path, limits: Limits) -> None:
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
         raise
+
+
+def stored_bytes(version_dirs: list[Path]) -> int:
+    """What versions take on disk: each directory's files (builds included) and its archive beside it."""
+    total = 0
+    for d in version_dirs:
+        for path in (d.with_suffix(".zip"), *d.rglob("*")):
+            try:
+                st = path.lstat()
+            except OSError:  # gone meanwhile, or never kept
+                continue
+            if stat.S_ISREG(st.st_mode):
+                total += st.st_size
+    return total
 
 
 def zip_directory(folder: Path) -> bytes:

@@ -167,3 +167,40 @@ def test_one_token_check_at_a_time_whatever_the_request_threads(tmp_path: Path, 
     for t in threads:
         t.join()
     assert most[0] == 1
+
+
+def test_a_participant_s_versions_are_kept_within_their_storage_quota(tmp_path: Path) -> None:
+    """max_stored_bytes bounds all of one participant's versions on disk (archives, files, builds):
+    past it an upload is 413, saying how much is used; others, and the organiser, still upload."""
+    import io
+    import os
+    import zipfile
+
+    from arena.config import Limits
+
+    def archive(size: int) -> bytes:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:  # stored, not deflated: the random bytes count as they are
+            zf.writestr("bot.toml", 'command = "python bot.py --port {port}"\n')
+            zf.writestr("data.bin", os.urandom(size))
+        return buf.getvalue()
+
+    store = ArenaStore(tmp_path / "arena.db")
+    _o, org = add_user(store, "organiser", organiser=True)
+    _a, alice = add_user(store, "alice")
+    _b, bob = add_user(store, "bob")
+    store.close()
+    cfg = ArenaConfig(limits=Limits(max_stored_bytes=250_000))
+    zipped = {"Content-Type": "application/zip"}
+    with TestClient(build_app(tmp_path, cfg, background=False)) as client:
+        a = {"Authorization": f"Bearer {alice}", **zipped}
+        assert client.post("/api/bots/alice-bot/versions", content=archive(50_000), headers=a).status_code == 201
+        r = client.post("/api/bots/alice-bot/versions", content=archive(100_000), headers=a)
+        assert r.status_code == 413, r.text
+        assert "your versions take" in r.json()["error"] and "max_stored_bytes" in r.json()["error"]
+        assert len(list((tmp_path / "versions" / "alice-bot").glob("[0-9]*"))) == 2  # version 1: its files, its zip
+        b = {"Authorization": f"Bearer {bob}", **zipped}
+        assert client.post("/api/bots/bob-bot/versions", content=archive(100_000), headers=b).status_code == 201
+        o = {"Authorization": f"Bearer {org}", **zipped}
+        assert client.post("/api/bots/alice-bot/versions", content=archive(100_000), headers=o).status_code == 403
+        assert client.post("/api/bots/house-x/versions", content=archive(200_000), headers=o).status_code == 201
