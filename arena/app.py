@@ -33,7 +33,7 @@ from starlette.routing import Route
 from arena.accounts import Account, SignInGuard, SignInLimited, new_alias
 from arena.config import ArenaConfig
 from arena.store import ArenaStore, BotRow, VersionRow
-from arena.submissions import ArchiveError, check_archive, stored_bytes, unpack
+from arena.submissions import ArchiveError, address_problem, check_archive, stored_bytes, unpack
 from arena.worker import ArenaWorker, Ratings, ladder_tournament, sandbox_mode, start_final
 from ladder.export import match_to_json
 from ladder.registry import RegistryError, check_name
@@ -338,6 +338,10 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
         address = data.get("address") if isinstance(data, dict) else None
         if not isinstance(address, str) or not _HOST_PORT.fullmatch(address):
             raise ApiError(400, 'send {"address": "HOST:PORT"} for a bot you host, or a .zip as application/zip')
+        if not cfg.limits.allow_local_addresses and not me.organiser:
+            problem = await asyncio.to_thread(address_problem, address)
+            if problem is not None:
+                raise ApiError(400, problem)
         fields: dict[str, Any] = {"kind": "address", "address": address}
         bot_id = existing.id if existing is not None else store.add_bot(name, me.id, new_alias(store, name))
         v = store.add_version(bot_id, me.id, **fields)

@@ -41,6 +41,7 @@ class Limits:
     max_files: int = 500
     max_unpacked_bytes: int = 50 * 1024 * 1024
     max_stored_bytes: int = 250 * 1024 * 1024  # one participant's versions in all: archives, files, builds
+    allow_local_addresses: bool = False  # a submitted address may name this machine (loopback, its own names)
     build_timeout_s: float = 120.0
     memory_mb: int = 512  # the sandbox's memory limit of a submitted bot
     cpu_s: int = 600
@@ -101,6 +102,9 @@ max_archive_bytes = 5242880        # 5 MiB, the .zip as sent
 max_files = 500
 max_unpacked_bytes = 52428800      # 50 MiB unpacked
 max_stored_bytes = 262144000       # 250 MiB: all of one participant's versions (archives, files, builds)
+# A submitted address (a bot its author hosts) may not name this machine: the house bots and the
+# arena itself listen here. true for a lab where the arena and the students' bots share one machine.
+allow_local_addresses = false
 build_timeout_s = 120
 
 [sandbox]
@@ -138,7 +142,14 @@ _SECTIONS: dict[str, set[str]] = {
     "ladder": {"rules", "concurrency", "bot_concurrency"},
     "time": {"budget_ms", "bank_ms", "grace_ms", "max_faults"},
     "server": {"host", "port"},
-    "submissions": {"max_archive_bytes", "max_files", "max_unpacked_bytes", "max_stored_bytes", "build_timeout_s"},
+    "submissions": {
+        "max_archive_bytes",
+        "max_files",
+        "max_unpacked_bytes",
+        "max_stored_bytes",
+        "allow_local_addresses",
+        "build_timeout_s",
+    },
     "sandbox": {"memory_mb", "cpu_s"},
     "classroom": {"deadline", "final_deals", "final_seed", "final_auto", "anonymous"},
 }
@@ -203,6 +214,9 @@ def parse_config(data: dict[str, Any], src: str = CONFIG_NAME) -> ArenaConfig:
         max_files=_get(src, sub, "submissions", "max_files", int, Limits.max_files, low=1),
         max_unpacked_bytes=_get(src, sub, "submissions", "max_unpacked_bytes", int, Limits.max_unpacked_bytes, low=1),
         max_stored_bytes=_get(src, sub, "submissions", "max_stored_bytes", int, Limits.max_stored_bytes, low=1),
+        allow_local_addresses=_get(
+            src, sub, "submissions", "allow_local_addresses", bool, Limits.allow_local_addresses
+        ),
         build_timeout_s=_get(src, sub, "submissions", "build_timeout_s", float, Limits.build_timeout_s, low=1),
         memory_mb=_get(src, box, "sandbox", "memory_mb", int, Limits.memory_mb, low=16),
         cpu_s=_get(src, box, "sandbox", "cpu_s", int, Limits.cpu_s, low=1),

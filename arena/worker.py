@@ -35,6 +35,7 @@ from typing import Any
 from arena.config import ArenaConfig
 from arena.scheduler import Standing, next_batch
 from arena.store import ArenaStore, VersionRow
+from arena.submissions import address_problem
 from ladder.launcher import BotStartError, Launcher
 from ladder.leaderboard import Leaderboard, load_leaderboard
 from ladder.registry import BotEntry
@@ -307,6 +308,10 @@ class ArenaWorker:
             store.set_status(v.id, "validating")
         entry = bot_entry(v, self.cfg)
         logs = self.dir / "logs" / "validate"
+        problem = await self._address_problem(store, v)
+        if problem is not None:
+            store.set_status(v.id, "failed", validation_report={"ok": False, "error": problem})
+            return
         try:
             async with Launcher(logs, startup_timeout=20.0, sandbox=play_mode()) as launcher:
                 address = await start_bot(launcher, entry)
@@ -322,6 +327,16 @@ class ArenaWorker:
         except BotStartError as e:
             report = {"ok": False, "error": f"the bot did not start: {e.reason}", "log": e.tail}
         store.set_status(v.id, "valid" if report["ok"] else "failed", validation_report=report)
+
+    async def _address_problem(self, store: ArenaStore, v: VersionRow) -> str | None:
+        """Why a participant's address version may not be reached now (``address_problem``); the
+        organiser's bots may be anywhere."""
+        if v.address is None or v.kind == "house" or self.cfg.limits.allow_local_addresses:
+            return None
+        by = store.user(v.submitted_by)
+        if by is not None and by.role == "organiser":
+            return None
+        return await asyncio.to_thread(address_problem, v.address)
 
     # -- the ladder --------------------------------------------------------------------------------
 
@@ -354,7 +369,13 @@ class ArenaWorker:
                 await asyncio.sleep(0.3)
                 continue
             now = time.monotonic()
-            active = {v.ladder_name for v in store.newest_valid() if self.benched.get(v.ladder_name, 0.0) <= now}
+            newest = [v for v in store.newest_valid() if self.benched.get(v.ladder_name, 0.0) <= now]
+            for v in newest:
+                problem = await self._address_problem(store, v)  # again: a name may resolve elsewhere since
+                if problem is not None:
+                    self.benched[v.ladder_name] = now + BENCH_S
+                    self.events.append(f"{utc_now()} {v.ladder_name} benched: {problem}")
+            active = {v.ladder_name for v in newest if self.benched.get(v.ladder_name, 0.0) <= now}
             pending = store.ladder.tournaments.pending(tid)
             if not pending:
                 if len(active) < players:

@@ -37,6 +37,7 @@ max_archive_bytes = 200000
 max_files = 50
 max_unpacked_bytes = 1000000
 build_timeout_s = 20
+allow_local_addresses = true  # the participants' hosted bots run on this machine too
 [classroom]
 {classroom}
 {house}

@@ -204,3 +204,52 @@ def test_a_participant_s_versions_are_kept_within_their_storage_quota(tmp_path: 
         o = {"Authorization": f"Bearer {org}", **zipped}
         assert client.post("/api/bots/alice-bot/versions", content=archive(100_000), headers=o).status_code == 403
         assert client.post("/api/bots/house-x/versions", content=archive(200_000), headers=o).status_code == 201
+
+
+def test_an_address_on_the_arena_s_own_machine_is_refused_unless_the_organiser_allows_it(tmp_path: Path) -> None:
+    """The house bots and the arena listen on this machine: a participant's "bot" at 127.0.0.1:PORT
+    would be the organiser's bot playing under the participant's name. Refused at submission, and
+    again when the version is validated (a name may resolve elsewhere by then)."""
+    import asyncio
+    import socket
+
+    from arena.config import Limits
+    from arena.worker import ArenaWorker
+
+    client, org, alice = _app(tmp_path)
+    with client:
+        h = {"Authorization": f"Bearer {alice}"}
+        for address in ("127.0.0.1:5000", "localhost:5000", "[::1]:5000", "0.0.0.0:5000", f"{socket.gethostname()}:1"):
+            r = client.post("/api/bots/copycat/versions", headers=h, json={"address": address})
+            assert r.status_code == 400 and "own machine" in r.json()["error"], (address, r.text)
+            assert "allow_local_addresses" in r.json()["error"]
+        r = client.post("/api/bots/copycat/versions", headers=h, json={"address": "nosuch.invalid:5000"})
+        assert r.status_code == 400 and "does not resolve" in r.json()["error"]
+        assert client.get("/api/bots/copycat", headers=h).status_code == 404
+        # Another machine of the lab is fine; so is the organiser's own bot here.
+        assert (
+            client.post("/api/bots/hosted/versions", headers=h, json={"address": "10.255.255.1:1"}).status_code == 201
+        )
+        o = {"Authorization": f"Bearer {org}"}
+        assert client.post("/api/bots/org-bot/versions", headers=o, json={"address": "127.0.0.1:1"}).status_code == 201
+    allowed = ArenaConfig(limits=Limits(allow_local_addresses=True))
+    with TestClient(build_app(tmp_path, allowed, background=False)) as client:
+        r = client.post(
+            "/api/bots/local/versions", headers={"Authorization": f"Bearer {alice}"}, json={"address": "127.0.0.1:5000"}
+        )
+        assert r.status_code == 201
+    # As if its name had come to resolve here since: the validation refuses it before reaching it.
+    store = ArenaStore(tmp_path / "arena.db")
+    try:
+        hosted = store.version("hosted", 1)
+        assert hosted is not None
+        store.db.execute("UPDATE arena_versions SET address = 'localhost:1' WHERE id = ?", [hosted.id])
+        store.db.conn.commit()
+        rebound = store.version("hosted", 1)
+        assert rebound is not None and rebound.address == "localhost:1"
+        asyncio.run(ArenaWorker(tmp_path, ArenaConfig()).check_version(store, rebound))
+        after = store.version("hosted", 1)
+        assert after is not None and after.status == "failed"
+        assert after.validation_report is not None and "own machine" in after.validation_report["error"]
+    finally:
+        store.close()
