@@ -206,7 +206,11 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "lowest-club",
         " | ".join(FIRST_LEADS),
         "001 Trick play; 002 Play of the Hand",
-        "Holder of 2♣ (lowest club in play) must lead it, or the player left of the dealer leads any card.",
+        "Holder of 2♣ (lowest club in play) must lead it, or the player left of the dealer leads (002 'may "
+        "lead any card'): any card the other options allow on a lead, so no heart while hearts are unbroken "
+        "(002 'the opening lead can be anything but a heart') and, unless points_on_first_trick, no penalty "
+        "card (Q♠ included) while the hand holds another card (002 'it is illegal to play points on the very "
+        "first trick').",
     ),
     Option(
         "hearts_lead",
@@ -265,8 +269,9 @@ OPTIONS: Final[tuple[Option, ...]] = (
         " | ".join(MOON_SCORING),
         "001 Shooting the moon; 002 Shooting the Moon, Dirty Nasty Filthy Hearts",
         "Capturing every penalty card: add the total to each other player, subtract it from the shooter, "
-        "the shooter's choice, add unless that hands another player the win (then subtract), or the "
-        "shooter wins the match at once (Da Nasty Fix).",
+        "the shooter's choice, add unless that hands another player the win (then subtract; 002 'unless this "
+        "would cause one of them to win': with tied_lowest=share, a share of the win counts), or the shooter "
+        "wins the match at once (Da Nasty Fix).",
     ),
     Option(
         "sun_points",
@@ -287,7 +292,17 @@ OPTIONS: Final[tuple[Option, ...]] = (
         None,
         "none | 50 | 0 | an integer",
         "002 Scoring",
-        "A total of exactly the target at the end of a hand is reset to this value.",
+        "A total of exactly exact_reset_at points at the end of a hand is reset to this value.",
+    ),
+    Option(
+        "exact_reset_at",
+        100,
+        "an integer, e.g. 100 or the target",
+        "002 Scoring",
+        "The total that exact_target_reset resets: 100, as 002 reads ('if your score is exactly 100 points at "
+        "the end of a hand, it is reduced to 50 (or zero)'), whatever the target; set it to the target to "
+        "reset there instead (e.g. spot,exact_target_reset=250,exact_reset_at=500). Before this option the "
+        "reset happened at the target: only rulesets with a target other than 100 play differently.",
     ),
     Option(
         "target",
@@ -338,6 +353,7 @@ class Rules:
     sun_points: int = 0
     no_tricks_bonus: int = 0
     exact_target_reset: int | None = None
+    exact_reset_at: int = 100
     target: int = 100
     tied_lowest: str = "play-on"
     # Derived tables, computed once so the hot paths only index them.
@@ -370,6 +386,8 @@ class Rules:
         # so rules that play the same compare equal however they were written.
         if self.removed_cards is not None and self.removed_cards == self._default_removed():
             s(self, "removed_cards", None)
+        if self.exact_target_reset is None:
+            s(self, "exact_reset_at", 100)  # no reset: where it would happen does not matter
         removed = self.removed
         deck_mask = 0
         for c in DECK:
@@ -456,8 +474,14 @@ class Rules:
             raise bad("pass_count", self.pass_count, "1 or more")
         if self.target < 1:
             raise bad("target", self.target, "a positive number of points")
-        if self.exact_target_reset is not None and not 0 <= self.exact_target_reset < self.target:
-            raise bad("exact_target_reset", self.exact_target_reset, f"none or 0..{self.target - 1}")
+        if self.exact_reset_at < 1:
+            raise bad("exact_reset_at", self.exact_reset_at, "a positive number of points")
+        if self.exact_target_reset is not None and not 0 <= self.exact_target_reset < self.exact_reset_at:
+            raise bad(
+                "exact_target_reset",
+                self.exact_target_reset,
+                f"none or 0..{self.exact_reset_at - 1} (below exact_reset_at={self.exact_reset_at})",
+            )
         if self.sun_points < 0:
             raise bad("sun_points", self.sun_points, "0 (off) or a positive number")
 

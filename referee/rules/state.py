@@ -986,9 +986,10 @@ class Match:
                 if rules.moon == "subtract-from-shooter":
                     choice = MoonChoice.SUBTRACT_FROM_SHOOTER
                 elif rules.moon == "add-unless-win":
-                    # 002: add to the others unless that would hand one of them the win.
+                    # 002: add to the others 'unless this would cause one of them to win': a share
+                    # of the win (tied_lowest=share) is a win too.
                     ends, winners = self._ends(self._totals_after(added))
-                    if ends and shooter not in winners:
+                    if ends and any(w != shooter for w in winners):
                         choice = MoonChoice.SUBTRACT_FROM_SHOOTER
             if rules.moon == "wins-match":
                 # 002 Da Nasty Fix: 'If you successfully shoot ... you win the game': the hand adds only
@@ -1026,11 +1027,12 @@ class Match:
             self._new_hand(hand.number + 1)
 
     def _totals_after(self, score: Sequence[int]) -> list[int]:
-        """The match totals once a hand's score is added (002: an exact target may reset)."""
+        """The match totals once a hand's score is added (002: 'exactly 100 points ... is reduced to 50')."""
         totals = [t + d for t, d in zip(self.scores, score)]
         reset = self.rules.exact_target_reset
         if reset is not None:
-            totals = [reset if t == self.rules.target else t for t in totals]
+            at = self.rules.exact_reset_at
+            totals = [reset if t == at else t for t in totals]
         return totals
 
     def _ends(self, totals: Sequence[int]) -> tuple[bool, tuple[int, ...]]:

@@ -171,7 +171,7 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
         def after(sc: list[int]) -> list[int]:
             t = [a + b + e for a, b, e in zip(totals, sc, extras)]
             if rules.exact_target_reset is not None:
-                t = [rules.exact_target_reset if x == rules.target else x for x in t]
+                t = [rules.exact_target_reset if x == rules.exact_reset_at else x for x in t]
             return t
 
         if shooter is None:
@@ -189,9 +189,9 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
             elif rules.moon == "shooter-chooses":
                 assert choice is not None
                 sc = add if choice is MoonChoice.ADD_TO_OTHERS else sub
-            else:  # add-unless-win: add unless that hands one of the others the win
+            else:  # add-unless-win: add unless that hands one of the others the win, or a share of it
                 ends, w = _ends(rules, after(add))
-                sc = sub if ends and shooter not in w else add
+                sc = sub if ends and any(s != shooter for s in w) else add
         new = after(sc)
         results.append(
             RefResult(

@@ -55,6 +55,9 @@ MIXES = {
     "spot-choice-sun": dict(points="spot", target=500, moon="shooter-chooses", sun_points=200),
     "three-no-2c": dict(players=3, removed_cards="2C", pass_cycle="left-right"),
     "ten-of-diamonds-share": dict(bonus_card="TD", tied_lowest="share", exact_target_reset=0),
+    "add-unless-win-share": dict(moon="add-unless-win", tied_lowest="share", target=60),
+    "spot-reset-at-100": dict(points="spot", target=500, exact_target_reset=50),
+    "spot-reset-at-target": dict(points="spot", target=500, exact_target_reset=250, exact_reset_at=500),
     "pass-on": dict(pass_on=True, pass_cycle="left right across scatter"),
     "dealer-calls": dict(pass_cycle="call hold"),
     "three-dealer-calls-four": dict(players=3, pass_count=4, pass_cycle="call"),
@@ -169,7 +172,7 @@ def test_hand_points_sum_to_the_total_or_its_moon_form(name, seed, rng_seed, sty
         if rules.exact_target_reset is None:
             assert list(r.totals) == raw
         else:
-            assert list(r.totals) == [rules.exact_target_reset if t == rules.target else t for t in raw]
+            assert list(r.totals) == [rules.exact_target_reset if t == rules.exact_reset_at else t for t in raw]
         prev = list(r.totals)
         if r.moon is not None:
             assert r.points_taken[r.moon] in (rules.moon_total, rules.moon_total + bonus)

@@ -498,6 +498,24 @@ def test_moon_add_unless_win_counts_the_bonus_card():
     assert m.scores == [80, 30, 34, 90] and not m.over
 
 
+def test_moon_add_unless_win_subtracts_when_adding_would_share_the_win():
+    """002: 'all the other players always have 26 points added unless this would cause one of them to win,
+    in which case the shooter has 26 points deducted.' With tied_lowest=share (000: 'equal lowest totals
+    share the win') a share of the win is a win: if adding would leave another player tied with the
+    shooter at the bottom of a finished match, the shooter has 26 deducted instead."""
+    r = Rules(moon="add-unless-win", tied_lowest="share")
+    # adding gives 106/10/10/116: seat 1 would share the win with the shooter, so subtract instead
+    m = end_of_hand(r, captured={2: HEARTS + " QS"}, scores=[80, -16, 10, 90])
+    play_last_trick(m)
+    assert m.results[0].moon_choice is MoonChoice.SUBTRACT_FROM_SHOOTER
+    assert m.scores == [80, -16, -16, 90] and not m.over
+    # the shooter alone at the bottom after adding: add, and the shooter wins
+    m = end_of_hand(r, captured={2: HEARTS + " QS"}, scores=[80, -15, 10, 90])
+    play_last_trick(m)
+    assert m.results[0].moon_choice is MoonChoice.ADD_TO_OTHERS
+    assert m.scores == [106, 11, 10, 116] and m.over and m.winners == (2,)
+
+
 # -- shooting the sun (002) ------------------------------------------------------------------------------------
 
 
@@ -648,6 +666,23 @@ def test_first_lead_left_of_dealer_with_hearts_any_time():
         assert m.legal_plays().mask == m.hand.hands[1]
 
 
+def test_first_lead_left_of_dealer_may_lead_the_queen_when_points_are_allowed_on_trick_one():
+    """002: 'If you play with the now usual restriction on leading hearts, then the opening lead can be
+    anything but a heart.' With points_on_first_trick the opening leader may lead Q♠ (only the hearts
+    restriction applies); with hearts_lead=any-time, 'may lead any card', hearts included."""
+    hands = {
+        0: "2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC",
+        1: "QS 2D 3D 4D 5D 6D 2H 3H 4H 5H 6H 7H 8H",
+        2: "8D 9D 10D JD QD KD AD 2S 3S 4S 5S 6S 9H",
+        3: "7S 8S 9S 10S JS 7D KS AS 10H JH QH KH AH",
+    }
+    r = Rules(first_lead="left-of-dealer", pass_cycle="none", points_on_first_trick=True)
+    m = position(r, hands)
+    assert m.to_move == (1,) and m.legal_plays() == cs("QS 2D 3D 4D 5D 6D")
+    m = position(r.replace(hearts_lead="any-time"), hands)
+    assert m.legal_plays() == cs(hands[1])
+
+
 def test_first_lead_left_of_dealer_keeps_first_trick_safety():
     """002: 'Some play that it is illegal to play points on the very first trick, unless of course you have
     nothing but penalty cards in your hand.' With the default first-trick rule the opening leader (left of
@@ -751,6 +786,37 @@ def test_exact_target_reset(reset):
     m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[88, 10, 20, 30])
     play_last_trick(m)
     assert m.scores == [101, 23, 20, 30] and m.over and m.winners == (2,)
+
+
+def test_exact_reset_is_at_100_whatever_the_target():
+    """002: 'if your score is exactly 100 points at the end of a hand, it is reduced to 50 (or zero).' The
+    sentence names 100, not the target: under Spot (game to 500) a total of exactly 100 resets, and 500
+    does not (it ends the match)."""
+    r = Rules.preset("spot", exact_target_reset=50)
+    assert r.exact_reset_at == 100
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[75, 10, 20, 30])  # 75 + Q♠ 25
+    play_last_trick(m)
+    assert m.scores == [50, 114, 20, 30] and not m.over
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[475, 10, 20, 30])
+    play_last_trick(m)
+    assert m.scores == [500, 114, 20, 30] and m.over and m.winners == (2,)
+
+
+def test_exact_reset_at_the_target_is_the_other_reading():
+    """002: 'For some people, reaching certain scores has a special effect.' Resetting at the game's
+    end instead of at 100 is an option: exact_reset_at=500 under Spot resets 500 and leaves 100 alone."""
+    r = Rules.preset("spot", exact_target_reset=250, exact_reset_at=500)
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[75, 10, 20, 30])
+    play_last_trick(m)
+    assert m.scores == [100, 114, 20, 30] and not m.over
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[475, 10, 20, 30])
+    play_last_trick(m)
+    assert m.scores == [250, 114, 20, 30] and not m.over
+    assert Rules.parse(str(r)) == r and "exact_reset_at=500" in str(r)
+    # where no reset is played, where it would happen is no part of the rules
+    assert Rules(exact_reset_at=500) == Rules()
+    with pytest.raises(ValueError, match="exact_reset_at"):
+        Rules(exact_target_reset=100)
 
 
 def test_no_tricks_bonus():

@@ -88,6 +88,12 @@ _OPTION_FIELDS: dict[str, tuple[str, Callable[[Rules], Any], Callable[[pb.Rules]
         lambda r: r.exact_target_reset,
         lambda m: m.exact_target_reset if m.HasField("exact_target_reset") else None,
     ),
+    # Sent only where a reset is played, so the rulesets without one carry no new field.
+    "exact_reset_at": (
+        "exact_reset_at",
+        lambda r: r.exact_reset_at if r.exact_target_reset is not None else None,
+        lambda m: m.exact_reset_at if m.HasField("exact_reset_at") else 100,
+    ),
 }
 DERIVED_RULES_FIELDS: dict[str, Callable[[Rules], Any]] = {
     "preset": lambda r: r.name,
