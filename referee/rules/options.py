@@ -249,6 +249,16 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "that already holds A♠ or K♠.",
     ),
     Option(
+        "booster_nines",
+        False,
+        "true | false",
+        "002 Booster Nines",
+        "A nine led, or played while following suit, boosts the trick: one more round in the same suit, a "
+        "further card from each player in rotation (must follow the led suit if able); the highest card of "
+        "the first card's suit takes all 2 × players cards. A sloughed nine, or one played in the last trick "
+        "(each player's last card), does not boost.",
+    ),
+    Option(
         "points",
         "standard",
         " | ".join(POINT_SCHEMES),
@@ -346,6 +356,7 @@ class Rules:
     lead_hearts_with_queen: bool = False
     points_on_first_trick: bool = False
     queen_at_first_safe_chance: bool = False
+    booster_nines: bool = False
     points: str = "standard"
     bonus_card: Card | None = None
     bonus_points: int = -10
@@ -697,6 +708,8 @@ PRESETS: Final[dict[str, Rules]] = {
         target=300,
         pass_cycle=("call",),
     ),
+    # 002 Booster Nines (Richard Garfield): a nine led or followed in suit adds one more round in that suit.
+    "booster-nines": Rules(booster_nines=True),
 }
 
 

@@ -105,6 +105,7 @@ class RefHand:
     leader: int | None = None
     kitty_taker: int | None = None
     call: CallPass | None = None
+    boosted: bool = False  # 002 Booster Nines: the trick in progress takes a second round
 
 
 @dataclass
@@ -275,7 +276,20 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
             assert e.card in h.hands[e.seat]
             h.hands[e.seat].discard(e.card)
             h.trick.append((e.seat, e.card))
-            if len(h.trick) == n:
+            # 002: 'If a nine is led to a trick or played while following suit, then there is a boost: one
+            # more round is played in the same suit'; 'If a nine is sloughed ... or played in the last
+            # trick, there is no boost' (the last trick: the seat has just played its last card).
+            led_card = h.trick[0][1]
+            if (
+                rules.booster_nines
+                and e.card.rank == 9
+                and e.card.suit is led_card.suit
+                and len(h.trick) <= n
+                and h.hands[e.seat]
+            ):
+                h.boosted = True
+            if len(h.trick) == (2 * n if h.boosted else n):
+                h.boosted = False
                 led = h.trick[0][1].suit
                 w, _ = max(((s, c) for s, c in h.trick if c.suit is led), key=lambda x: x[1].rank)
                 cards = {c for _, c in h.trick}

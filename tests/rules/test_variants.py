@@ -1490,3 +1490,96 @@ def test_a_first_points_kitty_that_could_hold_every_penalty_card_is_refused():
     kitty's points must still be scored by someone (e.g. the winner of the last trick)."""
     with pytest.raises(ValueError, match="kitty=first-points"):
         Rules(kitty="first-points", hand_size=4, pass_cycle="none", first_lead="left-of-dealer")
+
+
+# -- Booster Nines (002) -----------------------------------------------------------------------------------
+
+BOOST = Rules.preset("booster-nines")
+# After an opening club trick won by seat 1 (won_first), three cards each: seat 1 leads.
+BOOST_HANDS = {
+    1: "9D KD 5S",
+    2: "3D 4D 6S",
+    3: "5D AD 7S",
+    0: "6D 7D 8S",
+}
+
+
+def play_cards(m: Match, text: str) -> list:
+    """Play these cards in turn; the tricks they completed."""
+    done = []
+    for c in text.split():
+        t = m.play(c)
+        if t is not None:
+            done.append(t)
+    return done
+
+
+def test_booster_nine_led_adds_a_round_in_the_same_suit():
+    """002: 'If a nine is led to a trick or played while following suit, then there is a boost: one more
+    round is played in the same suit — i.e. a further card from each player, in rotation. The suit of the
+    first of the eight cards played is the led suit, and the highest card of this suit takes the
+    eight-card trick.'"""
+    m = position(BOOST, BOOST_HANDS, won_first=1)
+    assert play_cards(m, "9D 3D 5D 6D") == []  # the nine was led: no trick after four cards
+    assert m.observation(1).boosted and m.to_move == (1,)  # 'in rotation': the leader plays again
+    assert m.legal_plays() == cs("KD")  # 'in the same suit': following suit still binds
+    m.play("KD")
+    assert m.legal_plays() == cs("4D")
+    (trick,) = play_cards(m, "4D AD 7D")
+    assert trick.leader == 1 and len(trick.cards) == 8 and trick.winner == 3  # A♦, played by seat 3
+    assert not m.observation(3).boosted and m.to_move == (3,)
+    assert m.hand.tricks_won == [0, 1, 0, 1]
+    (last,) = play_cards(m, "7S 8S 5S 6S")  # one card each is left: a plain trick ends the hand
+    assert len(last.cards) == 4 and m.results[0].tricks_won == (1, 1, 0, 1)
+
+
+def test_booster_nine_played_while_following_suit_boosts():
+    """002: 'If a nine is led to a trick or played while following suit, then there is a boost'."""
+    hands = {1: "KD 9S 5S", 2: "9D 4D 6S", 3: "5D AD 7S", 0: "6D 7D 8S"}
+    m = position(BOOST, hands, won_first=1)
+    assert play_cards(m, "KD 9D 5D 6D") == [] and m.observation(1).boosted
+    (trick,) = play_cards(m, "9S 4D AD 7D")  # void in the second round: any card
+    assert len(trick.cards) == 8 and trick.winner == 3
+
+
+def test_booster_a_sloughed_nine_does_not_boost():
+    """002: 'If a nine is sloughed (discarded on a lead of a different suit) or played in the last trick,
+    there is no boost — the trick consists of just four cards as usual.'"""
+    hands = {1: "5S KD 3D", 2: "9D 4D 2D", 3: "7S AD 5D", 0: "8S 7D 6D"}
+    m = position(BOOST, hands, won_first=1)
+    (trick,) = play_cards(m, "5S 9D 7S 8S")  # seat 2 has no spade: its nine is sloughed
+    assert len(trick.cards) == 4 and trick.winner == 0
+
+
+def test_booster_a_nine_in_the_last_trick_does_not_boost():
+    """002: 'If a nine is sloughed (discarded on a lead of a different suit) or played in the last trick,
+    there is no boost — the trick consists of just four cards as usual.'"""
+    m = position(BOOST, {1: "9D", 2: "3D", 3: "AD", 0: "6D"}, won_first=1)
+    (trick,) = play_cards(m, "9D 3D AD 6D")
+    assert len(trick.cards) == 4 and m.results and m.results[0].tricks_won == (0, 1, 0, 1)
+
+
+def test_booster_nines_is_an_option():
+    """002: 'Richard Garfield recommends the following variation, introduced around 1990.' Without the
+    option a nine is an ordinary card."""
+    m = position(Rules(), BOOST_HANDS, won_first=1)
+    (trick,) = play_cards(m, "9D 3D 5D 6D")
+    assert len(trick.cards) == 4 and not m.observation(0).boosted
+    assert BOOST.booster_nines and BOOST.name == "booster-nines" and str(BOOST) == "booster-nines"
+    assert Rules.parse("standard,booster_nines=true") == BOOST
+
+
+def test_booster_on_the_first_trick_keeps_first_trick_safety():
+    """002: 'one more round is played in the same suit' — a boost of trick one is still trick one, so
+    001: 'If you cannot follow with a club you must throw a safe card' holds in its second round too."""
+    hands = {
+        0: "2C 4C 8D 9D 10D JD QD KD AD 2S 3S 4S 5S",
+        1: "3C 9C 6S 7S 8S 9S 10S JS KS AS 7H 8H 9H",
+        2: "5C QS 2H 3H 4H 5H 6H 2D 3D 4D 5D 6D 7D",
+        3: "6C 7C 8C 10C JC QC KC AC 10H JH QH KH AH",
+    }
+    m = position(BOOST, hands)
+    assert play_cards(m, "2C 9C 5C 6C 4C 3C") == [] and m.observation(2).boosted
+    assert m.legal_plays() == cs("2D 3D 4D 5D 6D 7D")  # void in clubs: no Q♠ nor heart on trick one
+    (trick,) = play_cards(m, "2D 7C")
+    assert len(trick.cards) == 8 and trick.winner == 1 and not m.hand.hearts_broken
