@@ -94,6 +94,7 @@ def test_each_options_declared_default_is_the_engines() -> None:
         "spot,exact_target_reset=250,exact_reset_at=500",
         "booster-nines",
         "booster-nines,players=5",
+        "omnibus,ten_of_clubs_doubles=true",
     ],
 )
 def test_rules_cross_the_wire_and_back_unchanged(text: str) -> None:

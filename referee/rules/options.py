@@ -274,6 +274,14 @@ OPTIONS: Final[tuple[Option, ...]] = (
     ),
     Option("bonus_points", -10, "an integer", "002 Scoring; 004 Omnibus Hearts", "The bonus card's value."),
     Option(
+        "ten_of_clubs_doubles",
+        False,
+        "true | false",
+        "002 Turbo Hearts",
+        "Whoever captures 10♣ 'doubles their score for that hand': everything the hand adds to their total "
+        "(penalty cards, the bonus card, a moon or sun, a no-tricks bonus) counts twice, gains and losses alike.",
+    ),
+    Option(
         "moon",
         "add-to-others",
         " | ".join(MOON_SCORING),
@@ -360,6 +368,7 @@ class Rules:
     points: str = "standard"
     bonus_card: Card | None = None
     bonus_points: int = -10
+    ten_of_clubs_doubles: bool = False
     moon: str = "add-to-others"
     sun_points: int = 0
     no_tricks_bonus: int = 0
@@ -526,6 +535,8 @@ class Rules:
             raise ValueError(
                 f"pass_count={self.pass_count} must be smaller than the hand ({self.cards_per_player} cards)"
             )
+        if self.ten_of_clubs_doubles and not self.deck_mask & Card.parse("TC").mask:
+            raise ValueError("ten_of_clubs_doubles=true needs 10♣, which has been removed from the pack")
         if self.bonus_card is not None and not self.deck_mask & self.bonus_card.mask:
             raise ValueError(f"bonus_card {self.bonus_card} has been removed from the pack")
         if self.bonus_card is not None and POINT_SCHEMES[self.points](self.bonus_card):

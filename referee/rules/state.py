@@ -46,6 +46,7 @@ _MASK64: Final = (1 << 64) - 1
 # Per card index: the mask of its suit (a plain tuple look-up on the hot path).
 _SUIT_MASK_OF: Final[tuple[int, ...]] = tuple(SUIT_MASKS[i // 13] for i in range(52))
 _NINES: Final = sum(1 << (13 * s + 7) for s in range(4))  # 9♣ 9♦ 9♠ 9♥ (index 13 · suit + 9 − 2)
+_TEN_OF_CLUBS: Final = 1 << 8  # 10♣ (index 10 − 2)
 
 
 class Phase(enum.Enum):
@@ -612,6 +613,18 @@ class Hand:
 # -- the match ---------------------------------------------------------------------------------
 
 
+def _doubled(rules: Rules, captured: Sequence[int], score: list[int]) -> list[int]:
+    """002 Turbo Hearts: 'Whoever captures the ten of clubs doubles their score for that hand'
+    (ten_of_clubs_doubles); ``score`` itself when the option is off."""
+    if not rules.ten_of_clubs_doubles:
+        return score
+    out = list(score)
+    for s, cap in enumerate(captured):
+        if cap & _TEN_OF_CLUBS:
+            out[s] *= 2
+    return out
+
+
 def places_of(totals: Sequence[int], first: int | None = None) -> tuple[int, ...]:
     """Competition ranking, lower total first: (1, 2, 2, 4). ``first``, a seat whose shot won the match
     (moon=wins-match), places 1 alone whatever its total; the others rank behind it."""
@@ -1009,7 +1022,7 @@ class Match:
                 elif rules.moon == "add-unless-win":
                     # 002: add to the others 'unless this would cause one of them to win': a share
                     # of the win (tied_lowest=share) is a win too.
-                    ends, winners = self._ends(self._totals_after(added))
+                    ends, winners = self._ends(self._totals_after(_doubled(rules, hand.captured, added)))
                     if ends and any(w != shooter for w in winners):
                         choice = MoonChoice.SUBTRACT_FROM_SHOOTER
             if rules.moon == "wins-match":
@@ -1022,6 +1035,7 @@ class Match:
                 score = [(-total if s == shooter else 0) + extra[s] for s in range(n)]
         else:
             choice = None
+        score = _doubled(rules, hand.captured, score)
         totals = self._totals_after(score)
         self.scores = totals
         self.results.append(
@@ -1286,4 +1300,4 @@ def hand_points(hand: Hand) -> list[int]:
             score = [-shot if s == shooter else 0 for s in range(n)]
         else:
             score = [0 if s == shooter else shot for s in range(n)]
-    return [score[s] + extra[s] for s in range(n)]
+    return _doubled(rules, captured, [score[s] + extra[s] for s in range(n)])

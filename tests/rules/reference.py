@@ -169,8 +169,13 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
             if rules.no_tricks_bonus and hd.tricks_won[s] == 0:
                 extras[s] += rules.no_tricks_bonus
 
+        def doubled(sc: list[int]) -> list[int]:
+            # 002 Turbo Hearts: 'Whoever captures the ten of clubs doubles their score for that hand'
+            ten = Card.parse("10C")
+            return [2 * x if rules.ten_of_clubs_doubles and ten in hd.captured[s] else x for s, x in enumerate(sc)]
+
         def after(sc: list[int]) -> list[int]:
-            t = [a + b + e for a, b, e in zip(totals, sc, extras)]
+            t = [a + b for a, b in zip(totals, doubled([b + e for b, e in zip(sc, extras)]))]
             if rules.exact_target_reset is not None:
                 t = [rules.exact_target_reset if x == rules.exact_reset_at else x for x in t]
             return t
@@ -194,11 +199,8 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
                 ends, w = _ends(rules, after(add))
                 sc = sub if ends and any(s != shooter for s in w) else add
         new = after(sc)
-        results.append(
-            RefResult(
-                tuple(taken), tuple(hd.tricks_won), tuple(a + e for a, e in zip(sc, extras)), tuple(new), moon, sun
-            )
-        )
+        hand_score = doubled([a + e for a, e in zip(sc, extras)])
+        results.append(RefResult(tuple(taken), tuple(hd.tricks_won), tuple(hand_score), tuple(new), moon, sun))
         totals = new
         over, winners = _ends(rules, totals)
         if shooter is not None and rules.moon == "wins-match":  # 002: 'you win the game'

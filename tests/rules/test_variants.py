@@ -1583,3 +1583,36 @@ def test_booster_on_the_first_trick_keeps_first_trick_safety():
     assert m.legal_plays() == cs("2D 3D 4D 5D 6D 7D")  # void in clubs: no Q♠ nor heart on trick one
     (trick,) = play_cards(m, "2D 7C")
     assert len(trick.cards) == 8 and trick.winner == 1 and not m.hand.hearts_broken
+
+
+# -- Turbo Hearts (002): the ten of clubs ---------------------------------------------------------------
+
+
+TEN = Rules.preset("omnibus", ten_of_clubs_doubles=True)
+
+
+def test_turbo_ten_of_clubs_doubles_its_captors_score():
+    """002: 'The jack of diamonds is used as in the scoring variations above. Whoever captures the ten of
+    clubs doubles their score for that hand.'"""
+    m = end_of_hand(TEN, captured={1: "10C QS 2H 3H", 2: "JD 4H", 3: "5H 6H"}, filler=0)
+    play_last_trick(m)
+    r = m.results[0]
+    assert r.points_taken[1] == 15 and r.score[1] == 30  # 13 + 2, doubled
+    assert r.score[2] == -9 and r.score[3] == 2  # no ten: as usual
+    # gains are doubled too: the J♦ with the 10♣ is −20
+    m = end_of_hand(TEN, captured={1: "10C JD", 2: "QS " + HEARTS.replace("2H ", ""), 3: "2H"}, filler=0)
+    play_last_trick(m)
+    assert m.results[0].score == (0, -20, 25, 1)
+
+
+def test_turbo_ten_of_clubs_doubles_a_moon_score():
+    """002: 'Whoever captures the ten of clubs doubles their score for that hand' — the score for the hand
+    is what the hand adds to the total, so a moon's 26 added to the 10♣'s captor counts 52 (seat 3 took
+    the J♦: 26 − 10)."""
+    m = end_of_hand(TEN, captured={2: HEARTS + " QS", 0: "10C"}, filler=3)
+    play_last_trick(m)
+    r = m.results[0]
+    assert r.moon == 2 and r.score == (52, 26, 0, 16)
+    assert Rules.parse(str(TEN)) == TEN and "ten_of_clubs_doubles=true" in str(TEN)
+    with pytest.raises(ValueError, match="10♣"):
+        Rules(ten_of_clubs_doubles=True, removed_cards="10C", kitty="first-trick")
