@@ -49,6 +49,12 @@ class View(Observation):
         """The number of seats at the table."""
         return self.rules.players
 
+    @property
+    def trick_size(self) -> int:
+        """The cards the trick in progress takes: ``players``, or twice as many once a nine has boosted it
+        (``rules.booster_nines``: then ``boosted`` is set and every seat plays a second card to it)."""
+        return 2 * self.rules.players if self.boosted else self.rules.players
+
     def sample_worlds(self, n: int, rng: random.Random | None = None) -> list[World]:
         """``n`` deals of the unseen cards consistent with this view, uniform (``clients.sampling``);
         ``world.to_hand()`` / ``world.to_match()`` give the engine state to simulate from."""
@@ -78,6 +84,7 @@ def view_from_wire(v: pb.GameView, phase: Phase, moon_points: int = 0) -> View:
         moon_points=moon_points,
         discarded=tuple(DECK[c - 1] for c in v.discarded),
         pass_offsets=tuple(v.pass_offsets),
+        boosted=v.current_trick.boosted,
         match_id=v.match_id,
         player_names=tuple(v.player_names),
         budget_ms=v.budget_ms,

@@ -122,6 +122,10 @@ DISCARD = Citation(
     "cards face down into their tricks",
 )
 MOON = Citation("002", "you may choose instead to have all other players' scores increased by 26 points")
+BOOST = Citation("002", "one more round is played in the same suit — i.e. a further card from each player, in rotation")
+BOOST_VOID = Citation(
+    "002", "The suit of the first of the eight cards played is the led suit, and the highest card of this suit takes"
+)
 
 CITATIONS: tuple[Citation, ...] = (
     OPENING,
@@ -144,6 +148,8 @@ CITATIONS: tuple[Citation, ...] = (
     CALL,
     DISCARD,
     MOON,
+    BOOST,
+    BOOST_VOID,
 )
 """Every sentence a position cites (a test finds each in its source)."""
 
@@ -262,6 +268,24 @@ def _queen_forced(m: Match) -> int | None:
     return m.turn if o is not None and o.legal.mask == QUEEN_OF_SPADES.mask and len(o.hand) > 1 else None
 
 
+def _boosted(void: bool) -> Callable[[Match], int | None]:
+    """The second round of a boosted trick (booster_nines): a seat holding the led suit and another,
+    or (``void``) one holding none of the led suit."""
+
+    def wanted(m: Match) -> int | None:
+        o = _to_play(m)
+        # Past trick one, so that the case is the boost's alone (not first-trick safety's too).
+        if o is None or not o.tricks or not o.boosted or len(o.current_trick.cards) < o.players:
+            return None
+        suits = {c.suit for c in o.hand}
+        led = o.current_trick.cards[0].suit
+        if void:
+            return m.turn if led not in suits and len(o.hand) > 1 else None
+        return m.turn if led in suits and len(suits) > 1 else None
+
+    return wanted
+
+
 def _phase(phase: Phase) -> Callable[[Match], int | None]:
     return lambda m: m.to_move[0] if m.phase is phase else None
 
@@ -367,7 +391,8 @@ def _chosen(rules: Rules, asked: list[Card], wins: int) -> tuple[Match, int] | N
         if m.phase is not Phase.PLAY or m.turn != leader:
             return None
         for trick in range(max(wins, 1)):
-            for _ in range(n):
+            done = len(m.hand.tricks)
+            while len(m.hand.tricks) == done:  # n cards, or 2 n when a nine boosts it (booster_nines)
                 if trick == 0 == wins and m.turn == v:
                     return m, v
                 _script_play(m, v)
@@ -488,6 +513,9 @@ def catalogue(rules: Rules) -> list[tuple[str, Citation, Build]]:
         out.append(("the kitty's discard", DISCARD, _built(_phase(Phase.DISCARD))))
     if rules.moon == "shooter-chooses":
         out.append(("the moon's choice", MOON, lambda r: _find(r, _phase(Phase.MOON), _shooter_step)))
+    if rules.booster_nines:
+        out.append(("a boosted trick's second round: follow the led suit", BOOST, _built(_boosted(False))))
+        out.append(("a boosted trick's second round, void in the led suit", BOOST_VOID, _built(_boosted(True))))
     return out
 
 

@@ -892,7 +892,7 @@ class _Referee:
     def _notify_trick(self, hand: int, trick: Trick) -> None:
         if not self.listening or not any(st.wants_notify and not st.forfeit for st in self.states):
             return
-        t = codec.trick_to_wire(trick)
+        t = codec.trick_to_wire(trick, players=self.match.rules.players)
         self._notify_all(
             lambda s: pb.NotifyRequest(
                 match_id=self.match_id, seat=s, trick_completed=pb.TrickCompleted(hand_number=hand, trick=t)

@@ -202,10 +202,14 @@ def replay(record: MatchRecord) -> RenderableType:
         table.add_column("points", justify="right")
         for t_no, trick in enumerate(tricks):
             cells = [""] * n
+            led = trick.cards[0].suit
+            top = max((c for c in trick.cards if c.suit is led), key=lambda c: c.rank)
             for i, card in enumerate(trick.cards):
                 seat = trick.seat_of(i, n)
                 text = card.symbol + ("*" if (number, t_no, seat) in substituted else "")
-                cells[seat] = f"[bold green]{text}[/]" if seat == trick.winner else text
+                text = f"[bold green]{text}[/]" if card == top else text
+                # A boosted trick (booster_nines) has two rounds: a seat's second card follows its first.
+                cells[seat] = f"{cells[seat]} {text}" if cells[seat] else text
             points = sum(rules.points_of(c) for c in trick.cards)
             table.add_row(
                 str(t_no),

@@ -36,7 +36,7 @@ VIEW_FIELDS = (
 @pytest.mark.parametrize(
     "message, name",
     [(pb.GameView, n) for n in VIEW_FIELDS]
-    + [(pb.Trick, n) for n in ("leader", "cards", "winner")]
+    + [(pb.Trick, n) for n in ("leader", "cards", "winner", "boosted")]
     + [
         (r, "view")
         for r in (
@@ -91,6 +91,10 @@ def test_each_options_declared_default_is_the_engines() -> None:
         "standard,bonus_card=TD,bonus_points=-5",
         "standard,pass_cycle=call",
         "standard,exact_target_reset=0",
+        "spot,exact_target_reset=250,exact_reset_at=500",
+        "booster-nines",
+        "booster-nines,players=5",
+        "omnibus,ten_of_clubs_doubles=true",
     ],
 )
 def test_rules_cross_the_wire_and_back_unchanged(text: str) -> None:
@@ -99,3 +103,21 @@ def test_rules_cross_the_wire_and_back_unchanged(text: str) -> None:
     again = pb.Rules.FromString(msg.SerializeToString())
     assert codec.rules_from_wire(again) == rules
     assert again.preset == rules.name and again.moon_points == rules.moon_total
+
+
+def test_only_boosted_tricks_carry_the_boosted_field() -> None:
+    """A rule set without booster_nines sends the bytes it always did: Trick.boosted is written only for
+    a trick a nine boosted (002 Booster Nines), in progress or completed."""
+    from referee.rules import Card, Match, Trick
+    from referee.rules.state import Observation
+
+    trick = Trick(1, tuple(Card.parse(c) for c in "9D 3D 5D 6D KD 4D AD 7D".split()), 3)
+    assert codec.trick_to_wire(trick, players=4).boosted
+    assert not codec.trick_to_wire(trick._replace(cards=trick.cards[:4]), players=4).boosted
+    assert b"\x20" not in codec.trick_to_wire(trick._replace(cards=trick.cards[:4]), players=4).SerializeToString()
+    m = Match(Rules.preset("booster-nines"), 0)
+    obs: Observation = m.observation(0)
+    assert not obs.boosted
+    wire = codec.view_to_wire(obs, match_id="m", player_names=["a", "b", "c", "d"], budget_ms=1, time_bank_ms=0)
+    assert wire.rules.booster_nines and not wire.current_trick.boosted
+    assert not codec.rules_to_wire(Rules()).booster_nines

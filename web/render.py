@@ -122,10 +122,13 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
                           "caption": f"Hand {hi + 1}: the passes ({h['pass_direction']})"})  # fmt: skip
         table: list[str | None] = [None] * n
         current: list[tuple[int, str]] = []
+        trick_no = None
         for p in plays:
-            if len(current) == n:
+            # By the recorded trick number: a boosted trick (booster_nines) holds twice n cards.
+            if current and p["trick"] != trick_no:
                 tricks[_trick_winner(current)] += 1
                 current, table = [], [None] * n
+            trick_no = p["trick"]
             seat, c = p["seat"], str(p["card"])
             if c in hands[seat]:
                 hands[seat] = [x for x in hands[seat] if x != c]
@@ -140,7 +143,7 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
             steps.append({**base, "kind": "play", "seat": seat, "card": c, "hands": [list(x) for x in hands],
                           "table": list(table), "tricks": list(tricks), "passes": None,
                           "mark": "; ".join(marks) or None, "caption": caption})  # fmt: skip
-        if len(current) == n:
+        if len(current) == n or (current and h.get("totals")):  # the last trick, complete once scored
             tricks[_trick_winner(current)] += 1
         score = list(h.get("score") or [0] * n)
         totals = list(h.get("totals") or totals)

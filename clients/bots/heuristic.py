@@ -108,7 +108,7 @@ class HeuristicBot(Bot):
         winning = max((c for c in trick if c.suit is led), key=_rank)
         below = [c for c in following if c.rank < winning.rank]
         safe = [c for c in following if points[c.index] <= 0]
-        last = len(trick) == view.rules.players - 1
+        last = len(trick) == view.trick_size - 1  # a boosted trick (booster_nines) takes a second round
         if below:
             # Shed a penalty card under someone else's winner (Q♠ under K♠), else duck as high as possible.
             give = [c for c in below if points[c.index] > 0]

@@ -4,6 +4,8 @@
 // prints "listening on 127.0.0.1:PORT" once bound, like the Python SDK, serves grpc.health.v1
 // (SERVING, from the npm package grpc-health-check) so the tournament launcher can tell when it is
 // up, and server reflection (@grpc/reflection) for tools such as grpcurl, and stops on SIGTERM.
+// Every variant plays legally from legal_cards alone: under rules.booster_nines, say, a boosted trick
+// (current_trick.boosted) takes a second round, and legal_cards already says what may follow.
 'use strict';
 
 const path = require('path');

@@ -206,7 +206,11 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "lowest-club",
         " | ".join(FIRST_LEADS),
         "001 Trick play; 002 Play of the Hand",
-        "Holder of 2♣ (lowest club in play) must lead it, or the player left of the dealer leads any card.",
+        "Holder of 2♣ (lowest club in play) must lead it, or the player left of the dealer leads (002 'may "
+        "lead any card'): any card the other options allow on a lead, so no heart while hearts are unbroken "
+        "(002 'the opening lead can be anything but a heart') and, unless points_on_first_trick, no penalty "
+        "card (Q♠ included) while the hand holds another card (002 'it is illegal to play points on the very "
+        "first trick').",
     ),
     Option(
         "hearts_lead",
@@ -245,6 +249,16 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "that already holds A♠ or K♠.",
     ),
     Option(
+        "booster_nines",
+        False,
+        "true | false",
+        "002 Booster Nines",
+        "A nine led, or played while following suit, boosts the trick: one more round in the same suit, a "
+        "further card from each player in rotation (must follow the led suit if able); the highest card of "
+        "the first card's suit takes all 2 × players cards. A sloughed nine, or one played in the last trick "
+        "(each player's last card), does not boost.",
+    ),
+    Option(
         "points",
         "standard",
         " | ".join(POINT_SCHEMES),
@@ -260,13 +274,22 @@ OPTIONS: Final[tuple[Option, ...]] = (
     ),
     Option("bonus_points", -10, "an integer", "002 Scoring; 004 Omnibus Hearts", "The bonus card's value."),
     Option(
+        "ten_of_clubs_doubles",
+        False,
+        "true | false",
+        "002 Turbo Hearts",
+        "Whoever captures 10♣ 'doubles their score for that hand': everything the hand adds to their total "
+        "(penalty cards, the bonus card, a moon or sun, a no-tricks bonus) counts twice, gains and losses alike.",
+    ),
+    Option(
         "moon",
         "add-to-others",
         " | ".join(MOON_SCORING),
         "001 Shooting the moon; 002 Shooting the Moon, Dirty Nasty Filthy Hearts",
         "Capturing every penalty card: add the total to each other player, subtract it from the shooter, "
-        "the shooter's choice, add unless that hands another player the win (then subtract), or the "
-        "shooter wins the match at once (Da Nasty Fix).",
+        "the shooter's choice, add unless that hands another player the win (then subtract; 002 'unless this "
+        "would cause one of them to win': with tied_lowest=share, a share of the win counts), or the shooter "
+        "wins the match at once (Da Nasty Fix).",
     ),
     Option(
         "sun_points",
@@ -287,7 +310,17 @@ OPTIONS: Final[tuple[Option, ...]] = (
         None,
         "none | 50 | 0 | an integer",
         "002 Scoring",
-        "A total of exactly the target at the end of a hand is reset to this value.",
+        "A total of exactly exact_reset_at points at the end of a hand is reset to this value.",
+    ),
+    Option(
+        "exact_reset_at",
+        100,
+        "an integer, e.g. 100 or the target",
+        "002 Scoring",
+        "The total that exact_target_reset resets: 100, as 002 reads ('if your score is exactly 100 points at "
+        "the end of a hand, it is reduced to 50 (or zero)'), whatever the target; set it to the target to "
+        "reset there instead (e.g. spot,exact_target_reset=250,exact_reset_at=500). Before this option the "
+        "reset happened at the target: only rulesets with a target other than 100 play differently.",
     ),
     Option(
         "target",
@@ -331,13 +364,16 @@ class Rules:
     lead_hearts_with_queen: bool = False
     points_on_first_trick: bool = False
     queen_at_first_safe_chance: bool = False
+    booster_nines: bool = False
     points: str = "standard"
     bonus_card: Card | None = None
     bonus_points: int = -10
+    ten_of_clubs_doubles: bool = False
     moon: str = "add-to-others"
     sun_points: int = 0
     no_tricks_bonus: int = 0
     exact_target_reset: int | None = None
+    exact_reset_at: int = 100
     target: int = 100
     tied_lowest: str = "play-on"
     # Derived tables, computed once so the hot paths only index them.
@@ -370,6 +406,8 @@ class Rules:
         # so rules that play the same compare equal however they were written.
         if self.removed_cards is not None and self.removed_cards == self._default_removed():
             s(self, "removed_cards", None)
+        if self.exact_target_reset is None:
+            s(self, "exact_reset_at", 100)  # no reset: where it would happen does not matter
         removed = self.removed
         deck_mask = 0
         for c in DECK:
@@ -456,8 +494,14 @@ class Rules:
             raise bad("pass_count", self.pass_count, "1 or more")
         if self.target < 1:
             raise bad("target", self.target, "a positive number of points")
-        if self.exact_target_reset is not None and not 0 <= self.exact_target_reset < self.target:
-            raise bad("exact_target_reset", self.exact_target_reset, f"none or 0..{self.target - 1}")
+        if self.exact_reset_at < 1:
+            raise bad("exact_reset_at", self.exact_reset_at, "a positive number of points")
+        if self.exact_target_reset is not None and not 0 <= self.exact_target_reset < self.exact_reset_at:
+            raise bad(
+                "exact_target_reset",
+                self.exact_target_reset,
+                f"none or 0..{self.exact_reset_at - 1} (below exact_reset_at={self.exact_reset_at})",
+            )
         if self.sun_points < 0:
             raise bad("sun_points", self.sun_points, "0 (off) or a positive number")
 
@@ -491,6 +535,8 @@ class Rules:
             raise ValueError(
                 f"pass_count={self.pass_count} must be smaller than the hand ({self.cards_per_player} cards)"
             )
+        if self.ten_of_clubs_doubles and not self.deck_mask & Card.parse("TC").mask:
+            raise ValueError("ten_of_clubs_doubles=true needs 10♣, which has been removed from the pack")
         if self.bonus_card is not None and not self.deck_mask & self.bonus_card.mask:
             raise ValueError(f"bonus_card {self.bonus_card} has been removed from the pack")
         if self.bonus_card is not None and POINT_SCHEMES[self.points](self.bonus_card):
@@ -673,6 +719,8 @@ PRESETS: Final[dict[str, Rules]] = {
         target=300,
         pass_cycle=("call",),
     ),
+    # 002 Booster Nines (Richard Garfield): a nine led or followed in suit adds one more round in that suit.
+    "booster-nines": Rules(booster_nines=True),
 }
 
 

@@ -45,6 +45,8 @@ _NOT_HEARTS: Final = FULL_MASK & ~HEARTS_MASK
 _MASK64: Final = (1 << 64) - 1
 # Per card index: the mask of its suit (a plain tuple look-up on the hot path).
 _SUIT_MASK_OF: Final[tuple[int, ...]] = tuple(SUIT_MASKS[i // 13] for i in range(52))
+_NINES: Final = sum(1 << (13 * s + 7) for s in range(4))  # 9♣ 9♦ 9♠ 9♥ (index 13 · suit + 9 − 2)
+_TEN_OF_CLUBS: Final = 1 << 8  # 10♣ (index 10 − 2)
 
 
 class Phase(enum.Enum):
@@ -298,6 +300,7 @@ class Hand:
         self.tricks: list[Trick] = []
         self.trick_cards: list[Card] = []
         self.trick_mask = 0
+        self.trick_size = n  # cards the trick in progress takes: 2 n once a nine boosts it (booster_nines)
         self.hearts_broken = False
         self.kitty_taker: int | None = None
         self.discarded: tuple[Card, ...] = ()  # what the kitty's taker discarded (kitty_discard)
@@ -312,6 +315,7 @@ class Hand:
         self._first_trick_safe = not rules.points_on_first_trick
         self._not_penalty = FULL_MASK & ~rules.penalty_mask
         self._queen_first_safe = rules.queen_at_first_safe_chance
+        self._nines = _NINES if rules.booster_nines else 0  # 0: the play paths skip the boost test at once
         self.offsets: tuple[int, ...] = ()  # a called split pass: seats to the left, per card passed
         self.phase = Phase.CALL if direction == "call" else Phase.PASS if direction != "hold" else Phase.PLAY
         if self.phase is Phase.PLAY:
@@ -353,6 +357,7 @@ class Hand:
         h.tricks = list(self.tricks)
         h.trick_cards = list(self.trick_cards)
         h.trick_mask = self.trick_mask
+        h.trick_size = self.trick_size
         h.hearts_broken = self.hearts_broken
         h.kitty_taker = self.kitty_taker
         h.discarded = self.discarded
@@ -433,10 +438,18 @@ class Hand:
         self.trick_mask |= m
         if m & self._breakers:
             self.hearts_broken = True  # 001: only a heart breaks hearts (option: Q♠ too)
-        if len(cards) < self.players:
+        if m & self._nines:
+            self._boost(seat, m)
+        if len(cards) < self.trick_size:
             self.turn = (seat + 1) % self.players
             return None
         return self._finish_trick()
+
+    def _boost(self, seat: int, nine: int) -> None:
+        """002 Booster Nines: a nine 'led to a trick or played while following suit' adds 'one more round
+        ... in the same suit'; not a sloughed nine, nor one 'played in the last trick' (the seat's last card)."""
+        if nine & _SUIT_MASK_OF[self.trick_cards[0].index] and self.hands[seat] and self.trick_size == self.players:
+            self.trick_size = 2 * self.players
 
     def _finish_trick(self) -> Trick:
         cards = self.trick_cards
@@ -461,6 +474,7 @@ class Hand:
                     self.captured[winner] |= self.kitty
         self.trick_cards = []
         self.trick_mask = 0
+        self.trick_size = self.players
         self._legal = -1
         self.leader = self.turn = winner
         if not self.hands[winner]:
@@ -599,6 +613,18 @@ class Hand:
 # -- the match ---------------------------------------------------------------------------------
 
 
+def _doubled(rules: Rules, captured: Sequence[int], score: list[int]) -> list[int]:
+    """002 Turbo Hearts: 'Whoever captures the ten of clubs doubles their score for that hand'
+    (ten_of_clubs_doubles); ``score`` itself when the option is off."""
+    if not rules.ten_of_clubs_doubles:
+        return score
+    out = list(score)
+    for s, cap in enumerate(captured):
+        if cap & _TEN_OF_CLUBS:
+            out[s] *= 2
+    return out
+
+
 def places_of(totals: Sequence[int], first: int | None = None) -> tuple[int, ...]:
     """Competition ranking, lower total first: (1, 2, 2, 4). ``first``, a seat whose shot won the match
     (moon=wins-match), places 1 alone whatever its total; the others rank behind it."""
@@ -637,6 +663,7 @@ class Observation:
     moon_points: int = 0  # in the moon phase: the points the shooter's choice concerns
     discarded: tuple[Card, ...] = ()  # kitty_discard: what this seat discarded, shown to it only
     pass_offsets: tuple[int, ...] = ()  # a called split pass: seats to the left, per card passed
+    boosted: bool = False  # booster_nines: a nine boosted the trick in progress (it takes 2 × players cards)
 
     @property
     def trick_number(self) -> int:
@@ -654,6 +681,11 @@ class Observation:
     @property
     def players(self) -> int:
         return self.rules.players
+
+    @property
+    def trick_size(self) -> int:
+        """The cards the trick in progress takes: players, or twice as many once boosted (booster_nines)."""
+        return 2 * self.rules.players if self.boosted else self.rules.players
 
 
 _NO_CARDS: Final = CardSet()  # one shared empty set: card sets are immutable
@@ -806,8 +838,10 @@ class Match:
             hand.trick_mask |= m
             if m & hand._breakers:
                 hand.hearts_broken = True  # 001: only a heart breaks hearts (option: Q♠ too)
+            if m & hand._nines:
+                hand._boost(s, m)
             self._log.append((s, c))
-            if len(cards) < hand.players:
+            if len(cards) < hand.trick_size:
                 hand.turn = (s + 1) % hand.players
                 return None
             trick = hand._finish_trick()
@@ -986,9 +1020,10 @@ class Match:
                 if rules.moon == "subtract-from-shooter":
                     choice = MoonChoice.SUBTRACT_FROM_SHOOTER
                 elif rules.moon == "add-unless-win":
-                    # 002: add to the others unless that would hand one of them the win.
-                    ends, winners = self._ends(self._totals_after(added))
-                    if ends and shooter not in winners:
+                    # 002: add to the others 'unless this would cause one of them to win': a share
+                    # of the win (tied_lowest=share) is a win too.
+                    ends, winners = self._ends(self._totals_after(_doubled(rules, hand.captured, added)))
+                    if ends and any(w != shooter for w in winners):
                         choice = MoonChoice.SUBTRACT_FROM_SHOOTER
             if rules.moon == "wins-match":
                 # 002 Da Nasty Fix: 'If you successfully shoot ... you win the game': the hand adds only
@@ -1000,6 +1035,7 @@ class Match:
                 score = [(-total if s == shooter else 0) + extra[s] for s in range(n)]
         else:
             choice = None
+        score = _doubled(rules, hand.captured, score)
         totals = self._totals_after(score)
         self.scores = totals
         self.results.append(
@@ -1026,11 +1062,12 @@ class Match:
             self._new_hand(hand.number + 1)
 
     def _totals_after(self, score: Sequence[int]) -> list[int]:
-        """The match totals once a hand's score is added (002: an exact target may reset)."""
+        """The match totals once a hand's score is added (002: 'exactly 100 points ... is reduced to 50')."""
         totals = [t + d for t, d in zip(self.scores, score)]
         reset = self.rules.exact_target_reset
         if reset is not None:
-            totals = [reset if t == self.rules.target else t for t in totals]
+            at = self.rules.exact_reset_at
+            totals = [reset if t == at else t for t in totals]
         return totals
 
     def _ends(self, totals: Sequence[int]) -> tuple[bool, tuple[int, ...]]:
@@ -1084,6 +1121,7 @@ class Match:
             else 0,
             discarded=hand.discarded if hand.kitty_taker == seat else (),
             pass_offsets=hand.offsets,
+            boosted=hand.trick_size > hand.players,
         )
         return obs
 
@@ -1200,7 +1238,9 @@ def rollout(hand: Hand, policy: int = ROLLOUT_RANDOM, seed: int = 0) -> list[int
             hand.trick_mask |= bit
             if bit & breakers:
                 hand.hearts_broken = True
-            if len(cards) < players:
+            if bit & hand._nines:
+                hand._boost(seat, bit)
+            if len(cards) < hand.trick_size:
                 hand.turn = (seat + 1) % players
             else:
                 hand._finish_trick()
@@ -1260,4 +1300,4 @@ def hand_points(hand: Hand) -> list[int]:
             score = [-shot if s == shooter else 0 for s in range(n)]
         else:
             score = [0 if s == shooter else shot for s in range(n)]
-    return [score[s] + extra[s] for s in range(n)]
+    return _doubled(rules, captured, [score[s] + extra[s] for s in range(n)])

@@ -35,6 +35,8 @@ MIXES: dict[str, Rules] = {
     ),
     "omnibus-3p-black-maria": Rules.preset("black-maria", players=3, bonus_card="JD", pass_cycle="left-right"),
     "kitty-discard-pass-on": Rules(kitty="first-points", kitty_discard=True, hand_size=12, pass_on=True),
+    "booster-3p-kitty-discard": Rules(booster_nines=True, players=3, kitty="first-trick", kitty_discard=True),
+    "omnibus-ten-of-clubs": Rules.preset("omnibus", ten_of_clubs_doubles=True, moon="add-unless-win"),
 }
 RULESETS: dict[str, Rules] = {**PRESETS, **MIXES}
 

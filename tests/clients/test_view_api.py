@@ -189,6 +189,16 @@ def _playing(tricks: int, cards: int, hand: int = 0) -> Callable[[Match], bool]:
 STANDARD = Rules.parse("standard")
 KITTY = Rules(kitty="first-points", kitty_discard=True, hand_size=12)
 NASTY = Rules.parse("nasty")
+BOOSTER = Rules.parse("booster-nines")
+
+
+def _second_round(m: Match) -> bool:
+    """The second round of a boosted trick, past trick one (booster_nines)."""
+    if m.phase is not Phase.PLAY:
+        return False
+    o = m.observation(m.turn)
+    return o.boosted and bool(o.tricks) and len(o.current_trick.cards) > 4
+
 
 # label -> (rules, the position, the seat asked (None: the one to move), literal facts)
 POSITIONS: dict[str, tuple[Rules, Callable[[Match], bool], int | None, dict[str, object]]] = {
@@ -240,6 +250,7 @@ POSITIONS: dict[str, tuple[Rules, Callable[[Match], bool], int | None, dict[str,
     ),  # the taker won the trick: it leads
     "choose-moon": (Rules(moon="shooter-chooses"), lambda m: m.phase is Phase.MOON, None, {"moon_points": 26}),
     "call-the-pass": (NASTY, lambda m: m.phase is Phase.CALL, None, {"pass_direction": "call", "hand": CardSet()}),
+    "boosted-second-round": (BOOSTER, _second_round, None, {"boosted": True, "trick_size": 8, "is_leading": False}),
     "split-pass": (
         NASTY,
         lambda m: m.phase is Phase.PASS and m.hand.direction == "split",
@@ -359,6 +370,8 @@ FROM_WIRE: dict[str, Callable[[pb.GameView], object]] = {
     "is_leading": lambda w: not w.current_trick.cards,
     "led_suit": lambda w: DECK[w.current_trick.cards[0] - 1].suit if w.current_trick.cards else None,
     "players": lambda w: w.rules.players,
+    "boosted": lambda w: w.current_trick.boosted,
+    "trick_size": lambda w: w.rules.players * (2 if w.current_trick.boosted else 1),
 }
 
 

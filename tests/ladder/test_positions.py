@@ -90,6 +90,12 @@ def test_each_position_is_the_edge_case_it_names(text: str) -> None:
             assert ("passing on" in p.name) == rules.may_pass_on(o.pass_direction)
         elif p.name == "the moon's choice":
             assert o.moon_points == rules.moon_total
+        elif p.name == "a boosted trick's second round: follow the led suit":
+            assert o.boosted and len(o.current_trick.cards) >= rules.players and legal == hand & SUIT_MASKS[led]
+            assert legal != hand
+        elif p.name == "a boosted trick's second round, void in the led suit":
+            assert o.boosted and len(o.current_trick.cards) >= rules.players and not hand & SUIT_MASKS[led]
+            assert legal == hand
     if rules.players == 3:  # 17 cards: no hand is ever only penalty cards (14 in play)
         assert [name for name, _ in missing] == ["trick one, a hand of only penalty cards"]
     else:

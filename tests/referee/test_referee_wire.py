@@ -21,6 +21,8 @@ SPECS = [
     "standard,players=5",
     "standard,pass_cycle=mix",
     "standard,pass_cycle=scatter",
+    "booster-nines",  # boosted tricks: Trick.boosted on the trick in progress and on completed ones
+    "booster-nines,players=3,moon=shooter-chooses",
 ]
 
 

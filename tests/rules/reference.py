@@ -105,6 +105,7 @@ class RefHand:
     leader: int | None = None
     kitty_taker: int | None = None
     call: CallPass | None = None
+    boosted: bool = False  # 002 Booster Nines: the trick in progress takes a second round
 
 
 @dataclass
@@ -168,10 +169,15 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
             if rules.no_tricks_bonus and hd.tricks_won[s] == 0:
                 extras[s] += rules.no_tricks_bonus
 
+        def doubled(sc: list[int]) -> list[int]:
+            # 002 Turbo Hearts: 'Whoever captures the ten of clubs doubles their score for that hand'
+            ten = Card.parse("10C")
+            return [2 * x if rules.ten_of_clubs_doubles and ten in hd.captured[s] else x for s, x in enumerate(sc)]
+
         def after(sc: list[int]) -> list[int]:
-            t = [a + b + e for a, b, e in zip(totals, sc, extras)]
+            t = [a + b for a, b in zip(totals, doubled([b + e for b, e in zip(sc, extras)]))]
             if rules.exact_target_reset is not None:
-                t = [rules.exact_target_reset if x == rules.target else x for x in t]
+                t = [rules.exact_target_reset if x == rules.exact_reset_at else x for x in t]
             return t
 
         if shooter is None:
@@ -189,15 +195,12 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
             elif rules.moon == "shooter-chooses":
                 assert choice is not None
                 sc = add if choice is MoonChoice.ADD_TO_OTHERS else sub
-            else:  # add-unless-win: add unless that hands one of the others the win
+            else:  # add-unless-win: add unless that hands one of the others the win, or a share of it
                 ends, w = _ends(rules, after(add))
-                sc = sub if ends and shooter not in w else add
+                sc = sub if ends and any(s != shooter for s in w) else add
         new = after(sc)
-        results.append(
-            RefResult(
-                tuple(taken), tuple(hd.tricks_won), tuple(a + e for a, e in zip(sc, extras)), tuple(new), moon, sun
-            )
-        )
+        hand_score = doubled([a + e for a, e in zip(sc, extras)])
+        results.append(RefResult(tuple(taken), tuple(hd.tricks_won), tuple(hand_score), tuple(new), moon, sun))
         totals = new
         over, winners = _ends(rules, totals)
         if shooter is not None and rules.moon == "wins-match":  # 002: 'you win the game'
@@ -275,7 +278,20 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
             assert e.card in h.hands[e.seat]
             h.hands[e.seat].discard(e.card)
             h.trick.append((e.seat, e.card))
-            if len(h.trick) == n:
+            # 002: 'If a nine is led to a trick or played while following suit, then there is a boost: one
+            # more round is played in the same suit'; 'If a nine is sloughed ... or played in the last
+            # trick, there is no boost' (the last trick: the seat has just played its last card).
+            led_card = h.trick[0][1]
+            if (
+                rules.booster_nines
+                and e.card.rank == 9
+                and e.card.suit is led_card.suit
+                and len(h.trick) <= n
+                and h.hands[e.seat]
+            ):
+                h.boosted = True
+            if len(h.trick) == (2 * n if h.boosted else n):
+                h.boosted = False
                 led = h.trick[0][1].suit
                 w, _ = max(((s, c) for s, c in h.trick if c.suit is led), key=lambda x: x[1].rank)
                 cards = {c for _, c in h.trick}

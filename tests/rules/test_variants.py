@@ -498,6 +498,24 @@ def test_moon_add_unless_win_counts_the_bonus_card():
     assert m.scores == [80, 30, 34, 90] and not m.over
 
 
+def test_moon_add_unless_win_subtracts_when_adding_would_share_the_win():
+    """002: 'all the other players always have 26 points added unless this would cause one of them to win,
+    in which case the shooter has 26 points deducted.' With tied_lowest=share (000: 'equal lowest totals
+    share the win') a share of the win is a win: if adding would leave another player tied with the
+    shooter at the bottom of a finished match, the shooter has 26 deducted instead."""
+    r = Rules(moon="add-unless-win", tied_lowest="share")
+    # adding gives 106/10/10/116: seat 1 would share the win with the shooter, so subtract instead
+    m = end_of_hand(r, captured={2: HEARTS + " QS"}, scores=[80, -16, 10, 90])
+    play_last_trick(m)
+    assert m.results[0].moon_choice is MoonChoice.SUBTRACT_FROM_SHOOTER
+    assert m.scores == [80, -16, -16, 90] and not m.over
+    # the shooter alone at the bottom after adding: add, and the shooter wins
+    m = end_of_hand(r, captured={2: HEARTS + " QS"}, scores=[80, -15, 10, 90])
+    play_last_trick(m)
+    assert m.results[0].moon_choice is MoonChoice.ADD_TO_OTHERS
+    assert m.scores == [106, 11, 10, 116] and m.over and m.winners == (2,)
+
+
 # -- shooting the sun (002) ------------------------------------------------------------------------------------
 
 
@@ -648,6 +666,23 @@ def test_first_lead_left_of_dealer_with_hearts_any_time():
         assert m.legal_plays().mask == m.hand.hands[1]
 
 
+def test_first_lead_left_of_dealer_may_lead_the_queen_when_points_are_allowed_on_trick_one():
+    """002: 'If you play with the now usual restriction on leading hearts, then the opening lead can be
+    anything but a heart.' With points_on_first_trick the opening leader may lead Q♠ (only the hearts
+    restriction applies); with hearts_lead=any-time, 'may lead any card', hearts included."""
+    hands = {
+        0: "2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC",
+        1: "QS 2D 3D 4D 5D 6D 2H 3H 4H 5H 6H 7H 8H",
+        2: "8D 9D 10D JD QD KD AD 2S 3S 4S 5S 6S 9H",
+        3: "7S 8S 9S 10S JS 7D KS AS 10H JH QH KH AH",
+    }
+    r = Rules(first_lead="left-of-dealer", pass_cycle="none", points_on_first_trick=True)
+    m = position(r, hands)
+    assert m.to_move == (1,) and m.legal_plays() == cs("QS 2D 3D 4D 5D 6D")
+    m = position(r.replace(hearts_lead="any-time"), hands)
+    assert m.legal_plays() == cs(hands[1])
+
+
 def test_first_lead_left_of_dealer_keeps_first_trick_safety():
     """002: 'Some play that it is illegal to play points on the very first trick, unless of course you have
     nothing but penalty cards in your hand.' With the default first-trick rule the opening leader (left of
@@ -751,6 +786,37 @@ def test_exact_target_reset(reset):
     m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[88, 10, 20, 30])
     play_last_trick(m)
     assert m.scores == [101, 23, 20, 30] and m.over and m.winners == (2,)
+
+
+def test_exact_reset_is_at_100_whatever_the_target():
+    """002: 'if your score is exactly 100 points at the end of a hand, it is reduced to 50 (or zero).' The
+    sentence names 100, not the target: under Spot (game to 500) a total of exactly 100 resets, and 500
+    does not (it ends the match)."""
+    r = Rules.preset("spot", exact_target_reset=50)
+    assert r.exact_reset_at == 100
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[75, 10, 20, 30])  # 75 + Q♠ 25
+    play_last_trick(m)
+    assert m.scores == [50, 114, 20, 30] and not m.over
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[475, 10, 20, 30])
+    play_last_trick(m)
+    assert m.scores == [500, 114, 20, 30] and m.over and m.winners == (2,)
+
+
+def test_exact_reset_at_the_target_is_the_other_reading():
+    """002: 'For some people, reaching certain scores has a special effect.' Resetting at the game's
+    end instead of at 100 is an option: exact_reset_at=500 under Spot resets 500 and leaves 100 alone."""
+    r = Rules.preset("spot", exact_target_reset=250, exact_reset_at=500)
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[75, 10, 20, 30])
+    play_last_trick(m)
+    assert m.scores == [100, 114, 20, 30] and not m.over
+    m = end_of_hand(r, captured={0: "QS", 1: HEARTS}, scores=[475, 10, 20, 30])
+    play_last_trick(m)
+    assert m.scores == [250, 114, 20, 30] and not m.over
+    assert Rules.parse(str(r)) == r and "exact_reset_at=500" in str(r)
+    # where no reset is played, where it would happen is no part of the rules
+    assert Rules(exact_reset_at=500) == Rules()
+    with pytest.raises(ValueError, match="exact_reset_at"):
+        Rules(exact_target_reset=100)
 
 
 def test_no_tricks_bonus():
@@ -1424,3 +1490,129 @@ def test_a_first_points_kitty_that_could_hold_every_penalty_card_is_refused():
     kitty's points must still be scored by someone (e.g. the winner of the last trick)."""
     with pytest.raises(ValueError, match="kitty=first-points"):
         Rules(kitty="first-points", hand_size=4, pass_cycle="none", first_lead="left-of-dealer")
+
+
+# -- Booster Nines (002) -----------------------------------------------------------------------------------
+
+BOOST = Rules.preset("booster-nines")
+# After an opening club trick won by seat 1 (won_first), three cards each: seat 1 leads.
+BOOST_HANDS = {
+    1: "9D KD 5S",
+    2: "3D 4D 6S",
+    3: "5D AD 7S",
+    0: "6D 7D 8S",
+}
+
+
+def play_cards(m: Match, text: str) -> list:
+    """Play these cards in turn; the tricks they completed."""
+    done = []
+    for c in text.split():
+        t = m.play(c)
+        if t is not None:
+            done.append(t)
+    return done
+
+
+def test_booster_nine_led_adds_a_round_in_the_same_suit():
+    """002: 'If a nine is led to a trick or played while following suit, then there is a boost: one more
+    round is played in the same suit — i.e. a further card from each player, in rotation. The suit of the
+    first of the eight cards played is the led suit, and the highest card of this suit takes the
+    eight-card trick.'"""
+    m = position(BOOST, BOOST_HANDS, won_first=1)
+    assert play_cards(m, "9D 3D 5D 6D") == []  # the nine was led: no trick after four cards
+    assert m.observation(1).boosted and m.to_move == (1,)  # 'in rotation': the leader plays again
+    assert m.legal_plays() == cs("KD")  # 'in the same suit': following suit still binds
+    m.play("KD")
+    assert m.legal_plays() == cs("4D")
+    (trick,) = play_cards(m, "4D AD 7D")
+    assert trick.leader == 1 and len(trick.cards) == 8 and trick.winner == 3  # A♦, played by seat 3
+    assert not m.observation(3).boosted and m.to_move == (3,)
+    assert m.hand.tricks_won == [0, 1, 0, 1]
+    (last,) = play_cards(m, "7S 8S 5S 6S")  # one card each is left: a plain trick ends the hand
+    assert len(last.cards) == 4 and m.results[0].tricks_won == (1, 1, 0, 1)
+
+
+def test_booster_nine_played_while_following_suit_boosts():
+    """002: 'If a nine is led to a trick or played while following suit, then there is a boost'."""
+    hands = {1: "KD 9S 5S", 2: "9D 4D 6S", 3: "5D AD 7S", 0: "6D 7D 8S"}
+    m = position(BOOST, hands, won_first=1)
+    assert play_cards(m, "KD 9D 5D 6D") == [] and m.observation(1).boosted
+    (trick,) = play_cards(m, "9S 4D AD 7D")  # void in the second round: any card
+    assert len(trick.cards) == 8 and trick.winner == 3
+
+
+def test_booster_a_sloughed_nine_does_not_boost():
+    """002: 'If a nine is sloughed (discarded on a lead of a different suit) or played in the last trick,
+    there is no boost — the trick consists of just four cards as usual.'"""
+    hands = {1: "5S KD 3D", 2: "9D 4D 2D", 3: "7S AD 5D", 0: "8S 7D 6D"}
+    m = position(BOOST, hands, won_first=1)
+    (trick,) = play_cards(m, "5S 9D 7S 8S")  # seat 2 has no spade: its nine is sloughed
+    assert len(trick.cards) == 4 and trick.winner == 0
+
+
+def test_booster_a_nine_in_the_last_trick_does_not_boost():
+    """002: 'If a nine is sloughed (discarded on a lead of a different suit) or played in the last trick,
+    there is no boost — the trick consists of just four cards as usual.'"""
+    m = position(BOOST, {1: "9D", 2: "3D", 3: "AD", 0: "6D"}, won_first=1)
+    (trick,) = play_cards(m, "9D 3D AD 6D")
+    assert len(trick.cards) == 4 and m.results and m.results[0].tricks_won == (0, 1, 0, 1)
+
+
+def test_booster_nines_is_an_option():
+    """002: 'Richard Garfield recommends the following variation, introduced around 1990.' Without the
+    option a nine is an ordinary card."""
+    m = position(Rules(), BOOST_HANDS, won_first=1)
+    (trick,) = play_cards(m, "9D 3D 5D 6D")
+    assert len(trick.cards) == 4 and not m.observation(0).boosted
+    assert BOOST.booster_nines and BOOST.name == "booster-nines" and str(BOOST) == "booster-nines"
+    assert Rules.parse("standard,booster_nines=true") == BOOST
+
+
+def test_booster_on_the_first_trick_keeps_first_trick_safety():
+    """002: 'one more round is played in the same suit' — a boost of trick one is still trick one, so
+    001: 'If you cannot follow with a club you must throw a safe card' holds in its second round too."""
+    hands = {
+        0: "2C 4C 8D 9D 10D JD QD KD AD 2S 3S 4S 5S",
+        1: "3C 9C 6S 7S 8S 9S 10S JS KS AS 7H 8H 9H",
+        2: "5C QS 2H 3H 4H 5H 6H 2D 3D 4D 5D 6D 7D",
+        3: "6C 7C 8C 10C JC QC KC AC 10H JH QH KH AH",
+    }
+    m = position(BOOST, hands)
+    assert play_cards(m, "2C 9C 5C 6C 4C 3C") == [] and m.observation(2).boosted
+    assert m.legal_plays() == cs("2D 3D 4D 5D 6D 7D")  # void in clubs: no Q♠ nor heart on trick one
+    (trick,) = play_cards(m, "2D 7C")
+    assert len(trick.cards) == 8 and trick.winner == 1 and not m.hand.hearts_broken
+
+
+# -- Turbo Hearts (002): the ten of clubs ---------------------------------------------------------------
+
+
+TEN = Rules.preset("omnibus", ten_of_clubs_doubles=True)
+
+
+def test_turbo_ten_of_clubs_doubles_its_captors_score():
+    """002: 'The jack of diamonds is used as in the scoring variations above. Whoever captures the ten of
+    clubs doubles their score for that hand.'"""
+    m = end_of_hand(TEN, captured={1: "10C QS 2H 3H", 2: "JD 4H", 3: "5H 6H"}, filler=0)
+    play_last_trick(m)
+    r = m.results[0]
+    assert r.points_taken[1] == 15 and r.score[1] == 30  # 13 + 2, doubled
+    assert r.score[2] == -9 and r.score[3] == 2  # no ten: as usual
+    # gains are doubled too: the J♦ with the 10♣ is −20
+    m = end_of_hand(TEN, captured={1: "10C JD", 2: "QS " + HEARTS.replace("2H ", ""), 3: "2H"}, filler=0)
+    play_last_trick(m)
+    assert m.results[0].score == (0, -20, 25, 1)
+
+
+def test_turbo_ten_of_clubs_doubles_a_moon_score():
+    """002: 'Whoever captures the ten of clubs doubles their score for that hand' — the score for the hand
+    is what the hand adds to the total, so a moon's 26 added to the 10♣'s captor counts 52 (seat 3 took
+    the J♦: 26 − 10)."""
+    m = end_of_hand(TEN, captured={2: HEARTS + " QS", 0: "10C"}, filler=3)
+    play_last_trick(m)
+    r = m.results[0]
+    assert r.moon == 2 and r.score == (52, 26, 0, 16)
+    assert Rules.parse(str(TEN)) == TEN and "ten_of_clubs_doubles=true" in str(TEN)
+    with pytest.raises(ValueError, match="10♣"):
+        Rules(ten_of_clubs_doubles=True, removed_cards="10C", kitty="first-trick")

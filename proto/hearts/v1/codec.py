@@ -88,6 +88,12 @@ _OPTION_FIELDS: dict[str, tuple[str, Callable[[Rules], Any], Callable[[pb.Rules]
         lambda r: r.exact_target_reset,
         lambda m: m.exact_target_reset if m.HasField("exact_target_reset") else None,
     ),
+    # Sent only where a reset is played, so the rulesets without one carry no new field.
+    "exact_reset_at": (
+        "exact_reset_at",
+        lambda r: r.exact_reset_at if r.exact_target_reset is not None else None,
+        lambda m: m.exact_reset_at if m.HasField("exact_reset_at") else 100,
+    ),
 }
 DERIVED_RULES_FIELDS: dict[str, Callable[[Rules], Any]] = {
     "preset": lambda r: r.name,
@@ -123,12 +129,16 @@ def rules_to_wire(rules: Rules) -> pb.Rules:
     return msg
 
 
-def trick_to_wire(trick: Trick, out: pb.Trick | None = None) -> pb.Trick:
+def trick_to_wire(trick: Trick, out: pb.Trick | None = None, players: int = 0, boosted: bool = False) -> pb.Trick:
+    """The Trick message; ``boosted`` (booster_nines) is set when given, or when the trick holds more
+    than ``players`` cards (a completed boosted trick)."""
     t = out if out is not None else pb.Trick()
     t.leader = trick.leader
     t.cards.extend(card_values(trick.cards))
     if trick.winner is not None:
         t.winner = trick.winner
+    if boosted or 0 < players < len(trick.cards):
+        t.boosted = True
     return t
 
 
@@ -138,21 +148,24 @@ _SUIT_VALUES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 
 
-def _trick_body(leader: int, cards: Sequence[Card], winner: int | None) -> bytes:
-    """A Trick message's bytes, as protobuf writes them (leader has no presence, winner has)."""
+def _trick_body(leader: int, cards: Sequence[Card], winner: int | None, boosted: bool = False) -> bytes:
+    """A Trick message's bytes, as protobuf writes them (leader has no presence, winner has; boosted is
+    written only when true, so tricks without booster_nines are the bytes they always were)."""
     body = _TRICK_LEADER + _varint(leader) if leader else b""
     if cards:
         b = bytes([c.index + 1 for c in cards])
         body += _TRICK_CARDS + _BYTE[len(b)] + b
     if winner is not None:
         body += _TRICK_WINNER + _varint(winner)
+    if boosted:
+        body += _TRICK_BOOSTED
     return body
 
 
-def _trick_bytes(trick: Trick) -> bytes:
+def _trick_bytes(trick: Trick, players: int) -> bytes:
     # A completed trick as GameView field 11, written once per match by ViewEncoder._tricks_of:
-    # every later request of the hand holds it, joined as bytes.
-    body = _trick_body(trick.leader, trick.cards, trick.winner)
+    # every later request of the hand holds it, joined as bytes. Longer than a round: boosted.
+    body = _trick_body(trick.leader, trick.cards, trick.winner, len(trick.cards) > players)
     return _VIEW_TRICKS + _BYTE[len(body)] + body
 
 
@@ -188,6 +201,7 @@ def field_tag(message: Any, name: str) -> bytes:
 
 
 _TRICK_LEADER, _TRICK_CARDS, _TRICK_WINNER = (field_tag(pb.Trick, n) for n in ("leader", "cards", "winner"))
+_TRICK_BOOSTED = field_tag(pb.Trick, "boosted") + b"\x01"
 (
     _VIEW_HAND,
     _VIEW_PASSED,
@@ -290,15 +304,15 @@ class ViewEncoder:
         )
         return entry
 
-    def _tricks_of(self, tricks: tuple[Trick, ...]) -> bytes:
+    def _tricks_of(self, tricks: tuple[Trick, ...], players: int) -> bytes:
         done = self._tricks
         if tricks == done:  # identical tricks compare by identity: cheap
             return self._tricks_bytes
         n = len(done)
         if n and len(tricks) > n and tricks[:n] == done:
-            b = self._tricks_bytes + b"".join([_trick_bytes(t) for t in tricks[n:]])
+            b = self._tricks_bytes + b"".join([_trick_bytes(t, players) for t in tricks[n:]])
         else:
-            b = b"".join([_trick_bytes(t) for t in tricks])
+            b = b"".join([_trick_bytes(t, players) for t in tricks])
         self._tricks, self._tricks_bytes = tricks, b
         return b
 
@@ -321,10 +335,10 @@ class ViewEncoder:
         if m:
             parts.append(_cards_field(_VIEW_RECEIVED, m))
         if obs.tricks:
-            parts.append(self._tricks_of(obs.tricks))
+            parts.append(self._tricks_of(obs.tricks, obs.rules.players))
         ct = obs.current_trick
         if ct.cards or ct.leader or ct.winner is not None:
-            c = _trick_body(ct.leader, ct.cards, ct.winner)
+            c = _trick_body(ct.leader, ct.cards, ct.winner, obs.boosted)
             parts += (_VIEW_CURRENT_TRICK, _BYTE[len(c)], c)
         else:
             parts.append(_EMPTY_CURRENT_TRICK)
@@ -416,8 +430,8 @@ def view_to_wire_reference(
     )
     v.rules.CopyFrom(rules_to_wire(obs.rules))
     for t in obs.tricks:
-        trick_to_wire(t, v.tricks.add())
-    trick_to_wire(obs.current_trick, v.current_trick)
+        trick_to_wire(t, v.tricks.add(), players=obs.rules.players)
+    trick_to_wire(obs.current_trick, v.current_trick, boosted=obs.boosted)
     if obs.kitty_taker is not None:
         v.kitty_taker = obs.kitty_taker
         v.kitty.extend(card_values(obs.kitty))
