@@ -1,0 +1,45 @@
+"""Fixtures: a Dask LocalCluster of two worker processes on loopback (port 0, no dashboard), shared
+by a module's tests; the deterministic sample bots as commands."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+from distributed import LocalCluster
+
+from ladder.registry import BotEntry
+
+
+def deterministic_bots() -> list[BotEntry]:
+    """Four bots started by command whose every decision follows from the deal: a record depends
+    only on its seed, whichever machine plays it."""
+    return [
+        BotEntry(n, command=f"python -m clients.bots.{kind} --port {{port}}")
+        for n, kind in (
+            ("lowest", "lowest"),
+            ("heuristic", "heuristic"),
+            ("lowest-2", "lowest"),
+            ("heuristic-2", "heuristic"),
+        )
+    ]
+
+
+def local_cluster() -> LocalCluster:
+    return LocalCluster(
+        n_workers=2,
+        processes=True,
+        threads_per_worker=1,
+        dashboard_address=None,
+        scheduler_port=0,
+        silence_logs=logging.ERROR,
+    )
+
+
+@pytest.fixture(scope="module")
+def dask_cluster() -> Iterator[LocalCluster]:
+    """Two worker processes with one match at a time each, for the whole module."""
+    cluster = local_cluster()
+    yield cluster
+    cluster.close()
