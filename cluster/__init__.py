@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ladder.venue import VenueError
 
 if TYPE_CHECKING:
-    from cluster.venue import DaskVenue
+    from cluster.client import DaskVenue
 
 __all__ = ["ClusterUnavailable", "venue"]
 
@@ -42,7 +42,7 @@ def venue(
             "playing on a Dask cluster needs Dask's distributed scheduler, an optional extra: "
             "pip install 'hearts-arena[cluster]' (or pip install 'dask[distributed]')"
         ) from None
-    from cluster.venue import DaskVenue
+    from cluster.client import DaskVenue
 
     return DaskVenue(
         address, local_workers=local_workers, slots_per_worker=slots_per_worker, connect_timeout=connect_timeout

@@ -15,7 +15,7 @@ from distributed import LocalCluster
 
 from cluster import ClusterUnavailable, venue
 from cluster.bots import TournamentBots
-from cluster.venue import NoWorkerCanPlay, SchedulerUnreachable
+from cluster.client import NoWorkerCanPlay, SchedulerUnreachable
 from ladder.registry import BotEntry
 from ladder.store import Store
 from ladder.tournament import TournamentSpec, create_tournament, get_tournament, play_tournament
