@@ -155,3 +155,29 @@ def test_pids_differ_per_worker(dask_cluster: LocalCluster) -> None:
     with Client(dask_cluster) as client:
         pids = client.run(os.getpid)
     assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()
+
+
+def _can_sandbox() -> str | None:
+    from sandbox import SandboxUnavailable, probe
+
+    try:
+        probe()
+    except SandboxUnavailable as e:
+        return str(e)
+    return None
+
+
+@pytest.mark.needs_bwrap
+@pytest.mark.skipif(_can_sandbox() is not None, reason=f"no sandbox here: {_can_sandbox()}")
+def test_each_worker_runs_its_bots_in_the_sandbox_when_asked(dask_cluster: LocalCluster, tmp_path: Path) -> None:
+    store, tid = _tournament(tmp_path / "t.db", deterministic_bots(), deals=1)
+    summary = asyncio.run(
+        play_tournament(
+            store, tid, log_dir=tmp_path / "logs", sandbox="on", venue=venue(dask_cluster.scheduler_address)
+        )
+    )
+    assert summary.played == 4 and summary.faults == 0 and summary.sandbox == "sandboxed (bubblewrap)"
+    logs = list((tmp_path / "logs" / "cluster").glob("*/lowest.log"))
+    assert len(logs) == 2
+    for log in logs:
+        assert "start 1 of lowest (sandboxed (bubblewrap))" in log.read_text()
