@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 import shlex
+import signal
 import socket
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,9 +94,10 @@ def _safe(text: str) -> str:
 class TournamentBots(WorkerPlugin):
     """The bots of one tournament on one worker, for as long as the plugin is registered."""
 
-    def __init__(self, bots: VenueBots, files: dict[str, list[str]]) -> None:
+    def __init__(self, bots: VenueBots, files: dict[str, list[str]], *, local: bool = False) -> None:
         self.bots = bots
         self.files = files
+        self.local = local  # the worker is a process of a cluster the client started for this run
         self._reset()
 
     def _reset(self) -> None:
@@ -108,14 +111,19 @@ class TournamentBots(WorkerPlugin):
         self.log_dir: Path | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"bots": self.bots, "files": self.files}  # what the client sends; the rest is the worker's
+        # What the client sends; the rest is the worker's.
+        return {"bots": self.bots, "files": self.files, "local": self.local}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.bots, self.files = state["bots"], state["files"]
+        self.bots, self.files, self.local = state["bots"], state["files"], state["local"]
         self._reset()
 
     async def setup(self, worker: Any) -> None:
         self.address = str(worker.address)
+        if self.local and threading.current_thread() is threading.main_thread():
+            # A Ctrl-C at the terminal reaches this process too (one process group): the client
+            # handles it and closes the cluster, so the worker need not die with a traceback.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             await self._start(worker)
         except Exception as e:  # kept for the client, which names this worker: a raise here is only logged

@@ -96,7 +96,7 @@ class DaskVenue:
                 dashboard_address=None,
                 scheduler_port=0,
                 asynchronous=True,
-                silence_logs=logging.ERROR,
+                silence_logs=logging.CRITICAL,  # a match cancelled by Ctrl-C is no error to show
             )
             return await Client(self._cluster, asynchronous=True)
         assert self.address is not None
@@ -114,7 +114,9 @@ class DaskVenue:
         # One name per tournament: registering it again (a resume after a crash) replaces the old
         # plugin, whose teardown stops the bots it left running.
         self._plugin = f"hearts-bots-t{bots.tournament_id}"
-        await self._client.register_plugin(TournamentBots(bots, needed_files(bots)), name=self._plugin)
+        await self._client.register_plugin(
+            TournamentBots(bots, needed_files(bots), local=self._cluster is not None), name=self._plugin
+        )
         states = await self._states()
         good = [s for s in states if s.error is None]
         if not states:
