@@ -13,6 +13,7 @@ that lands on a worker without its bots (``BotsNotHere``) is sent again to the o
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 import uuid
@@ -22,6 +23,7 @@ from typing import Any
 from distributed import Client, KilledWorker, LocalCluster
 
 from cluster.bots import BotsNotHere, TournamentBots, WorkerStatus, needed_files, play_on_worker, status
+from ladder.launcher import Launcher
 from ladder.venue import VenueBots, VenueError
 from ladder.workers import MatchJob
 from referee.record import MatchRecord
@@ -111,9 +113,10 @@ class DaskVenue:
 
     async def open(self, bots: VenueBots) -> dict[str, int]:
         self._client = await self._connect()
-        # One name per tournament: registering it again (a resume after a crash) replaces the old
-        # plugin, whose teardown stops the bots it left running.
-        self._plugin = f"hearts-bots-t{bots.tournament_id}"
+        # One name per tournament (its number and its database): registering it again (a resume
+        # after a crash) replaces the old plugin, whose teardown stops the bots it left running.
+        owner = hashlib.sha1(bots.owner.encode()).hexdigest()[:10]
+        self._plugin = f"hearts-bots-t{bots.tournament_id}-{owner}"
         await self._client.register_plugin(
             TournamentBots(bots, needed_files(bots), local=self._cluster is not None), name=self._plugin
         )
@@ -128,7 +131,9 @@ class DaskVenue:
             )
         self._slots = sum(s.slots for s in good)
         logs = Path(good[0].log_dir).parent
-        self._logs = dict.fromkeys(bots.entries, None)
+        # Where each worker keeps a bot's log, a pattern (one folder per worker): what the report
+        # names for a bot that faulted.
+        self._logs = {n: logs / "*" / Launcher(logs).log_path(n).name for n in bots.entries}
         self._events.append(f"bots' logs: on each worker under {logs}/HOST-WORKER/")
         # The strictest limit any worker's copy declared (they run one command; 0 sets none).
         return {n: min([d for s in good if (d := s.declared.get(n, 0)) > 0], default=0) for n in bots.entries}

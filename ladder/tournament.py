@@ -540,6 +540,7 @@ async def play_tournament(
                 startup_timeout,
                 logs.resolve(),
                 Path.cwd(),
+                owner=f"{socket.gethostname()}:{Path(store.path).resolve()}",
             )
             summary.declared = await venue.open(bots_there)
             summary.logs = dict(venue.logs)

@@ -40,6 +40,9 @@ class VenueBots:
     startup_timeout: float
     log_dir: Path  # each place of the venue keeps its bots' logs under it
     cwd: Path  # where bots' commands run (relative paths in them are from here)
+    # Whose tournament: this host and database. Two tournaments numbered alike (two databases) on
+    # one venue are told apart by it; a resume of the same one is the same owner.
+    owner: str = ""
 
 
 class Venue(Protocol):

@@ -18,7 +18,7 @@ from cluster.bots import TournamentBots
 from cluster.client import NoWorkerCanPlay, SchedulerUnreachable
 from ladder.registry import BotEntry
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament, get_tournament, play_tournament
+from ladder.tournament import RunSummary, TournamentSpec, create_tournament, get_tournament, play_tournament
 from ladder.venue import VenueBots
 from referee.match import MatchSettings
 from sandbox import SandboxMode
@@ -181,3 +181,23 @@ def test_each_worker_runs_its_bots_in_the_sandbox_when_asked(dask_cluster: Local
     assert len(logs) == 2
     for log in logs:
         assert "start 1 of lowest (sandboxed (bubblewrap))" in log.read_text()
+
+
+def test_two_databases_tournament_1_share_a_cluster_without_stopping_each_others_bots(
+    dask_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    stores = [_tournament(tmp_path / f"{x}.db", deterministic_bots(), deals=1) for x in "ab"]
+    assert [tid for _, tid in stores] == [1, 1]
+
+    async def both() -> list[RunSummary]:
+        return await asyncio.gather(
+            *(
+                play_tournament(store, tid, log_dir=tmp_path / f"logs-{i}", venue=venue(dask_cluster.scheduler_address))
+                for i, (store, tid) in enumerate(stores)
+            )
+        )
+
+    for summary in asyncio.run(both()):
+        assert summary.played == 4 and summary.faults == 0 and summary.forfeits == 0
+    # A bot that faulted is reported with where its logs are: one folder per worker.
+    assert str(summary.logs["lowest"]).endswith("logs-1/cluster/*/lowest.log")
