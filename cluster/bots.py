@@ -58,7 +58,8 @@ class WorkerStatus:
     """What one worker's plugin made of the tournament's bots."""
 
     address: str
-    error: str | None  # why its bots did not start; None: they run
+    error: str | None  # why its bots did not start; None: they run, or are starting
+    ready: bool = False  # its bots run: it may be given matches
     declared: dict[str, int] = field(default_factory=dict)  # max_concurrent_games from the handshakes
     slots: int = 0  # matches it plays at once (its Dask threads)
     log_dir: str = ""
@@ -109,6 +110,7 @@ class TournamentBots(WorkerPlugin):
         self.unreachable: set[str] = set()
         self.rules: dict[str, Rules] = {}
         self.log_dir: Path | None = None
+        self.ready = False  # set once every bot serves and has answered its handshake
 
     def __getstate__(self) -> dict[str, Any]:
         # What the client sends; the rest is the worker's.
@@ -157,6 +159,7 @@ class TournamentBots(WorkerPlugin):
         for n, _c, _a in launched:
             self.seats[n] = launcher_seat(self.launcher, n, self.launcher.bots[n].address or "")
         self.declared = await handshake_limits(self.seats)
+        self.ready = True
 
     async def teardown(self, worker: Any) -> None:
         await self._stop()
@@ -173,10 +176,11 @@ def status(plugin: str, dask_worker: Any = None) -> WorkerStatus:
     bots = dask_worker.plugins.get(plugin)
     address = str(dask_worker.address)
     if not isinstance(bots, TournamentBots):
-        return WorkerStatus(address, "the tournament's bots were never set up here (the worker is starting)")
+        return WorkerStatus(address, None)  # a worker that joined a moment ago: its setup is to come
     return WorkerStatus(
         address,
         bots.error,
+        bots.ready,
         dict(bots.declared),
         int(dask_worker.state.nthreads),
         str(bots.log_dir or ""),
@@ -188,8 +192,8 @@ async def play_on_worker(job: MatchJob, plugin: str) -> MatchRecord:
     """Play ``job`` with this worker's bots (a Dask task, on the worker's event loop)."""
     worker = get_worker()
     bots = worker.plugins.get(plugin)
-    if not isinstance(bots, TournamentBots) or bots.launcher is None or bots.error is not None:
-        why = bots.error if isinstance(bots, TournamentBots) and bots.error else "its bots are not started"
+    if not isinstance(bots, TournamentBots) or not bots.ready or bots.launcher is None:
+        why = bots.error if isinstance(bots, TournamentBots) and bots.error else "its bots are still starting"
         raise BotsNotHere(str(worker.address), why)
     rules = bots.rules.get(job.rules)
     if rules is None:

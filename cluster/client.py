@@ -13,6 +13,7 @@ that lands on a worker without its bots (``BotsNotHere``) is sent again to the o
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import time
@@ -32,6 +33,7 @@ __all__ = ["DaskVenue", "NoWorkerCanPlay", "SchedulerUnreachable"]
 
 _REFRESH_S = 2.0  # how often the workers' states are read again (workers join, restart)
 _TRIES = 5  # sends of one match to workers without its bots before giving up
+_ASK_S = 10.0  # how long the workers' states are waited for
 
 
 class SchedulerUnreachable(VenueError):
@@ -70,6 +72,7 @@ class DaskVenue:
         self._events: list[str] = []
         self._logs: dict[str, Path | None] = {}
         self._slots = 0
+        self._reading = asyncio.Lock()
 
     @property
     def slots(self) -> int:
@@ -121,13 +124,13 @@ class DaskVenue:
             TournamentBots(bots, needed_files(bots), local=self._cluster is not None), name=self._plugin
         )
         states = await self._states()
-        good = [s for s in states if s.error is None]
+        good = [s for s in states if s.ready]
         if not states:
             raise NoWorkerCanPlay(f"the Dask cluster at {self._where()} has no workers: start some (dask worker)")
         if not good:
             raise NoWorkerCanPlay(
                 f"no worker of the Dask cluster at {self._where()} could start the tournament's bots:\n"
-                + "\n".join(f"worker {s.address}: {s.error}" for s in states)
+                + "\n".join(f"worker {s.address}: {s.error}" for s in states if s.error is not None)
             )
         self._slots = sum(s.slots for s in good)
         logs = Path(good[0].log_dir).parent
@@ -143,20 +146,31 @@ class DaskVenue:
 
     async def _states(self) -> list[WorkerStatus]:
         """Every worker's state; a worker that does not answer is left out (it is gone or going)."""
-        replies: dict[str, Any] = await self.client.run(status, self._plugin, on_error="return")
+        self._refreshed = time.monotonic()
+        try:
+            replies: dict[str, Any] = await asyncio.wait_for(
+                self.client.run(status, self._plugin, on_error="return"), _ASK_S
+            )
+        except TimeoutError:
+            return []  # a worker dying as it is asked: the workers known so far stay as they are
         states = [r for r in replies.values() if isinstance(r, WorkerStatus)]
         for s in states:
-            if s.error is not None and self._seen.get(s.address, "") != s.error:
+            if s.error is not None and self._seen.get(s.address) != s.error:
                 self._events.append(f"worker {s.address} plays no match: {s.error}")
             self._seen[s.address] = s.error
-        self._good = {s.address for s in states if s.error is None}
-        self._refreshed = time.monotonic()
+        self._good = {s.address for s in states if s.ready}
         return states
+
+    async def _refresh(self) -> None:
+        """The workers' states read again when they are old; one reading at a time, however many
+        matches start meanwhile (the others go by the workers known)."""
+        if time.monotonic() - self._refreshed > _REFRESH_S and not self._reading.locked():
+            async with self._reading:
+                await self._states()
 
     async def play(self, job: MatchJob) -> MatchRecord:
         for _ in range(_TRIES):
-            if time.monotonic() - self._refreshed > _REFRESH_S:
-                await self._states()
+            await self._refresh()
             if not self._good:
                 raise NoWorkerCanPlay(
                     f"no worker of the Dask cluster at {self._where()} has the tournament's bots running any "
