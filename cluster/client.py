@@ -132,7 +132,6 @@ class DaskVenue:
                 f"no worker of the Dask cluster at {self._where()} could start the tournament's bots:\n"
                 + "\n".join(f"worker {s.address}: {s.error}" for s in states if s.error is not None)
             )
-        self._slots = sum(s.slots for s in good)
         logs = Path(good[0].log_dir).parent
         # Where each worker keeps a bot's log, a pattern (one folder per worker): what the report
         # names for a bot that faulted.
@@ -159,6 +158,7 @@ class DaskVenue:
                 self._events.append(f"worker {s.address} plays no match: {s.error}")
             self._seen[s.address] = s.error
         self._good = {s.address for s in states if s.ready}
+        self._slots = sum(s.slots for s in states if s.ready)  # workers join and leave: the room follows
         return states
 
     async def _refresh(self) -> None:

@@ -544,7 +544,6 @@ async def play_tournament(
             )
             summary.declared = await venue.open(bots_there)
             summary.logs = dict(venue.logs)
-            concurrency = max(concurrency, venue.slots)
         else:
             await launcher.start_many(
                 ((n, entries[n].command, entries[n].address) for n in launched), sandbox_options(entries)
@@ -771,7 +770,9 @@ class _Tables:
                 i = 0
                 # Look only so far ahead for a match whose bots are free: when a limited bot sits at
                 # every table (a gauntlet), a full scan per finished match would be quadratic.
-                while len(running) < concurrency and i < min(len(queue), _LOOKAHEAD):
+                # A venue's slots are read each time: workers that join a cluster play at once.
+                room = concurrency if self.venue is None else max(concurrency, self.venue.slots)
+                while len(running) < room and i < min(len(queue), _LOOKAHEAD):
                     m = queue[i]
                     if not self.free(m):
                         i += 1

@@ -50,7 +50,7 @@ class Venue(Protocol):
 
     @property
     def slots(self) -> int:
-        """Matches it can play at once (after ``open``)."""
+        """Matches it can play at once (after ``open``; read before each match starts, so it may grow)."""
         ...
 
     @property

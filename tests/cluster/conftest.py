@@ -26,9 +26,9 @@ def deterministic_bots() -> list[BotEntry]:
     ]
 
 
-def local_cluster() -> LocalCluster:
+def local_cluster(workers: int = 2) -> LocalCluster:
     return LocalCluster(
-        n_workers=2,
+        n_workers=workers,
         processes=True,
         threads_per_worker=1,
         dashboard_address=None,

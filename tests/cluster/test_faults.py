@@ -129,3 +129,26 @@ def test_the_client_killed_mid_tournament_is_finished_by_resume(tmp_path: Path) 
             info = get_tournament(store, 1)
             assert info.done == 12 and info.status == "finished"
             _each_scheduled_match_recorded_once(store, 1, 12)
+
+
+def test_a_worker_that_joins_mid_tournament_plays_its_share(tmp_path: Path) -> None:
+    with local_cluster(workers=1) as cluster:
+        store = Store(tmp_path / "t.db")
+        tid = create_tournament(store, deterministic_bots(), TournamentSpec(rules=RULES, deals=3, seed=8))
+        records: list[object] = []
+
+        async def run() -> None:
+            v = venue(cluster.scheduler_address)
+            play = asyncio.create_task(
+                play_tournament(store, tid, concurrency=1, log_dir=tmp_path / "logs", venue=v, on_record=records.append)
+            )
+            while not records and not play.done():
+                await asyncio.sleep(0.05)
+            await asyncio.to_thread(cluster.scale, 2)
+            summary = await play
+            assert summary.played == 12 and summary.faults == 0
+            # Every match seats all four bots: two at once means the new worker played alongside.
+            assert summary.max_in_flight["lowest"] == 2
+
+        asyncio.run(run())
+        assert len(list((tmp_path / "logs" / "cluster").glob("*/lowest.log"))) == 2
