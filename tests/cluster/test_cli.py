@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import deterministic_bots
+from cluster_helpers import deterministic_bots
 from distributed import LocalCluster
 
 from ladder.store import Store

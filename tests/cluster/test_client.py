@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import deterministic_bots
+from cluster_helpers import deterministic_bots
 from distributed import LocalCluster
 
 from cluster import ClusterUnavailable, venue

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import deterministic_bots, local_cluster
+from cluster_helpers import deterministic_bots, local_cluster
 from distributed import Client
 
 from cluster import venue
