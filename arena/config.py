@@ -57,6 +57,7 @@ class ArenaConfig:
     max_faults: int = 10
     concurrency: int = 2  # matches at once
     bot_concurrency: int = 2  # matches one bot plays at once
+    cluster: str | None = None  # a Dask scheduler's address: the ladder's matches played there (docs/cluster.md)
     host: str = "127.0.0.1"
     port: int = 8765
     limits: Limits = field(default_factory=Limits)
@@ -83,6 +84,9 @@ rules = "standard"
 # Matches played at once, and at most this many at once by one bot.
 concurrency = 2
 bot_concurrency = 2
+# Play the matches on a Dask cluster (docs/cluster.md): every worker needs this arena's folder at
+# the same path (its submitted bots) and the harness installed with the cluster extra.
+# cluster = "tcp://scheduler.lab:8786"
 
 [time]
 # Each decision may take budget_ms (+ grace_ms slack); beyond it the bank is drawn on.
@@ -139,7 +143,7 @@ command = "python -m clients.bots.heuristic --port {port}"
 """
 
 _SECTIONS: dict[str, set[str]] = {
-    "ladder": {"rules", "concurrency", "bot_concurrency"},
+    "ladder": {"rules", "concurrency", "bot_concurrency", "cluster"},
     "time": {"budget_ms", "bank_ms", "grace_ms", "max_faults"},
     "server": {"host", "port"},
     "submissions": {
@@ -229,6 +233,7 @@ def parse_config(data: dict[str, Any], src: str = CONFIG_NAME) -> ArenaConfig:
         rules=rules,
         concurrency=_get(src, t["ladder"], "ladder", "concurrency", int, d.concurrency, low=1),
         bot_concurrency=_get(src, t["ladder"], "ladder", "bot_concurrency", int, d.bot_concurrency, low=1),
+        cluster=_get(src, t["ladder"], "ladder", "cluster", str, "") or None,
         budget_ms=_get(src, t["time"], "time", "budget_ms", float, d.budget_ms, low=1),
         bank_ms=_get(src, t["time"], "time", "bank_ms", float, d.bank_ms),
         grace_ms=_get(src, t["time"], "time", "grace_ms", float, d.grace_ms),

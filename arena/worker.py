@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cluster
 from arena.config import ArenaConfig
 from arena.scheduler import Standing, next_batch
 from arena.store import ArenaStore, VersionRow
@@ -41,6 +42,7 @@ from ladder.leaderboard import Leaderboard, load_leaderboard
 from ladder.registry import BotEntry
 from ladder.tournament import TournamentSpec, create_tournament, get_tournament, play_tournament
 from ladder.validate import validate
+from ladder.venue import VenueError
 from referee.match import MatchSettings
 from referee.record import MatchRecord, utc_now
 from referee.rules import Rules
@@ -452,6 +454,9 @@ class ArenaWorker:
     async def _play(self, store: ArenaStore, tid: int, stop: Callable[[], bool]) -> None:
         self.playing = True
         try:
+            # A venue per batch, as the bots are started per batch: a scheduler that went away
+            # costs one batch, and the next one tries again.
+            venue = cluster.venue(self.cfg.cluster) if self.cfg.cluster else None
             await play_tournament(
                 store.ladder,
                 tid,
@@ -463,7 +468,17 @@ class ArenaWorker:
                 stop=stop,
                 force=True,
                 on_record=self._recorded,
+                venue=venue,
             )
+        except VenueError as e:
+            # The cluster cannot play now (unreachable, no worker with the bots): nothing of this
+            # batch was lost; its unplayed matches are dropped and the next batch tries again.
+            self.events.append(f"{utc_now()} the cluster at {self.cfg.cluster} cannot play: {e}")
+            del self.events[:-50]
+            log.warning("%s", e)
+            with store.db.atomic():
+                store.ladder.tournaments.drop_pending(tid)
+            await asyncio.sleep(5.0)
         except BotStartError as e:
             # A bot that cannot be started (or reached) at the beginning of a batch: the batch, of
             # which nothing was played, is dropped, and the bot sits out the next batches for a

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ladder.registry import BotEntry
     from ladder.store import Store, StoreError
     from ladder.tournament import RunSummary
+    from ladder.venue import Venue
 
 console = Console()
 
@@ -493,6 +494,48 @@ _WORKERS_OPTION = click.option(
     help="Worker processes for the matches whose bots are all in-process (module = ...); 0 plays them in "
     "this process. Default: one per core.",
 )
+
+
+def _cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--cluster ADDRESS`` and ``--cluster-workers N``: the matches played on a Dask cluster (docs/cluster.md)."""
+    f = click.option(
+        "--cluster-workers",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="N",
+        help="Play every match on a Dask cluster of N worker processes started on this machine, each "
+        "starting the bots itself (needs the cluster extra; docs/cluster.md).",
+    )(f)
+    return click.option(
+        "--cluster",
+        "cluster_address",
+        metavar="ADDRESS",
+        default=None,
+        help="Play every match on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:8786, or "
+        "tls://HOST:8786 with Dask's TLS settings); each worker starts the bots from the same commands, so "
+        "their files must be at the same paths there. This process decides which match starts when and "
+        "records them (docs/cluster.md).",
+    )(f)
+
+
+def _venue(address: str | None, local_workers: int | None, concurrency: int) -> Venue | None:
+    """The Dask venue the options ask for (None: play here). Each local worker gets its share of
+    ``concurrency``, so that ``--concurrency`` stays the matches played at once."""
+    if address is None and local_workers is None:
+        return None
+    if address is not None and local_workers is not None:
+        raise click.UsageError(
+            "--cluster and --cluster-workers: give one (a cluster that runs elsewhere, or one started here)"
+        )
+    from cluster import ClusterUnavailable, venue
+
+    try:
+        if local_workers is not None:
+            return venue(local_workers=local_workers, slots_per_worker=math.ceil(concurrency / local_workers))
+        return venue(address)
+    except ClusterUnavailable as e:
+        raise click.ClickException(str(e)) from None
+
 
 _SANDBOX_OPTION = click.option(
     "--sandbox",
@@ -1055,6 +1098,7 @@ def tournament() -> None:
     "--concurrency", type=_AT_LEAST_1, default=4, show_default=True, help="Matches played at once (at least 1)."
 )
 @_WORKERS_OPTION
+@_cluster_options
 @_clock_options
 @_STARTUP_TIMEOUT_OPTION
 @_SANDBOX_OPTION
@@ -1071,6 +1115,8 @@ def tournament_run(
     no_duplicate: bool,
     concurrency: int,
     workers: int | None,
+    cluster_address: str | None,
+    cluster_workers: int | None,
     budget_ms: float,
     bank_ms: float,
     grace_ms: float,
@@ -1097,6 +1143,7 @@ def tournament_run(
     elif fmt == "gauntlet":
         raise click.UsageError("--format gauntlet needs --gauntlet BOT, the bot that plays every table")
     seed = seed if seed is not None else secrets.randbelow(2**31)
+    venue = _venue(cluster_address, cluster_workers, concurrency)  # before anything is written
     try:  # the file before the database: a broken bots file leaves no database behind
         from_file = load_bots_file(bots_file) if bots_file else None
     except RegistryError as e:
@@ -1134,6 +1181,7 @@ def tournament_run(
             bots_file=bots_file,
             workers=workers,
             sandbox=sandbox,
+            venue=venue,
         )
 
 
@@ -1149,6 +1197,7 @@ def tournament_run(
     "claim without its start); never from one known to be alive.",
 )
 @_WORKERS_OPTION
+@_cluster_options
 @_STARTUP_TIMEOUT_OPTION
 @_SANDBOX_OPTION
 @_DB_OPTION
@@ -1157,6 +1206,8 @@ def tournament_resume(
     concurrency: int,
     force: bool,
     workers: int | None,
+    cluster_address: str | None,
+    cluster_workers: int | None,
     startup_timeout: float,
     sandbox: str,
     db: str,
@@ -1170,6 +1221,7 @@ def tournament_resume(
     """
     from ladder.tournament import get_tournament, registry_changes
 
+    venue = _venue(cluster_address, cluster_workers, concurrency)
     with _open(db) as store:
         _check_tournament(store, tournament_id, db)
         info = get_tournament(store, tournament_id)
@@ -1198,6 +1250,7 @@ def tournament_resume(
             force=force,
             workers=workers,
             sandbox=sandbox,
+            venue=venue,
         )
 
 
@@ -1253,6 +1306,7 @@ def _play_tournament(
     force: bool = False,
     workers: int | None = None,
     sandbox: str = "off",
+    venue: Venue | None = None,
 ) -> None:
     """Play tournament ``tid`` and print its ladder. ``created``: this command created it (from
     ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed.
@@ -1264,6 +1318,7 @@ def _play_tournament(
     from ladder.progress import Progress
     from ladder.store import store_error
     from ladder.tournament import TournamentBusy, delete_tournament, get_tournament, run_tournament
+    from ladder.venue import VenueError
     from ladder.workers import WorkerDied
     from sandbox import SandboxMode, SandboxUnavailable
 
@@ -1272,6 +1327,7 @@ def _play_tournament(
     console.print(
         f"tournament {tid}: {info.format}, rules {info.rules}, seed {info.seed}, {len(info.bots)} bots, "
         f"{info.done}/{info.total} matches recorded; concurrency {concurrency}"
+        + (f"; on the Dask cluster {_venue_name(venue)}" if venue is not None else "")
         + (f"; bots: {SandboxMode(sandbox).label}" if sandbox != "off" else "")
     )
     try:
@@ -1286,8 +1342,9 @@ def _play_tournament(
                 force=force,
                 workers=workers,
                 sandbox=sandbox,
+                venue=venue,
             )
-    except (BotModuleError, WorkerDied, SandboxUnavailable) as e:
+    except (BotModuleError, WorkerDied, SandboxUnavailable, VenueError) as e:
         if created and get_tournament(store, tid).done == 0:
             delete_tournament(store, tid)
             raise click.ClickException(f"{e}\nnothing was played, so tournament {tid} was not kept") from None
@@ -1348,6 +1405,11 @@ def _play_tournament(
     for line in _faults_by_bot(summary):
         console.print(line, soft_wrap=True)
     _wide_console().print(render_table(load_leaderboard(store, tournament_id=tid), title=f"Tournament {tid}"))
+
+
+def _venue_name(venue: Any) -> str:
+    local = getattr(venue, "local_workers", None)
+    return f"of {local} local workers" if local is not None else f"at {getattr(venue, 'address', '?')}"
 
 
 def _count(n: int, noun: str, plural: str | None = None) -> str:
@@ -1519,6 +1581,7 @@ def _wide_console() -> Console:
 @click.option("--seed", type=_SEED, default=0, show_default=True, help="The comparison's seed (its deals).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True, help="Matches at once.")
 @_WORKERS_OPTION
+@_cluster_options
 @_STARTUP_TIMEOUT_OPTION
 @_DB_OPTION
 @_clock_options
@@ -1538,6 +1601,8 @@ def compare_command(
     seed: int,
     concurrency: int,
     workers: int | None,
+    cluster_address: str | None,
+    cluster_workers: int | None,
     startup_timeout: float,
     db: str,
     budget_ms: float,
@@ -1562,10 +1627,12 @@ def compare_command(
     from ladder.inprocess import BotModuleError
     from ladder.launcher import BotStartError
     from ladder.registry import BotEntry, RegistryError
+    from ladder.venue import VenueError
     from ladder.workers import WorkerDied
     from referee.match import MatchSettings
 
     r = _parse_rules(ruleset, "--rules")
+    venue = _venue(cluster_address, cluster_workers, concurrency)
     try:
         pair = _seat_entries([a, b], bots_file, db)
         if field_specs:
@@ -1627,9 +1694,10 @@ def compare_command(
                     on_deal=on_deal,
                     startup_timeout=startup_timeout,
                     workers=workers,
+                    venue=venue,
                 )
             )
-        except (BotStartError, BotModuleError, WorkerDied) as e:
+        except (BotStartError, BotModuleError, WorkerDied, VenueError) as e:
             raise click.ClickException(str(e)) from None
         except KeyboardInterrupt:
             # A comparison stopped midway has no verdict, and a resume would play its every deal with

@@ -22,6 +22,7 @@ from ladder.schedule import ScheduledMatch, match_seed, rotations
 from ladder.sprt import SPRT, Verdict
 from ladder.store import Store
 from ladder.tournament import get_tournament, play_tournament
+from ladder.venue import Venue
 from referee.match import MatchSettings
 from referee.record import MatchRecord
 from referee.rules import Rules
@@ -130,9 +131,10 @@ async def play_comparison(
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
     log_dir: Path | str | None = None,
     workers: int | None = None,
+    venue: Venue | None = None,
 ) -> CompareResult:
     """Play the comparison's deals until the test decides or they run out. ``on_deal`` sees the test
-    after each deal completes (for live progress); ``workers`` as for ``play_tournament``."""
+    after each deal completes (for live progress); ``workers`` and ``venue`` as for ``play_tournament``."""
     test = SPRT(spec.h0, spec.h1, spec.alpha, spec.beta)
     result = CompareResult(tournament_id, test)
     players = Rules.parse(get_tournament(store, tournament_id).rules).players
@@ -165,6 +167,7 @@ async def play_comparison(
         startup_timeout=startup_timeout,
         log_dir=log_dir,
         workers=workers,
+        venue=venue,
     )
     if test.verdict != "continue":
         with store.db.atomic():  # decided: the deals not played are not owed

@@ -53,6 +53,7 @@ from ladder.ratings import ELO_BASE, live_elo_update
 from ladder.registry import BotEntry, add_bots, get_bot, list_bots
 from ladder.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
 from ladder.store import Runner, Store, TournamentRow
+from ladder.venue import Venue, VenueBots
 from ladder.workers import MatchJob, MatchWorkers, default_workers
 from referee.match import MatchSettings, play_match
 from referee.record import FaultKind, ForfeitReason, MatchRecord
@@ -73,14 +74,19 @@ __all__ = [
     "delete_tournament",
     "effective_limit",
     "get_tournament",
+    "handshake_limits",
+    "launcher_seat",
     "list_tournaments",
     "live_elo",
     "pending_matches",
     "play_tournament",
+    "ready_seats",
     "registry_changes",
     "run_tournament",
     "runner_of",
     "runner_state",
+    "sandbox_options",
+    "save_scheduled",
 ]
 
 LIVE_ELO_K: float = 32.0
@@ -430,6 +436,7 @@ async def play_tournament(
     workers: int | None = None,
     sandbox: SandboxMode | str = SandboxMode.OFF,
     shown_names: Mapping[str, str] | None = None,
+    venue: Venue | None = None,
 ) -> RunSummary:
     """Play every pending match of a tournament; returns what was played. ``stop``, asked before each
     match starts, ends the run early when it says so (the matches in flight finish and are saved).
@@ -442,6 +449,11 @@ async def play_tournament(
     all are goes to one of ``workers`` processes (``ladder.workers``; default: one per core, 0:
     none, every match in this process), which saves it itself; ``on_record`` then sees the record
     without its plays. Matches with a bot served over gRPC are played here.
+
+    ``venue`` (a ``ladder.venue.Venue``, e.g. ``cluster.DaskVenue``): every match is played there
+    instead, its bots started there (``workers`` is then unused). This process still decides which
+    match starts when (each bot's limit holds over all the venue's matches, at most ``concurrency``
+    or the venue's slots, whichever is more, in flight) and saves every record, one transaction each.
 
     The bots are started (or reached) by the entries stored with the tournament, except those
     named in ``bots`` (e.g. ``registry_changes``): their entries replace the stored ones, in the
@@ -491,7 +503,9 @@ async def play_tournament(
             "--sandbox"
         )
     mode = SandboxMode(sandbox)
-    if mode is SandboxMode.FULL or any(entries[n].sandbox for n in needed):
+    if venue is not None:
+        pass  # the bots run at the venue: each of its machines checks its own sandbox
+    elif mode is SandboxMode.FULL or any(entries[n].sandbox for n in needed):
         probe()  # before the claim: a run that cannot sandbox writes nothing
     elif mode is SandboxMode.LIMITS_ONLY:
         probe_limits()
@@ -506,7 +520,7 @@ async def play_tournament(
     _set_status(store, tournament_id, "running")
     in_workers = default_workers() if workers is None else workers
     pool = None
-    if in_workers and any(all(b in modules for b in m.seats) for m in todo):
+    if venue is None and in_workers and any(all(b in modules for b in m.seats) for m in todo):
         pool = MatchWorkers(in_workers, modules, store.path, info.settings, logs)
         concurrency = max(concurrency, 2 * in_workers)  # a match queued per worker keeps each one busy
     launcher = Launcher(logs, startup_timeout=startup_timeout, sandbox=mode)
@@ -514,17 +528,34 @@ async def play_tournament(
     if launchers is not None:
         launchers.append(launcher)
     failed = True
+    opened = False
     try:
-        await launcher.start_many(
-            ((n, entries[n].command, entries[n].address) for n in launched), _sandbox_options(entries)
-        )
-        for n in launched:
-            seats[n] = _seat(launcher, n, launcher.bots[n].address or "")
-        summary.logs = {n: launcher.bots[n].log_path for n in launched} | {n: logs / f"{n}.log" for n in modules}
-        summary.declared = await _limits(seats)
+        if venue is not None:
+            opened = True  # closed however its opening ends: a half-open venue may hold bots
+            bots_there = VenueBots(
+                tournament_id,
+                {n: entries[n] for n in needed},
+                info.settings,
+                mode,
+                startup_timeout,
+                logs.resolve(),
+                Path.cwd(),
+                owner=f"{socket.gethostname()}:{Path(store.path).resolve()}",
+            )
+            summary.declared = await venue.open(bots_there)
+            summary.logs = dict(venue.logs)
+        else:
+            await launcher.start_many(
+                ((n, entries[n].command, entries[n].address) for n in launched), sandbox_options(entries)
+            )
+            for n in launched:
+                seats[n] = launcher_seat(launcher, n, launcher.bots[n].address or "")
+            summary.logs = {n: launcher.bots[n].log_path for n in launched} | {n: logs / f"{n}.log" for n in modules}
+            summary.declared = await handshake_limits(seats)
         summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
         tables = _Tables(store, tournament_id, rules, info.settings, launcher, seats, summary, on_record)
         tables.workers = pool
+        tables.venue = venue
         tables.shown_names = dict(shown_names or {})
         await tables.run(todo, concurrency, stop)
         failed = False
@@ -541,13 +572,16 @@ async def play_tournament(
             status_error = e
         await _to_the_end(_stop(seats, launcher))
         summary.events = list(launcher.events)
+        if venue is not None and opened:
+            await _to_the_end(venue.close())
+            summary.events += venue.events
         summary.seconds = time.monotonic() - t0
         if status_error is not None and not failed:  # else the run's own error says more
             raise status_error
     return summary
 
 
-def _sandbox_options(entries: Mapping[str, BotEntry]) -> dict[str, tuple[SandboxMode | None, Limits | None]]:
+def sandbox_options(entries: Mapping[str, BotEntry]) -> dict[str, tuple[SandboxMode | None, Limits | None]]:
     """Each bot's own sandbox settings from its entry (``sandbox = true``, ``limits``)."""
     return {
         n: (SandboxMode.FULL if e.sandbox else None, e.limits)
@@ -556,7 +590,7 @@ def _sandbox_options(entries: Mapping[str, BotEntry]) -> dict[str, tuple[Sandbox
     }
 
 
-def _seat(launcher: Launcher, name: str, address: str) -> GrpcSeat:
+def launcher_seat(launcher: Launcher, name: str, address: str) -> GrpcSeat:
     """The bot's seat; an unreachable sandboxed bot is asked of its launcher, which knows whether
     its sandbox stopped it at a limit (a ``resource_limit`` fault, not a transport one)."""
 
@@ -589,7 +623,7 @@ async def _to_the_end(step: Awaitable[None]) -> None:
         raise asyncio.CancelledError
 
 
-async def _limits(seats: dict[str, Seat]) -> dict[str, int]:
+async def handshake_limits(seats: dict[str, Seat]) -> dict[str, int]:
     """Each bot's max_concurrent_games from its handshake (0: no limit, also when it does not answer)."""
     request = codec.handshake_request(REFEREE_NAME)
 
@@ -601,6 +635,28 @@ async def _limits(seats: dict[str, Seat]) -> dict[str, int]:
 
     values = await asyncio.gather(*(one(s) for s in seats.values()))
     return dict(zip(seats, values))
+
+
+async def ready_seats(
+    launcher: Launcher, seats: dict[str, Seat], names: Sequence[str], unreachable: set[str]
+) -> list[Seat]:
+    """The seats of one table, in seat order: each launched bot restarted first if it has died (or,
+    named in ``unreachable``, if it does not answer its health check), its channel replaced when it
+    came back on a new address. In-process seats are taken as they are."""
+    table: list[Seat] = []
+    for b in names:
+        if isinstance(seats[b], SdkSeat):  # in-process: nothing to start
+            table.append(seats[b])
+            continue
+        check = b in unreachable
+        unreachable.discard(b)
+        addr = await launcher.ensure(b, check=check)
+        if seats[b].address != addr:  # restarted on a new port: a new channel
+            # Replace before closing: while the old one closes, another match must see the new one.
+            old, seats[b] = seats[b], launcher_seat(launcher, b, addr)
+            await old.close()
+        table.append(seats[b])
+    return table
 
 
 class _Tables:
@@ -621,10 +677,11 @@ class _Tables:
         self.store, self.tid, self.rules, self.settings = store, tid, rules, settings
         self.launcher, self.seats, self.summary, self.on_record = launcher, seats, summary, on_record
         self.workers: MatchWorkers | None = None  # where matches of in-process bots only are played
+        self.venue: Venue | None = None  # where every match is played, when not here (a cluster)
         self.shown_names: dict[str, str] = {}  # the names bots are told, where not their ladder names
         # One semaphore per bot with a limit; unlimited bots get none.
         self.sems = {n: asyncio.Semaphore(lim) for n, lim in summary.limits.items() if lim > 0}
-        self.in_flight = dict.fromkeys(seats, 0)
+        self.in_flight: dict[str, int] = {}  # by bot: its matches in flight (here or at the venue)
         self.unreachable: set[str] = set()  # unreachable in their last match: checked before seating
 
     def free(self, m: ScheduledMatch) -> bool:
@@ -636,7 +693,7 @@ class _Tables:
         for b in m.seats:
             if b in self.sems:
                 await self.sems[b].acquire()
-            self.in_flight[b] += 1
+            self.in_flight[b] = self.in_flight.get(b, 0) + 1
             self.summary.max_in_flight[b] = max(self.summary.max_in_flight.get(b, 0), self.in_flight[b])
 
     async def play(self, m: ScheduledMatch) -> tuple[MatchRecord | None, bool]:
@@ -650,19 +707,12 @@ class _Tables:
                     self.tid, m.index, _match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, self._shown(m)
                 )
                 return await self.workers.play(job), True
-            table: list[Seat] = []
-            for b in m.seats:
-                if isinstance(seats[b], SdkSeat):  # in-process: nothing to start
-                    table.append(seats[b])
-                    continue
-                check = b in self.unreachable
-                self.unreachable.discard(b)
-                addr = await self.launcher.ensure(b, check=check)
-                if seats[b].address != addr:  # restarted on a new port: a new channel
-                    # Replace before closing: while the old one closes, another match must see the new one.
-                    old, seats[b] = seats[b], _seat(self.launcher, b, addr)
-                    await old.close()
-                table.append(seats[b])
+            if self.venue is not None:
+                job = MatchJob(
+                    self.tid, m.index, _match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, self._shown(m)
+                )
+                return await self.venue.play(job), False  # saved here, by the one writer
+            table = await ready_seats(self.launcher, seats, m.seats, self.unreachable)
             record = await play_match(
                 table,
                 self.rules[m.rules],
@@ -720,7 +770,9 @@ class _Tables:
                 i = 0
                 # Look only so far ahead for a match whose bots are free: when a limited bot sits at
                 # every table (a gauntlet), a full scan per finished match would be quadratic.
-                while len(running) < concurrency and i < min(len(queue), _LOOKAHEAD):
+                # A venue's slots are read each time: workers that join a cluster play at once.
+                room = concurrency if self.venue is None else max(concurrency, self.venue.slots)
+                while len(running) < room and i < min(len(queue), _LOOKAHEAD):
                     m = queue[i]
                     if not self.free(m):
                         i += 1
@@ -774,8 +826,8 @@ async def play_one_match(
         )
     async with Launcher(log_dir, startup_timeout=startup_timeout, sandbox=sandbox) as launcher:
         started = ((n, by_name[n].command, by_name[n].address) for n in names if n not in chairs)
-        addresses = await launcher.start_many(started, _sandbox_options(by_name))
-        chairs.update((n, _seat(launcher, n, a)) for n, a in addresses.items())
+        addresses = await launcher.start_many(started, sandbox_options(by_name))
+        chairs.update((n, launcher_seat(launcher, n, a)) for n, a in addresses.items())
         try:
             return await play_match([chairs[n] for n in seats], rules, seed, settings=settings, names=list(seats))
         finally:

@@ -84,3 +84,16 @@ def test_arena_bench_serves_the_leaderboard_over_http_and_reports_its_figures() 
     r = json.loads(out)
     assert r["matches"] == 300 and r["bots"] == 12
     assert r["median_ms"] > 0 and r["first_request_with_fit_ms"] > 0 and r["target_ms"] == 200
+
+
+def test_cluster_bench_reports_both_ratios_and_the_writers_cost() -> None:
+    out = _bench(
+        "cluster.py", "--deals", "1", "--think-ms", "5", "--slots", "2", "--tasks", "50", "--saves", "40", "--json"
+    )
+    r = json.loads(out)
+    assert r["matches"] == 4
+    for key in ("local_matches_per_s", "cluster_1_worker_matches_per_s", "cluster_2_workers_matches_per_s"):
+        assert r[key] > 0, key
+    assert r["two_vs_one_worker"] > 0 and r["one_worker_vs_local"] > 0
+    assert r["save_scheduled_ms_per_match"] > 0 and r["save_scheduled_ms_per_match_late"] > 0
+    assert r["scheduler_noop_tasks_per_s"] > 0

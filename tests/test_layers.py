@@ -1,4 +1,4 @@
-"""Dependencies point one way: web (the site) → arena → ladder → referee → the codec (hearts.v1.codec) → rules;
+"""Dependencies point one way: web (the site) → arena → cluster → ladder → referee → the codec → rules;
 clients → the codec and rules; ladder → sandbox, which imports nothing of ours.
 
 The engine (referee/rules) must stay pure: no I/O libraries, no asyncio, no protobuf, nothing
@@ -139,3 +139,48 @@ def test_the_site_runs_no_sql_and_reads_through_the_api(path: Path) -> None:
     """The site's pages read through the arena's API handlers and stores, so it runs no SQL of its own."""
     calls = _sql_calls(path)
     assert not calls, f"{path.relative_to(ROOT)} runs SQL ({', '.join(calls)})"
+
+
+def _module_level_imports(path: Path) -> set[str]:
+    """The imports a module runs when it is imported (not those inside its functions)."""
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    inside = {
+        id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) for n in ast.walk(f)
+    }
+    for node in ast.walk(tree):
+        if id(node) in inside:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize(
+    "path",
+    _modules("ladder") + _modules("referee") + _modules("clients") + _modules("sandbox"),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_nothing_below_the_cluster_imports_it(path: Path) -> None:
+    """The cluster plays the ladder's matches (a ``ladder.venue.Venue``), never the reverse: only the
+    CLI reaches it, inside the function that reads --cluster, so the ladder runs without Dask."""
+    found = _module_level_imports(path) if path == ROOT / "ladder" / "cli.py" else _imports(path)
+    bad = sorted(n for n in found if n.split(".")[0] in ("cluster", "distributed", "dask"))
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", _modules("cluster"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_cluster_builds_on_the_ladder_only(path: Path) -> None:
+    """The cluster imports the ladder, the referee and the sandbox, never the arena or the site; and
+    it runs no SQL (the client's ladder.store is the one writer)."""
+    bad = sorted(n for n in _imports(path) if n.split(".")[0] in ("arena", "web"))
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+    assert not _sql_calls(path), f"{path.relative_to(ROOT)} runs SQL"
+
+
+def test_the_cluster_package_needs_no_dask_to_import() -> None:
+    """``import cluster`` works without the extra: it says which extra to install when used."""
+    found = _module_level_imports(ROOT / "cluster" / "__init__.py")
+    assert not {n for n in found if n.split(".")[0] in ("distributed", "dask")}

@@ -1,0 +1,203 @@
+"""Tournaments on a Dask LocalCluster of two worker processes, real subprocess bots on each: the
+records equal the local path's, per-bot limits hold across the cluster, a worker that cannot start
+a bot is reported and left out, and the errors name what to fix."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+from cluster_helpers import deterministic_bots
+from distributed import LocalCluster
+
+from cluster import ClusterUnavailable, venue
+from cluster.bots import TournamentBots
+from cluster.client import NoWorkerCanPlay, SchedulerUnreachable
+from ladder.registry import BotEntry
+from ladder.store import Store
+from ladder.tournament import RunSummary, TournamentSpec, create_tournament, get_tournament, play_tournament
+from ladder.venue import VenueBots
+from referee.match import MatchSettings
+from sandbox import SandboxMode
+
+RULES = "standard,target=30"  # short matches: the tests are about where they are played
+HERE = Path(__file__).resolve().parent
+
+
+def _tournament(db: Path, bots: list[BotEntry], deals: int = 2, seed: int = 11) -> tuple[Store, int]:
+    store = Store(db)
+    return store, create_tournament(store, bots, TournamentSpec(rules=RULES, deals=deals, seed=seed))
+
+
+def _decisions(store: Store, tid: int) -> dict[str, dict[str, object]]:
+    return {m: store.load_match(m).decisions() for m in store.match_ids(tournament_id=tid)}
+
+
+def test_the_cluster_records_the_same_matches_as_this_process(dask_cluster: LocalCluster, tmp_path: Path) -> None:
+    here, tid = _tournament(tmp_path / "here.db", deterministic_bots())
+    asyncio.run(play_tournament(here, tid, concurrency=2, log_dir=tmp_path / "logs-here"))
+    there, tid2 = _tournament(tmp_path / "there.db", deterministic_bots())
+    summary = asyncio.run(
+        play_tournament(
+            there, tid2, concurrency=2, log_dir=tmp_path / "logs", venue=venue(dask_cluster.scheduler_address)
+        )
+    )
+    assert summary.played == 8 and summary.remaining == 0 and summary.faults == 0
+    assert get_tournament(there, tid2).status == "finished"
+    mine, theirs = _decisions(here, tid), _decisions(there, tid2)
+    assert len(mine) == 8 and mine == theirs  # same seeds, same plays: only where they were played differs
+    # Each worker started its own copy of every bot, its log under logs/cluster/HOST-WORKER/.
+    logs = sorted(p.parent.name for p in (tmp_path / "logs" / "cluster").glob("*/lowest.log"))
+    assert len(logs) == 2, logs
+    # The bots were stopped when the run ended (the plugin's teardown).
+    names = {n for n in dask_cluster.workers}
+    assert len(names) == 2
+
+
+def test_a_bots_limit_holds_across_the_workers(dask_cluster: LocalCluster, tmp_path: Path) -> None:
+    bots = deterministic_bots()
+    bots[0] = BotEntry("lowest", command=bots[0].command, max_concurrency=1)
+    store, tid = _tournament(tmp_path / "t.db", bots, deals=2)
+    summary = asyncio.run(
+        play_tournament(
+            store, tid, concurrency=4, log_dir=tmp_path / "logs", venue=venue(dask_cluster.scheduler_address)
+        )
+    )
+    assert summary.played == 8 and summary.limits["lowest"] == 1
+    assert summary.max_in_flight["lowest"] == 1  # two workers, one slot each: never two of its matches at once
+    spans = sorted(
+        (r.started_at, r.finished_at or "") for r in map(store.load_match, store.match_ids(tournament_id=tid))
+    )
+    for (_s1, end), (start, _e2) in zip(spans, spans[1:]):
+        assert end <= start  # every match sits "lowest", which played one at a time
+
+
+def test_a_bot_that_cannot_start_on_one_worker_is_reported_and_the_others_play(
+    dask_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    lock = tmp_path / "one.lock"
+    bots = deterministic_bots()
+    bots[0] = BotEntry("lowest", command=f"python {HERE / 'one_copy_bot.py'} --port {{port}} --lock {lock}")
+    store, tid = _tournament(tmp_path / "t.db", bots, deals=1)
+    v = venue(dask_cluster.scheduler_address)
+    summary = asyncio.run(play_tournament(store, tid, concurrency=2, log_dir=tmp_path / "logs", venue=v))
+    assert summary.played == 4 and summary.remaining == 0
+    said = "\n".join(summary.events)
+    failed = [e for e in summary.events if "plays no match" in e]
+    assert len(failed) == 1, said
+    assert any(a in failed[0] for a in dask_cluster.scheduler_info["workers"]), failed[0]  # the worker's address
+    assert "bot 'lowest' failed to start" in failed[0] and "another copy of this bot holds" in failed[0]  # the log tail
+
+
+def test_no_worker_that_can_start_the_bots_stops_the_run_with_each_ones_reason(
+    dask_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    bots = deterministic_bots()
+    bots[0] = BotEntry("lowest", command="python /nonexistent/hearts-bot.py --port {port}")
+    store, tid = _tournament(tmp_path / "t.db", bots, deals=1)
+    with pytest.raises(NoWorkerCanPlay) as e:
+        asyncio.run(
+            play_tournament(
+                store, tid, log_dir=tmp_path / "logs", startup_timeout=5, venue=venue(dask_cluster.scheduler_address)
+            )
+        )
+    message = str(e.value)
+    for address in dask_cluster.scheduler_info["workers"]:
+        assert f"worker {address}: bot 'lowest' failed to start" in message
+    assert "hearts-bot.py" in message  # python's own complaint, from the log's tail
+    info = get_tournament(store, tid)
+    assert info.done == 0 and info.status == "interrupted"  # nothing lost: a resume plays it all
+
+
+def test_a_file_the_command_names_must_be_on_every_worker(tmp_path: Path) -> None:
+    """The check each worker makes before starting anything (here without a cluster: the plugin's own code)."""
+    bots = VenueBots(
+        1,
+        {"b": BotEntry("b", command="bin/bot --port {port}")},
+        MatchSettings(),
+        SandboxMode.OFF,
+        5.0,
+        tmp_path,
+        tmp_path,
+    )
+    plugin = TournamentBots(bots, {"b": [str(tmp_path / "bin" / "bot")]})
+
+    class Worker:
+        address, name = "tcp://10.0.0.7:4000", "w7"
+
+    asyncio.run(plugin.setup(Worker()))
+    assert plugin.error is not None and f"{tmp_path / 'bin' / 'bot'} missing here" in plugin.error
+    assert "same paths" in plugin.error
+
+
+def test_an_unreachable_scheduler_is_named_quickly() -> None:
+    t0 = time.monotonic()
+    v = venue("tcp://127.0.0.1:9", connect_timeout=1.0)
+    bots = VenueBots(1, {}, MatchSettings(), SandboxMode.OFF, 5.0, Path("."), Path("."))
+    with pytest.raises(SchedulerUnreachable, match=r"tcp://127\.0\.0\.1:9.*dask scheduler"):
+        asyncio.run(v.open(bots))
+    assert time.monotonic() - t0 < 10
+
+
+def test_without_dask_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "distributed", None)
+    with pytest.raises(ClusterUnavailable, match=r"hearts-arena\[cluster\]"):
+        venue("tcp://127.0.0.1:8786")
+
+
+def test_pids_differ_per_worker(dask_cluster: LocalCluster) -> None:
+    """The workers are processes of their own (processes=True): a kill takes one, not the tests'."""
+    from distributed import Client
+
+    with Client(dask_cluster) as client:
+        pids = client.run(os.getpid)
+    assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()
+
+
+def _can_sandbox() -> str | None:
+    from sandbox import SandboxUnavailable, probe
+
+    try:
+        probe()
+    except SandboxUnavailable as e:
+        return str(e)
+    return None
+
+
+@pytest.mark.needs_bwrap
+@pytest.mark.skipif(_can_sandbox() is not None, reason=f"no sandbox here: {_can_sandbox()}")
+def test_each_worker_runs_its_bots_in_the_sandbox_when_asked(dask_cluster: LocalCluster, tmp_path: Path) -> None:
+    store, tid = _tournament(tmp_path / "t.db", deterministic_bots(), deals=1)
+    summary = asyncio.run(
+        play_tournament(
+            store, tid, log_dir=tmp_path / "logs", sandbox="on", venue=venue(dask_cluster.scheduler_address)
+        )
+    )
+    assert summary.played == 4 and summary.faults == 0 and summary.sandbox == "sandboxed (bubblewrap)"
+    logs = list((tmp_path / "logs" / "cluster").glob("*/lowest.log"))
+    assert len(logs) == 2
+    for log in logs:
+        assert "start 1 of lowest (sandboxed (bubblewrap))" in log.read_text()
+
+
+def test_two_databases_tournament_1_share_a_cluster_without_stopping_each_others_bots(
+    dask_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    stores = [_tournament(tmp_path / f"{x}.db", deterministic_bots(), deals=1) for x in "ab"]
+    assert [tid for _, tid in stores] == [1, 1]
+
+    async def both() -> list[RunSummary]:
+        return await asyncio.gather(
+            *(
+                play_tournament(store, tid, log_dir=tmp_path / f"logs-{i}", venue=venue(dask_cluster.scheduler_address))
+                for i, (store, tid) in enumerate(stores)
+            )
+        )
+
+    for summary in asyncio.run(both()):
+        assert summary.played == 4 and summary.faults == 0 and summary.forfeits == 0
+    # A bot that faulted is reported with where its logs are: one folder per worker.
+    assert str(summary.logs["lowest"]).endswith("logs-1/cluster/*/lowest.log")
