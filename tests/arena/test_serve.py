@@ -59,7 +59,8 @@ def test_house_bots_play_continuously_and_every_call_needs_a_token(tmp_path: Pat
         assert second.returncode == 1 and "another `hearts arena serve` runs on" in second.stderr
         status = a.wait_for(a.organiser, lambda s: s["matches"] >= 8)
         assert status["bots"] == 4 and status["rules"] == "standard,target=30"
-        board = org.get("/api/leaderboard").json()
+        # The leaderboard's fit may be a few seconds older than the matches: wait for it to count them.
+        board = a.wait_for(a.organiser, lambda b: len(b["rows"]) == 4, path="/api/leaderboard")
         assert {r["bot"] for r in board["rows"]} == {"random", "random-2", "lowest", "heuristic"}
         assert board["rows"][0]["games"] >= 8
         # Pause: the batch in play stops between matches; nothing more is recorded.

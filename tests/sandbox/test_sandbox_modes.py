@@ -187,7 +187,9 @@ def test_sandboxed_bots_and_the_watch_die_with_a_tournament_killed_outright(tmp_
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # every bot serving, and each one's setsid child started
             logs = [tmp_path / "logs" / f"{n}.log" for n in "abcd"]
-            if all(p.exists() and "ATTACK setsid-child started" in p.read_text() for p in logs):
+            started = all(p.exists() and "ATTACK setsid-child started" in p.read_text() for p in logs)
+            # ...and become its `sleep` (a child said started may not have exec'd yet, under load)
+            if started and len(_alive_with(f"sleep {marker}")) >= 4:
                 break
             time.sleep(0.2)
         else:
