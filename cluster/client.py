@@ -2,8 +2,10 @@
 
 ``open`` connects (a short timeout: an unreachable scheduler is named at once), registers the
 tournament's ``TournamentBots`` plugin (every worker starts the bots) and reads each worker's
-state: the workers whose bots started are where matches go (``workers=`` on each task, loosely,
-so that a worker that joins later may play too); each other worker is reported with its address
+state: the workers whose bots started are where matches go (``workers=`` on each task, strictly:
+Dask's work stealing would hand a loosely restricted task to an idle worker, idle because its bots
+did not start; a worker that joins later plays the matches sent after it is ready, and a task whose
+workers are all gone is sent again to the others); each other worker is reported with its address
 and why (a bot's log tail). ``play`` submits one ``play_on_worker`` task and awaits its record.
 
 A worker that dies mid-match loses nothing: Dask plays the task again on another worker, from the
@@ -176,17 +178,22 @@ class DaskVenue:
                     f"no worker of the Dask cluster at {self._where()} has the tournament's bots running any "
                     f"more; match {job.match_id} stays pending: start workers, then resume"
                 )
+            workers = sorted(self._good)
             future = self.client.submit(
                 play_on_worker,
                 job,
                 self._plugin,
                 key=f"{job.match_id}-{uuid.uuid4().hex[:8]}",  # unique: a retry is a new task
                 pure=False,
-                workers=sorted(self._good),
-                allow_other_workers=True,  # a restarted worker (a new address) may play it too
+                # Only there, strictly: with a loose restriction Dask's work stealing hands a task
+                # queued on a busy worker to an idle one, which is idle because it has no bots.
+                workers=workers,
+                allow_other_workers=False,
             )
             try:
-                record: MatchRecord = await future
+                record = await self._outcome(future, workers)
+                if record is None:
+                    continue  # its workers are gone (a restart has a new address): sent to the others
                 return record
             except BotsNotHere as e:
                 self._good.discard(e.worker)
@@ -198,6 +205,28 @@ class DaskVenue:
                     "the workers' logs, then resume"
                 ) from None
         raise NoWorkerCanPlay(f"match {job.match_id} found no worker with the tournament's bots after {_TRIES} tries")
+
+    async def _outcome(self, future: Any, workers: list[str]) -> MatchRecord | None:
+        """The task's record; None (the task cancelled) once none of the workers it may run on has
+        the bots any more: a worker that died and was restarted has a new address, and a task
+        restricted to the old one would wait for it for ever."""
+
+        async def result() -> MatchRecord:
+            record: MatchRecord = await future
+            return record
+
+        waiting = asyncio.ensure_future(result())
+        try:
+            while True:
+                done, _ = await asyncio.wait({waiting}, timeout=_REFRESH_S)
+                if done:
+                    return waiting.result()
+                await self._refresh()
+                if self._good and self._good.isdisjoint(workers):
+                    await self.client.cancel([future])
+                    return None
+        finally:
+            waiting.cancel()
 
     async def close(self) -> None:
         client, self._client = self._client, None

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cluster_helpers import deterministic_bots
+from cluster_helpers import deterministic_bots, local_cluster
 from distributed import LocalCluster
 
 from cluster import ClusterUnavailable, venue
@@ -90,6 +90,21 @@ def test_a_bot_that_cannot_start_on_one_worker_is_reported_and_the_others_play(
     assert len(failed) == 1, said
     assert any(a in failed[0] for a in dask_cluster.scheduler_info["workers"]), failed[0]  # the worker's address
     assert "bot 'lowest' failed to start" in failed[0] and "another copy of this bot holds" in failed[0]  # the log tail
+
+
+def test_workers_without_the_bots_never_take_a_match_from_the_one_that_has_them(tmp_path: Path) -> None:
+    # One worker of three can start the bots; the two others sit idle. Dask's work stealing moves
+    # a task queued on a busy worker to an idle one when its worker restriction is loose: every such
+    # match came back BotsNotHere, and the fifth stopped the run ("found no worker ... after 5 tries").
+    lock = tmp_path / "one.lock"
+    bots = deterministic_bots()
+    bots[0] = BotEntry("lowest", command=f"python {HERE / 'one_copy_bot.py'} --port {{port}} --lock {lock}")
+    store, tid = _tournament(tmp_path / "t.db", bots, deals=10)
+    with local_cluster(workers=3) as cluster:
+        v = venue(cluster.scheduler_address)
+        summary = asyncio.run(play_tournament(store, tid, concurrency=8, log_dir=tmp_path / "logs", venue=v))
+    assert summary.played == 40 and summary.remaining == 0 and summary.faults == 0
+    assert len([e for e in summary.events if "plays no match" in e]) == 2, summary.events
 
 
 def test_no_worker_that_can_start_the_bots_stops_the_run_with_each_ones_reason(
