@@ -528,6 +528,7 @@ def _venue(address: str | None, local_workers: int | None, concurrency: int) -> 
             "--cluster and --cluster-workers: give one (a cluster that runs elsewhere, or one started here)"
         )
     from cluster import ClusterUnavailable, venue
+    from ladder.venue import VenueError
 
     try:
         if local_workers is not None:
@@ -535,6 +536,8 @@ def _venue(address: str | None, local_workers: int | None, concurrency: int) -> 
         return venue(address)
     except ClusterUnavailable as e:
         raise click.ClickException(str(e)) from None
+    except VenueError as e:  # an address that is none (a typo), checked before anything is stored
+        raise click.BadParameter(str(e), param_hint="'--cluster'") from None
 
 
 _SANDBOX_OPTION = click.option(

@@ -53,6 +53,16 @@ def test_an_unreachable_scheduler_is_named_and_nothing_is_kept(tmp_path: Path) -
         assert list_tournaments(store) == []
 
 
+def test_a_typo_in_the_address_is_a_usage_error_and_nothing_is_stored(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(BOTS_TOML)
+    db = str(tmp_path / "t.db")
+    done = _hearts(tmp_path, "tournament", "run", "--bots", "bots.toml", "--cluster", "tcp://lab-01:8786/", "--db", db)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Invalid value for '--cluster'" in done.stderr and "tcp://HOST:PORT" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not Path(db).exists() or list_tournaments(Store(db)) == []
+
+
 def test_cluster_and_cluster_workers_are_one_or_the_other(tmp_path: Path) -> None:
     done = _hearts(tmp_path, "tournament", "run", "--cluster", "tcp://x:8786", "--cluster-workers", "2")
     assert done.returncode == 2 and "--cluster and --cluster-workers: give one" in done.stderr

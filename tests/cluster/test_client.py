@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import time
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from distributed import LocalCluster
 
 from cluster import ClusterUnavailable, venue
 from cluster.bots import TournamentBots
-from cluster.client import NoWorkerCanPlay, SchedulerUnreachable
+from cluster.client import NoWorkerCanPlay, SchedulerAddressError, SchedulerUnreachable, check_address
 from ladder.registry import BotEntry
 from ladder.store import Store
 from ladder.tournament import RunSummary, TournamentSpec, create_tournament, get_tournament, play_tournament
@@ -155,6 +156,45 @@ def test_an_unreachable_scheduler_is_named_quickly() -> None:
     with pytest.raises(SchedulerUnreachable, match=r"tcp://127\.0\.0\.1:9.*dask scheduler"):
         asyncio.run(v.open(bots))
     assert time.monotonic() - t0 < 10
+
+
+def test_a_port_that_accepts_but_is_no_scheduler_is_named_quickly() -> None:
+    # The dashboard's port (8787), say: the connection is made, Dask's handshake never answered.
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        v = venue(address, connect_timeout=1.0)
+        bots = VenueBots(1, {}, MatchSettings(), SandboxMode.OFF, 5.0, Path("."), Path("."))
+        t0 = time.monotonic()
+        with pytest.raises(
+            SchedulerUnreachable, match=r"no Dask scheduler answered at tcp://127\.0\.0\.1:\d+ within 1 s\."
+        ):
+            asyncio.run(v.open(bots))
+        assert time.monotonic() - t0 < 10
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("", "missing port number"),
+        ("lab-01", "missing port number"),
+        ("tcp://127.0.0.1:8786/", "invalid literal"),
+        ("http://127.0.0.1:8786", "scheme http://"),
+        ("ucx://127.0.0.1:8786", "scheme ucx://"),
+    ],
+)
+def test_an_address_that_is_none_is_named_with_the_form_expected(address: str, said: str) -> None:
+    with pytest.raises(SchedulerAddressError, match="tcp://HOST:PORT") as e:
+        venue(address)
+    assert said in str(e.value)
+
+
+def test_a_tls_address_without_dasks_tls_settings_says_which_to_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in ("CA_FILE", "CLIENT__CERT", "CLIENT__KEY"):
+        monkeypatch.delenv(f"DASK_DISTRIBUTED__COMM__TLS__{key}", raising=False)
+    with pytest.raises(SchedulerAddressError, match="DASK_DISTRIBUTED__COMM__TLS__CA_FILE"):
+        venue("tls://127.0.0.1:8786")
+    assert check_address("tcp://127.0.0.1:8786") == "tcp://127.0.0.1:8786"
+    assert check_address("127.0.0.1:8786") == "127.0.0.1:8786"  # Dask's default scheme, tcp
 
 
 def test_without_dask_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
