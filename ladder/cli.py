@@ -503,18 +503,19 @@ def _cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
         type=click.IntRange(min=1),
         default=None,
         metavar="N",
-        help="Play every match on a Dask cluster of N worker processes started on this machine, each "
-        "starting the bots itself (needs the cluster extra; docs/cluster.md).",
+        help="Play every match on a Dask cluster of N worker processes started on this machine for the run "
+        "(not with --cluster), each starting the bots itself and playing ceil(concurrency / N) matches at "
+        "once (needs the cluster extra; docs/cluster.md).",
     )(f)
     return click.option(
         "--cluster",
         "cluster_address",
         metavar="ADDRESS",
         default=None,
-        help="Play every match on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:8786, or "
-        "tls://HOST:8786 with Dask's TLS settings); each worker starts the bots from the same commands, so "
-        "their files must be at the same paths there. This process decides which match starts when and "
-        "records them (docs/cluster.md).",
+        help="Play every match on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:8786, as dask "
+        "scheduler prints it, or tls://HOST:8786 with Dask's TLS settings); each worker starts the bots from "
+        "the same commands, so their files must be at the same paths there. This process decides which match "
+        "starts when and records them; a resume takes the same option (docs/cluster.md).",
     )(f)
 
 
