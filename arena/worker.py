@@ -258,7 +258,12 @@ class ArenaWorker:
     async def _both(self) -> None:
         store = ArenaStore(self.db_path)
         try:
-            await asyncio.gather(self._pipeline(store), self._ladder(store))
+            # return_exceptions: on stop() both are cancelled, and gather would otherwise end as soon as
+            # the first of them does, the loop closing on the other's cleanup (the ladder stopping its
+            # bots, a cluster's among them, and saving the batch's status).
+            for outcome in await asyncio.gather(self._pipeline(store), self._ladder(store), return_exceptions=True):
+                if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
+                    raise outcome
         finally:
             store.close()
 

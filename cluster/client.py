@@ -2,8 +2,10 @@
 
 ``open`` connects (a short timeout: an unreachable scheduler is named at once), registers the
 tournament's ``TournamentBots`` plugin (every worker starts the bots) and reads each worker's
-state: the workers whose bots started are where matches go (``workers=`` on each task, loosely,
-so that a worker that joins later may play too); each other worker is reported with its address
+state: the workers whose bots started are where matches go (``workers=`` on each task, strictly:
+Dask's work stealing would hand a loosely restricted task to an idle worker, idle because its bots
+did not start; a worker that joins later plays the matches sent after it is ready, and a task whose
+workers are all gone is sent again to the others); each other worker is reported with its address
 and why (a bot's log tail). ``play`` submits one ``play_on_worker`` task and awaits its record.
 
 A worker that dies mid-match loses nothing: Dask plays the task again on another worker, from the
@@ -22,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from distributed import Client, KilledWorker, LocalCluster
+from distributed.comm.addressing import parse_address, parse_host_port
+from distributed.security import Security
 
 from cluster.bots import BotsNotHere, TournamentBots, WorkerStatus, needed_files, play_on_worker, status
 from ladder.launcher import Launcher
@@ -29,7 +33,7 @@ from ladder.venue import VenueBots, VenueError
 from ladder.workers import MatchJob
 from referee.record import MatchRecord
 
-__all__ = ["DaskVenue", "NoWorkerCanPlay", "SchedulerUnreachable"]
+__all__ = ["DaskVenue", "NoWorkerCanPlay", "SchedulerAddressError", "SchedulerUnreachable", "check_address"]
 
 _REFRESH_S = 2.0  # how often the workers' states are read again (workers join, restart)
 _TRIES = 5  # sends of one match to workers without its bots before giving up
@@ -38,6 +42,41 @@ _ASK_S = 10.0  # how long the workers' states are waited for
 
 class SchedulerUnreachable(VenueError):
     """No Dask scheduler answered at the address."""
+
+
+class SchedulerAddressError(VenueError):
+    """The address is not one of a Dask scheduler (tcp://HOST:PORT, tls://HOST:PORT), or a tls:// one
+    without Dask's TLS settings for this client."""
+
+
+def check_address(address: str) -> str:
+    """``address`` when Dask can connect to it as given; ``SchedulerAddressError`` naming the form
+    expected otherwise (a typo is named before anything is played, not as Dask's traceback)."""
+    form = "give the address dask scheduler prints, tcp://HOST:PORT (tcp://lab-01:8786), or tls://HOST:PORT"
+    try:
+        scheme, location = parse_address(address, strict=False)
+        parse_host_port(location)
+    except ValueError as e:
+        raise SchedulerAddressError(f"{address!r} is not a Dask scheduler's address ({e}): {form}") from None
+    if scheme not in ("tcp", "tls"):
+        raise SchedulerAddressError(f"{address!r} is not a Dask scheduler's address (scheme {scheme}://): {form}")
+    if scheme != "tls":
+        return address
+    try:
+        tls = Security().get_connection_args("client").get("ssl_context")
+    except (OSError, ValueError) as e:  # a certificate file that is missing, or not one (ssl.SSLError)
+        raise SchedulerAddressError(
+            f"{address}: Dask's TLS settings for this client name a certificate it cannot load ({e}): check "
+            "the DASK_DISTRIBUTED__COMM__TLS__* variables (or ~/.config/dask/distributed.yaml), docs/cluster.md"
+        ) from None
+    if tls is None:
+        raise SchedulerAddressError(
+            f"{address} is a TLS address, but Dask's settings give this client no TLS certificate: set "
+            "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT and "
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY (or the same keys in ~/.config/dask/distributed.yaml), "
+            "as docs/cluster.md says under 'Securing the cluster'"
+        )
+    return address
 
 
 class NoWorkerCanPlay(VenueError):
@@ -59,7 +98,7 @@ class DaskVenue:
             raise ValueError("give a scheduler's address or a number of local workers, not both")
         if local_workers is not None and local_workers < 1:
             raise ValueError("a local cluster needs at least one worker")
-        self.address = address
+        self.address = None if address is None else check_address(address)
         self.local_workers = local_workers
         self.slots_per_worker = max(1, slots_per_worker)
         self.connect_timeout = connect_timeout
@@ -105,13 +144,25 @@ class DaskVenue:
             )
             return await Client(self._cluster, asynchronous=True)
         assert self.address is not None
+        client = Client(self.address, asynchronous=True, timeout=self.connect_timeout)
+
+        async def started() -> Client:
+            return await client
+
         try:
-            return await Client(self.address, asynchronous=True, timeout=self.connect_timeout)
+            # Dask's own timeout covers the connection, not its handshake: a port where something
+            # else listens (the scheduler's dashboard, 8787) would be waited on for ever.
+            return await asyncio.wait_for(started(), self.connect_timeout + 1)
         except (OSError, TimeoutError) as e:
+            try:
+                await asyncio.wait_for(client.close(), 2)  # else Dask warns of coroutines never awaited
+            except Exception:
+                pass
             raise SchedulerUnreachable(
-                f"no Dask scheduler answered at {self.address} within {self.connect_timeout:g} s ({e}). "
-                "Start one there (dask scheduler), check the address and port (8786 by default) and "
-                "the firewall, or play here without --cluster"
+                f"no Dask scheduler answered at {self.address} within {self.connect_timeout:g} s"
+                + (f" ({e})" if str(e) else "")
+                + ". Start one there (dask scheduler), check the address and port (8786 by default, not the "
+                "dashboard's 8787) and the firewall, or play here without --cluster"
             ) from None
 
     async def open(self, bots: VenueBots) -> dict[str, int]:
@@ -176,17 +227,22 @@ class DaskVenue:
                     f"no worker of the Dask cluster at {self._where()} has the tournament's bots running any "
                     f"more; match {job.match_id} stays pending: start workers, then resume"
                 )
+            workers = sorted(self._good)
             future = self.client.submit(
                 play_on_worker,
                 job,
                 self._plugin,
                 key=f"{job.match_id}-{uuid.uuid4().hex[:8]}",  # unique: a retry is a new task
                 pure=False,
-                workers=sorted(self._good),
-                allow_other_workers=True,  # a restarted worker (a new address) may play it too
+                # Only there, strictly: with a loose restriction Dask's work stealing hands a task
+                # queued on a busy worker to an idle one, which is idle because it has no bots.
+                workers=workers,
+                allow_other_workers=False,
             )
             try:
-                record: MatchRecord = await future
+                record = await self._outcome(future, workers)
+                if record is None:
+                    continue  # its workers are gone (a restart has a new address): sent to the others
                 return record
             except BotsNotHere as e:
                 self._good.discard(e.worker)
@@ -198,6 +254,28 @@ class DaskVenue:
                     "the workers' logs, then resume"
                 ) from None
         raise NoWorkerCanPlay(f"match {job.match_id} found no worker with the tournament's bots after {_TRIES} tries")
+
+    async def _outcome(self, future: Any, workers: list[str]) -> MatchRecord | None:
+        """The task's record; None (the task cancelled) once none of the workers it may run on has
+        the bots any more: a worker that died and was restarted has a new address, and a task
+        restricted to the old one would wait for it for ever."""
+
+        async def result() -> MatchRecord:
+            record: MatchRecord = await future
+            return record
+
+        waiting = asyncio.ensure_future(result())
+        try:
+            while True:
+                done, _ = await asyncio.wait({waiting}, timeout=_REFRESH_S)
+                if done:
+                    return waiting.result()
+                await self._refresh()
+                if self._good and self._good.isdisjoint(workers):
+                    await self.client.cancel([future])
+                    return None
+        finally:
+            waiting.cancel()
 
     async def close(self) -> None:
         client, self._client = self._client, None

@@ -503,18 +503,19 @@ def _cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
         type=click.IntRange(min=1),
         default=None,
         metavar="N",
-        help="Play every match on a Dask cluster of N worker processes started on this machine, each "
-        "starting the bots itself (needs the cluster extra; docs/cluster.md).",
+        help="Play every match on a Dask cluster of N worker processes started on this machine for the run "
+        "(not with --cluster), each starting the bots itself and playing ceil(concurrency / N) matches at "
+        "once (needs the cluster extra; docs/cluster.md).",
     )(f)
     return click.option(
         "--cluster",
         "cluster_address",
         metavar="ADDRESS",
         default=None,
-        help="Play every match on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:8786, or "
-        "tls://HOST:8786 with Dask's TLS settings); each worker starts the bots from the same commands, so "
-        "their files must be at the same paths there. This process decides which match starts when and "
-        "records them (docs/cluster.md).",
+        help="Play every match on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:8786, as dask "
+        "scheduler prints it, or tls://HOST:8786 with Dask's TLS settings); each worker starts the bots from "
+        "the same commands, so their files must be at the same paths there. This process decides which match "
+        "starts when and records them; a resume takes the same option (docs/cluster.md).",
     )(f)
 
 
@@ -528,6 +529,7 @@ def _venue(address: str | None, local_workers: int | None, concurrency: int) -> 
             "--cluster and --cluster-workers: give one (a cluster that runs elsewhere, or one started here)"
         )
     from cluster import ClusterUnavailable, venue
+    from ladder.venue import VenueError
 
     try:
         if local_workers is not None:
@@ -535,6 +537,8 @@ def _venue(address: str | None, local_workers: int | None, concurrency: int) -> 
         return venue(address)
     except ClusterUnavailable as e:
         raise click.ClickException(str(e)) from None
+    except VenueError as e:  # an address that is none (a typo), checked before anything is stored
+        raise click.BadParameter(str(e), param_hint="'--cluster'") from None
 
 
 _SANDBOX_OPTION = click.option(
@@ -1324,6 +1328,7 @@ def _play_tournament(
 
     _check_tournament(store, tid, db)
     info = get_tournament(store, tid)
+    on = _venue_option(venue)  # a resume's hint plays the rest where this run played
     console.print(
         f"tournament {tid}: {info.format}, rules {info.rules}, seed {info.seed}, {len(info.bots)} bots, "
         f"{info.done}/{info.total} matches recorded; concurrency {concurrency}"
@@ -1348,7 +1353,7 @@ def _play_tournament(
         if created and get_tournament(store, tid).done == 0:
             delete_tournament(store, tid)
             raise click.ClickException(f"{e}\nnothing was played, so tournament {tid} was not kept") from None
-        raise click.ClickException(f"{e}\nresume with: hearts tournament resume {tid} --db {db}") from None
+        raise click.ClickException(f"{e}\nresume with: hearts tournament resume {tid}{on} --db {db}") from None
     except BotStartError as e:
         if e.command is not None:
             register = f'hearts bot add {e.name} --command "..." --db {db}'
@@ -1364,7 +1369,7 @@ def _play_tournament(
             ) from None
         raise click.ClickException(
             f"{e}\nnothing more was played. Fix the bot's program, or its registration ({register}; a resume "
-            f"starts a registered bot by its current registration), then: hearts tournament resume {tid} --db {db}"
+            f"starts a registered bot by its current registration), then: hearts tournament resume {tid}{on} --db {db}"
         ) from None
     except TournamentBusy as e:
         force_it = (
@@ -1372,7 +1377,7 @@ def _play_tournament(
             if e.verified
             else (
                 f"; if that process is gone, take the tournament over with: "
-                f"hearts tournament resume {tid} --force --db {db}"
+                f"hearts tournament resume {tid} --force{on} --db {db}"
             )
         )
         raise click.ClickException(f"{e}{force_it}") from None
@@ -1380,7 +1385,7 @@ def _play_tournament(
         problem = store_error(e, db)
         then = (
             f"the matches in progress were not saved: {problem.hint or 'fix that'}, then: "
-            f"hearts tournament resume {tid} --db {db}"
+            f"hearts tournament resume {tid}{on} --db {db}"
         )
         raise click.ClickException(_db_error(db, problem, then)) from None
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (TournamentInterrupted): stopped cleanly
@@ -1388,7 +1393,7 @@ def _play_tournament(
         how = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
         left = get_tournament(store, tid).pending
         console.print(
-            f"{how}: {left} matches pending; resume with: hearts tournament resume {tid} --db {db}", soft_wrap=True
+            f"{how}: {left} matches pending; resume with: hearts tournament resume {tid}{on} --db {db}", soft_wrap=True
         )
         raise SystemExit(128 + signum) from None
     for event in summary.events:
@@ -1405,6 +1410,14 @@ def _play_tournament(
     for line in _faults_by_bot(summary):
         console.print(line, soft_wrap=True)
     _wide_console().print(render_table(load_leaderboard(store, tournament_id=tid), title=f"Tournament {tid}"))
+
+
+def _venue_option(venue: Any) -> str:
+    """The option that plays on ``venue`` again (`` --cluster ADDRESS``), for a resume's hint."""
+    if venue is None:
+        return ""
+    local = getattr(venue, "local_workers", None)
+    return f" --cluster-workers {local}" if local is not None else f" --cluster {getattr(venue, 'address', '?')}"
 
 
 def _venue_name(venue: Any) -> str:

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from distributed import LocalCluster
+from distributed import Client, LocalCluster
 
 from arena.config import TEMPLATE, ArenaConfigError, parse_config
 
@@ -37,3 +37,8 @@ def test_the_arena_plays_its_ladder_on_the_cluster(dask_cluster: LocalCluster, t
         a.stop()
     # Played by the workers' own copies of the house bots, their logs in the arena's logs folder.
     assert len(list((a.dir / "logs" / "cluster").glob("*/lowest.v1.log"))) == 2
+    # Stopping the arena stopped the batch's bots on the workers (its plugin unregistered): they
+    # would run on there until the workers restart.
+    with Client(dask_cluster) as client:
+        left = client.run(lambda dask_worker: sorted(p for p in dask_worker.plugins if p.startswith("hearts-bots")))
+    assert all(not plugins for plugins in left.values()), left

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import time
 from pathlib import Path
 
 import pytest
-from cluster_helpers import deterministic_bots
+from cluster_helpers import deterministic_bots, local_cluster
 from distributed import LocalCluster
 
 from cluster import ClusterUnavailable, venue
 from cluster.bots import TournamentBots
-from cluster.client import NoWorkerCanPlay, SchedulerUnreachable
+from cluster.client import NoWorkerCanPlay, SchedulerAddressError, SchedulerUnreachable, check_address
 from ladder.registry import BotEntry
 from ladder.store import Store
 from ladder.tournament import RunSummary, TournamentSpec, create_tournament, get_tournament, play_tournament
@@ -92,6 +93,21 @@ def test_a_bot_that_cannot_start_on_one_worker_is_reported_and_the_others_play(
     assert "bot 'lowest' failed to start" in failed[0] and "another copy of this bot holds" in failed[0]  # the log tail
 
 
+def test_workers_without_the_bots_never_take_a_match_from_the_one_that_has_them(tmp_path: Path) -> None:
+    # One worker of three can start the bots; the two others sit idle. Dask's work stealing moves
+    # a task queued on a busy worker to an idle one when its worker restriction is loose: every such
+    # match came back BotsNotHere, and the fifth stopped the run ("found no worker ... after 5 tries").
+    lock = tmp_path / "one.lock"
+    bots = deterministic_bots()
+    bots[0] = BotEntry("lowest", command=f"python {HERE / 'one_copy_bot.py'} --port {{port}} --lock {lock}")
+    store, tid = _tournament(tmp_path / "t.db", bots, deals=10)
+    with local_cluster(workers=3) as cluster:
+        v = venue(cluster.scheduler_address)
+        summary = asyncio.run(play_tournament(store, tid, concurrency=8, log_dir=tmp_path / "logs", venue=v))
+    assert summary.played == 40 and summary.remaining == 0 and summary.faults == 0
+    assert len([e for e in summary.events if "plays no match" in e]) == 2, summary.events
+
+
 def test_no_worker_that_can_start_the_bots_stops_the_run_with_each_ones_reason(
     dask_cluster: LocalCluster, tmp_path: Path
 ) -> None:
@@ -140,6 +156,45 @@ def test_an_unreachable_scheduler_is_named_quickly() -> None:
     with pytest.raises(SchedulerUnreachable, match=r"tcp://127\.0\.0\.1:9.*dask scheduler"):
         asyncio.run(v.open(bots))
     assert time.monotonic() - t0 < 10
+
+
+def test_a_port_that_accepts_but_is_no_scheduler_is_named_quickly() -> None:
+    # The dashboard's port (8787), say: the connection is made, Dask's handshake never answered.
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        v = venue(address, connect_timeout=1.0)
+        bots = VenueBots(1, {}, MatchSettings(), SandboxMode.OFF, 5.0, Path("."), Path("."))
+        t0 = time.monotonic()
+        with pytest.raises(
+            SchedulerUnreachable, match=r"no Dask scheduler answered at tcp://127\.0\.0\.1:\d+ within 1 s\."
+        ):
+            asyncio.run(v.open(bots))
+        assert time.monotonic() - t0 < 10
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("", "missing port number"),
+        ("lab-01", "missing port number"),
+        ("tcp://127.0.0.1:8786/", "invalid literal"),
+        ("http://127.0.0.1:8786", "scheme http://"),
+        ("ucx://127.0.0.1:8786", "scheme ucx://"),
+    ],
+)
+def test_an_address_that_is_none_is_named_with_the_form_expected(address: str, said: str) -> None:
+    with pytest.raises(SchedulerAddressError, match="tcp://HOST:PORT") as e:
+        venue(address)
+    assert said in str(e.value)
+
+
+def test_a_tls_address_without_dasks_tls_settings_says_which_to_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in ("CA_FILE", "CLIENT__CERT", "CLIENT__KEY"):
+        monkeypatch.delenv(f"DASK_DISTRIBUTED__COMM__TLS__{key}", raising=False)
+    with pytest.raises(SchedulerAddressError, match="DASK_DISTRIBUTED__COMM__TLS__CA_FILE"):
+        venue("tls://127.0.0.1:8786")
+    assert check_address("tcp://127.0.0.1:8786") == "tcp://127.0.0.1:8786"
+    assert check_address("127.0.0.1:8786") == "127.0.0.1:8786"  # Dask's default scheme, tcp
 
 
 def test_without_dask_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -152,3 +152,32 @@ def test_a_worker_that_joins_mid_tournament_plays_its_share(tmp_path: Path) -> N
 
         asyncio.run(run())
         assert len(list((tmp_path / "logs" / "cluster").glob("*/lowest.log"))) == 2
+
+
+def test_a_match_on_the_only_worker_killed_is_played_by_its_restart(tmp_path: Path) -> None:
+    # Each task may run only on the workers that had the bots when it was sent; the nanny restarts
+    # a killed worker under a new address, so the match it was playing is sent again to that one.
+    with local_cluster(workers=1) as cluster, Client(cluster) as client:
+        store = Store(tmp_path / "t.db")
+        tid = create_tournament(store, deterministic_bots(), TournamentSpec(rules=RULES, deals=1, seed=4))
+        killed: list[str] = []
+
+        async def run() -> None:
+            v = venue(cluster.scheduler_address)
+            play = asyncio.create_task(play_tournament(store, tid, concurrency=1, log_dir=tmp_path / "logs", venue=v))
+            deadline = time.monotonic() + 60
+            while not killed and time.monotonic() < deadline and not play.done():
+                busy = {w: keys for w, keys in (await asyncio.to_thread(client.processing)).items() if keys}
+                if busy and _recorded(tmp_path / "t.db") >= 1:
+                    address = sorted(busy)[0]
+                    pid = (await asyncio.to_thread(client.run, os.getpid, workers=[address]))[address]
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(address)
+                await asyncio.sleep(0.05)
+            summary = await asyncio.wait_for(play, 120)
+            assert summary.played == 4 and summary.remaining == 0
+
+        asyncio.run(run())
+        assert killed, "the worker was never seen playing"
+        assert killed[0] not in client.scheduler_info()["workers"]  # the restart has another address
+        _each_scheduled_match_recorded_once(store, tid, 4)
