@@ -159,7 +159,14 @@ def log_tail(path: Path, lines: int = 15, *, since: int = 0) -> str:
             data = f.read()
     except OSError:
         return ""
-    return "\n".join(data.decode("utf-8", "replace").splitlines()[-lines:])
+    kept = data.decode("utf-8", "replace").splitlines()[-lines:]
+    # A bot's line may be megabytes long (a flood): an error message shows the start of each.
+    return "\n".join(
+        ln if len(ln) <= _TAIL_LINE else f"{ln[:_TAIL_LINE]}... ({len(ln) - _TAIL_LINE} more characters)" for ln in kept
+    )
+
+
+_TAIL_LINE = 300
 
 
 async def health_check(address: str, timeout: float = 1.0) -> bool:
@@ -607,8 +614,17 @@ class Launcher:
         bp.address = address
         try:
             address = await self._await_ready(bp, offset)
-        except BotStartError:
+        except BotStartError as e:
             await _terminate(bp.proc, self.stop_grace)
+            limit = await self.diagnose(bp.name, address, wait=0.5)
+            if limit is not None:  # the sandbox stopped it: say which limit, not only how it exited
+                raise BotStartError(
+                    bp.name,
+                    f"stopped by its sandbox at a limit, {limit}",
+                    command=e.command,
+                    log_path=e.log_path,
+                    tail=e.tail,
+                ) from None
             raise
         if uid is not None:
             # Its socket made, the shared directory becomes root's: the bot can write nothing

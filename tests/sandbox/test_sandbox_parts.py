@@ -152,3 +152,28 @@ def test_a_bot_started_again_and_again_keeps_two_generations_of_log(tmp_path: Pa
     text = (logs / "r.log").read_text()
     assert text.startswith("--- the earlier starts' output is in r.log.1\n") and "start 1 of r" in text
     assert len(text) < 1024 * 1024
+
+
+def test_a_bot_stopped_at_a_limit_while_starting_is_told_so(tmp_path: Path) -> None:
+    """A bot that floods its output before it serves is stopped at the log's limit, and the start's
+    error names that limit (not only "exited with code -9")."""
+    import sys
+
+    from ladder.launcher import BotStartError, Launcher
+
+    flood = tmp_path / "flood.py"
+    flood.write_text("import sys, time\nsys.stdout.write('x' * 3_000_000)\nsys.stdout.flush()\ntime.sleep(30)\n")
+
+    async def run() -> BotStartError:
+        launcher = Launcher(tmp_path / "logs", sandbox=SandboxMode.LIMITS_ONLY, limits=Limits(log_mb=1))
+        try:
+            await launcher.start("flood", f"{sys.executable} {flood} {{port}}")
+        except BotStartError as e:
+            return e
+        finally:
+            await launcher.stop_all()
+        raise AssertionError("the flood started")
+
+    error = asyncio.run(run())
+    assert "stopped by its sandbox at a limit, log" in error.reason, error.reason
+    assert len(str(error)) < 2000 and "more characters)" in error.tail  # its megabyte line, cut
