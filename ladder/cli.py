@@ -1332,7 +1332,11 @@ def _play_tournament(
     console.print(
         f"tournament {tid}: {info.format}, rules {info.rules}, seed {info.seed}, {len(info.bots)} bots, "
         f"{info.done}/{info.total} matches recorded; concurrency {concurrency}"
-        + (f"; on the Dask cluster {_venue_name(venue)}" if venue is not None else "")
+        + (
+            f"; on the Dask cluster {_venue_name(venue)} (or as many at once as its workers have threads, if more)"
+            if venue is not None
+            else ""
+        )
         + (f"; bots: {SandboxMode(sandbox).label}" if sandbox != "off" else "")
     )
     try:
