@@ -100,8 +100,8 @@ def run(where: str, slots: int, deals: int, think_ms: float, tmp: Path) -> dict[
 
 def save_cost(tmp: Path, matches: int) -> tuple[float, float]:
     """ms per match of ``save_scheduled`` (the client's one transaction per match) into a fresh file
-    among four bots: over the first 10% of ``matches``, and over the last 10% (the live Elo sums
-    each bot's earlier changes, so the cost grows with the matches its bots have played)."""
+    among four bots: over the first 10% of ``matches``, and over the last 10% (the live Elo a save
+    reads is kept summed per bot and ruleset, so the two should be alike)."""
     from ladder.registry import BotEntry
     from ladder.store import Store
     from ladder.tournament import TournamentSpec, create_tournament, play_one_match, save_scheduled
