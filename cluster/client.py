@@ -20,6 +20,7 @@ import hashlib
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,7 @@ class DaskVenue:
         self._seen: dict[str, str | None] = {}  # each worker's last reported error (None: fine)
         self._refreshed = 0.0
         self._events: list[str] = []
+        self.on_event: Callable[[str], None] | None = None  # told each event as it happens
         self._logs: dict[str, Path | None] = {}
         self._slots = 0
         self._reading = asyncio.Lock()
@@ -187,9 +189,14 @@ class DaskVenue:
         # Where each worker keeps a bot's log, a pattern (one folder per worker): what the report
         # names for a bot that faulted.
         self._logs = {n: logs / "*" / Launcher(logs).log_path(n).name for n in bots.entries}
-        self._events.append(f"bots' logs: on each worker under {logs}/HOST-WORKER/")
+        self._event(f"bots' logs: on each worker under {logs}/HOST-WORKER/")
         # The strictest limit any worker's copy declared (they run one command; 0 sets none).
         return {n: min([d for s in good if (d := s.declared.get(n, 0)) > 0], default=0) for n in bots.entries}
+
+    def _event(self, text: str) -> None:
+        self._events.append(text)
+        if self.on_event is not None:
+            self.on_event(text)
 
     def _where(self) -> str:
         return self.address or f"local ({self.local_workers} workers)"
@@ -206,7 +213,7 @@ class DaskVenue:
         states = [r for r in replies.values() if isinstance(r, WorkerStatus)]
         for s in states:
             if s.error is not None and self._seen.get(s.address) != s.error:
-                self._events.append(f"worker {s.address} plays no match: {s.error}")
+                self._event(f"worker {s.address} plays no match: {s.error}")
             self._seen[s.address] = s.error
         self._good = {s.address for s in states if s.ready}
         self._slots = sum(s.slots for s in states if s.ready)  # workers join and leave: the room follows

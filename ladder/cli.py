@@ -1339,6 +1339,14 @@ def _play_tournament(
         )
         + (f"; bots: {SandboxMode(sandbox).label}" if sandbox != "off" else "")
     )
+    told: set[str] = set()  # the venue's events said as they happened: not again in the report
+    if venue is not None:
+
+        def tell(event: str) -> None:
+            told.add(event)
+            console.print(inert_text(event, style="yellow"))
+
+        venue.on_event = tell
     try:
         with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
             summary = run_tournament(
@@ -1401,7 +1409,8 @@ def _play_tournament(
         )
         raise SystemExit(128 + signum) from None
     for event in summary.events:
-        console.print(inert_text(event, style="yellow"))
+        if event not in told:
+            console.print(inert_text(event, style="yellow"))
     console.print(
         Text(
             f"played {summary.played} matches in {summary.seconds:.1f} s "

@@ -10,7 +10,7 @@ A venue only plays: it starts the bots where it plays, takes a ``MatchJob`` and 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -47,6 +47,10 @@ class VenueBots:
 
 class Venue(Protocol):
     """A place that plays matches: opened once per run, then ``play`` for each match started."""
+
+    # Told each event as it happens (a worker that plays no match, mid-run too), so that a long
+    # run's user hears of it then; ``events`` keeps them all for the report.
+    on_event: Callable[[str], None] | None
 
     @property
     def slots(self) -> int:

@@ -84,11 +84,14 @@ def test_a_bot_that_cannot_start_on_one_worker_is_reported_and_the_others_play(
     bots[0] = BotEntry("lowest", command=f"python {HERE / 'one_copy_bot.py'} --port {{port}} --lock {lock}")
     store, tid = _tournament(tmp_path / "t.db", bots, deals=1)
     v = venue(dask_cluster.scheduler_address)
+    heard: list[tuple[str, int]] = []  # each event as it happened, with the matches recorded by then
+    v.on_event = lambda e: heard.append((e, store.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]))
     summary = asyncio.run(play_tournament(store, tid, concurrency=2, log_dir=tmp_path / "logs", venue=v))
     assert summary.played == 4 and summary.remaining == 0
     said = "\n".join(summary.events)
     failed = [e for e in summary.events if "plays no match" in e]
     assert len(failed) == 1, said
+    assert [(e, n) for e, n in heard if e == failed[0]] == [(failed[0], 0)]  # told before any match was played
     assert any(a in failed[0] for a in dask_cluster.scheduler_info["workers"]), failed[0]  # the worker's address
     assert "bot 'lowest' failed to start" in failed[0] and "another copy of this bot holds" in failed[0]  # the log tail
 
