@@ -41,6 +41,7 @@ import itertools
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -499,14 +500,23 @@ def writable_problem(path: str | Path) -> StoreError | None:
 def _check_schema(conn: sqlite3.Connection, path: str) -> int:
     """The file's schema version, once it is known to be an arena database this code can read
     (``sqlite3.Error`` if SQLite cannot read it at all)."""
-    version = _user_version(conn)
-    if version == 0:  # ours or empty, or another program's database: never add tables to that
+    # One snapshot for both reads: another process creating the file may commit its first
+    # migration (tables and version together) between them.
+    snapshot = not conn.in_transaction
+    if snapshot:
+        conn.execute("BEGIN")
+    try:
+        version = _user_version(conn)
         tables = [
             r[0]
             for r in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 4"
             )
         ]
+    finally:
+        if snapshot and conn.in_transaction:
+            conn.execute("COMMIT")
+    if version == 0:  # ours or empty, or another program's database: never add tables to that
         if tables:
             raise StoreError(
                 path,
@@ -979,15 +989,27 @@ class Store:
             conn = _open_writable(self.path)
         self.db = _Database(conn)
         self.db.readonly = readonly and not copied and self.path != ":memory:"  # a copy is ours to migrate
-        try:
-            self.db.execute("PRAGMA foreign_keys = ON")
-            if not readonly and self.path != ":memory:":
-                self.db.enable_wal()
-                self.db.execute(f"PRAGMA synchronous = {'FULL' if fsync_commits else 'NORMAL'}")
-            self.version = _user_version(conn) if self.db.readonly else migrate(self.db)
-        except sqlite3.Error as e:
-            conn.close()
-            raise store_error(e, self.path) from None
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.db.execute("PRAGMA foreign_keys = ON")
+                if not readonly and self.path != ":memory:":
+                    self.db.enable_wal()
+                    self.db.execute(f"PRAGMA synchronous = {'FULL' if fsync_commits else 'NORMAL'}")
+                self.version = _user_version(conn) if self.db.readonly else migrate(self.db)
+                break
+            except sqlite3.OperationalError as e:
+                # Processes creating one new file at once: before it is in WAL mode, SQLite answers
+                # a possible deadlock between them with "locked" at once, not after the busy
+                # timeout. Each step so far committed or rolled back whole: try again.
+                if getattr(e, "sqlite_errorname", "").startswith("SQLITE_BUSY") and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    continue
+                conn.close()
+                raise store_error(e, self.path) from None
+            except sqlite3.Error as e:
+                conn.close()
+                raise store_error(e, self.path) from None
         self.tournaments = Tournaments(self.db)
         self.registrations = Registrations(self.db)
         self.ladder = LadderReads(self.db)
