@@ -949,22 +949,18 @@ class LadderReads:
     ) -> dict[str, float]:
         """Each bot's sum of live Elo changes over the selected matches (``bots``: only those names)."""
         if tournament_id is None and rules is not None:  # a ruleset's whole ladder: kept summed
-            sql = "SELECT b.name, t.elo_change FROM live_elo_totals t JOIN bots b ON b.id = t.bot_id WHERE t.rules = ?"
+            where: list[str] = ["t.rules = ?"]
             args: list[object] = [rules]
-            if bots is not None:
-                names = list(bots)
-                sql += f" AND b.name IN ({', '.join('?' * len(names))})"
-                args.extend(names)
-            return {str(name): float(change) for name, change in self.db.execute(sql, args)}
-        where, args = _match_filters(tournament_id, rules)
+            source, value, group = "live_elo_totals t JOIN bots b ON b.id = t.bot_id", "t.elo_change", ""
+        else:
+            where, args = _match_filters(tournament_id, rules)
+            source = "live_elo l JOIN matches m ON m.id = l.match_id JOIN bots b ON b.id = l.bot_id"
+            value, group = "SUM(l.elo_change)", " GROUP BY b.name"
         if bots is not None:
             names = list(bots)
             where.append(f"b.name IN ({', '.join('?' * len(names))})")
             args.extend(names)
-        sql = (
-            "SELECT b.name, SUM(l.elo_change) FROM live_elo l JOIN matches m ON m.id = l.match_id "
-            "JOIN bots b ON b.id = l.bot_id" + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY b.name"
-        )
+        sql = f"SELECT b.name, {value} FROM {source}" + (f" WHERE {' AND '.join(where)}" if where else "") + group
         return {str(name): float(change) for name, change in self.db.execute(sql, args)}
 
 
