@@ -129,7 +129,7 @@ KITTY_TAKERS: Final = ("none", "first-trick", "first-points")
 TIED_LOWEST: Final = ("play-on", "share")
 TURBO_CHARGES: Final = ("one", "any")
 CHARGED_SINGLETON: Final = ("must-play", "may-slough")
-TURBO_CARDS: Final = ("AH", "QS", "JD", "TC")
+TURBO_CARDS: Final = parse_cards("AH QS JD TC")
 """002 Turbo Hearts: the cards a player 'may turbo-charge': ace of hearts, queen of spades, jack of
 diamonds, ten of clubs."""
 

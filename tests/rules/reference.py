@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from referee.rules import (
+    TURBO_CARDS,
     CallPass,
     Card,
     ChargeCards,
@@ -50,9 +51,6 @@ def ref_points(rules: Rules, card: Card) -> int:
     if card is rules.bonus_card:
         p += rules.bonus_points
     return p
-
-
-TURBO_CARDS = {Card.parse(c) for c in ("AH", "QS", "JD", "TC")}
 
 
 def ref_charged_points(rules: Rules, card: Card, charged: set[Card]) -> int:
@@ -297,7 +295,7 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
             start_play(h)
         elif isinstance(e, ChargeCards):
             assert h is not None and rules.turbo_charging and h.leader is None and e.seat not in h.charges
-            assert set(e.cards) <= TURBO_CARDS & h.hands[e.seat] and len(set(e.cards)) == len(e.cards)
+            assert set(e.cards) <= set(TURBO_CARDS) & h.hands[e.seat] and len(set(e.cards)) == len(e.cards)
             assert rules.turbo_charges == "any" or len(e.cards) <= 1, "002: 'one of the following cards'"
             assert rules.pass_direction(h.number) == "hold" or len(h.passed) == n, "a charge before the pass"
             h.charges[e.seat] = e.cards
