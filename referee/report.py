@@ -198,7 +198,7 @@ def replay(record: MatchRecord) -> RenderableType:
             passed = (
                 (_cards(p.cards) if p.cards else "passed on") + (" (substitute)" if p.substituted else "") if p else ""
             )
-            row = [Text(names[s]), _cards(h.deal[s]), passed]
+            row: list[Text | str] = [Text(names[s]), _cards(h.deal[s]), passed]
             c = charges.get(s)
             if rules.turbo_charging:
                 row.append(((_cards(c.cards) or "none") + (" (substitute)" if c.substituted else "")) if c else "")
