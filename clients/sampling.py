@@ -72,7 +72,7 @@ class Sampler:
         n = self.players = rules.players
         me = self.me = view.seat
         phase = view.phase
-        if phase not in (Phase.PASS, Phase.PLAY, Phase.DISCARD, Phase.MOON):
+        if phase not in (Phase.PASS, Phase.PLAY, Phase.DISCARD, Phase.MOON, Phase.CHARGE):
             raise ValueError(f"no worlds to sample in the {phase.value} phase")
         tricks = list(view.tricks)
         if view.current_trick.cards:
@@ -416,8 +416,12 @@ class Sampler:
         out = tuple(view.discarded) if taker == self.me else cards_of(discards)
         try:
             if hand.phase is Phase.CHARGE:  # turbo_charging: the public charges, as made
-                for s in range(n):
-                    hand.charge(s, cards_of(self.charged_by[s]))
+                if view.phase is Phase.CHARGE:  # still charging: only this seat's own is known
+                    if view.charges:
+                        hand.charge(self.me, cards_of(self.charged_by[self.me]))
+                else:
+                    for s in range(n):
+                        hand.charge(s, cards_of(self.charged_by[s]))
             for seat, card in self.plays:
                 if hand.phase is Phase.DISCARD:
                     hand.discard(hand.turn, out)

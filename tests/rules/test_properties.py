@@ -590,3 +590,33 @@ def test_booster_nines_boost_in_real_play():
         assert len(plays) == 52 and len({p.card for p in plays}) == 52
         boosts += 13 - sum(m.results[0].tricks_won)  # a boosted trick takes two rounds
     assert boosts >= 10
+
+
+TURBO_NAMES = sorted(n for n, r in RULESETS.items() if r.turbo_charging)
+
+
+@FAST
+@given(name=st.sampled_from(TURBO_NAMES), seed=seeds, rng_seed=seeds, style=styles)
+def test_a_charged_card_is_held_back_on_its_suits_first_lead_unless_nothing_else_is_legal(name, seed, rng_seed, style):
+    """002: 'A player may not play a turbo-charged card the first time a card of that suit is led.' At every
+    play: a charged card of a suit not yet led is never legal while the seat may play something else
+    (leading, or following that suit), and the seat always has a legal card."""
+    rules = RULESETS[name]
+
+    def check(m: Match) -> None:
+        if m.phase is not Phase.PLAY:
+            return
+        o = m.observation(m.turn)
+        legal = set(o.legal)
+        assert legal
+        led_before = {t.cards[0].suit for t in o.tricks}
+        trick = o.current_trick.cards
+        barred = {c for s, c in o.charges if s == o.seat and c in o.hand and c.suit not in led_before}
+        if trick:
+            barred = {c for c in barred if c.suit is trick[0].suit}
+        if barred & legal:  # the restriction gave way: only because every card the rules allow is barred
+            assert legal <= barred, (o.hand, barred, legal)
+            if trick:  # following: the seat holds no other card of the led suit
+                assert {c for c in o.hand if c.suit is trick[0].suit} <= barred
+
+    drive(rules, seed, rng_seed, hands=3, before=check, style=style)
