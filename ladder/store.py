@@ -349,7 +349,11 @@ def rebuild_live_elo_totals(db: sqlite_utils.Database) -> None:
 
 
 def _m12_turbo_charges(db: sqlite_utils.Database) -> None:
-    """Under turbo_charging, each seat's turbo-charge of each hand (the cards it placed face up)."""
+    """Under turbo_charging, each seat's turbo-charge of each hand (the cards it placed face up). And the
+    rulesets' texts again: the turbo preset is the shortest text of some (``omnibus,ten_of_clubs_doubles=
+    true`` reads ``turbo,turbo_charging=false`` now), and rules that play the same must keep one text."""
+    _m9_canonical_rules(db)
+    rebuild_live_elo_totals(db)
     _executescript_in_transaction(
         db,
         """
