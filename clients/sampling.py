@@ -72,7 +72,7 @@ class Sampler:
         n = self.players = rules.players
         me = self.me = view.seat
         phase = view.phase
-        if phase not in (Phase.PASS, Phase.PLAY, Phase.DISCARD, Phase.MOON):
+        if phase not in (Phase.PASS, Phase.PLAY, Phase.DISCARD, Phase.MOON, Phase.CHARGE):
             raise ValueError(f"no worlds to sample in the {phase.value} phase")
         tricks = list(view.tricks)
         if view.current_trick.cards:
@@ -84,6 +84,13 @@ class Sampler:
         taker = view.kitty_taker
         discard_rule = rules.kitty_discard and rules.kitty_size > 0
         take_trick = self._take_trick(tricks) if taker is not None else None
+        # turbo_charging: the charged cards are face up, so each is in its charger's hand until played.
+        charged_by = [0] * n
+        for s, c in view.charges:
+            charged_by[s] |= c.mask
+        self.charged_by = charged_by
+        slough = rules.charged_singleton == "may-slough"
+        led_before = 0  # suits led in the tricks before this one
         for t_index, t in enumerate(tricks):
             led = t.cards[0].suit
             for i, c in enumerate(t.cards):
@@ -92,7 +99,9 @@ class Sampler:
                 plays.append((s, c))
                 # A void shown now holds from then on, except for a kitty taker who may get the suit back.
                 regains = discard_rule and s == taker and take_trick is not None and t_index <= take_trick
-                if i and c.suit is not led and not regains:
+                # may-slough: on its suit's first lead, a seat may slough while holding its charged card.
+                singleton = slough and not led_before >> led & 1 and charged_by[s] & SUIT_MASKS[led]
+                if i and c.suit is not led and not regains and not singleton:
                     voids[s] |= 1 << led
                 if (
                     i == 0
@@ -104,6 +113,7 @@ class Sampler:
                     and not (t_index == 0 and c.mask & self._opening_mask())
                 ):
                     voids[s] |= 0b0111  # a heart led unbroken: nothing but hearts in that hand
+            led_before |= 1 << led
         self.plays = plays
         played = 0
         for m in played_by:
@@ -118,8 +128,9 @@ class Sampler:
             for c in view.discarded:
                 discarded_mine |= c.mask
             known |= discarded_mine
-        # Pinned cards: what this seat passed stays with its receiver until played.
-        pinned = [0] * n
+        # Pinned cards: what this seat passed stays with its receiver until played; a charged card with
+        # its charger.
+        pinned = [charged_by[s] & ~played_by[s] if s != me else 0 for s in range(n)]
         self.with_taker = 0  # passed to a kitty taker that discards: in its hand or its discards
         if view.passed and phase is not Phase.PASS:
             for k, c in enumerate(view.passed):
@@ -324,6 +335,8 @@ class Sampler:
         rules = self.rules
         if rules.kitty_size or rules.queen_at_first_safe_chance or rules.lead_hearts_with_queen:
             return True
+        if self.view.charges:  # a charged card held back on its suit's first lead says something too
+            return True
         if rules.first_lead != "lowest-club" or self.view.phase is Phase.PASS:
             return rules.first_lead != "lowest-club"
         first = self.tricks[0].cards if self.tricks else ()
@@ -402,6 +415,13 @@ class Sampler:
         hand.offsets = view.pass_offsets
         out = tuple(view.discarded) if taker == self.me else cards_of(discards)
         try:
+            if hand.phase is Phase.CHARGE:  # turbo_charging: the public charges, as made
+                if view.phase is Phase.CHARGE:  # still charging: only this seat's own is known
+                    if view.charges:
+                        hand.charge(self.me, cards_of(self.charged_by[self.me]))
+                else:
+                    for s in range(n):
+                        hand.charge(s, cards_of(self.charged_by[s]))
             for seat, card in self.plays:
                 if hand.phase is Phase.DISCARD:
                     hand.discard(hand.turn, out)

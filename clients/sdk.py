@@ -70,6 +70,7 @@ __all__ = [
     "bot_port",
     "call_answer",
     "cards_answer",
+    "default_charge",
     "default_discard",
     "handshake_of",
     "moon_answer",
@@ -99,7 +100,7 @@ T = TypeVar("T")
 @runtime_checkable
 class BotProtocol(Protocol):
     """What a bot must have. Everything else (``Bot``'s attributes, ``choose_moon``, ``discard_cards``,
-    ``call_pass``, ``notify``) is optional."""
+    ``call_pass``, ``charge_cards``, ``notify``) is optional."""
 
     def pass_cards(self, view: View) -> Sequence[Card] | Awaitable[Sequence[Card]]: ...
 
@@ -134,6 +135,15 @@ class Bot:
 
     def call_pass(self, view: View) -> str | Sequence[int]:
         return "left"
+
+    def charge_cards(self, view: View) -> Sequence[Card]:
+        return default_charge(view)
+
+
+def default_charge(view: View) -> list[Card]:
+    """What a bot without ``charge_cards`` charges under turbo_charging: nothing (002 'each player may
+    turbo-charge': charging is a choice)."""
+    return []
 
 
 def default_discard(view: View) -> list[Card]:
@@ -294,6 +304,7 @@ class BotMethods:
         self.choose_moon: Callable[[View], Any] | None = getattr(bot, "choose_moon", None)
         self.discard_cards: Callable[[View], Any] = getattr(bot, "discard_cards", None) or default_discard
         self.call_pass: Callable[[View], Any] = getattr(bot, "call_pass", None) or _plain_pass
+        self.charge_cards: Callable[[View], Any] = getattr(bot, "charge_cards", None) or default_charge
         self.notify: Callable[[Notification], Any] | None = getattr(bot, "notify", None)
 
 
@@ -367,6 +378,16 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             return pb.DiscardCardsResponse(cards=cards_answer(cards))
 
         return await self._answer(context, "discard_cards", make)
+
+    async def ChargeCards(
+        self, request: pb.ChargeCardsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ChargeCardsResponse:
+        async def make() -> pb.ChargeCardsResponse:
+            view = view_from_wire(request.view, Phase.CHARGE)
+            cards = await _maybe_await(self.methods.charge_cards(view))
+            return pb.ChargeCardsResponse(cards=cards_answer(cards or ()))
+
+        return await self._answer(context, "charge_cards", make)
 
     async def ChooseMoon(
         self, request: pb.ChooseMoonRequest, context: grpc.aio.ServicerContext

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from clients.sampling import World, sample_worlds
 from hearts.v1 import bot_pb2 as pb
-from hearts.v1.codec import DIRECTIONS_FROM_WIRE, cards_from_wire, rules_from_wire, trick_from_wire
+from hearts.v1.codec import DIRECTIONS_FROM_WIRE, cards_from_wire, charges_from_wire, rules_from_wire, trick_from_wire
 from referee.rules import Observation, Phase, Suit
 from referee.rules.cards import DECK
 
@@ -85,6 +85,7 @@ def view_from_wire(v: pb.GameView, phase: Phase, moon_points: int = 0) -> View:
         discarded=tuple(DECK[c - 1] for c in v.discarded),
         pass_offsets=tuple(v.pass_offsets),
         boosted=v.current_trick.boosted,
+        charges=charges_from_wire(v),
         match_id=v.match_id,
         player_names=tuple(v.player_names),
         budget_ms=v.budget_ms,

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 
 from ladder.store import Store
 from referee.record import (
+    ChargeRecord,
     FaultKind,
     FaultRecord,
     ForfeitReason,
@@ -35,7 +36,8 @@ from referee.record import (
 from referee.rules import Rules
 
 SCHEMA = "hearts-arena/match"
-VERSION = 1  # bump on any change a reader of version 1 would misread; adding a field is one too
+VERSION = 2  # bump on any change a reader of the last version would misread; adding a field is one too
+# 2: hands[].charges (turbo_charging); a version 1 object has none, and reads as charging nothing.
 
 
 class ExportError(ValueError):
@@ -68,7 +70,10 @@ def match_to_json(record: MatchRecord) -> dict[str, Any]:
             record,
             rules=str(Rules.from_dict(record.rules)),
             seats=[_fields(s) for s in record.seats],
-            hands=[_fields(h, passes=[_fields(p) for p in h.passes]) for h in record.hands],
+            hands=[
+                _fields(h, passes=[_fields(p) for p in h.passes], charges=[_fields(c) for c in h.charges])
+                for h in record.hands
+            ],
             plays=[_fields(p) for p in record.plays],
             faults=[_fields(f) for f in record.faults],
         ),
@@ -111,6 +116,7 @@ def match_from_json(obj: dict[str, Any]) -> MatchRecord:
                         "score": tuple(h["score"]),
                         "totals": tuple(h["totals"]),
                         "discard": tuple(h["discard"]),
+                        "charges": [ChargeRecord(**{**c, "cards": tuple(c["cards"])}) for c in h.get("charges", ())],
                     }
                 )
                 for h in obj["hands"]

@@ -170,7 +170,7 @@ def _logged(method: Callable[[Any], T], log: TextIO) -> Callable[[Any], T]:
 
 def print_to(log: TextIO, methods: BotMethods) -> None:
     """Send what a bot's plain methods print to ``log`` (its coroutine methods print where they will)."""
-    for name in ("play_card", "pass_cards", "discard_cards", "call_pass", "choose_moon", "notify"):
+    for name in ("play_card", "pass_cards", "discard_cards", "call_pass", "charge_cards", "choose_moon", "notify"):
         method = getattr(methods, name)
         if method is not None and not inspect.iscoroutinefunction(method):
             setattr(methods, name, _logged(method, log))
@@ -219,6 +219,7 @@ class SdkSeat:
             "pass_cards",
             "discard_cards",
             "call_pass",
+            "charge_cards",
             "choose_moon",
             "notify",
         }
@@ -231,6 +232,7 @@ class SdkSeat:
             "pass_cards": self._now("pass_cards", methods.pass_cards, _card_values),
             "discard_cards": self._now("discard_cards", methods.discard_cards, _card_values),
             "call_pass": self._call_now,
+            "charge_cards": self._now("charge_cards", methods.charge_cards, _charge_values),
             "choose_moon": self._choose_now,
         }
         if methods.choose_moon is None:
@@ -317,6 +319,9 @@ class SdkSeat:
     async def discard_cards(self, ask: Ask, timeout: float) -> list[int]:
         return await self._call("discard_cards", self.methods.discard_cards, self._view(ask), timeout, _card_values)
 
+    async def charge_cards(self, ask: Ask, timeout: float) -> list[int]:
+        return await self._call("charge_cards", self.methods.charge_cards, self._view(ask), timeout, _charge_values)
+
     async def call_pass(self, ask: Ask, timeout: float) -> object:
         view = self._view(ask)
 
@@ -344,6 +349,11 @@ class SdkSeat:
 
 # Wire card values are ints: the Seat interface's type for them.
 _card_values = cast(Callable[[Any], list[int]], cards_answer)
+
+
+def _charge_values(cards: Any) -> list[int]:
+    """A charge answer as wire card values: None charges nothing, as the SDK's server answers it."""
+    return _card_values(cards or ())
 
 
 def _nothing(value: object) -> None:

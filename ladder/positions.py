@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from referee.rules import (
     QUEEN_OF_SPADES,
+    TURBO_CARDS,
     Card,
     CardSet,
     Deal,
@@ -126,6 +127,12 @@ BOOST = Citation("002", "one more round is played in the same suit — i.e. a fu
 BOOST_VOID = Citation(
     "002", "The suit of the first of the eight cards played is the led suit, and the highest card of this suit takes"
 )
+CHARGE = Citation(
+    "002",
+    "After the pass but before the first lead, each player may turbo-charge one of the following cards: ace of "
+    "hearts, queen of spades, jack of diamonds, or ten of clubs",
+)
+CHARGED = Citation("002", "A player may not play a turbo-charged card the first time a card of that suit is led")
 
 CITATIONS: tuple[Citation, ...] = (
     OPENING,
@@ -150,6 +157,8 @@ CITATIONS: tuple[Citation, ...] = (
     MOON,
     BOOST,
     BOOST_VOID,
+    CHARGE,
+    CHARGED,
 )
 """Every sentence a position cites (a test finds each in its source)."""
 
@@ -178,6 +187,10 @@ def _random_step(m: Match, rng: SeededRandom) -> None:
         m.discard(s, cards[: len(obs.kitty)])
     elif phase is Phase.MOON:
         m.choose_moon(m.turn, MoonChoice.ADD_TO_OTHERS)
+    elif phase is Phase.CHARGE:  # a seat charges what it may, or (one in two) nothing
+        for s in m.to_move:
+            held = [c for c in TURBO_CARDS if c in m.observation(s).hand] if rng.below(2) else []
+            m.charge(s, held if rules.turbo_charges == "any" else held[:1])
 
 
 def _shooter_step(m: Match, rng: SeededRandom) -> None:
@@ -286,6 +299,32 @@ def _boosted(void: bool) -> Callable[[Match], int | None]:
     return wanted
 
 
+def _charging(m: Match) -> int | None:
+    """The charge (turbo_charging): a seat still to charge that holds a card it may charge."""
+    if m.phase is not Phase.CHARGE:
+        return None
+    return next((s for s in m.to_move if any(c in m.observation(s).hand for c in TURBO_CARDS)), None)
+
+
+def _charged_first_lead(lead: bool) -> Callable[[Match], int | None]:
+    """The first lead of a suit (past trick one) with the seat to play holding a card of it it charged:
+    following with another card of the suit, or (``lead``) on lead with other cards to lead."""
+
+    def wanted(m: Match) -> int | None:
+        o = _to_play(m)
+        if o is None or not o.tricks or o.is_leading is not lead:
+            return None
+        led_before = {t.cards[0].suit for t in o.tricks}
+        mine = [c for s, c in o.charges if s == o.seat and c in o.hand and c.suit not in led_before]
+        if lead:
+            return m.turn if mine and o.legal and not any(c in o.legal for c in mine) else None
+        led = o.current_trick.cards[0].suit
+        barred = [c for c in mine if c.suit is led]
+        return m.turn if barred and any(c.suit is led and c not in barred for c in o.hand) else None
+
+    return wanted
+
+
 def _phase(phase: Phase) -> Callable[[Match], int | None]:
     return lambda m: m.to_move[0] if m.phase is phase else None
 
@@ -388,6 +427,9 @@ def _chosen(rules: Rules, asked: list[Card], wins: int) -> tuple[Match, int] | N
         if m.phase is Phase.PASS:
             for s in range(n):
                 m.pass_cards(s, passes[s])
+        if m.phase is Phase.CHARGE:  # turbo_charging: nobody charges (the position is another rule's)
+            for s in range(n):
+                m.charge(s, ())
         if m.phase is not Phase.PLAY or m.turn != leader:
             return None
         for trick in range(max(wins, 1)):
@@ -516,6 +558,12 @@ def catalogue(rules: Rules) -> list[tuple[str, Citation, Build]]:
     if rules.booster_nines:
         out.append(("a boosted trick's second round: follow the led suit", BOOST, _built(_boosted(False))))
         out.append(("a boosted trick's second round, void in the led suit", BOOST_VOID, _built(_boosted(True))))
+    if rules.turbo_charging:
+        out.append(("the turbo-charge", CHARGE, _built(_charging)))
+        out.append(
+            ("a charged card, its suit's first lead: follow with another", CHARGED, _built(_charged_first_lead(False)))
+        )
+        out.append(("on lead holding a charged card of a suit not led yet", CHARGED, _built(_charged_first_lead(True))))
     return out
 
 

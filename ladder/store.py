@@ -51,6 +51,7 @@ import sqlite_utils
 
 from ladder.schedule import ScheduledMatch
 from referee.record import (
+    ChargeRecord,
     FaultKind,
     FaultRecord,
     ForfeitReason,
@@ -397,6 +398,29 @@ _PLAYS_VIEW = (
 )
 
 
+def _m13_turbo_charges(db: sqlite_utils.Database) -> None:
+    """Under turbo_charging, each seat's turbo-charge of each hand (the cards it placed face up). And the
+    rulesets' texts again: the turbo preset is the shortest text of some (``omnibus,ten_of_clubs_doubles=
+    true`` reads ``turbo,turbo_charging=false`` now), and rules that play the same must keep one text."""
+    _m9_canonical_rules(db)
+    rebuild_live_elo_totals(db)
+    _executescript_in_transaction(
+        db,
+        """
+    CREATE TABLE IF NOT EXISTS charges (  -- IF NOT EXISTS: a store rewound to an earlier version (tests do)
+        match_id TEXT NOT NULL,
+        hand INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        cards TEXT NOT NULL,              -- space separated; '' charged nothing
+        latency_ms REAL,
+        substituted INTEGER NOT NULL,
+        PRIMARY KEY (match_id, hand, seat),
+        FOREIGN KEY (match_id, hand) REFERENCES hands (match_id, hand) ON DELETE CASCADE
+    );
+    """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -410,6 +434,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m10_bot_module,
     _m11_live_elo_totals,
     _m12_hand_plays,
+    _m13_turbo_charges,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]
@@ -1167,6 +1192,17 @@ class Store:
                     for p in h.passes
                 ],
             )
+            charges = [
+                (mid, c.hand, c.seat, " ".join(c.cards), c.latency_ms, int(c.substituted))
+                for h in record.hands
+                for c in h.charges
+            ]
+            if charges:  # turbo_charging only
+                conn.executemany(
+                    "INSERT INTO charges (match_id, hand, seat, cards, latency_ms, substituted) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    charges,
+                )
             conn.executemany(
                 "INSERT INTO hand_plays (match_id, hand, plays) VALUES (?, ?, ?)", self._hand_play_rows(record)
             )
@@ -1268,6 +1304,14 @@ class Store:
             passes.setdefault(r[0], []).append(
                 PassRecord(hand=r[0], seat=r[1], cards=tuple(r[2].split()), latency_ms=r[3], substituted=bool(r[4]))
             )
+        charges: dict[int, list[ChargeRecord]] = {}
+        for r in q(
+            "SELECT hand, seat, cards, latency_ms, substituted FROM charges WHERE match_id = ? ORDER BY hand, seat",
+            [mid],
+        ):
+            charges.setdefault(r[0], []).append(
+                ChargeRecord(hand=r[0], seat=r[1], cards=tuple(r[2].split()), latency_ms=r[3], substituted=bool(r[4]))
+            )
         hands = [
             HandRecord(
                 hand=r[0],
@@ -1291,6 +1335,7 @@ class Store:
                 pass_call=r[17],
                 pass_call_substituted=bool(r[18]),
                 pass_call_latency_ms=r[19],
+                charges=charges.get(r[0], []),
             )
             for r in q(
                 "SELECT hand, pass_direction, dealer, deal, kitty, points_taken, score, totals, moon, "

@@ -74,9 +74,10 @@ VARIANTS: tuple[tuple[str, ...], ...] = (
     ("standard,moon=shooter-chooses",),
     ("standard,queen_at_first_safe_chance=true",),
     ("standard,first_lead=left-of-dealer",),
+    ("standard,turbo_charging=true,turbo_charges=any,charged_singleton=may-slough",),
 )
 """Rulesets beyond the presets that ask what the presets do not (3 and 5 players, every pass
-direction, passing on, the kitty's discard, the moon's choice, other legal-move rules); each is
+direction, passing on, the kitty's discard, the moon's choice, several turbo-charges, other legal-move rules); each is
 checked when the bot claims it. Among alternatives, the first the bot claims."""
 
 
@@ -775,6 +776,9 @@ class _StandIn:
 
     def call_pass(self, obs: Observation) -> str:
         return "left"
+
+    def charge_cards(self, obs: Observation) -> Sequence[Any]:
+        return ()
 
     def choose_moon(self, obs: Observation) -> MoonChoice:
         return MoonChoice.ADD_TO_OTHERS

@@ -95,6 +95,12 @@ _REJECTIONS: dict[str, tuple[tuple[type[IllegalPlayError], FaultKind], ...]] = {
         (RepeatedCardError, FaultKind.WRONG_DISCARD),
     ),
     "call": ((WrongCallError, FaultKind.WRONG_CALL),),
+    "charge": (
+        (CardNotHeldError, FaultKind.CARD_NOT_HELD),
+        (CardNotLegalError, FaultKind.WRONG_CHARGE),
+        (WrongCountError, FaultKind.WRONG_CHARGE),
+        (RepeatedCardError, FaultKind.WRONG_CHARGE),
+    ),
     "moon": (),  # the engine refuses a moon choice only when none is owed: never the bot's doing
 }
 
@@ -217,6 +223,11 @@ def substitute_discard(seed: int, obs: Observation) -> tuple[Card, ...]:
     return tuple(cards[: len(obs.kitty)])
 
 
+def substitute_charge(seed: int, obs: Observation) -> tuple[Card, ...]:
+    """turbo_charging: the substitute charges nothing (charging is a choice: 002 'each player may')."""
+    return ()
+
+
 def substitute_call(seed: int, obs: Observation) -> str:
     rng = SeededRandom(seed, "substitute", "call", obs.hand_number, obs.seat)
     return rng.choice(("left", "right", "mix") + (("across",) if obs.rules.players == 4 else ()))
@@ -244,6 +255,8 @@ def describe(kind: str, obs: Observation) -> str:
         return f"{head} discard {len(obs.kitty)} (kitty {obs.kitty}): hand {obs.hand}"
     if kind == "ChooseMoon":
         return f"{head}: moon points {obs.moon_points}"
+    if kind == "ChargeCards":
+        return f"{head} charge {obs.rules.turbo_charges} of A♥ Q♠ J♦ 10♣: hand {obs.hand}"
     return head
 
 

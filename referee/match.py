@@ -1,7 +1,7 @@
 """Play one match among seated bots: clocks, the fault policy, and the record.
 
 ``play_match(seats, rules, seed)`` is the whole API. It asks each seat for its decisions (passes
-of all seats at once, plays in turn, a moon choice when the engine asks), judges every answer,
+and turbo-charges of all seats at once, plays in turn, a moon choice when the engine asks), judges every answer,
 plays a seeded substitute for any faulty one, and always completes the match. It returns a
 ``MatchRecord``; it never touches a database (ladder → referee → rules).
 """
@@ -35,12 +35,14 @@ from referee.faults import (
     moon_of_answer,
     safe_repr,
     substitute_call,
+    substitute_charge,
     substitute_discard,
     substitute_moon,
     substitute_pass,
     substitute_play,
 )
 from referee.record import (
+    ChargeRecord,
     FaultKind,
     FaultRecord,
     ForfeitReason,
@@ -402,6 +404,16 @@ def _record_discard(
     h.discard_substituted, h.discard_latency_ms = substituted, latency
 
 
+def _record_charge(
+    rec: MatchRecord, m: Match, o: Observation, cards: Any, latency: float | None, substituted: bool
+) -> None:
+    rec.hands[-1].charges.append(
+        ChargeRecord(
+            hand=o.hand_number, seat=o.seat, cards=tuple(map(str, cards)), latency_ms=latency, substituted=substituted
+        )
+    )
+
+
 def _record_moon(
     rec: MatchRecord, m: Match, o: Observation, choice: Any, latency: float | None, substituted: bool
 ) -> None:
@@ -483,6 +495,21 @@ DECISIONS: dict[Phase, Decision] = {
             lambda o: len(o.tricks),
             _record_discard,
             needs="kitty_discard=true",
+        ),
+        Decision(
+            Phase.CHARGE,
+            "ChargeCards",
+            "charge_cards",
+            "charge",
+            _no_rest,
+            lambda a, o: cards_of_answer(a, "charge", o, FaultKind.WRONG_CHARGE),
+            answer_text,
+            lambda m, s, cards: m.charge(s, cards),
+            substitute_charge,
+            lambda m, cards: "charged nothing (the seeded substitute)",
+            _no_trick,
+            _record_charge,
+            needs="turbo_charging=true",
         ),
         Decision(
             Phase.MOON,
@@ -658,7 +685,7 @@ class _Referee:
         return Ask(o, self.views, int(st.clock.bank * 1000), rest)
 
     async def _decide(self, decision: Decision) -> None:
-        """Every seat the engine waits on is asked ``decision`` at once (several only for passes);
+        """Every seat the engine waits on is asked ``decision`` at once (several only for passes and turbo-charges);
         the answers are judged, applied and recorded in seat order, so the record does not depend
         on who answered first. ``_play`` is this, written out for plays (the hot path)."""
         m = self.match

@@ -33,6 +33,7 @@ class FaultKind(str, enum.Enum):
     OVERSIZED = "oversized"  # a reply larger than the referee's receive limit
     WRONG_DISCARD = "wrong_discard"  # kitty_discard: not as many distinct cards as the kitty held
     WRONG_CALL = "wrong_call"  # pass_cycle call: the dealer's call is no pass (see rules.pass_call)
+    WRONG_CHARGE = "wrong_charge"  # turbo_charging: a card not A♥ Q♠ J♦ 10♣, twice, or more than allowed
     RESOURCE_LIMIT = "resource_limit"  # a sandboxed bot was stopped at a limit (the detail names it)
 
 
@@ -74,6 +75,17 @@ class PassRecord:
 
 
 @dataclass(slots=True)  # one per decision: no __dict__ each
+class ChargeRecord:
+    """A seat's turbo-charge (turbo_charging): the cards it placed face up, none or more."""
+
+    hand: int
+    seat: int
+    cards: tuple[str, ...]
+    latency_ms: float | None = None  # None when no bot was asked (a forfeited seat)
+    substituted: bool = False
+
+
+@dataclass(slots=True)  # one per decision: no __dict__ each
 class PlayRecord:
     hand: int
     trick: int  # from 0 within the hand
@@ -106,6 +118,7 @@ class HandRecord:
     pass_call: str | None = None  # pass_cycle call: the dealer's call ("left", "mix", "1 1 3" for a split)
     pass_call_substituted: bool = False
     pass_call_latency_ms: float | None = None
+    charges: list[ChargeRecord] = field(default_factory=list)  # turbo_charging: each seat's, in seat order
 
 
 @dataclass
@@ -159,6 +172,8 @@ class MatchRecord:
                 h.pop(latency)
             for p in h["passes"]:
                 p.pop("latency_ms")
+            for c in h["charges"]:
+                c.pop("latency_ms")
         for p in d["plays"]:
             p.pop("latency_ms")
         return d

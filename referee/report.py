@@ -15,6 +15,7 @@ from rich.text import Text
 
 from referee.record import ForfeitReason, MatchRecord, SeatRecord
 from referee.rules import Card, Match, MoonChoice, Phase, Rules, Trick, cards_of
+from referee.rules.state import charged_points
 from referee.untrusted import inert, inert_text
 
 NAME_LIMIT = 40
@@ -47,6 +48,7 @@ def latencies(record: MatchRecord, seat: int) -> list[float]:
     out = [p.latency_ms for p in record.plays if p.seat == seat and p.latency_ms is not None]
     for h in record.hands:
         out += [p.latency_ms for p in h.passes if p.seat == seat and p.latency_ms is not None]
+        out += [c.latency_ms for c in h.charges if c.seat == seat and c.latency_ms is not None]
         shooter = h.moon if h.moon is not None else h.sun  # the engine sets moon=None for a sun
         if shooter == seat and h.moon_choice_latency_ms is not None:
             out.append(h.moon_choice_latency_ms)
@@ -143,6 +145,8 @@ def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick], tup
             m.call_pass(m.to_move[0], h.pass_call or "")
         for p in h.passes:
             m.pass_cards(p.seat, [Card.parse(c) for c in p.cards])
+        for c in h.charges:  # turbo_charging
+            m.charge(c.seat, [Card.parse(x) for x in c.cards])
         tricks: list[Trick] = []
         kitty = h.kitty
         while not m.over and m.hand_number == h.hand:
@@ -186,13 +190,22 @@ def replay(record: MatchRecord) -> RenderableType:
         deal.add_column("dealt")
         deal.add_column("passed")
         passes = {p.seat: p for p in h.passes}
+        charges = {c.seat: c for c in h.charges}
+        if rules.turbo_charging:
+            deal.add_column("charged")  # 002 Turbo Hearts: 'placing the card face up in front of them'
         for s in range(n):
             p = passes.get(s)
             passed = (
                 (_cards(p.cards) if p.cards else "passed on") + (" (substitute)" if p.substituted else "") if p else ""
             )
-            deal.add_row(Text(names[s]), _cards(h.deal[s]), passed)
+            row: list[Text | str] = [Text(names[s]), _cards(h.deal[s]), passed]
+            c = charges.get(s)
+            if rules.turbo_charging:
+                row.append(((_cards(c.cards) or "none") + (" (substitute)" if c.substituted else "")) if c else "")
+            deal.add_row(*row)
         parts.append(deal)
+        charged = sum(Card.parse(x).mask for c in h.charges for x in c.cards)
+        values = charged_points(rules, charged)[0] if charged else rules.card_points  # charged values count
         table = Table(box=None, padding=(0, 1))
         table.add_column("trick", justify="right")
         table.add_column("leader")
@@ -210,7 +223,7 @@ def replay(record: MatchRecord) -> RenderableType:
                 text = f"[bold green]{text}[/]" if card == top else text
                 # A boosted trick (booster_nines) has two rounds: a seat's second card follows its first.
                 cells[seat] = f"{cells[seat]} {text}" if cells[seat] else text
-            points = sum(rules.points_of(c) for c in trick.cards)
+            points = sum(values[c.index] for c in trick.cards)
             table.add_row(
                 str(t_no),
                 Text(names[trick.leader]),

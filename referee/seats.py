@@ -229,6 +229,8 @@ class Seat(Protocol):
 
     async def call_pass(self, ask: Ask, timeout: float) -> object: ...
 
+    async def charge_cards(self, ask: Ask, timeout: float) -> list[int]: ...
+
     async def choose_moon(self, ask: Ask, timeout: float) -> int: ...
 
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None: ...
@@ -278,6 +280,7 @@ class GrpcSeat:
         self._choose_moon: Any = None
         self._discard_cards: Any = None
         self._call_pass: Any = None
+        self._charge_cards: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._hello: pb.HandshakeResponse | None = None
         self._hello_task: asyncio.Task[pb.HandshakeResponse] | None = None
@@ -295,7 +298,7 @@ class GrpcSeat:
             self._close_foreign_channel()
             self._channel = grpc.aio.insecure_channel(self.address, options=self._options)
             self._stub = bot_pb2_grpc.BotServiceStub(self._channel)
-            # The handshake and the five decisions, read by the seat's own measuring reader and
+            # The handshake and the six decisions, read by the seat's own measuring reader and
             # taking serialised requests too.
             (
                 self._handshake,
@@ -304,6 +307,7 @@ class GrpcSeat:
                 self._choose_moon,
                 self._discard_cards,
                 self._call_pass,
+                self._charge_cards,
             ) = (
                 self._channel.unary_unary(
                     f"/hearts.v1.BotService/{name}",
@@ -318,6 +322,7 @@ class GrpcSeat:
                     ("ChooseMoon", pb.ChooseMoonResponse),
                     ("DiscardCards", pb.DiscardCardsResponse),
                     ("CallPass", pb.CallPassResponse),
+                    ("ChargeCards", pb.ChargeCardsResponse),
                 )
             )
             self._loop = loop
@@ -427,6 +432,11 @@ class GrpcSeat:
         reply = await self._call(self._call_pass, ask.wire(), timeout, "CallPass", pb.CallPassResponse)
         return "mix" if reply.mix else tuple(reply.offsets)
 
+    async def charge_cards(self, ask: Ask, timeout: float) -> list[int]:
+        self.stub()
+        reply = await self._call(self._charge_cards, ask.wire(), timeout, "ChargeCards", pb.ChargeCardsResponse)
+        return list(reply.cards)
+
     async def choose_moon(self, ask: Ask, timeout: float) -> int:
         self.stub()
         reply = await self._call(self._choose_moon, ask.wire(), timeout, "ChooseMoon", pb.ChooseMoonResponse)
@@ -443,7 +453,7 @@ class GrpcSeat:
         if task is not None and task.get_loop() is asyncio.get_running_loop():
             task.cancel()
         self._handshake = self._pass_cards = self._play_card = self._choose_moon = None
-        self._discard_cards = self._call_pass = None
+        self._discard_cards = self._call_pass = self._charge_cards = None
         if channel is not None:
             if self._loop is asyncio.get_running_loop():
                 await channel.close()
@@ -456,7 +466,8 @@ class InProcessSeat:
     """A Python object seated directly: fast local play and tests.
 
     The object has ``pass_cards(obs)``, ``play_card(obs)`` and optionally ``choose_moon(obs)``,
-    ``discard_cards(obs)`` (asked only under kitty_discard), ``call_pass(obs)`` (the dealer, where
+    ``discard_cards(obs)`` (asked only under kitty_discard), ``charge_cards(obs)`` (every seat, under
+    turbo_charging), ``call_pass(obs)`` (the dealer, where
     the pass cycle says call; default ``"left"``)
     and ``notify(request)``; each may be a coroutine function (then the deadline applies) or a
     plain one (then the referee can only measure it afterwards). Answers may be Cards, card text,
@@ -502,6 +513,12 @@ class InProcessSeat:
         # A bot without discard_cards is asked anyway: the AttributeError is its fault (error_status),
         # as UNIMPLEMENTED is for a gRPC bot, and the seeded substitute discards for it.
         return _card_values(await self._call("discard_cards", ask.observation, timeout))
+
+    async def charge_cards(self, ask: Ask, timeout: float) -> list[int]:
+        # Asked anyway, as discard_cards is: a bot without it faults (error_status), as UNIMPLEMENTED does
+        # for a gRPC bot, and the substitute charges nothing. None (or an empty list) charges nothing.
+        answer = await self._call("charge_cards", ask.observation, timeout)
+        return [] if answer is None else _card_values(answer)
 
     async def call_pass(self, ask: Ask, timeout: float) -> object:
         if not hasattr(self.bot, "call_pass"):

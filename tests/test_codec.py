@@ -30,6 +30,7 @@ VIEW_FIELDS = (
     "discarded",
     "pass_offsets",
     "hearts_broken",
+    "charges",
 )
 
 
@@ -45,8 +46,10 @@ VIEW_FIELDS = (
             pb.DiscardCardsRequest,
             pb.ChooseMoonRequest,
             pb.CallPassRequest,
+            pb.ChargeCardsRequest,
         )
-    ],
+    ]
+    + [(pb.Charge, n) for n in ("seat", "card")],
 )
 def test_each_tag_the_encoder_writes_is_the_one_protobuf_writes(message: type, name: str) -> None:
     f = message.DESCRIPTOR.fields_by_name[name]
@@ -95,6 +98,8 @@ def test_each_options_declared_default_is_the_engines() -> None:
         "booster-nines",
         "booster-nines,players=5",
         "omnibus,ten_of_clubs_doubles=true",
+        "turbo",
+        "turbo,turbo_charges=any,charged_singleton=may-slough",
     ],
 )
 def test_rules_cross_the_wire_and_back_unchanged(text: str) -> None:
@@ -121,3 +126,30 @@ def test_only_boosted_tricks_carry_the_boosted_field() -> None:
     wire = codec.view_to_wire(obs, match_id="m", player_names=["a", "b", "c", "d"], budget_ms=1, time_bank_ms=0)
     assert wire.rules.booster_nines and not wire.current_trick.boosted
     assert not codec.rules_to_wire(Rules()).booster_nines
+
+
+def test_turbo_charging_crosses_the_wire_only_where_it_is_played() -> None:
+    """002 Turbo Hearts: 'They do this by placing the card face up in front of them.' GameView.charges
+    carries every charge both ways; the Rules fields of turbo-charging are unset without it."""
+    from clients.view import view_from_wire
+    from referee.rules import TURBO_CARDS, Card, Match, Phase
+
+    plain = codec.rules_to_wire(Rules.preset("omnibus", ten_of_clubs_doubles=True))
+    assert not plain.turbo_charging and not plain.turbo_charges and not plain.charged_singleton
+    turbo = codec.rules_to_wire(Rules.preset("turbo", turbo_charges="any"))
+    assert turbo.turbo_charging and turbo.turbo_charges == "any" and turbo.charged_singleton == "must-play"
+    m = Match(Rules.preset("turbo", pass_cycle="hold", turbo_charges="any"), 4)
+    charged = {}
+    for s in range(4):
+        held = [c for c in m.observation(s).hand if c in TURBO_CARDS]
+        m.charge(s, held)
+        charged.update({c: s for c in held})
+    obs = m.observation(1)
+    assert m.phase is Phase.PLAY and len(obs.charges) == len(charged) == 4
+    wire = codec.view_to_wire(obs, match_id="m", player_names=["a", "b", "c", "d"], budget_ms=1, time_bank_ms=0)
+    assert {(c.seat, c.card) for c in wire.charges} == {(s, c.index + 1) for c, s in charged.items()}
+    assert codec.charges_from_wire(wire) == obs.charges
+    assert view_from_wire(pb.GameView.FromString(wire.SerializeToString()), Phase.PLAY).charges == obs.charges
+    with pytest.raises(ValueError):
+        codec.charges_from_wire(pb.GameView(charges=[pb.Charge(seat=1, card=0)]))
+    assert Card.parse("QS") in charged

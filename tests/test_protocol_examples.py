@@ -27,6 +27,7 @@ from google.protobuf.message import Message
 from clients.bots import make_bot
 from clients.sdk import ThreadedBotServer, start_in_thread
 from hearts.v1 import bot_pb2 as pb
+from referee.rules import TURBO_CARDS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "docs" / "examples" / "requests"
@@ -96,6 +97,11 @@ def test_each_sample_gets_a_valid_answer_from_an_sdk_bot(rpc: str, sdk_bot: Thre
     elif rpc == "DiscardCards":
         assert request.count == len(view.kitty) > 0
         assert len(set(reply.cards)) == request.count and set(reply.cards) <= set(view.hand)
+    elif rpc == "ChargeCards":  # 002 Turbo: none, or one held card of A♥ Q♠ J♦ 10♣
+        assert view.rules.turbo_charging and view.rules.turbo_charges == "one" and not view.legal_cards
+        chargeable = {c.index + 1 for c in TURBO_CARDS}
+        assert len(reply.cards) <= 1 and set(reply.cards) <= set(view.hand) & chargeable
+        assert set(view.hand) & chargeable
     elif rpc == "ChooseMoon":
         assert request.moon_points == 26 and view.rules.moon == "shooter-chooses"
         assert reply.choice != pb.MOON_CHOICE_UNSPECIFIED

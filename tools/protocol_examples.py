@@ -23,7 +23,7 @@ from google.protobuf.message import Message
 
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
-from referee.rules import Card, Match, MoonChoice, Phase, Rules
+from referee.rules import TURBO_CARDS, Card, Match, MoonChoice, Phase, Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "examples" / "requests"
@@ -106,6 +106,13 @@ def examples() -> dict[str, Message]:
     out["DiscardCards"] = pb.DiscardCardsRequest(
         view=_view(kitty, taker, "example-discard"), count=len(kitty.observation(taker).kitty)
     )
+
+    # Turbo Hearts: after the pass, the charge; the seat asked holds a card it may charge.
+    turbo = Match(Rules.preset("turbo"), seed=1)
+    _pass_highest(turbo)
+    assert turbo.phase is Phase.CHARGE
+    charger = next(s for s in turbo.to_move if any(c in turbo.observation(s).hand for c in TURBO_CARDS))
+    out["ChargeCards"] = pb.ChargeCardsRequest(view=_view(turbo, charger, "example-charge"))
 
     moon.choose_moon(shooter, MoonChoice.ADD_TO_OTHERS)
     out["Notify"] = pb.NotifyRequest(

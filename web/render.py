@@ -120,9 +120,23 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
             steps.append({**base, "kind": "pass", "hands": [list(x) for x in hands], "table": [None] * n,
                           "tricks": list(tricks), "passes": passes, "mark": "; ".join(marks) or None,
                           "caption": f"Hand {hi + 1}: the passes ({h['pass_direction']})"})  # fmt: skip
+        # turbo_charging: the charged cards lie face up before their charger until played (002 Turbo).
+        charged: list[list[str]] = [[] for _ in range(n)]
+        for c in h.get("charges") or ():
+            charged[c["seat"]] = [str(x) for x in c["cards"]]
         table: list[str | None] = [None] * n
         current: list[tuple[int, str]] = []
         trick_no = None
+        if any(charged):
+            marks = [
+                f"{names[c['seat']]}'s charge was substituted by the referee"
+                for c in h["charges"]
+                if c.get("substituted")
+            ]
+            steps.append({**base, "kind": "charge", "hands": [list(x) for x in hands], "table": [None] * n,
+                          "tricks": list(tricks), "passes": None, "charged": [list(x) for x in charged],
+                          "mark": "; ".join(marks) or None,
+                          "caption": f"Hand {hi + 1}: the turbo-charged cards, face up"})  # fmt: skip
         for p in plays:
             # By the recorded trick number: a boosted trick (booster_nines) holds twice n cards.
             if current and p["trick"] != trick_no:
@@ -132,6 +146,8 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
             seat, c = p["seat"], str(p["card"])
             if c in hands[seat]:
                 hands[seat] = [x for x in hands[seat] if x != c]
+            if c in charged[seat]:
+                charged[seat] = [x for x in charged[seat] if x != c]
             table[seat] = c
             current.append((seat, c))
             marks = []
@@ -142,6 +158,7 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
             caption = f"Hand {hi + 1}, trick {p['trick'] + 1}: {names[seat]} plays {card(c).short}"
             steps.append({**base, "kind": "play", "seat": seat, "card": c, "hands": [list(x) for x in hands],
                           "table": list(table), "tricks": list(tricks), "passes": None,
+                          "charged": [list(x) for x in charged] if any(charged) else None,
                           "mark": "; ".join(marks) or None, "caption": caption})  # fmt: skip
         if len(current) == n or (current and h.get("totals")):  # the last trick, complete once scored
             tricks[_trick_winner(current)] += 1

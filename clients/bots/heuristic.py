@@ -4,7 +4,8 @@ Passing: Q♠ K♠ A♠ go unless enough low spades protect them; then high hear
 slots left allow, a whole short side suit (to be void of it early); then the most dangerous rest.
 Play: duck with the highest card that still loses the trick; when void, dump Q♠, then the other
 big penalty cards, then high hearts or other high cards; when it must win, win with its highest
-card of the suit. It answers only from ``view.legal`` and ``view.hand`` and reads the point values
+card of the suit. Turbo-charging: Q♠ when it is well protected, else nothing. It answers only from
+``view.legal`` and ``view.hand`` and reads the point values
 from ``view.rules``, so every rules variant (3–5 players, spot, Black Maria, a bonus card, a kitty,
 scatter passes...) gets a legal answer.
 """
@@ -92,6 +93,18 @@ class HeuristicBot(Bot):
         return chosen
 
     # -- play -------------------------------------------------------------------------------------
+
+    # -- turbo-charging (rules.turbo_charging) -----------------------------------------------------
+
+    def charge_cards(self, view: View) -> Sequence[Card]:
+        """Q♠ when it is safe to keep (protected by enough lower spades to duck every spade lead): it goes
+        to someone else doubled. Nothing otherwise: a charge mostly raises the stakes of its holder."""
+        hand = view.hand
+        if QUEEN_OF_SPADES not in hand:
+            return []
+        spades = hand.of_suit(Suit.SPADES)
+        low = sum(1 for c in spades if c.rank < 12)
+        return [QUEEN_OF_SPADES] if low >= PROTECTING_SPADES else []
 
     def play_card(self, view: View) -> Card:
         legal = view.legal.cards

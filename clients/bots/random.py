@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 
 from clients.sdk import Bot, View
-from referee.rules import Card, MoonChoice
+from referee.rules import TURBO_CARDS, Card, MoonChoice
 
 
 class RandomBot(Bot):
@@ -24,6 +24,14 @@ class RandomBot(Bot):
 
     def play_card(self, view: View) -> Card:
         return self.rng.choice(view.legal.cards)
+
+    def charge_cards(self, view: View) -> Sequence[Card]:
+        """turbo_charging: a uniformly random legal charge (none, or one of the chargeable cards it holds,
+        or with turbo_charges=any any subset of them). Asked only under turbo_charging."""
+        held = [c for c in TURBO_CARDS if c in view.hand]
+        if view.rules.turbo_charges == "any":
+            return [c for c in held if self.rng.random() < 0.5]
+        return self.rng.sample(held, self.rng.randint(0, 1)) if held else []
 
     def choose_moon(self, view: View) -> MoonChoice:
         return self.rng.choice((MoonChoice.ADD_TO_OTHERS, MoonChoice.SUBTRACT_FROM_SHOOTER))

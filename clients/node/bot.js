@@ -90,6 +90,9 @@ const service = {
   PlayCard: unary((req) => ({ card: lowestLegal(req.view) })),
   CallPass: unary((req) => ({ offsets: Array(req.view.rules.pass_count).fill(1) })), // the dealer calls left
   DiscardCards: unary((req) => ({ cards: discardCards(req) })),
+  // Under rules.turbo_charging: charge nothing (charging is optional; it raises the stakes). Its plays
+  // stay legal from legal_cards, which leaves out a charged card on its suit's first lead.
+  ChargeCards: unary(() => ({ cards: [] })),
   ChooseMoon: unary(() => ({ choice: MOON_CHOICE_ADD_TO_OTHERS })),
   Notify: unary(() => ({})),
 };

@@ -12,11 +12,22 @@ from ._loader import load_engine
 ENGINE, ENGINE_REASON = load_engine()  # imports .cards, .options and .state, compiled or not
 
 from .cards import DECK, QUEEN_OF_SPADES, TWO_OF_CLUBS, Card, CardSet, Suit, cards_of, mask_of, parse_cards
-from .options import OPTIONS, PASS_CYCLES, PASS_DIRECTIONS, POINT_SCHEMES, PRESETS, Option, Rules, pass_call
+from .options import (
+    OPTIONS,
+    PASS_CYCLES,
+    PASS_DIRECTIONS,
+    POINT_SCHEMES,
+    PRESETS,
+    TURBO_CARDS,
+    Option,
+    Rules,
+    pass_call,
+)
 from .state import (
     CallPass,
     CardNotHeldError,
     CardNotLegalError,
+    ChargeCards,
     ChooseMoon,
     Deal,
     Discard,
@@ -56,12 +67,14 @@ __all__ = [
     "PASS_DIRECTIONS",
     "POINT_SCHEMES",
     "PRESETS",
+    "TURBO_CARDS",
     "Option",
     "Rules",
     "pass_call",
     "CallPass",
     "CardNotHeldError",
     "CardNotLegalError",
+    "ChargeCards",
     "ChooseMoon",
     "Deal",
     "Discard",

@@ -127,6 +127,11 @@ MOON_SCORING: Final = ("add-to-others", "subtract-from-shooter", "shooter-choose
 FIRST_LEADS: Final = ("lowest-club", "left-of-dealer")
 KITTY_TAKERS: Final = ("none", "first-trick", "first-points")
 TIED_LOWEST: Final = ("play-on", "share")
+TURBO_CHARGES: Final = ("one", "any")
+CHARGED_SINGLETON: Final = ("must-play", "may-slough")
+TURBO_CARDS: Final = parse_cards("AH QS JD TC")
+"""002 Turbo Hearts: the cards a player 'may turbo-charge': ace of hearts, queen of spades, jack of
+diamonds, ten of clubs."""
 
 
 @dataclass(frozen=True)
@@ -282,6 +287,36 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "(penalty cards, the bonus card, a moon or sun, a no-tricks bonus) counts twice, gains and losses alike.",
     ),
     Option(
+        "turbo_charging",
+        False,
+        "true | false",
+        "002 Turbo Hearts",
+        "After the pass (or on a hold hand, after the deal) and before the first lead, every player at once "
+        "may turbo-charge A♥, Q♠, J♦ or 10♣ from their hand, face up (public; charging nothing is legal). A "
+        "charged Q♠ or J♦ counts double, a charged A♥ doubles every heart, a charged 10♣ quadruples its "
+        "captor's score for the hand; a moon still needs every penalty card and is worth what they are worth "
+        "that hand. A charged card may not be played, nor led, the first time its suit is led (see "
+        "charged_singleton), unless nothing else is legal.",
+    ),
+    Option(
+        "turbo_charges",
+        "one",
+        " | ".join(TURBO_CHARGES),
+        "002 Turbo Hearts",
+        "How many cards a player may charge: 'one of the following cards' (one, or none), or any of the four "
+        "they hold.",
+    ),
+    Option(
+        "charged_singleton",
+        "must-play",
+        " | ".join(CHARGED_SINGLETON),
+        "002 Turbo Hearts; 002 The Play of the Hand",
+        "A player whose only card of the led suit is charged, the first time that suit is led: must play it "
+        "(they 'must follow suit ... if possible', and the restriction never leaves a player without a legal "
+        "card), or may play any other card as if void (the charged card 'may not' be played, so following is "
+        "not possible).",
+    ),
+    Option(
         "moon",
         "add-to-others",
         " | ".join(MOON_SCORING),
@@ -369,6 +404,9 @@ class Rules:
     bonus_card: Card | None = None
     bonus_points: int = -10
     ten_of_clubs_doubles: bool = False
+    turbo_charging: bool = False
+    turbo_charges: str = "one"
+    charged_singleton: str = "must-play"
     moon: str = "add-to-others"
     sun_points: int = 0
     no_tricks_bonus: int = 0
@@ -408,6 +446,9 @@ class Rules:
             s(self, "removed_cards", None)
         if self.exact_target_reset is None:
             s(self, "exact_reset_at", 100)  # no reset: where it would happen does not matter
+        if not self.turbo_charging:  # no charging: how many, and the singleton's reading, do not matter
+            s(self, "turbo_charges", "one")
+            s(self, "charged_singleton", "must-play")
         removed = self.removed
         deck_mask = 0
         for c in DECK:
@@ -466,6 +507,8 @@ class Rules:
             ("points", self.points, tuple(POINT_SCHEMES)),
             ("moon", self.moon, MOON_SCORING),
             ("tied_lowest", self.tied_lowest, TIED_LOWEST),
+            ("turbo_charges", self.turbo_charges, TURBO_CHARGES),
+            ("charged_singleton", self.charged_singleton, CHARGED_SINGLETON),
         ):
             if value not in valid:
                 raise bad(name, value, " | ".join(valid))
@@ -721,6 +764,9 @@ PRESETS: Final[dict[str, Rules]] = {
     ),
     # 002 Booster Nines (Richard Garfield): a nine led or followed in suit adds one more round in that suit.
     "booster-nines": Rules(booster_nines=True),
+    # 002 Turbo Hearts (Richard Garfield): J♦ −10 'as in the scoring variations above', 10♣ doubles its
+    # captor's score, and each player may turbo-charge one of A♥ Q♠ J♦ 10♣ before the first lead.
+    "turbo": Rules(bonus_card=Card.parse("JD"), bonus_points=-10, ten_of_clubs_doubles=True, turbo_charging=True),
 }
 
 

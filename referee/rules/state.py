@@ -47,11 +47,17 @@ _MASK64: Final = (1 << 64) - 1
 _SUIT_MASK_OF: Final[tuple[int, ...]] = tuple(SUIT_MASKS[i // 13] for i in range(52))
 _NINES: Final = sum(1 << (13 * s + 7) for s in range(4))  # 9♣ 9♦ 9♠ 9♥ (index 13 · suit + 9 − 2)
 _TEN_OF_CLUBS: Final = 1 << 8  # 10♣ (index 10 − 2)
+_ACE_OF_HEARTS: Final = Card(Suit.HEARTS, 14).mask
+_JACK_OF_DIAMONDS: Final = Card(Suit.DIAMONDS, 11).mask
+# 002 Turbo Hearts: 'ace of hearts, queen of spades, jack of diamonds, or ten of clubs' may be charged.
+_CHARGEABLE: Final = _ACE_OF_HEARTS | _QS | _JACK_OF_DIAMONDS | _TEN_OF_CLUBS
+_VALUE_CHARGES: Final = _ACE_OF_HEARTS | _QS | _JACK_OF_DIAMONDS  # the charges that change card values
 
 
 class Phase(enum.Enum):
     CALL = "call"  # the dealer calls the hand's pass (pass_cycle call, 002 Da Nasty Fix)
     PASS = "pass"
+    CHARGE = "charge"  # every seat at once may turbo-charge cards before the first lead (turbo_charging)
     PLAY = "play"
     DISCARD = "discard"  # the kitty's taker discards into its tricks (kitty_discard)
     MOON = "moon"  # the shooter chooses how the moon scores (moon=shooter-chooses)
@@ -60,6 +66,7 @@ class Phase(enum.Enum):
 
 # Module globals: a global load is cheaper than an enum class attribute on the hot path.
 _PASS: Final = Phase.PASS
+_CHARGE: Final = Phase.CHARGE
 _PLAY: Final = Phase.PLAY
 _MOON: Final = Phase.MOON
 _OVER: Final = Phase.OVER
@@ -152,12 +159,19 @@ class Discard(NamedTuple):
     cards: tuple[Card, ...]
 
 
+class ChargeCards(NamedTuple):
+    """A seat's turbo-charge (turbo_charging): the cards it places face up, none or more."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+
 class ChooseMoon(NamedTuple):
     seat: int
     choice: MoonChoice
 
 
-Event = Deal | CallPass | PassCards | MixRedeal | Play | Discard | ChooseMoon
+Event = Deal | CallPass | PassCards | MixRedeal | ChargeCards | Play | Discard | ChooseMoon
 
 
 class Trick(NamedTuple):
@@ -193,6 +207,7 @@ class HandResult:
     moon: int | None = None  # the seat that shot the moon
     sun: int | None = None  # the seat that shot the sun
     moon_choice: MoonChoice | None = None
+    charges: tuple[tuple[int, Card], ...] = ()  # turbo_charging: (seat, card) of each charged card
 
 
 # -- chance ------------------------------------------------------------------------------------
@@ -317,8 +332,22 @@ class Hand:
         self._queen_first_safe = rules.queen_at_first_safe_chance
         self._nines = _NINES if rules.booster_nines else 0  # 0: the play paths skip the boost test at once
         self.offsets: tuple[int, ...] = ()  # a called split pass: seats to the left, per card passed
+        # turbo_charging: each seat's charge (None until it has charged), and once all have, the charged
+        # cards, public, and those whose suit has not been led yet (they may not be played on that lead).
+        self.charges: list[tuple[Card, ...] | None] = [None] * n
+        self.charged = 0
+        self.shown_charges: tuple[tuple[int, Card], ...] = ()
+        self._restricted = 0  # 0 without charges: the legal-move code skips the restriction at once
+        self._may_slough = rules.charged_singleton == "may-slough"
         self.phase = Phase.CALL if direction == "call" else Phase.PASS if direction != "hold" else Phase.PLAY
         if self.phase is Phase.PLAY:
+            self._after_pass()
+
+    def _after_pass(self) -> None:
+        """002 Turbo Hearts: 'After the pass but before the first lead' the seats may charge; else play."""
+        if self.rules.turbo_charging:
+            self.phase = Phase.CHARGE
+        else:
             self._start_play()
 
     # The opening: the holder of the lowest club in play leads it, or left of the dealer leads.
@@ -366,6 +395,10 @@ class Hand:
         h.opening = self.opening
         h._legal = self._legal
         h.offsets = self.offsets
+        h.charges = list(self.charges)
+        h.charged = self.charged
+        h.shown_charges = self.shown_charges
+        h._restricted = self._restricted
         h.phase = self.phase
         return h
 
@@ -397,6 +430,8 @@ class Hand:
                 # 001: a hand of nothing but hearts may lead one; 002 option: hearts and Q♠ only.
                 if others and not (self._lead_with_queen and others == _QS):
                     legal = others
+        if self._restricted:
+            legal = self._unrestricted(h, legal)
         if first and self._first_trick_safe:
             safe = legal & self._not_penalty
             if safe:  # 001: only a hand of nothing but penalty cards may throw one on trick one
@@ -404,6 +439,25 @@ class Hand:
         if self._queen_first_safe and legal & _QS and cards:
             if cards[0].suit is not Suit.SPADES or self.trick_mask & _HIGH_SPADES:
                 legal = _QS
+        return legal
+
+    def _unrestricted(self, h: int, legal: int) -> int:
+        """002 Turbo Hearts: 'A player may not play a turbo-charged card the first time a card of that suit
+        is led'; leading it would be that first time. The restriction never leaves a seat without a legal
+        card: when every card the other rules allow is restricted, it gives way (charged_singleton=
+        must-play), or, following a suit whose every held card is charged, the seat plays as if void
+        (may-slough: following 'if possible' is not possible)."""
+        cards = self.trick_cards
+        r = self._restricted
+        if cards:
+            r &= _SUIT_MASK_OF[cards[0].index]  # a charged card of another suit may be sloughed
+        if not legal & r:
+            return legal
+        rest = legal & ~r
+        if rest:
+            return rest
+        if cards and self._may_slough and h & ~r:
+            return h & ~r
         return legal
 
     def play(self, seat: int, card: Card) -> Trick | None:
@@ -462,6 +516,8 @@ class Hand:
         self.tricks.append(trick)
         self.captured[winner] |= taken
         self.tricks_won[winner] += 1
+        if self._restricted:  # its suit has now been led: its charged cards play freely from here on
+            self._restricted &= ~_SUIT_MASK_OF[cards[0].index]
         if self.kitty and self.kitty_taker is None:
             kind = self.rules.kitty
             if kind == "first-trick" or (kind == "first-points" and taken & self.rules.penalty_mask):
@@ -607,22 +663,108 @@ class Hand:
                     self.received[to] |= c.mask
         for s in range(n):
             self.hands[s] |= self.received[s]
+        self._after_pass()
+
+    def charge(self, seat: int, cards: Sequence[Card]) -> None:
+        """Record ``seat``'s turbo-charge (checked; none is legal); once every seat has charged, the
+        charges are shown and the first lead follows."""
+        cards = tuple(cards)
+        if self.phase is not _CHARGE:
+            raise NotYourTurnError(
+                f"seat {seat} cannot charge: the hand is in the {self.phase.value} phase", seat=seat, tried=cards
+            )
+        if self.charges[seat] is not None:
+            raise NotYourTurnError(f"seat {seat} has already charged", seat=seat, tried=cards)
+        held = self.hands[seat]
+        chargeable = CardSet(held & _CHARGEABLE)
+        if len(cards) > 1 and self.rules.turbo_charges == "one":
+            raise WrongCountError(
+                f"seat {seat} may charge one card or none, not {len(cards)} ({' '.join(map(str, cards))})",
+                seat=seat,
+                tried=cards,
+                legal=chargeable,
+            )
+        m = 0
+        for c in cards:
+            if m & c.mask:
+                raise RepeatedCardError(f"seat {seat} charged {c} twice", seat=seat, tried=cards)
+            m |= c.mask
+        if m & ~held:
+            raise CardNotHeldError(
+                f"seat {seat} cannot charge {CardSet(m & ~held)}: not in its hand",
+                seat=seat,
+                tried=cards,
+                legal=chargeable,
+            )
+        if m & ~_CHARGEABLE:
+            raise CardNotLegalError(
+                f"seat {seat} cannot charge {CardSet(m & ~_CHARGEABLE)}: only A♥ Q♠ J♦ 10♣ may be charged",
+                seat=seat,
+                tried=cards,
+                legal=chargeable,
+            )
+        self.charges[seat] = tuple(sorted(cards, key=_card_index))
+        if None in self.charges:
+            return
+        charged = 0
+        shown: list[tuple[int, Card]] = []
+        for s, ch in enumerate(self.charges):
+            for c in ch or ():
+                charged |= c.mask
+                shown.append((s, c))
+        self.charged = self._restricted = charged
+        self.shown_charges = tuple(shown)
         self._start_play()
 
 
 # -- the match ---------------------------------------------------------------------------------
 
 
-def _doubled(rules: Rules, captured: Sequence[int], score: list[int]) -> list[int]:
+def _doubled(rules: Rules, captured: Sequence[int], score: list[int], charged: int = 0) -> list[int]:
     """002 Turbo Hearts: 'Whoever captures the ten of clubs doubles their score for that hand'
-    (ten_of_clubs_doubles); ``score`` itself when the option is off."""
-    if not rules.ten_of_clubs_doubles:
+    (ten_of_clubs_doubles), and 'A turbo-charged ten of clubs quadruples the score for that hand of the
+    player who captures it' (quadruples, not doubles twice); ``score`` itself when neither applies."""
+    quadruple = charged & _TEN_OF_CLUBS
+    if not rules.ten_of_clubs_doubles and not quadruple:
         return score
     out = list(score)
     for s, cap in enumerate(captured):
         if cap & _TEN_OF_CLUBS:
-            out[s] *= 2
+            out[s] *= 4 if quadruple else 2
     return out
+
+
+def _card_index(card: Card) -> int:
+    return card.index
+
+
+_CHARGED_TABLES: Final[dict[tuple[Rules, int], tuple[tuple[int, ...], tuple[tuple[int, int], ...], int]]] = {}
+
+
+def charged_points(rules: Rules, charged: int) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...], int]:
+    """The hand's card values, point groups and moon total under these charged cards (turbo_charging):
+    002 'A turbo-charged queen of spades or jack of diamonds doubles the value of that card', 'A
+    turbo-charged ace of hearts doubles the value of all hearts'. The penalty cards stay the same, so a
+    moon is still every one of them, worth what they are worth this hand."""
+    key = (rules, charged & _VALUE_CHARGES)
+    table = _CHARGED_TABLES.get(key)
+    if table is not None:
+        return table
+    points = list(rules.card_points)
+    if charged & _ACE_OF_HEARTS:
+        for i in range(52):
+            if HEARTS_MASK >> i & 1:
+                points[i] *= 2
+    for mask in (_QS, _JACK_OF_DIAMONDS):
+        if charged & mask:
+            points[mask.bit_length() - 1] *= 2
+    groups: dict[int, int] = {}
+    for i in range(52):
+        if points[i]:
+            groups[points[i]] = groups.get(points[i], 0) | 1 << i
+    moon = sum([points[i] for i in range(52) if rules.penalty_mask >> i & 1])
+    table = _CHARGED_TABLES[key] = (tuple(points), tuple(groups.items()), moon)
+    return table
 
 
 def places_of(totals: Sequence[int], first: int | None = None) -> tuple[int, ...]:
@@ -664,6 +806,7 @@ class Observation:
     discarded: tuple[Card, ...] = ()  # kitty_discard: what this seat discarded, shown to it only
     pass_offsets: tuple[int, ...] = ()  # a called split pass: seats to the left, per card passed
     boosted: bool = False  # booster_nines: a nine boosted the trick in progress (it takes 2 × players cards)
+    charges: tuple[tuple[int, Card], ...] = ()  # turbo_charging: (seat, card) of every charged card, public
 
     @property
     def trick_number(self) -> int:
@@ -689,6 +832,11 @@ class Observation:
 
 
 _NO_CARDS: Final = CardSet()  # one shared empty set: card sets are immutable
+
+
+def _own_charges(hand: Hand, seat: int) -> tuple[tuple[int, Card], ...]:
+    """In the charge phase, a seat sees its own charge only (the others are placed at the same time)."""
+    return tuple([(seat, c) for c in hand.charges[seat] or ()])
 
 
 def _attrs(obj: object) -> dict[str, object]:
@@ -769,6 +917,9 @@ class Match:
             return (self.hand.turn,)  # the kitty's taker, who leads next
         if p is Phase.CALL:
             return (self.hand.dealer,)
+        if p is _CHARGE:
+            charges = self.hand.charges
+            return tuple([s for s in range(self.rules.players) if charges[s] is None])
         return ()
 
     @property
@@ -872,6 +1023,13 @@ class Match:
         self.hand.call(seat, direction, offsets)
         self._log.append(CallPass(seat, direction, offsets))
 
+    def charge(self, seat: int, cards: Iterable[Card | str]) -> None:
+        """A seat's turbo-charge (turbo_charging; checked): the cards it places face up, none or more."""
+        cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cards)
+        self._check_seat(seat)
+        self.hand.charge(seat, cs)
+        self._log.append(ChargeCards(seat, cs))
+
     def discard(self, seat: int, cards: Iterable[Card | str]) -> None:
         """The kitty's taker discards as many cards as the kitty held into its tricks (kitty_discard; checked)."""
         cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cards)
@@ -903,6 +1061,8 @@ class Match:
             self.play(event.card, event.seat)
         elif isinstance(event, Discard):
             self.discard(event.seat, event.cards)
+        elif isinstance(event, ChargeCards):
+            self.charge(event.seat, event.cards)
         elif isinstance(event, CallPass):
             self.call_pass(event.seat, event.offsets or event.direction)
         elif isinstance(event, ChooseMoon):
@@ -951,7 +1111,7 @@ class Match:
         m.results = list(self.results)
         m._log = list(self._log)
         m._play_views = [None]  # a copy's play may diverge: never its original's cache
-        for name in ("hands", "passed", "received", "captured", "tricks_won", "tricks", "trick_cards"):
+        for name in ("hands", "passed", "received", "captured", "tricks_won", "tricks", "trick_cards", "charges"):
             setattr(h, name, list(getattr(self.hand, name)))
         m.hand = h
         return m
@@ -991,6 +1151,10 @@ class Match:
         pts = rules.card_points
         # Points by groups of cards of equal value: a few bit counts per seat, not a loop over cards.
         groups = rules.point_groups
+        moon_total = rules.moon_total
+        charged = hand.charged
+        if charged & _VALUE_CHARGES:  # 002 Turbo Hearts: a charged A♥, Q♠ or J♦ doubles values this hand
+            pts, groups, moon_total = charged_points(rules, charged)
         pen = rules.penalty_mask
         taken = [sum([v * (cap & g).bit_count() for v, g in groups]) for cap in hand.captured]
         # Without a bonus card every card that scores is a penalty card: the same sums.
@@ -1016,7 +1180,7 @@ class Match:
         moon = self._shooter(rules.penalty_mask) if sun is None else None
         shooter = sun if sun is not None else moon
         if shooter is not None:
-            total = rules.sun_points if sun is not None else rules.moon_total
+            total = rules.sun_points if sun is not None else moon_total
             added = [(0 if s == shooter else total) + extra[s] for s in range(n)]
             if choice is None:
                 choice = MoonChoice.ADD_TO_OTHERS
@@ -1025,7 +1189,7 @@ class Match:
                 elif rules.moon == "add-unless-win":
                     # 002: add to the others 'unless this would cause one of them to win': a share
                     # of the win (tied_lowest=share) is a win too.
-                    ends, winners = self._ends(self._totals_after(_doubled(rules, hand.captured, added)))
+                    ends, winners = self._ends(self._totals_after(_doubled(rules, hand.captured, added, charged)))
                     if ends and any(w != shooter for w in winners):
                         choice = MoonChoice.SUBTRACT_FROM_SHOOTER
             if rules.moon == "wins-match":
@@ -1038,7 +1202,7 @@ class Match:
                 score = [(-total if s == shooter else 0) + extra[s] for s in range(n)]
         else:
             choice = None
-        score = _doubled(rules, hand.captured, score)
+        score = _doubled(rules, hand.captured, score, charged)
         totals = self._totals_after(score)
         self.scores = totals
         self.results.append(
@@ -1052,6 +1216,7 @@ class Match:
                 moon=moon,
                 sun=sun,
                 moon_choice=choice,
+                charges=hand.shown_charges,
             )
         )
         if shooter is not None and rules.moon == "wins-match":
@@ -1138,11 +1303,19 @@ class Match:
             "pass_direction": hand.direction,
             "passed": hand.passed[seat] or (),
             "received": cardset_of_mask(received) if received else _NO_CARDS,
-            "moon_points": (self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
+            "moon_points": (self.rules.sun_points if self._sun_pending() else self._moon_total())
             if phase is Phase.MOON
             else 0,
             "pass_offsets": hand.offsets,
+            # turbo_charging: every charge is public once all seats have charged (they charge at once, as
+            # they pass: until then a seat sees its own only).
+            "charges": hand.shown_charges if hand.shown_charges or phase is not _CHARGE else _own_charges(hand, seat),
         }
+
+    def _moon_total(self) -> int:
+        """What a moon is worth this hand: the penalty cards' points, charged values included."""
+        charged = self.hand.charged
+        return charged_points(self.rules, charged)[2] if charged & _VALUE_CHARGES else self.rules.moon_total
 
     def _sun_pending(self) -> bool:
         h = self.hand
@@ -1228,8 +1401,13 @@ def rollout(hand: Hand, policy: int = ROLLOUT_RANDOM, seed: int = 0) -> list[int
                 hand.pass_cards(s, chosen)
         hand.exchange(None)
         phase = hand.phase
-    elif phase is not _PLAY and phase is not Phase.DISCARD and phase is not _OVER:
+    elif phase is not _PLAY and phase is not Phase.DISCARD and phase is not _OVER and phase is not _CHARGE:
         raise ValueError(f"a rollout cannot start in the {phase.value} phase")
+    if phase is _CHARGE:  # turbo_charging: each seat still to charge charges nothing
+        for s in range(hand.players):
+            if hand.charges[s] is None:
+                hand.charge(s, ())
+        phase = hand.phase
     players = hand.players
     breakers = hand._breakers
     hands = hand.hands
@@ -1288,6 +1466,11 @@ def hand_points(hand: Hand) -> list[int]:
     rules = hand.rules
     n = hand.players
     groups = rules.point_groups
+    card_points = rules.card_points
+    moon_total = rules.moon_total
+    charged = hand.charged
+    if charged & _VALUE_CHARGES:
+        card_points, groups, moon_total = charged_points(rules, charged)
     pen = rules.penalty_mask
     captured = hand.captured
     score = [0] * n
@@ -1300,7 +1483,7 @@ def hand_points(hand: Hand) -> list[int]:
             total += v * (cap & pen & g).bit_count()
         score[s] = total
         if bonus is not None and cap & bonus.mask:
-            extra[s] += rules.card_points[bonus.index]
+            extra[s] += card_points[bonus.index]
         if rules.no_tricks_bonus and not hand.tricks_won[s]:
             extra[s] += rules.no_tricks_bonus
     shooter = -1
@@ -1313,10 +1496,10 @@ def hand_points(hand: Hand) -> list[int]:
         for s in range(n):
             if captured[s] & pen == pen:
                 shooter = s
-                shot = rules.moon_total
+                shot = moon_total
     if shooter >= 0:
         if rules.moon == "subtract-from-shooter":
             score = [-shot if s == shooter else 0 for s in range(n)]
         else:
             score = [0 if s == shooter else shot for s in range(n)]
-    return _doubled(rules, captured, [score[s] + extra[s] for s in range(n)])
+    return _doubled(rules, captured, [score[s] + extra[s] for s in range(n)], charged)

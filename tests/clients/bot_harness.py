@@ -40,6 +40,7 @@ class Tally:
 
     requests: Counter[str] = field(default_factory=Counter)
     directions: Counter[str] = field(default_factory=Counter)
+    charged: int = 0  # cards charged (turbo_charging)
 
 
 def step(
@@ -82,6 +83,14 @@ def step(
         )
         match.discard(seat, [card_from_wire(v) for v in reply.cards])
         tally.requests["discard"] += 1
+    elif phase is Phase.CHARGE:  # every seat's turbo-charge (turbo_charging), all asked, as for passes
+        for seat in match.to_move:
+            reply = stub_of(seat).ChargeCards(
+                pb.ChargeCardsRequest(view=request_view(match, seat, match_id)), timeout=TIMEOUT_S
+            )
+            match.charge(seat, [card_from_wire(v) for v in reply.cards])
+            tally.requests["charge"] += 1
+            tally.charged += len(reply.cards)
     else:
         raise AssertionError(f"no decision in phase {phase}")
 

@@ -37,6 +37,9 @@ MIXES: dict[str, Rules] = {
     "kitty-discard-pass-on": Rules(kitty="first-points", kitty_discard=True, hand_size=12, pass_on=True),
     "booster-3p-kitty-discard": Rules(booster_nines=True, players=3, kitty="first-trick", kitty_discard=True),
     "omnibus-ten-of-clubs": Rules.preset("omnibus", ten_of_clubs_doubles=True, moon="add-unless-win"),
+    "turbo-any-slough-3p": Rules.preset(
+        "turbo", players=3, turbo_charges="any", charged_singleton="may-slough", pass_cycle="left-right-hold"
+    ),
 }
 RULESETS: dict[str, Rules] = {**PRESETS, **MIXES}
 
@@ -58,6 +61,42 @@ def test_a_table_of_sample_bots_plays_a_whole_match(ruleset: str, bot_stubs: dic
     assert tally.requests["play"] > 100
     if rules.pass_cycle != ("hold",):
         assert tally.requests["pass"] > 0
+    if rules.turbo_charging:  # 002 Turbo: every seat is asked every hand; the heuristic charges a guarded Q♠
+        assert tally.requests["charge"] == tally.requests["play"] // rules.cards_per_player
+        assert tally.charged > 0
+
+
+def test_the_sample_bots_play_turbo_through_the_referee_without_a_fault() -> None:
+    """002 Turbo Hearts, end to end through the real referee (clocks, judging, records) over gRPC: every
+    sample bot answers ChargeCards and plays legally around the charged cards (the Monte Carlo bot's
+    worlds keep each charged card with its charger)."""
+    import asyncio
+
+    from clients.sdk import BotServer
+    from referee.match import MatchSettings, play_match
+    from referee.seats import GrpcSeat
+
+    names = ["heuristic", "montecarlo", "random", "lowest"]
+    settings = MatchSettings(budget_ms=30)  # the Monte Carlo bot thinks half the budget
+
+    async def main() -> list:
+        servers = [BotServer(make_bot(n, seed=2)) for n in names]
+        for srv in servers:
+            await srv.start()
+        seats = [GrpcSeat(srv.address, n) for srv, n in zip(servers, names)]
+        try:
+            return [
+                await play_match(seats, Rules.preset("turbo", target=50), seed=s, settings=settings) for s in (5, 6)
+            ]
+        finally:
+            for seat in seats:
+                await seat.close()
+            for srv in servers:
+                await srv.stop()
+
+    for record in asyncio.run(main()):
+        assert record.faults == [], record.faults
+        assert all(len(h.charges) == 4 and not any(c.substituted for c in h.charges) for h in record.hands)
 
 
 @pytest.mark.parametrize("bot", SAMPLE_BOTS)

@@ -35,6 +35,7 @@ from hearts.v1.codec import view_to_wire
 from referee.rules import (
     DECK,
     QUEEN_OF_SPADES,
+    TURBO_CARDS,
     Card,
     CardSet,
     Match,
@@ -157,6 +158,9 @@ def _decide(match: Match) -> None:
         match.choose_moon(match.turn, MoonChoice.ADD_TO_OTHERS)
     elif phase is Phase.CALL:  # two cards one seat left, the last one to the right: a split
         match.call_pass(match.to_move[0], [1] * (rules.pass_count - 1) + [rules.players - 1])
+    elif phase is Phase.CHARGE:  # turbo_charging: each seat charges the first chargeable card it holds
+        for s in match.to_move:
+            match.charge(s, [c for c in TURBO_CARDS if c in match.observation(s).hand][:1])
     else:
         raise AssertionError(f"no decision in phase {phase}")
 
@@ -190,6 +194,12 @@ STANDARD = Rules.parse("standard")
 KITTY = Rules(kitty="first-points", kitty_discard=True, hand_size=12)
 NASTY = Rules.parse("nasty")
 BOOSTER = Rules.parse("booster-nines")
+TURBO = Rules.parse("turbo")
+
+
+def _charged_play(m: Match) -> bool:
+    """A play past trick one under turbo_charging with some card charged (the charges are public)."""
+    return m.phase is Phase.PLAY and bool(m.hand.tricks) and bool(m.observation(m.turn).charges)
 
 
 def _second_round(m: Match) -> bool:
@@ -251,6 +261,8 @@ POSITIONS: dict[str, tuple[Rules, Callable[[Match], bool], int | None, dict[str,
     "choose-moon": (Rules(moon="shooter-chooses"), lambda m: m.phase is Phase.MOON, None, {"moon_points": 26}),
     "call-the-pass": (NASTY, lambda m: m.phase is Phase.CALL, None, {"pass_direction": "call", "hand": CardSet()}),
     "boosted-second-round": (BOOSTER, _second_round, None, {"boosted": True, "trick_size": 8, "is_leading": False}),
+    "turbo-charge": (TURBO, lambda m: m.phase is Phase.CHARGE, None, {"charges": (), "legal": CardSet()}),
+    "turbo-charged-play": (TURBO, _charged_play, None, {"rules.turbo_charging": True}),
     "split-pass": (
         NASTY,
         lambda m: m.phase is Phase.PASS and m.hand.direction == "split",
@@ -286,6 +298,10 @@ class Keeper(Bot):
         self.views[view.match_id] = view
         return MoonChoice.ADD_TO_OTHERS
 
+    def charge_cards(self, view: View) -> list[Card]:
+        self.views[view.match_id] = view
+        return []
+
 
 def _ask(stub: bot_pb2_grpc.BotServiceStub, match: Match, seat: int, wire: pb.GameView) -> None:
     """The request the referee sends for this phase, so the SDK builds the View as for that call."""
@@ -302,6 +318,8 @@ def _ask(stub: bot_pb2_grpc.BotServiceStub, match: Match, seat: int, wire: pb.Ga
         )
     elif phase is Phase.CALL:
         stub.CallPass(pb.CallPassRequest(view=wire), timeout=TIMEOUT_S)
+    elif phase is Phase.CHARGE:
+        stub.ChargeCards(pb.ChargeCardsRequest(view=wire), timeout=TIMEOUT_S)
     else:
         raise AssertionError(f"no request in phase {phase}")
 
@@ -389,7 +407,7 @@ def _check_sample_worlds(case: Case) -> None:
         return
     worlds = case.view.sample_worlds(3, random.Random(7))
     assert len(worlds) == 3
-    if case.obs.phase.value not in ("pass", "play", "discard"):
+    if case.obs.phase.value not in ("pass", "play", "discard", "charge"):
         return  # the moon's choice: every card is played, nothing left to simulate
     for w in worlds:
         got = w.to_match().observation(case.obs.seat)
@@ -402,6 +420,7 @@ def _check_sample_worlds(case: Case) -> None:
             "kitty_taker",
             "kitty",
             "discarded",
+            "charges",
             "phase",
         ):
             assert getattr(got, f) == getattr(case.obs, f), f"View.sample_worlds: a world's {f} is not the view's"

@@ -35,13 +35,14 @@ from ladder.registry import BotEntry
 from ladder.store import Store
 from ladder.tournament import TournamentSpec, create_tournament, pending_matches, save_scheduled
 from referee.match import MatchSettings, play_match
-from referee.record import FaultRecord, HandRecord, MatchRecord, PassRecord, PlayRecord, SeatRecord
+from referee.record import ChargeRecord, FaultRecord, HandRecord, MatchRecord, PassRecord, PlayRecord, SeatRecord
 from referee.rules import Card, Observation, Rules
 from referee.seats import InProcessSeat
 
 FAST = "standard,target=20"
 KITTY_CALL = "standard,kitty=first-trick,hand_size=12,kitty_discard=true,pass_cycle=call,target=20"
-RULESETS = (FAST, KITTY_CALL, "nasty,players=3,target=20")
+TURBO = "turbo"  # turbo-charging: every hand's charges (the random bot charges at random)
+RULESETS = (FAST, KITTY_CALL, "nasty,players=3,target=20", TURBO)
 HOSTILE_NAME = 'rude "\x1b[31m\u202e\\'  # bot-controlled text: kept, escaped by JSON
 IN_TOURNAMENT = 8  # 4 bots at one table, 2 deals, each in 4 seat rotations
 NESTED = {"seats": SeatRecord, "hands": HandRecord, "plays": PlayRecord, "faults": FaultRecord}
@@ -118,11 +119,11 @@ def check_object(obj: dict[str, Any], rec: Any, where: str) -> None:
             for i, (o, r) in enumerate(zip(got, value, strict=True)):
                 assert isinstance(r, NESTED[name])
                 check_object(o, r, f"{where}.{name}[{i}]")
-        elif isinstance(rec, HandRecord) and name == "passes":
-            assert len(got) == len(value), f"{where}.passes"
+        elif isinstance(rec, HandRecord) and name in ("passes", "charges"):
+            assert len(got) == len(value), f"{where}.{name}"
             for i, (o, r) in enumerate(zip(got, value, strict=True)):
-                assert isinstance(r, PassRecord)
-                check_object(o, r, f"{where}.passes[{i}]")
+                assert isinstance(r, PassRecord if name == "passes" else ChargeRecord)
+                check_object(o, r, f"{where}.{name}[{i}]")
         elif isinstance(rec, MatchRecord) and name == "rules":
             assert got == str(Rules.from_dict(value)), f"{where}.rules: the canonical text"
             assert Rules.parse(got).to_dict() == value, f"{where}.rules: reads back"
@@ -136,20 +137,26 @@ def test_every_field_of_every_record_is_exported_and_reads_back(arena: tuple[Pat
     with Store(db, readonly=True) as store:
         exported = [json.loads(dumps(obj)) for obj in export_matches(store)]  # through the text, as written
         ids = list(store.match_ids())
-        assert [o["match_id"] for o in exported] == ids == sorted(ids) and len(ids) == 6 + IN_TOURNAMENT
+        assert [o["match_id"] for o in exported] == ids == sorted(ids) and len(ids) == 2 * len(RULESETS) + IN_TOURNAMENT
         records = [store.load_match(i) for i in ids]
     for obj, rec in zip(exported, records, strict=True):
-        assert (obj["schema"], obj["version"]) == (SCHEMA, VERSION) == ("hearts-arena/match", 1)
+        assert (obj["schema"], obj["version"]) == (SCHEMA, VERSION) == ("hearts-arena/match", 2)
         assert list(obj)[:2] == ["schema", "version"]
         check_object(obj, rec, rec.match_id)
         assert match_from_json(obj) == rec
-    # The optional parts were exercised: faults and substitutes, forfeits, discards, called passes,
+    # The optional parts were exercised: faults and substitutes, forfeits, discards, called passes, charges,
     # a tournament id, a 3-player table, and the hostile name as it was given.
     hands = [h for r in records for h in r.hands]
     assert any(r.faults for r in records) and any(p.substituted for r in records for p in r.plays)
     assert any(s.forfeit and s.forfeit_reason for r in records for s in r.seats)
     assert any(h.discard_seat is not None and h.discard for h in hands)
     assert any(h.pass_call is not None and h.pass_call_latency_ms is not None for h in hands)
+    # 002 Turbo: each seat's charge of each hand, a charged card among them, a substitute's (the cheat has no
+    # charge_cards: it faults, and charges nothing) too
+    turbo = [h for r in records if r.rules == Rules.parse(TURBO).to_dict() for h in r.hands]
+    assert turbo and all(len(h.charges) == 4 for h in turbo)
+    assert any(c.cards for h in turbo for c in h.charges) and any(c.substituted for h in turbo for c in h.charges)
+    assert not any(h.charges for r in records if r.rules != Rules.parse(TURBO).to_dict() for h in r.hands)
     assert any(r.tournament_id is not None for r in records) and any(len(r.seats) == 3 for r in records)
     assert any(s["bot"] == HOSTILE_NAME for o in exported for s in o["seats"])
     assert all(o["plays"][0]["latency_ms"] is not None for o in exported)
@@ -168,8 +175,8 @@ def test_a_reader_refuses_another_schema_or_a_later_version(arena: tuple[Path, i
     db, _ = arena
     with Store(db, readonly=True) as store:
         obj = match_to_json(store.load_match(next(store.match_ids())))
-    with pytest.raises(ExportError, match="versions 1 to 1"):
-        match_from_json({**obj, "version": 2})
+    with pytest.raises(ExportError, match="versions 1 to 2"):
+        match_from_json({**obj, "version": 3})
     with pytest.raises(ExportError, match="not a hearts-arena match"):
         match_from_json({**obj, "schema": "pgn"})
     with pytest.raises(ExportError, match="not a well-formed match"):

@@ -48,7 +48,9 @@ def test_each_position_is_the_edge_case_it_names(text: str) -> None:
         m = p.match
         assert p.seat in m.to_move, p.name
         expected = (
-            Phase.PASS
+            Phase.CHARGE
+            if p.name == "the turbo-charge"
+            else Phase.PASS
             if p.name.startswith("pass")
             else Phase.CALL
             if "call" in p.name
@@ -93,6 +95,16 @@ def test_each_position_is_the_edge_case_it_names(text: str) -> None:
         elif p.name == "a boosted trick's second round: follow the led suit":
             assert o.boosted and len(o.current_trick.cards) >= rules.players and legal == hand & SUIT_MASKS[led]
             assert legal != hand
+        elif p.name == "the turbo-charge":  # 002 Turbo: a seat still to charge, holding a card it may charge
+            assert rules.turbo_charging and any(str(c) in ("AH", "QS", "JD", "10C") for c in o.hand)
+        elif p.name.startswith("a charged card, its suit's first lead"):
+            barred = {c for s, c in o.charges if s == o.seat and c.suit is led}
+            assert o.tricks and barred and barred <= set(o.hand) and not barred & set(o.legal)
+            assert led not in {t.cards[0].suit for t in o.tricks} and legal and legal & ~SUIT_MASKS[led] == 0
+        elif p.name == "on lead holding a charged card of a suit not led yet":
+            led_before = {t.cards[0].suit for t in o.tricks}
+            mine = {c for s, c in o.charges if s == o.seat and c in o.hand and c.suit not in led_before}
+            assert o.is_leading and mine and legal and not mine & set(o.legal)
         elif p.name == "a boosted trick's second round, void in the led suit":
             assert o.boosted and len(o.current_trick.cards) >= rules.players and not hand & SUIT_MASKS[led]
             assert legal == hand

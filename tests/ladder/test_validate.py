@@ -118,7 +118,7 @@ def _explain(v: Validation) -> str:
 @pytest.mark.parametrize("name", ["random", "lowest", "heuristic", "minimal", "node"])
 def test_every_sample_bot_passes(name: str, validations: dict[str, Validation]) -> None:
     """Each sample bot, the README's minimal bot and the Node.js bot pass every check of every ruleset
-    (they claim all), having been asked every RPC: all five decisions, under 3, 4 and 5 players."""
+    (they claim all), having been asked every RPC: all six decisions, under 3, 4 and 5 players."""
     if name == "node" and not NODE_READY:
         pytest.skip("node or clients/node/node_modules missing: npm ci --prefix clients/node")
     v = validations[f"sample:{name}"]
@@ -129,7 +129,7 @@ def test_every_sample_bot_passes(name: str, validations: dict[str, Validation]) 
     skipped = [c for c in report.checks if c.outcome is Outcome.SKIP]
     assert [(c.name, c.rules) for c in skipped] == [("positions not built", "standard,players=3")]
     asked = {c.request.split()[0] for c in report.checks if c.kind == "position" and c.request}
-    assert asked == {"PassCards", "PlayCard", "CallPass", "DiscardCards", "ChooseMoon"}
+    assert asked == {"PassCards", "PlayCard", "CallPass", "DiscardCards", "ChargeCards", "ChooseMoon"}
     assert {"standard", "nasty", "standard,players=3", "standard,players=5,pass_cycle=five-player"} <= set(report.rules)
     kinds = {c.kind for c in report.checks}
     assert {"health", "reflection", "handshake", "position", "stateless", "concurrency", "cancel", "match"} <= kinds
@@ -150,7 +150,7 @@ def test_each_fault_kind_is_caught(kind: FaultKind, validations: dict[str, Valid
     asked = next(c for c in failures if c.kind == "position" or c.kind == "stateless")
     assert asked.request and asked.received and asked.request_json is not None
     rpc = asked.request.split()[0]
-    assert rpc in ("PassCards", "PlayCard", "DiscardCards", "CallPass"), asked.request
+    assert rpc in ("PassCards", "PlayCard", "DiscardCards", "CallPass", "ChargeCards"), asked.request
     view = asked.request_json["view"]  # the whole request, as grpcurl -d takes it
     assert view["rules"]["players"] and (rpc == "CallPass" or view["hand"]), asked.request_json
     request = json_format.ParseDict(asked.request_json, getattr(pb, f"{rpc}Request")())

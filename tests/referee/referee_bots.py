@@ -69,6 +69,11 @@ class FirstLegal(bot_pb2_grpc.BotServiceServicer):
     def ChooseMoon(self, request: pb.ChooseMoonRequest, context: Any) -> pb.ChooseMoonResponse:
         return pb.ChooseMoonResponse(choice=pb.MOON_CHOICE_ADD_TO_OTHERS)
 
+    def ChargeCards(self, request: pb.ChargeCardsRequest, context: Any) -> pb.ChargeCardsResponse:
+        with self.lock:
+            self.calls += 1
+        return pb.ChargeCardsResponse()  # turbo_charging: charges nothing
+
     def Notify(self, request: pb.NotifyRequest, context: Any) -> pb.NotifyResponse:
         with self.lock:
             self.notified += 1
@@ -98,6 +103,22 @@ class NoDiscard(FirstLegal):
 
     name = "no-discard"
     DiscardCards = bot_pb2_grpc.BotServiceServicer.DiscardCards
+
+
+class NoCharge(FirstLegal):
+    """A bot written before turbo_charging: ChargeCards is UNIMPLEMENTED (the generated default)."""
+
+    name = "no-charge"
+    ChargeCards = bot_pb2_grpc.BotServiceServicer.ChargeCards
+
+
+class OverCharge(FirstLegal):
+    """Charges its whole hand under turbo_charges=one: more cards than allowed, most not chargeable."""
+
+    name = "over-charge"
+
+    def ChargeCards(self, request: pb.ChargeCardsRequest, context: Any) -> pb.ChargeCardsResponse:
+        return pb.ChargeCardsResponse(cards=list(request.view.hand))
 
 
 class Listener(FirstLegal):

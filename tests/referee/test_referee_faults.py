@@ -16,8 +16,10 @@ from referee_bots import (
     BrokenListener,
     Illegal,
     Listener,
+    NoCharge,
     NoDiscard,
     NotHeld,
+    OverCharge,
     OversizedPass,
     PassOn,
     Raiser,
@@ -156,6 +158,37 @@ def test_a_wrong_discard_is_a_fault_and_the_seeded_substitute_discards(
             assert h.discard_substituted
     assert not [f for f in rec.faults if f.seat != FAULTY]
     assert max(rec.hands[-1].totals) >= 60
+
+
+TURBO = Rules.parse("turbo,target=60")
+
+
+@pytest.mark.parametrize(
+    "make_bot, kind, words",
+    [
+        (NoCharge, FaultKind.ERROR_STATUS, "does not implement ChargeCards, which turbo_charging=true needs"),
+        (OverCharge, FaultKind.WRONG_CHARGE, "may charge one card or none, not 13"),
+    ],
+)
+def test_a_missing_or_wrong_charge_is_a_fault_and_the_substitute_charges_nothing(
+    serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], kind: FaultKind, words: str
+) -> None:
+    """002 Turbo Hearts: 'each player may turbo-charge one of the following cards': a bot written before
+    ChargeCards (UNIMPLEMENTED) or one charging too much is faulted, the substitute charges nothing (a
+    charge is optional: 'may'), and the match goes on; under other rules ChargeCards is never asked."""
+    rec = run(table(good_address, serve(make_bot())), seed=3, rules=TURBO)
+    mine = [f for f in rec.faults if f.seat == FAULTY]
+    assert mine and all(f.kind is kind for f in mine) and not [f for f in rec.faults if f.seat != FAULTY]
+    f = mine[0]
+    assert words in f.detail + f.received and f.sent.startswith("ChargeCards hand") and f.trick is None
+    assert f.action.startswith("charged nothing (the seeded substitute)")
+    for h in rec.hands:
+        (charge,) = [c for c in h.charges if c.seat == FAULTY]
+        assert charge.substituted and charge.cards == ()
+        assert all(not c.substituted and c.cards == () for c in h.charges if c.seat != FAULTY)
+    assert max(rec.hands[-1].totals) >= 60
+    plain = run(table(good_address, serve(make_bot())), seed=3, rules=RULES)
+    assert not plain.faults and not any(h.charges for h in plain.hands)
 
 
 def test_a_call_that_is_no_pass_is_a_fault_and_the_seeded_substitute_calls(

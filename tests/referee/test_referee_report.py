@@ -31,6 +31,9 @@ class Randomly:
     def choose_moon(self, obs: Observation) -> Any:
         return "subtract-from-shooter"
 
+    def charge_cards(self, obs: Observation) -> Any:  # turbo_charging: one chargeable card, if held
+        return [c for c in obs.hand if str(c) in ("AH", "QS", "JD", "10C")][:1]
+
 
 @pytest.mark.parametrize(
     "spec",
@@ -42,6 +45,7 @@ class Randomly:
         "standard,pass_cycle=mix",
         "spot,target=200",
         "standard,kitty=first-trick,hand_size=12",
+        "turbo",
     ],
 )
 def test_summary_and_replay_render_a_stored_match(spec: str, tmp_path: Path) -> None:
@@ -58,6 +62,11 @@ def test_summary_and_replay_render_a_stored_match(spec: str, tmp_path: Path) -> 
     text = out.getvalue()
     assert text.count("\nHand ") == len(rec.hands)
     assert "♣" in text and "♥" in text and "Scores by hand" in text
+    if rules.turbo_charging:  # 002 Turbo: each hand's charges, read back from the store, are shown
+        assert all(len(h.charges) == rules.players for h in rec.hands) and any(
+            c.cards for h in rec.hands for c in h.charges
+        )
+        assert text.count("charged") >= len(rec.hands)
 
 
 def test_percentiles_are_nearest_rank() -> None:

@@ -16,7 +16,7 @@ from referee.record import FaultKind, MatchRecord
 from referee.rules import Card, Observation, Rules, cards_of
 from referee.seats import InProcessSeat
 
-TABLES = ("bots", "matches", "seats", "hands", "passes", "hand_plays", "faults")
+TABLES = ("bots", "matches", "seats", "hands", "passes", "charges", "hand_plays", "faults")
 
 
 class First:
@@ -25,6 +25,9 @@ class First:
 
     def play_card(self, obs: Observation) -> Any:
         return obs.legal[0]
+
+    def charge_cards(self, obs: Observation) -> Any:  # turbo_charging: the first chargeable card held
+        return [c for c in obs.hand if str(c) in ("AH", "QS", "JD", "10C")][:1]
 
 
 class Sloppy(First):
@@ -327,3 +330,26 @@ def test_plays_kept_a_row_each_by_older_databases_are_migrated_into_a_row_per_ha
         assert len(rec.plays) == len(as_rows) > 0
         assert sorted(db.db.execute("SELECT * FROM plays").fetchall()) == sorted(as_rows)
         assert db.db.execute("SELECT count(*) FROM hand_plays").fetchone()[0] == len(rec.hands)
+
+
+def test_turbo_charges_round_trip_and_migration_13_keeps_one_text_per_ruleset(tmp_path: Path) -> None:
+    """002 Turbo Hearts: each seat's charge of each hand is saved and read back (table charges, migration
+    13). The turbo preset is now the shortest text of omnibus with ten_of_clubs_doubles: a store of
+    migration 12 holding the old text is rewritten to the new one, so rules that play the same compare equal."""
+    rec = a_record(rules="turbo,target=60")
+    assert all(len(h.charges) == 4 for h in rec.hands) and any(c.cards for h in rec.hands for c in h.charges)
+    old = a_record(rules="omnibus,ten_of_clubs_doubles=true,target=60")
+    with Store(tmp_path / "arena.db") as db:
+        db.save_match(rec)
+        db.save_match(old)
+        assert db.load_match(rec.match_id) == rec
+        assert db.db.execute("SELECT count(*) FROM charges").fetchone()[0] == 4 * len(rec.hands)
+        db.db.execute(
+            "UPDATE matches SET rules = 'omnibus,ten_of_clubs_doubles=true,target=60' WHERE id = ?", [old.match_id]
+        )
+        db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m13_turbo_charges)}")
+        db.db.conn.commit()
+    with Store(tmp_path / "arena.db") as db:
+        text = db.db.execute("SELECT rules FROM matches WHERE id = ?", [old.match_id]).fetchone()[0]
+        assert text == "turbo,turbo_charging=false,target=60" == str(Rules.parse(text))
+        assert db.load_match(rec.match_id) == rec and db.load_match(old.match_id) == old

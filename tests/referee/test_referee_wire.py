@@ -11,7 +11,7 @@ import random
 import pytest
 
 from hearts.v1 import codec
-from referee.rules import Match, Phase, Rules
+from referee.rules import TURBO_CARDS, Match, Phase, Rules
 
 SPECS = [
     "standard",
@@ -23,6 +23,8 @@ SPECS = [
     "standard,pass_cycle=scatter",
     "booster-nines",  # boosted tricks: Trick.boosted on the trick in progress and on completed ones
     "booster-nines,players=3,moon=shooter-chooses",
+    "turbo",  # GameView.charges: the seat's own during the charge, every seat's after
+    "turbo,turbo_charges=any,charged_singleton=may-slough,players=5",
 ]
 
 
@@ -51,6 +53,10 @@ def test_view_to_wire_equals_the_reference_builder_in_every_state(spec: str) -> 
                     m.pass_cards(s, rng.sample(m.observation(s).hand.cards, rules.pass_count))
             elif m.phase is Phase.MOON:
                 m.choose_moon(m.turn, rng.choice(["add-to-others", "subtract-from-shooter"]))
+            elif m.phase is Phase.CHARGE:  # turbo_charging: a seat at a time, so a view shows one charge
+                s = m.to_move[0]
+                held = [c for c in m.observation(s).hand if c in TURBO_CARDS]
+                m.charge(s, held if rules.turbo_charges == "any" else held[:1])
             else:
                 m.play(rng.choice(m.legal_plays().cards))
     assert checked > 300

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from referee.rules import (
     DECK,
+    TURBO_CARDS,
     Card,
     CardSet,
     Match,
@@ -284,6 +285,11 @@ def random_step(match: Match, rng: random.Random) -> None:
     elif phase is Phase.DISCARD:
         seat = match.to_move[0]
         match.discard(seat, rng.sample(cards_of(match.hand.hands[seat]), match.rules.kitty_size))
+    elif phase is Phase.CHARGE:  # turbo_charging: none, one, or (turbo_charges=any) several of its A♥ Q♠ J♦ 10♣
+        seat = match.to_move[0]
+        held = [c for c in cards_of(match.hand.hands[seat]) if c in TURBO_CARDS]
+        most = len(held) if match.rules.turbo_charges == "any" else min(len(held), 1)
+        match.charge(seat, rng.sample(held, rng.randint(0, most)))
     else:
         raise AssertionError("no decision in phase " + str(phase))
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from referee.rules import (
+    TURBO_CARDS,
     CallPass,
     Card,
+    ChargeCards,
     ChooseMoon,
     Deal,
     Discard,
@@ -51,6 +53,23 @@ def ref_points(rules: Rules, card: Card) -> int:
     return p
 
 
+def ref_charged_points(rules: Rules, card: Card, charged: set[Card]) -> int:
+    """002 Turbo Hearts: 'A turbo-charged queen of spades or jack of diamonds doubles the value of that
+    card for that hand.' 'A turbo-charged ace of hearts doubles the value of all hearts for that hand.'"""
+    p = ref_points(rules, card)
+    if card in charged and card.rank != 14:  # Q♠ or J♦ (A♥ doubles every heart, itself included)
+        p *= 2
+    if card.suit is H and Card.parse("AH") in charged:
+        p *= 2
+    return p
+
+
+def ref_multiplier(rules: Rules, charged: set[Card]) -> int:
+    """002: 'Whoever captures the ten of clubs doubles their score'; 'A turbo-charged ten of clubs
+    quadruples the score for that hand of the player who captures it'."""
+    return 4 if Card.parse("TC") in charged else 2 if rules.ten_of_clubs_doubles else 1
+
+
 def penalty_cards(rules: Rules) -> set[Card]:
     deck = set(cards_of(rules.deck_mask))
     return {c for c in deck if c is not rules.bonus_card and ref_points(rules, c) > 0}
@@ -82,6 +101,17 @@ def ref_legal(rules: Rules, obs: Observation, kitty: set[Card]) -> set[Card]:
     else:
         follow = {c for c in hand if c.suit is trick[0].suit}
         legal = follow or set(hand)
+    # 002 Turbo Hearts: 'A player may not play a turbo-charged card the first time a card of that suit is
+    # led' (nor lead it then); never to the point of leaving no legal card (charged_singleton).
+    led_before = {t.cards[0].suit for t in obs.tricks}
+    barred = {c for s, c in obs.charges if s == obs.seat and c.suit not in led_before and c in hand}
+    if trick:
+        barred = {c for c in barred if c.suit is trick[0].suit}
+    if legal & barred:
+        if legal - barred:
+            legal = legal - barred
+        elif trick and rules.charged_singleton == "may-slough" and hand - barred:
+            legal = hand - barred  # every card of the led suit it holds is charged: as if void
     if first and not rules.points_on_first_trick:
         safe = legal - pen
         if safe:
@@ -105,6 +135,7 @@ class RefHand:
     leader: int | None = None
     kitty_taker: int | None = None
     call: CallPass | None = None
+    charges: dict[int, tuple[Card, ...]] = field(default_factory=dict)  # turbo_charging
     boosted: bool = False  # 002 Booster Nines: the trick in progress takes a second round
 
 
@@ -143,6 +174,8 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
     pen = penalty_cards(rules)
 
     def start_play(hd: RefHand) -> None:
+        if rules.turbo_charging and len(hd.charges) < n:
+            return  # 002 Turbo Hearts: 'After the pass but before the first lead' every seat may charge
         if rules.first_lead == "lowest-club":
             opening = deck_clubs_order(rules, hd.kitty)[0]
             hd.leader = next(s for s in range(n) if opening in hd.hands[s])
@@ -151,8 +184,9 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
 
     def score(hd: RefHand, choice: MoonChoice | None) -> None:
         nonlocal totals, over, winners
-        taken = [sum(ref_points(rules, c) for c in cap) for cap in hd.captured]
-        base = [sum(ref_points(rules, c) for c in cap if c in pen) for cap in hd.captured]
+        charged = {c for cs in hd.charges.values() for c in cs}
+        taken = [sum(ref_charged_points(rules, c, charged) for c in cap) for cap in hd.captured]
+        base = [sum(ref_charged_points(rules, c, charged) for c in cap if c in pen) for cap in hd.captured]
         sun = None
         if rules.sun_points:
             alls = [s for s in range(n) if hd.tricks_won[s] == hd.n_tricks]
@@ -165,14 +199,15 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
         extras = [0] * n
         for s in range(n):
             if rules.bonus_card is not None and rules.bonus_card in hd.captured[s]:
-                extras[s] += rules.bonus_points
+                extras[s] += ref_charged_points(rules, rules.bonus_card, charged)
             if rules.no_tricks_bonus and hd.tricks_won[s] == 0:
                 extras[s] += rules.no_tricks_bonus
 
         def doubled(sc: list[int]) -> list[int]:
             # 002 Turbo Hearts: 'Whoever captures the ten of clubs doubles their score for that hand'
             ten = Card.parse("10C")
-            return [2 * x if rules.ten_of_clubs_doubles and ten in hd.captured[s] else x for s, x in enumerate(sc)]
+            k = ref_multiplier(rules, charged)
+            return [k * x if ten in hd.captured[s] else x for s, x in enumerate(sc)]
 
         def after(sc: list[int]) -> list[int]:
             t = [a + b for a, b in zip(totals, doubled([b + e for b, e in zip(sc, extras)]))]
@@ -183,7 +218,7 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
         if shooter is None:
             sc = base
         else:
-            total = rules.sun_points if sun is not None else sum(ref_points(rules, c) for c in pen)
+            total = rules.sun_points if sun is not None else sum(ref_charged_points(rules, c, charged) for c in pen)
             add = [0 if s == shooter else total for s in range(n)]
             sub = [-total if s == shooter else 0 for s in range(n)]
             if rules.moon == "add-to-others":
@@ -257,6 +292,13 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
             for s in range(n):
                 h.hands[s] = (h.hands[s] - set(h.passed[s])) | got[s]
             h.kitty = set(e.kitty)
+            start_play(h)
+        elif isinstance(e, ChargeCards):
+            assert h is not None and rules.turbo_charging and h.leader is None and e.seat not in h.charges
+            assert set(e.cards) <= set(TURBO_CARDS) & h.hands[e.seat] and len(set(e.cards)) == len(e.cards)
+            assert rules.turbo_charges == "any" or len(e.cards) <= 1, "002: 'one of the following cards'"
+            assert rules.pass_direction(h.number) == "hold" or len(h.passed) == n, "a charge before the pass"
+            h.charges[e.seat] = e.cards
             start_play(h)
         elif isinstance(e, Discard):
             assert pending_discard is not None and pending_discard[1] == e.seat

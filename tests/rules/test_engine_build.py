@@ -136,8 +136,8 @@ def test_an_edited_source_runs_instead_of_the_compiled_build(tmp_path):
     # Edit the copy's state.py: a marker, and a behaviour change (a new match starts in the play phase).
     source = (dest / "state.py").read_text()
     edit = source.replace(
-        "if self.phase is Phase.PLAY:\n            self._start_play()",
-        "self.phase = Phase.PLAY\n        if self.phase is Phase.PLAY:\n            self._start_play()",
+        "if self.phase is Phase.PLAY:\n            self._after_pass()",
+        "self.phase = Phase.PLAY\n        if self.phase is Phase.PLAY:\n            self._after_pass()",
     )
     assert edit != source
     (dest / "state.py").write_text(edit + "\nEDITED = 'yes'\n")

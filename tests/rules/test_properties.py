@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from positions import STEPS, random_step
-from reference import penalty_cards, ref_legal, ref_points, ref_results
+from reference import penalty_cards, ref_charged_points, ref_legal, ref_multiplier, ref_points, ref_results
 
 from referee.rules import (
     PRESETS,
@@ -79,6 +79,27 @@ MIXES = {
     "ten-of-clubs-omnibus": dict(ten_of_clubs_doubles=True, bonus_card="JD", moon="add-unless-win"),
     "ten-of-clubs-sun-choice-kitty": dict(
         ten_of_clubs_doubles=True, moon="shooter-chooses", sun_points=52, kitty="first-trick", hand_size=12
+    ),
+    "turbo-any-slough-choice": dict(
+        turbo_charging=True, turbo_charges="any", charged_singleton="may-slough", moon="shooter-chooses"
+    ),
+    "turbo-hold-unless-win": dict(
+        turbo_charging=True, pass_cycle="hold", moon="add-unless-win", bonus_card="JD", target=60
+    ),
+    "turbo-three-kitty-discard-safe": dict(
+        turbo_charging=True, players=3, removed_cards="2D", kitty="none", queen_at_first_safe_chance=True
+    ),
+    "turbo-any-five-kitty-discard": dict(
+        turbo_charging=True,
+        turbo_charges="any",
+        players=5,
+        removed_cards="2C",
+        kitty="first-points",
+        kitty_discard=True,
+        ten_of_clubs_doubles=True,
+    ),
+    "turbo-left-of-dealer-booster": dict(
+        turbo_charging=True, first_lead="left-of-dealer", booster_nines=True, charged_singleton="may-slough"
     ),
 }
 
@@ -157,15 +178,23 @@ def test_each_card_played_exactly_once_per_hand(name, seed, rng_seed, style):
             assert sum(r.tricks_won) == rules.cards_per_player
 
 
+def hand_values(rules: Rules, r) -> tuple[int, int]:
+    """(the penalty cards' total, the bonus card's value) in this hand, turbo-charged values included."""
+    charged = {c for _, c in r.charges}
+    moon_total = sum(ref_charged_points(rules, c, charged) for c in penalty_cards(rules))
+    bonus = ref_charged_points(rules, rules.bonus_card, charged) if rules.bonus_card is not None else 0
+    return moon_total, bonus
+
+
 def expected_hand_total(rules: Rules, r) -> int:
-    bonus = rules.bonus_points if rules.bonus_card is not None else 0
+    moon_total, bonus = hand_values(rules, r)
     nt = rules.no_tricks_bonus * sum(1 for t in r.tricks_won if t == 0)
     shooter = r.sun if r.sun is not None else r.moon
     if shooter is None:
-        return rules.moon_total + bonus + nt
+        return moon_total + bonus + nt
     if rules.moon == "wins-match":  # 002 Da Nasty Fix: the shot wins the game; only bonuses are scored
         return bonus + nt
-    t = rules.sun_points if r.sun is not None else rules.moon_total
+    t = rules.sun_points if r.sun is not None else moon_total
     if r.moon_choice is MoonChoice.SUBTRACT_FROM_SHOOTER:
         return -t + bonus + nt
     return (rules.players - 1) * t + bonus + nt
@@ -180,11 +209,12 @@ def test_hand_points_sum_to_the_total_or_its_moon_form(name, seed, rng_seed, sty
     m = drive(rules, seed, rng_seed, hands=8, style=style)
     prev = [0] * rules.players
     for r in m.results:
-        bonus = rules.bonus_points if rules.bonus_card is not None else 0
-        assert sum(r.points_taken) == rules.moon_total + bonus
-        if rules.ten_of_clubs_doubles:  # 002 Turbo: the 10♣'s captor scores twice: one seat's half is extra
+        moon_total, bonus = hand_values(rules, r)
+        assert sum(r.points_taken) == moon_total + bonus
+        k = ref_multiplier(rules, {c for _, c in r.charges})
+        if k > 1:  # 002 Turbo: the 10♣'s captor scores k times: (k - 1) k-ths of its score are extra
             extra = sum(r.score) - expected_hand_total(rules, r)
-            assert any(x % 2 == 0 and x // 2 == extra for x in r.score), (r.score, extra)
+            assert any(x % k == 0 and x // k * (k - 1) == extra for x in r.score), (r.score, extra)
         else:
             assert sum(r.score) == expected_hand_total(rules, r)
         raw = [p + s for p, s in zip(prev, r.score)]
@@ -194,7 +224,7 @@ def test_hand_points_sum_to_the_total_or_its_moon_form(name, seed, rng_seed, sty
             assert list(r.totals) == [rules.exact_target_reset if t == rules.exact_reset_at else t for t in raw]
         prev = list(r.totals)
         if r.moon is not None:
-            assert r.points_taken[r.moon] in (rules.moon_total, rules.moon_total + bonus)
+            assert r.points_taken[r.moon] in (moon_total, moon_total + bonus)
     assert m.scores == prev
 
 
@@ -225,6 +255,9 @@ def test_a_pending_decision_always_has_a_legal_choice(name, seed, rng_seed, styl
             (s,) = m.to_move
             assert s == m.hand.kitty_taker and m.hand.hands[s] & m.hand.kitty == m.hand.kitty
             assert not m.legal_plays()
+        elif m.phase is Phase.CHARGE:  # 002 Turbo: every seat still to charge may (charging none is legal)
+            assert rules.turbo_charging and not m.legal_plays()
+            assert m.to_move == tuple(s for s in range(rules.players) if m.hand.charges[s] is None)
         else:
             assert m.phase is Phase.MOON
 
@@ -557,3 +590,33 @@ def test_booster_nines_boost_in_real_play():
         assert len(plays) == 52 and len({p.card for p in plays}) == 52
         boosts += 13 - sum(m.results[0].tricks_won)  # a boosted trick takes two rounds
     assert boosts >= 10
+
+
+TURBO_NAMES = sorted(n for n, r in RULESETS.items() if r.turbo_charging)
+
+
+@FAST
+@given(name=st.sampled_from(TURBO_NAMES), seed=seeds, rng_seed=seeds, style=styles)
+def test_a_charged_card_is_held_back_on_its_suits_first_lead_unless_nothing_else_is_legal(name, seed, rng_seed, style):
+    """002: 'A player may not play a turbo-charged card the first time a card of that suit is led.' At every
+    play: a charged card of a suit not yet led is never legal while the seat may play something else
+    (leading, or following that suit), and the seat always has a legal card."""
+    rules = RULESETS[name]
+
+    def check(m: Match) -> None:
+        if m.phase is not Phase.PLAY:
+            return
+        o = m.observation(m.turn)
+        legal = set(o.legal)
+        assert legal
+        led_before = {t.cards[0].suit for t in o.tricks}
+        trick = o.current_trick.cards
+        barred = {c for s, c in o.charges if s == o.seat and c in o.hand and c.suit not in led_before}
+        if trick:
+            barred = {c for c in barred if c.suit is trick[0].suit}
+        if barred & legal:  # the restriction gave way: only because every card the rules allow is barred
+            assert legal <= barred, (o.hand, barred, legal)
+            if trick:  # following: the seat holds no other card of the led suit
+                assert {c for c in o.hand if c.suit is trick[0].suit} <= barred
+
+    drive(rules, seed, rng_seed, hands=3, before=check, style=style)

@@ -25,7 +25,9 @@ def _positions(rules: Rules, seed: int, count: int = 6) -> list[Match]:
     for _ in range(400):
         if m.over or len(out) >= count:
             break
-        if m.phase in (Phase.PLAY, Phase.DISCARD) or (m.phase is Phase.PASS and m.hand.direction != "mix"):
+        if m.phase in (Phase.PLAY, Phase.DISCARD, Phase.CHARGE) or (
+            m.phase is Phase.PASS and m.hand.direction != "mix"
+        ):
             if rng.random() < 0.15:
                 out.append(m.clone())
         random_step(m, rng)
@@ -54,6 +56,9 @@ def test_a_rollout_plays_legally_to_the_end_and_scores_as_the_match(name, policy
         if r.phase is Phase.PASS:
             for s in r.to_move:
                 r.pass_cards(s, h.passed[s] or ())
+        if r.phase is Phase.CHARGE:  # turbo_charging: the rollout's seats still to charge charged nothing
+            for s in r.to_move:
+                r.charge(s, h.charges[s] or ())
         done = len(r.hand.tricks)
         for t in h.tricks[done:]:
             for j, c in enumerate(t.cards):

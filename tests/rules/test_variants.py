@@ -25,12 +25,17 @@ from referee.rules import (
     PASS_CYCLES,
     PRESETS,
     Card,
+    CardNotHeldError,
+    CardNotLegalError,
     CardSet,
     IllegalPlayError,
     Match,
     MoonChoice,
+    NotYourTurnError,
     Phase,
+    RepeatedCardError,
     Rules,
+    WrongCountError,
     cards_of,
     deal,
 )
@@ -1613,6 +1618,253 @@ def test_turbo_ten_of_clubs_doubles_a_moon_score():
     play_last_trick(m)
     r = m.results[0]
     assert r.moon == 2 and r.score == (52, 26, 0, 16)
-    assert Rules.parse(str(TEN)) == TEN and "ten_of_clubs_doubles=true" in str(TEN)
+    # The shortest text: the turbo preset without its charging (which is all it adds to these rules).
+    assert Rules.parse(str(TEN)) == TEN and str(TEN) == "turbo,turbo_charging=false"
     with pytest.raises(ValueError, match="10♣"):
         Rules(ten_of_clubs_doubles=True, removed_cards="10C", kitty="first-trick")
+
+
+# -- Turbo Hearts (002): turbo-charging -------------------------------------------------------------------
+
+
+TURBO = Rules.preset("turbo")
+TURBO_ANY = TURBO.replace(turbo_charges="any")
+TURBO_SLOUGH = TURBO.replace(charged_singleton="may-slough")
+
+
+def charged_position(rules: Rules, hands: dict[int, str], charges: dict[int, str]) -> Match:
+    """The first lead of a hand, each seat having charged ``charges[seat]`` through the engine."""
+    m = position(rules, hands)
+    h = m.hand
+    h.phase, h.charges = Phase.CHARGE, [None] * rules.players
+    for s in range(rules.players):
+        m.charge(s, cs(charges.get(s, "")).cards)
+    assert m.phase is Phase.PLAY
+    return m
+
+
+def scored_with_charges(rules: Rules, charges: dict[int, str], **kw) -> Match:
+    """An ``end_of_hand`` position whose hand had these charges (every suit led long since), scored."""
+    m = end_of_hand(rules, **kw)
+    shown = tuple((s, c) for s in sorted(charges) for c in cs(charges[s]))
+    m.hand.charged = sum(c.mask for _, c in shown)
+    m.hand.shown_charges = shown
+    play_last_trick(m)
+    return m
+
+
+def test_turbo_preset_and_options():
+    """002: 'The jack of diamonds is used as in the scoring variations above. Whoever captures the ten of
+    clubs doubles their score for that hand.'"""
+    assert TURBO.turbo_charging and TURBO.ten_of_clubs_doubles and str(TURBO.bonus_card) == "JD"
+    assert TURBO.bonus_points == -10 and TURBO.name == "turbo" and str(TURBO) == "turbo"
+    assert TURBO.turbo_charges == "one" and TURBO.charged_singleton == "must-play"
+    assert Rules.parse("turbo,turbo_charges=any") == TURBO_ANY and Rules.parse(str(TURBO_SLOUGH)) == TURBO_SLOUGH
+    # Without charging, how many and the singleton's reading do not matter: the same rules.
+    assert Rules(turbo_charges="any", charged_singleton="may-slough") == Rules()
+    with pytest.raises(ValueError, match="turbo_charges"):
+        Rules(turbo_charging=True, turbo_charges="two")
+
+
+def test_turbo_charge_comes_after_the_pass_and_before_the_first_lead():
+    """002: 'After the pass but before the first lead, each player may turbo-charge one of the following
+    cards: ace of hearts, queen of spades, jack of diamonds, or ten of clubs.' Every seat at once, as
+    they pass; on a hold hand, right after the deal."""
+    m = Match(TURBO, 3)
+    assert m.phase is Phase.PASS
+    pass_lowest(m)
+    assert m.phase is Phase.CHARGE and m.to_move == (0, 1, 2, 3) and not m.legal_plays()
+    m.charge(2, ())
+    assert m.to_move == (0, 1, 3)
+    for s in (0, 1, 3):
+        m.charge(s, ())
+    assert m.phase is Phase.PLAY and m.hand.charged == 0
+    hold = Match(TURBO.replace(pass_cycle="hold"), 3)
+    assert hold.phase is Phase.CHARGE and hold.to_move == (0, 1, 2, 3)
+    assert Match(Rules(pass_cycle="hold"), 3).phase is Phase.PLAY  # no charging without the option
+
+
+def test_turbo_charge_is_one_card_of_the_four_or_none():
+    """002: 'each player may turbo-charge one of the following cards: ace of hearts, queen of spades,
+    jack of diamonds, or ten of clubs' — one (option turbo_charges=any: several), only those, held."""
+    hands = {
+        0: "2C AH QS JD TC 3C 4C 5C 6C 7C 8C 9C JC",
+        1: "2D 3D 4D 5D 6D 7D 8D 9D TD QD KD AD QC",
+        2: "2S 3S 4S 5S 6S 7S 8S 9S TS JS KS AS KC",
+        3: "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AC",
+    }
+    m = position(TURBO, hands)
+    m.hand.phase, m.hand.charges = Phase.CHARGE, [None] * 4
+    with pytest.raises(WrongCountError):
+        m.charge(0, cs("AH QS").cards)
+    with pytest.raises(CardNotLegalError):
+        m.charge(0, cs("2C").cards)
+    with pytest.raises(CardNotHeldError):
+        m.charge(1, cs("QS").cards)
+    m.charge(0, cs("QS").cards)
+    with pytest.raises(NotYourTurnError):
+        m.charge(0, cs("AH").cards)
+    m2 = position(TURBO_ANY, hands)
+    m2.hand.phase, m2.hand.charges = Phase.CHARGE, [None] * 4
+    m2.charge(0, cs("AH QS JD TC").cards)
+    with pytest.raises(RepeatedCardError):
+        m2.charge(1, [Card.parse("QD")] * 2)
+
+
+def test_turbo_charged_cards_are_face_up():
+    """002: 'They do this by placing the card face up in front of them.' Once every seat has charged, every
+    seat's observation shows who charged what; before, a seat sees its own charge only."""
+    m = Match(TURBO.replace(pass_cycle="hold"), 5)
+    holders = {c: seat_holding(m, c) for c in ("QS", "AH")}
+    m.charge(holders["QS"], [QS])
+    for s in range(4):
+        assert m.observation(s).charges == (((s, QS),) if s == holders["QS"] else ())
+    for s in m.to_move:
+        m.charge(s, [Card.parse("AH")] if s == holders["AH"] and s != holders["QS"] else [])
+    want = sorted(
+        ((holders["QS"], QS), *([(holders["AH"], Card.parse("AH"))] if holders["AH"] != holders["QS"] else []))
+    )
+    for s in range(4):
+        assert sorted(m.observation(s).charges) == want
+    assert m.history[-1].__class__.__name__ == "ChargeCards"
+    assert Match.replay(m.rules, m.seed, m.history).observation(0).charges == m.observation(0).charges
+
+
+def test_turbo_charged_queen_or_jack_doubles_that_card():
+    """002: 'A turbo-charged queen of spades or jack of diamonds doubles the value of that card for that
+    hand.'"""
+    m = scored_with_charges(TURBO, {1: "QS", 2: "JD"}, captured={1: "QS 2H", 2: "JD 3H", 3: "4H"}, filler=0)
+    r = m.results[0]
+    assert r.points_taken[1] == 27 and r.points_taken[2] == -19 and r.points_taken[3] == 1
+    assert r.charges == ((1, QS), (2, Card.parse("JD")))
+
+
+def test_turbo_charged_ace_of_hearts_doubles_every_heart():
+    """002: 'A turbo-charged ace of hearts doubles the value of all hearts for that hand.'"""
+    m = scored_with_charges(TURBO, {3: "AH"}, captured={1: "QS 2H 3H", 2: "AH"}, filler=0)
+    r = m.results[0]
+    assert r.points_taken[1] == 13 + 4 and r.points_taken[2] == 2
+    assert sum(r.points_taken) == 13 + 26 - 10  # every heart twice; the J♦ (filler's) −10
+
+
+def test_turbo_charged_ten_of_clubs_quadruples_its_captors_score():
+    """002: 'A turbo-charged ten of clubs quadruples the score for that hand of the player who captures
+    it.' Quadruples, not doubled twice over the uncharged 10♣'s doubling."""
+    m = scored_with_charges(TURBO, {0: "TC"}, captured={1: "TC QS 2H", 2: "3H"}, filler=0)
+    assert m.results[0].score[1] == 4 * 14 and m.results[0].score[2] == 1
+
+
+def test_turbo_moon_needs_every_penalty_card_and_is_worth_their_charged_value():
+    """002: 'To shoot the moon, you need all the hearts and the queen of spades, and as usual you can choose
+    to have 26 points deducted from your score or added to everyone else's' — charging changes no card into
+    or out of the penalty cards; the moon is worth what they are worth that hand ('Instead of losing 26
+    points' — the shooter would have lost 26 + 13 with a charged Q♠), and a charged 10♣ quadruples it."""
+    m = scored_with_charges(TURBO, {2: "QS"}, captured={2: HEARTS + " QS", 0: "JD"}, filler=3)
+    r = m.results[0]
+    assert r.moon == 2 and r.score == (39 - 10, 39, 0, 2 * 39)  # seat 3, the filler, took the 10♣
+    m = scored_with_charges(TURBO, {2: "QS AH", 1: "TC"}, captured={2: HEARTS + " QS", 0: "TC"}, filler=3)
+    r = m.results[0]
+    assert r.moon == 2 and r.score == (4 * 52, 52, 0, 52 - 10)
+    m = Match(TURBO.replace(moon="shooter-chooses"), 0)
+    m.hand.charged = QS.mask
+    m._moon_shooter = 0
+    assert m.observation(0).moon_points == 39
+
+
+CHARGED_HANDS = {
+    0: "2C QS 3S 4S 5D 6D 7D 8D 9D TD QD KD AD",
+    1: "3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2S",
+    2: "2D 3D 4D JD 6S 7S 8S 9S TS JS 2H 3H 4H",
+    3: "KS AS 5S 5H 6H 7H 8H 9H TH JH QH KH AH",
+}
+
+
+def test_turbo_charged_card_may_not_be_played_the_first_time_its_suit_is_led():
+    """002: 'A player may not play a turbo-charged card the first time a card of that suit is led.' On a
+    later lead of the suit it plays freely."""
+    m = charged_position(TURBO, CHARGED_HANDS, {0: "QS", 1: "TC"})
+    assert m.turn == 0  # 2♣ opens
+    play_cards(m, "2C")
+    assert m.legal_plays() == cs("3C 4C 5C 6C 7C 8C 9C JC QC KC AC")  # not the charged 10♣: clubs' first lead
+    play_cards(m, "AC 2D 5S")  # seat 1 wins and leads
+    assert Card.parse("TC") in m.legal_plays()  # clubs have been led
+    play_cards(m, "2S 6S AS")  # the first spade lead
+    assert m.turn == 0 and m.legal_plays() == cs("3S 4S")  # not the charged Q♠
+    play_cards(m, "4S")  # seat 3 wins with A♠ and leads spades again
+    play_cards(m, "KS")
+    assert m.legal_plays() == cs("QS 3S")
+
+
+def with_charges(m: Match, charges: dict[int, str]) -> Match:
+    """Set a later position's charges: restricted while their suit has not been led in a completed trick."""
+    h = m.hand
+    shown = tuple((s, c) for s in sorted(charges) for c in cs(charges[s]))
+    h.charged = sum(c.mask for _, c in shown)
+    h.shown_charges = shown
+    led = {t.cards[0].suit for t in h.tricks}
+    h._restricted = sum(c.mask for _, c in shown if c.suit not in led)
+    h._legal = -1
+    return m
+
+
+LEADS = {
+    0: "QS AS 5D 6D 7D 8D 9D TD QD KD AD 2H",
+    1: "3S 4S 5S 6S 7S 8S 9S TS JS KS 3H 4H",
+    2: "2D 3D 4D JD 5H 6H 7H 8H 9H TH JH QH",
+    3: "KH AH 2S KC QC JC TC 9C 8C 7C 6C 5C",
+}
+
+
+def test_turbo_a_charged_card_may_not_be_led_before_its_suit_is():
+    """002: 'A player may not play a turbo-charged card the first time a card of that suit is led.'
+    Leading it would be that first time: the seat leads another card; once the suit has been led, it may.
+    A charged card of another suit than the one led may be sloughed."""
+    m = with_charges(position(TURBO, LEADS, won_first=0), {0: "QS"})
+    assert m.turn == 0 and m.legal_plays() == cs("AS 5D 6D 7D 8D 9D TD QD KD AD")
+    assert position(TURBO, LEADS, won_first=0).legal_plays() == cs("QS AS 5D 6D 7D 8D 9D TD QD KD AD")
+    hands = {
+        0: "QS 5D 6D 7D 8D 9D TD QD KD AD 2H",
+        1: "4S 5S 6S 7S 8S 9S TS JS KS 3H 4H",
+        2: "2D 3D 4D JD 6H 7H 8H 9H TH JH QH",
+        3: "KH AH KC QC JC TC 9C 8C 7C 6C 5C",
+    }
+    m = with_charges(position(TURBO, hands, won_first=0, tricks=[(0, "AS 3S 5H 2S")]), {0: "QS"})
+    assert m.turn == 0 and QS in m.legal_plays()  # spades have been led
+    m = with_charges(position(TURBO, LEADS, won_first=2), {0: "QS", 3: "AH"})
+    play_cards(m, "2D")
+    assert m.turn == 3 and m.legal_plays() == cs(LEADS[3])  # void: it may slough its charged A♥ on diamonds
+    play_cards(m, "AH")
+    assert m.legal_plays() == cs("5D 6D 7D 8D 9D TD QD KD AD")
+
+
+def test_turbo_a_charged_singleton_of_the_led_suit():
+    """002: 'A player may not play a turbo-charged card the first time a card of that suit is led.' A seat
+    whose only card of the led suit is charged must play it
+    (charged_singleton=must-play, the default: the restriction never leaves it without a legal card), or
+    may play any other card, as if void (may-slough). 002: 'must follow suit — play a card of the suit which
+    was led — if possible'."""
+    hands = {
+        0: "2C QS 5D 6D 7D 8D 9D TD QD KD AD 2H 3H",
+        1: "3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2S",
+        2: "2D 3D 4D JD 6S 7S 8S 9S TS JS 4H 5H 6H",
+        3: "KS AS 5S 3S 4S 7H 8H 9H TH JH QH KH AH",
+    }
+    for rules, want in ((TURBO, "QS"), (TURBO_SLOUGH, "5D 6D 7D 8D 9D TD QD KD AD 2H 3H")):
+        m = charged_position(rules, hands, {0: "QS"})
+        play_cards(m, "2C AC 2D 5S")  # seat 1 wins and leads its 2♠: the first spade lead
+        play_cards(m, "2S 6S AS")
+        assert m.turn == 0 and m.legal_plays() == cs(want)
+
+
+def test_turbo_a_hand_of_nothing_but_a_charged_card_plays_it():
+    """002: 'A player may not play a turbo-charged card the first time a card of that suit is led.' — but
+    a seat holding nothing else must play it: the rules never leave a seat without a legal card."""
+    hands = {0: "QS", 1: "2S", 2: "3S", 3: "4S"}
+    for rules in (TURBO, TURBO_SLOUGH):
+        for leader, plays in ((1, "2S 3S 4S"), (0, "")):  # following, and leading
+            m = position(rules, hands, leader=leader)
+            m.hand.opening = 0  # a later trick: nobody holds the 2♣
+            m.hand.tricks = [m.hand.tricks[0]] if m.hand.tricks else []
+            m.hand.charged = m.hand._restricted = QS.mask
+            play_cards(m, plays)
+            assert m.turn == 0 and m.legal_plays() == cs("QS")

@@ -149,3 +149,42 @@ def test_tables_of_three_and_five_are_drawn() -> None:
         html = _render(m, 1)
         assert f"table-grid n{n}" in html and where in html
         assert html.count('class="seat-area') == n
+
+
+def test_turbo_charged_cards_lie_face_up_until_played() -> None:
+    """002 Turbo Hearts: 'They do this by placing the card face up in front of them.' A charge step shows
+    each seat's charged cards; each stays shown until its charger plays it; a substituted charge is marked."""
+    m = _match()
+    m["hands"][0]["charges"] = [
+        {"hand": 0, "seat": 0, "cards": ["AH"], "substituted": False},
+        {"hand": 0, "seat": 1, "cards": [], "substituted": True},
+        {"hand": 0, "seat": 2, "cards": ["QS"], "substituted": False},
+        {"hand": 0, "seat": 3, "cards": [], "substituted": False},
+    ]
+    steps = replay_steps(m)
+    assert [s["kind"] for s in steps] == ["deal", "charge"] + ["play"] * 8 + ["score"]
+    assert steps[1]["charged"] == [["AH"], [], ["QS"], []] and "b.v1's charge was substituted" in steps[1]["mark"]
+    assert steps[7]["charged"] == [[], [], ["QS"], []]  # seat 0 has played its A♥
+    assert steps[9]["charged"] is None  # nothing charged is left in front of anyone
+    html = (
+        env()
+        .get_template("match.html")
+        .render(
+            m={**m, "match_id": "x", "rules": "turbo", "seed": 1, "status": "finished", "finished_at": ""},
+            names=[s["bot"] for s in m["seats"]],
+            steps=steps,
+            step=1,
+            s=steps[1],
+            seat_view=None,
+            hands=m["hands"],
+            title="t",
+            me=type("V", (), {"id": 0, "organiser": False, "name": ""})(),
+            csrf="",
+            arena_name=XSS,
+            u=lambda p: "/" + p,
+            static=lambda p: "/static/" + p,
+            static_site=False,
+            path="/",
+        )
+    )
+    assert html.count('<div class="charged">') == 2 and XSS not in html

@@ -66,6 +66,14 @@
         passed.appendChild(document.createTextNode("passes "));
         p.forEach(function (c) { passed.appendChild(cardEl(c, "small")); });
       }
+      var charged = area.querySelector(".charged");  // turbo_charging: the charged cards, face up
+      clear(charged);
+      var ch = s.charged && s.charged[seat];
+      charged.hidden = !(ch && ch.length);
+      if (ch && ch.length) {
+        charged.appendChild(document.createTextNode("charged "));
+        ch.forEach(function (c) { charged.appendChild(cardEl(c, "small")); });
+      }
       area.classList.toggle("acting", s.kind === "play" && s.seat === seat);
     });
     root.querySelectorAll(".felt .slot").forEach(function (slot) {

@@ -65,6 +65,11 @@ class BotServiceStub:
                 request_serializer=hearts_dot_v1_dot_bot__pb2.DiscardCardsRequest.SerializeToString,
                 response_deserializer=hearts_dot_v1_dot_bot__pb2.DiscardCardsResponse.FromString,
                 _registered_method=True)
+        self.ChargeCards = channel.unary_unary(
+                '/hearts.v1.BotService/ChargeCards',
+                request_serializer=hearts_dot_v1_dot_bot__pb2.ChargeCardsRequest.SerializeToString,
+                response_deserializer=hearts_dot_v1_dot_bot__pb2.ChargeCardsResponse.FromString,
+                _registered_method=True)
         self.Notify = channel.unary_unary(
                 '/hearts.v1.BotService/Notify',
                 request_serializer=hearts_dot_v1_dot_bot__pb2.NotifyRequest.SerializeToString,
@@ -120,6 +125,15 @@ class BotServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ChargeCards(self, request, context):
+        """Under rules.turbo_charging, after the pass (on a hold hand, after the deal) and before the
+        first lead, every seat at once chooses the cards it turbo-charges: none, or A♥ Q♠ J♦ 10♣ it
+        holds (one at most unless rules.turbo_charges is "any"). Never called otherwise.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Notify(self, request, context):
         """Optional notifications of public events, sent only when the handshake asked for them.
         A bot may return UNIMPLEMENTED; notifications are never faults.
@@ -160,6 +174,11 @@ def add_BotServiceServicer_to_server(servicer, server):
                     servicer.DiscardCards,
                     request_deserializer=hearts_dot_v1_dot_bot__pb2.DiscardCardsRequest.FromString,
                     response_serializer=hearts_dot_v1_dot_bot__pb2.DiscardCardsResponse.SerializeToString,
+            ),
+            'ChargeCards': grpc.unary_unary_rpc_method_handler(
+                    servicer.ChargeCards,
+                    request_deserializer=hearts_dot_v1_dot_bot__pb2.ChargeCardsRequest.FromString,
+                    response_serializer=hearts_dot_v1_dot_bot__pb2.ChargeCardsResponse.SerializeToString,
             ),
             'Notify': grpc.unary_unary_rpc_method_handler(
                     servicer.Notify,
@@ -330,6 +349,33 @@ class BotService:
             '/hearts.v1.BotService/DiscardCards',
             hearts_dot_v1_dot_bot__pb2.DiscardCardsRequest.SerializeToString,
             hearts_dot_v1_dot_bot__pb2.DiscardCardsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ChargeCards(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hearts.v1.BotService/ChargeCards',
+            hearts_dot_v1_dot_bot__pb2.ChargeCardsRequest.SerializeToString,
+            hearts_dot_v1_dot_bot__pb2.ChargeCardsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -94,6 +94,17 @@ _OPTION_FIELDS: dict[str, tuple[str, Callable[[Rules], Any], Callable[[pb.Rules]
         lambda r: r.exact_reset_at if r.exact_target_reset is not None else None,
         lambda m: m.exact_reset_at if m.HasField("exact_reset_at") else 100,
     ),
+    # Sent only with turbo_charging (unset strings read as the defaults), likewise.
+    "turbo_charges": (
+        "turbo_charges",
+        lambda r: r.turbo_charges if r.turbo_charging else None,
+        lambda m: m.turbo_charges or "one",
+    ),
+    "charged_singleton": (
+        "charged_singleton",
+        lambda r: r.charged_singleton if r.turbo_charging else None,
+        lambda m: m.charged_singleton or "must-play",
+    ),
 }
 DERIVED_RULES_FIELDS: dict[str, Callable[[Rules], Any]] = {
     "preset": lambda r: r.name,
@@ -235,12 +246,26 @@ _TRICK_BOOSTED = field_tag(pb.Trick, "boosted") + b"\x01"
     )
 )
 _VIEW_HEARTS_BROKEN = field_tag(pb.GameView, "hearts_broken") + b"\x01"
+_VIEW_CHARGES = field_tag(pb.GameView, "charges")
+_CHARGE_SEAT, _CHARGE_CARD = field_tag(pb.Charge, "seat"), field_tag(pb.Charge, "card")
+
+
+def _charges_bytes(charges: Sequence[tuple[int, Card]]) -> bytes:
+    """GameView field 22, one Charge message per charged card (seat 0 left unset, as protobuf does)."""
+    out = []
+    for seat, card in charges:
+        body = (_CHARGE_SEAT + _varint(seat) if seat else b"") + _CHARGE_CARD + _BYTE[card.index + 1]
+        out.append(_VIEW_CHARGES + _BYTE[len(body)] + body)
+    return b"".join(out)
+
+
 _REQUESTS_WITH_A_VIEW = (
     pb.PassCardsRequest,
     pb.PlayCardRequest,
     pb.DiscardCardsRequest,
     pb.ChooseMoonRequest,
     pb.CallPassRequest,
+    pb.ChargeCardsRequest,
 )
 _REQUEST_VIEW = field_tag(pb.PlayCardRequest, "view")
 if any(field_tag(r, "view") != _REQUEST_VIEW for r in _REQUESTS_WITH_A_VIEW):  # request_bytes writes one tag
@@ -371,6 +396,8 @@ class ViewEncoder:
         if obs.pass_offsets:
             b = bytes(obs.pass_offsets)  # offsets < 5: one byte each
             parts += (_VIEW_PASS_OFFSETS, _BYTE[len(b)], b)
+        if obs.charges:
+            parts.append(_charges_bytes(obs.charges))
         return b"".join(parts)
 
     def build(self, obs: Observation, time_bank_ms: int, out: pb.GameView | None = None) -> pb.GameView:
@@ -443,7 +470,14 @@ def view_to_wire_reference(
         v.kitty.extend(card_values(obs.kitty))
     v.discarded.extend(card_values(obs.discarded))
     v.pass_offsets.extend(obs.pass_offsets)
+    for seat, card in obs.charges:
+        v.charges.add(seat=seat, card=card_to_wire(card))
     return v
+
+
+def charges_from_wire(v: pb.GameView) -> tuple[tuple[int, Card], ...]:
+    """The charged cards of a view (turbo_charging) as (seat, card); an unknown card value raises."""
+    return tuple((c.seat, card_from_wire(c.card)) for c in v.charges)
 
 
 def moon_choice_from_wire(value: int) -> MoonChoice:

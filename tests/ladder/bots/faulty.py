@@ -27,6 +27,7 @@ from referee_bots import (  # noqa: E402  # the path above first
     FirstLegal,
     Illegal,
     NotHeld,
+    OverCharge,
     OversizedPass,
     Raiser,
     RepeatPass,
@@ -82,6 +83,7 @@ FAULTY: dict[str, type[FirstLegal]] = {
     "oversized": OversizedPass,
     "wrong_discard": ShortDiscard,
     "wrong_call": BadCall,
+    "wrong_charge": OverCharge,
     "hostile": Hostile,
 }
 """Each fault kind's bot (by ``FaultKind`` value); the test of every kind looks its bot up here."""
