@@ -127,6 +127,9 @@ MOON_SCORING: Final = ("add-to-others", "subtract-from-shooter", "shooter-choose
 FIRST_LEADS: Final = ("lowest-club", "left-of-dealer")
 KITTY_TAKERS: Final = ("none", "first-trick", "first-points")
 TIED_LOWEST: Final = ("play-on", "share")
+PARTNERSHIPS: Final = ("none", "team", "individual")
+"""002 Partnership Hearts: no partners; partners keep their tricks together (``team``); or each player
+keeps an individual score and the partners' totals are added at the end (``individual``)."""
 
 
 @dataclass(frozen=True)
@@ -336,6 +339,20 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "001 Winning the game; 000 End of game",
         "A tie for the lowest total keeps dealing (001), or the tied players share the win (000).",
     ),
+    Option(
+        "partnership",
+        "none",
+        " | ".join(PARTNERSHIPS),
+        "002 Partnership Hearts",
+        "4 players only: partners sit opposite (seats 0 & 2 against 1 & 3). team: partners keep their tricks "
+        "together and the team scores every penalty point in them, both partners carrying the team's total; "
+        "a slam is one team taking every penalty card (the moon option scores it; shooter-chooses asks the "
+        "partner who took Q♠); the match ends when a team total reaches the target, the lower team winning. "
+        "individual: each player scores and shoots the moon alone; when a player's total reaches the target "
+        "the partners' totals are added and the lower team wins. Partners share their team's place; a tie "
+        "of the team totals follows tied_lowest (play-on keeps dealing, share: all four share the win); "
+        "add-unless-win subtracts when adding would make the other team win.",
+    ),
 )
 OPTION_NAMES: Final = tuple(o.name for o in OPTIONS)
 _DEFAULTS: Final[dict[str, object]] = {o.name: o.default for o in OPTIONS}
@@ -376,6 +393,7 @@ class Rules:
     exact_reset_at: int = 100
     target: int = 100
     tied_lowest: str = "play-on"
+    partnership: str = "none"
     # Derived tables, computed once so the hot paths only index them.
     deck_mask: int = field(init=False, repr=False, compare=False)
     card_points: tuple[int, ...] = field(init=False, repr=False, compare=False)
@@ -466,6 +484,7 @@ class Rules:
             ("points", self.points, tuple(POINT_SCHEMES)),
             ("moon", self.moon, MOON_SCORING),
             ("tied_lowest", self.tied_lowest, TIED_LOWEST),
+            ("partnership", self.partnership, PARTNERSHIPS),
         ):
             if value not in valid:
                 raise bad(name, value, " | ".join(valid))
@@ -504,6 +523,16 @@ class Rules:
             )
         if self.sun_points < 0:
             raise bad("sun_points", self.sun_points, "0 (off) or a positive number")
+        if self.partnership != "none" and self.players != 4:
+            raise ValueError(
+                f"rule option partnership={self.partnership} needs 4 players (partners sit opposite: seats 0 & 2 "
+                f"against 1 & 3), not players={self.players}"
+            )
+        if self.partnership != "none" and self.moon == "wins-match":
+            raise ValueError(
+                f"rule option partnership={self.partnership} does not combine with moon=wins-match "
+                "(002 gives no partnership reading of a shot that wins the game)"
+            )
 
     def _validate_deal(self) -> None:
         removed = self.removed
@@ -648,6 +677,22 @@ class Rules:
     def points_of(self, card: Card) -> int:
         return self.card_points[card.index]
 
+    def partner(self, seat: int) -> int | None:
+        """The seat opposite ``seat``, its partner under ``partnership``; None without partnership."""
+        return (seat + 2) % 4 if self.partnership != "none" else None
+
+    def team_totals(self, totals: Sequence[int]) -> tuple[int, ...]:
+        """Each team's total from the seats' totals: team 0 is seats 0 & 2, team 1 seats 1 & 3.
+
+        ``team``: both partners carry the team's one total; ``individual``: the partners' totals added
+        (002 'the scores of the partners are totalled'). Empty without partnership.
+        """
+        if self.partnership == "team":
+            return (totals[0], totals[1])
+        if self.partnership == "individual":
+            return (totals[0] + totals[2], totals[1] + totals[3])
+        return ()
+
 
 def default_pass_cycle(players: int) -> tuple[str, ...]:
     """001's left, right, across, hold for four; 002's "left, right, hold, repeat" for 3 and 5."""
@@ -721,6 +766,11 @@ PRESETS: Final[dict[str, Rules]] = {
     ),
     # 002 Booster Nines (Richard Garfield): a nine led or followed in suit adds one more round in that suit.
     "booster-nines": Rules(booster_nines=True),
+    # 002 Partnership Hearts, first way: partners keep their tricks together; a slam (one team taking
+    # every penalty card) gives the opponents 26 or takes 26 off the team's score, the team's choice.
+    "partnership": Rules(partnership="team", moon="shooter-chooses"),
+    # 002 Partnership Hearts, second way: individual scores and moons, the partners' totals decide.
+    "partnership-individual": Rules(partnership="individual"),
 }
 
 
