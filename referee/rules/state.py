@@ -708,6 +708,16 @@ class Observation:
         """The cards the trick in progress takes: players, or twice as many once boosted (booster_nines)."""
         return 2 * self.rules.players if self.boosted else self.rules.players
 
+    @property
+    def partner(self) -> int | None:
+        """Under partnership, the seat opposite (002 'partners sitting opposite each other'); else None."""
+        return self.rules.partner(self.seat)
+
+    @property
+    def team_scores(self) -> tuple[int, ...]:
+        """Under partnership, the teams' totals before this hand (team 0: seats 0 and 2); else empty."""
+        return self.rules.team_totals(self.scores)
+
 
 _NO_CARDS: Final = CardSet()  # one shared empty set: card sets are immutable
 

@@ -23,6 +23,8 @@ SPECS = [
     "standard,pass_cycle=scatter",
     "booster-nines",  # boosted tricks: Trick.boosted on the trick in progress and on completed ones
     "booster-nines,players=3,moon=shooter-chooses",
+    "partnership",  # GameView.partner and team_scores (negative team totals after a slam subtracted)
+    "partnership-individual,pass_cycle=across",
 ]
 
 
