@@ -949,6 +949,7 @@ class _Referee:
                 forfeit_reason=st.forfeit_reason,
                 address=st.seat.address,
                 time_bank_left_ms=round(st.clock.bank * 1000, 1),
+                team=s % 2 if m.rules.partnership != "none" else None,
             )
             for s, st in enumerate(self.states)
         ]

@@ -807,6 +807,10 @@ def _canonical_text(rules: Rules) -> str:
     target = rules.to_dict()
     best: str | None = None
     for preset, base_rules in PRESETS.items():
+        if base_rules.partnership != rules.partnership:
+            # "partnership,partnership=none" would be the shortest text of every shooter-chooses ruleset:
+            # a ruleset reads as a preset of its own form, so that no text a store keeps changes.
+            continue
         base = base_rules.to_dict()
         opts = {k: _option_text(k, v) for k, v in target.items() if base[k] != v}
         for k in list(opts):  # drop what the others imply
