@@ -108,11 +108,10 @@ def summary(record: MatchRecord) -> RenderableType:
         )
 
     standing = Table(title="Result (latency of each bot's decisions, ms)", title_justify="left")
-    for col, just in (
-        ("seat", "right"),
-        ("bot", "left"),
-        ("score", "right"),
-        *((("team", "right"), ("team total", "right")) if teams else ()),
+    columns: list[tuple[str, str]] = [("seat", "right"), ("bot", "left"), ("score", "right")]
+    if teams:
+        columns += [("team", "right"), ("team total", "right")]
+    columns += [
         ("place", "right"),
         ("faults", "right"),
         ("forfeit", "left"),
@@ -120,7 +119,8 @@ def summary(record: MatchRecord) -> RenderableType:
         ("p50", "right"),
         ("p95", "right"),
         ("max", "right"),
-    ):
+    ]
+    for col, just in columns:
         standing.add_column(col, justify=just)  # type: ignore[arg-type]  # rich's Literal; the values are of it
     for s in record.seats:
         lat = latencies(record, s.seat)
