@@ -93,8 +93,10 @@ def test_health_and_reflection_come_from_the_npm_packages(node_bot: tuple[subpro
         Rules(players=3, pass_cycle=("scatter",), pass_count=4),
         Rules(players=5, pass_cycle=("left2",), kitty="first-trick", removed_cards=()),
         Rules.preset("booster-nines"),
+        Rules.parse("partnership,pass_cycle=across"),
+        Rules.preset("partnership-individual"),
     ],
-    ids=["standard", "3p-scatter", "5p-left2-kitty", "booster-nines"],
+    ids=["standard", "3p-scatter", "5p-left2-kitty", "booster-nines", "partnership-across", "partnership-individual"],
 )
 def test_passes_and_plays_are_legal_and_match_the_python_lowest_bot(
     rules: Rules, stub: bot_pb2_grpc.BotServiceStub
@@ -163,6 +165,8 @@ def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_f
                     Rules(kitty="first-points", kitty_discard=True, hand_size=12, pass_on=True, target=60),
                     Rules.preset("nasty", target=150),
                     Rules.preset("booster-nines", target=60),
+                    Rules.preset("partnership", target=60),
+                    Rules.parse("partnership-individual,pass_cycle=across,target=60"),
                 )
             ]
         finally:
@@ -182,3 +186,6 @@ def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_f
     assert not any(h.discard_substituted for h in discards)
     # 002 Booster Nines: some trick took a second round, so some hand has fewer than 13 tricks
     assert any(max(p.trick for p in records[4].plays if p.hand == h.hand) < 12 for h in records[4].hands)
+    for record in records[5:]:  # 002 Partnership Hearts: partners (node with lowest, random with heuristic) place alike
+        places = [s.place for s in record.seats]
+        assert places[0] == places[2] and places[1] == places[3] and [s.team for s in record.seats] == [0, 1, 0, 1]
