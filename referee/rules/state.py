@@ -718,6 +718,11 @@ class Observation:
         """Under partnership, the teams' totals before this hand (team 0: seats 0 and 2); else empty."""
         return self.rules.team_totals(self.scores)
 
+    @property
+    def team(self) -> int | None:
+        """Under partnership, this seat's team: 0 (seats 0 and 2) or 1 (seats 1 and 3); else None."""
+        return self.seat % 2 if self.rules.partnership != "none" else None
+
 
 _NO_CARDS: Final = CardSet()  # one shared empty set: card sets are immutable
 

@@ -190,6 +190,7 @@ STANDARD = Rules.parse("standard")
 KITTY = Rules(kitty="first-points", kitty_discard=True, hand_size=12)
 NASTY = Rules.parse("nasty")
 BOOSTER = Rules.parse("booster-nines")
+PARTNERS = Rules.parse("partnership-individual")
 
 
 def _second_round(m: Match) -> bool:
@@ -251,6 +252,12 @@ POSITIONS: dict[str, tuple[Rules, Callable[[Match], bool], int | None, dict[str,
     "choose-moon": (Rules(moon="shooter-chooses"), lambda m: m.phase is Phase.MOON, None, {"moon_points": 26}),
     "call-the-pass": (NASTY, lambda m: m.phase is Phase.CALL, None, {"pass_direction": "call", "hand": CardSet()}),
     "boosted-second-round": (BOOSTER, _second_round, None, {"boosted": True, "trick_size": 8, "is_leading": False}),
+    "partners-second-hand": (
+        PARTNERS,
+        lambda m: m.phase is Phase.PLAY and m.hand_number == 1 and _tricks(m) == 2 and m.turn == 1,
+        None,
+        {"partner": 3, "team": 1, "players": 4},
+    ),
     "split-pass": (
         NASTY,
         lambda m: m.phase is Phase.PASS and m.hand.direction == "split",
@@ -372,6 +379,8 @@ FROM_WIRE: dict[str, Callable[[pb.GameView], object]] = {
     "players": lambda w: w.rules.players,
     "boosted": lambda w: w.current_trick.boosted,
     "trick_size": lambda w: w.rules.players * (2 if w.current_trick.boosted else 1),
+    "partner": lambda w: w.partner if w.HasField("partner") else None,
+    "team_scores": lambda w: tuple(w.team_scores),
 }
 
 
