@@ -225,6 +225,8 @@ def as_card(answer: object) -> Card:
 
 def cards_answer(cards: Iterable[object]) -> list[pb.Card]:
     """A pass or discard answer as wire card values (the referee judges the count and the cards)."""
+    if type(cards) is list or type(cards) is tuple:  # the common answers, without the abc checks below
+        return [card_to_wire(c if type(c) is Card else as_card(c)) for c in cards]
     if isinstance(cards, (str, Card)) or not isinstance(cards, Iterable):
         raise AnswerError(f"returned {type(cards).__name__} {cards!r}, not a list of cards")
     return [card_to_wire(as_card(c)) for c in cards]

@@ -284,6 +284,13 @@ def rules_text(stored: str) -> str | None:
     return str(rules)
 
 
+_PLAYS_JSON = json.JSONEncoder(separators=(",", ":"))
+
+
+def _trick_and_position(play: list[Any]) -> tuple[int, int]:
+    return play[0], play[1]
+
+
 def _m9_canonical_rules(db: sqlite_utils.Database) -> None:
     # Every table keeps a ruleset as its canonical text, so rules that play the same compare equal
     # in SQL: matches kept Rules.to_dict() JSON, tournaments and schedules the text their user gave.
@@ -347,6 +354,49 @@ def rebuild_live_elo_totals(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m12_hand_plays(db: sqlite_utils.Database) -> None:
+    """A hand's plays in one row (JSON, in play order), and ``plays`` a view of them a play a row:
+    a match is ~600 plays, and inserting them a row each was most of the time a save takes."""
+    if "hand_plays" in db.table_names():  # a store rewound to an earlier version (tests do) has it
+        return
+    _executescript_in_transaction(
+        db,
+        """
+    CREATE TABLE hand_plays (
+        match_id TEXT NOT NULL,
+        hand INTEGER NOT NULL,
+        plays TEXT NOT NULL,  -- JSON in play order: [[trick, position, seat, card, latency_ms, substituted]]
+        PRIMARY KEY (match_id, hand),
+        FOREIGN KEY (match_id, hand) REFERENCES hands (match_id, hand) ON DELETE CASCADE
+    );
+    """,
+    )
+    # Packed here, not by SQLite's json_group_array: SQLite writes a REAL to 15 digits, Python's json
+    # to the digits that read back the same float.
+    rows = db.conn.execute(
+        "SELECT match_id, hand, trick, position, seat, card, latency_ms, substituted FROM plays "
+        "ORDER BY match_id, hand, trick, position"
+    )
+    for _, group in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
+        plays = list(group)
+        db.conn.execute(
+            "INSERT INTO hand_plays (match_id, hand, plays) VALUES (?, ?, ?)",
+            [plays[0][0], plays[0][1], _PLAYS_JSON.encode([p[2:] for p in plays])],
+        )
+    db.execute("DROP TABLE plays")
+    db.execute(_PLAYS_VIEW)
+
+
+# The plays a row each, as the table of that name had them: for queries (the store reads hand_plays).
+_PLAYS_VIEW = (
+    "CREATE VIEW plays AS SELECT h.match_id AS match_id, h.hand AS hand, "
+    "json_extract(p.value, '$[0]') AS trick, json_extract(p.value, '$[1]') AS position, "
+    "json_extract(p.value, '$[2]') AS seat, json_extract(p.value, '$[3]') AS card, "
+    "json_extract(p.value, '$[4]') AS latency_ms, json_extract(p.value, '$[5]') AS substituted "
+    "FROM hand_plays h, json_each(h.plays) p"
+)
+
+
 def _m13_seat_teams(db: sqlite_utils.Database) -> None:
     """002 Partnership Hearts: each seat's team (0: seats 0 and 2, 1: seats 1 and 3), NULL without
     partners (every match before this migration)."""
@@ -372,7 +422,8 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m9_canonical_rules,
     _m10_bot_module,
     _m11_live_elo_totals,
-    _m13_seat_teams,  # named for its number once merged after another branch's migration 12
+    _m12_hand_plays,
+    _m13_seat_teams,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]
@@ -1132,9 +1183,7 @@ class Store:
                 ],
             )
             conn.executemany(
-                "INSERT INTO plays (match_id, hand, trick, position, seat, card, latency_ms, substituted) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                self._play_rows(record),
+                "INSERT INTO hand_plays (match_id, hand, plays) VALUES (?, ?, ?)", self._hand_play_rows(record)
             )
             _insert(
                 conn,
@@ -1157,17 +1206,21 @@ class Store:
         return mid
 
     @staticmethod
-    def _play_rows(record: MatchRecord) -> list[tuple[Any, ...]]:
+    def _hand_play_rows(record: MatchRecord) -> list[tuple[str, int, str]]:
+        """A row per hand: its plays as ``hand_plays.plays`` keeps them."""
         mid = record.match_id
-        rows = []
+        hands: dict[int, list[tuple[Any, ...]]] = {}
         position = 0
         last: tuple[int, int] | None = None
         for p in record.plays:
             trick = (p.hand, p.trick)
             position = position + 1 if trick == last else 0
             last = trick
-            rows.append((mid, p.hand, p.trick, position, p.seat, p.card, p.latency_ms, int(p.substituted)))
-        return rows
+            hands.setdefault(p.hand, []).append(
+                (p.trick, position, p.seat, p.card, p.latency_ms, 1 if p.substituted else 0)
+            )
+        dumps = _PLAYS_JSON.encode
+        return [(mid, hand, dumps(plays)) for hand, plays in hands.items()]
 
     def has_match(self, match_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM matches WHERE id = ?", [match_id]).fetchone() is not None
@@ -1265,12 +1318,9 @@ class Store:
             )
         ]
         plays = [
-            PlayRecord(hand=r[0], trick=r[1], seat=r[2], card=r[3], latency_ms=r[4], substituted=bool(r[5]))
-            for r in q(
-                "SELECT hand, trick, seat, card, latency_ms, substituted FROM plays WHERE match_id = ? "
-                "ORDER BY hand, trick, position",
-                [mid],
-            )
+            PlayRecord(hand=hand, trick=p[0], seat=p[2], card=p[3], latency_ms=p[4], substituted=bool(p[5]))
+            for hand, text in q("SELECT hand, plays FROM hand_plays WHERE match_id = ? ORDER BY hand", [mid])
+            for p in sorted(json.loads(text), key=_trick_and_position)
         ]
         faults = [
             FaultRecord(

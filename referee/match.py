@@ -53,6 +53,7 @@ from referee.record import (
     utc_now,
 )
 from referee.rules import (
+    DECK,
     IllegalPlayError,
     Match,
     Observation,
@@ -274,6 +275,16 @@ def _failed(clock: Clock, error: Exception, elapsed: float) -> tuple[None, float
     else:
         clock.charge(elapsed)
     return None, elapsed * 1000, fault
+
+
+def _in_time(clock: Clock, answer: T, elapsed: float) -> tuple[T | None, float, Fault | None]:
+    """An answer that took ``elapsed`` seconds, charged to the clock: refused (a timeout) when it
+    overdrew the bank. Within the budget and its grace there is nothing to charge."""
+    if elapsed > clock.budget + clock.grace:
+        allowed = clock.deadline()
+        if not clock.charge(elapsed):
+            return None, elapsed * 1000, _late(answer, elapsed, allowed)
+    return answer, elapsed * 1000, None
 
 
 def _late(answer: object, elapsed: float, allowed: float) -> Fault:
@@ -639,12 +650,7 @@ class _Referee:
             answer = now(ask)
         except Exception as e:
             return _failed(clock, e, _perf_counter() - t0)
-        elapsed = _perf_counter() - t0
-        if elapsed > clock.budget + clock.grace:  # else there is nothing to charge
-            allowed = clock.deadline()
-            if not clock.charge(elapsed):
-                return None, elapsed * 1000, _late(answer, elapsed, allowed)
-        return answer, elapsed * 1000, None
+        return _in_time(clock, answer, _perf_counter() - t0)
 
     def _asked(self, o: Observation, st: _SeatState, rest: bytes = b"") -> Ask:
         """The one place a decision is put to a seat: from this seat's observation alone (its wire
@@ -848,16 +854,40 @@ class _Referee:
         """Plays while their seats answer synchronously (``play_now``: a bot in this process), up to
         the hand's last card: one after another with no coroutine each, under the same clock and
         faults as ``_ask``, so that such a bot costs little more than the engine's own play."""
-        m, states, views = self.match, self.states, self.views
+        m, states, views, plays = self.match, self.states, self.views, self.record.plays
+        observe, play = m.observation, m.play
         while m.phase is _PLAY:
             s = m.turn
             st = states[s]
             now = st.play_now
             if now is None or st.forfeit:
                 return
-            o = m.observation(s)
-            answer, latency, fault = self._ask_now(st.clock, now, Ask(o, views, int(st.clock.bank * 1000)))
-            if self._played(s, o, answer, latency, fault) is not None and len(m.results) > o.hand_number:
+            o = observe(s)
+            clock = st.clock
+            ask = Ask(o, views, int(clock.bank * 1000))
+            # ``_ask_now`` then ``_played``, written out for an answer in time that names a card the
+            # engine takes: the engine's play is the judge. Anything else (an error, lateness, a
+            # value that is no card, a card refused) goes the general way with the same answer.
+            t0 = _perf_counter()
+            try:
+                answer = now(ask)
+            except Exception as e:
+                trick = self._played(s, o, *_failed(clock, e, _perf_counter() - t0))
+            else:
+                elapsed = _perf_counter() - t0
+                if elapsed <= clock.budget + clock.grace and type(answer) is int and 1 <= answer <= 52:
+                    card = DECK[answer - 1]
+                    try:
+                        trick = play(card, s)
+                    except IllegalPlayError:
+                        trick = self._played(s, o, answer, elapsed * 1000, None)
+                    else:
+                        plays.append(PlayRecord(o.hand_number, len(o.tricks), s, str(card), elapsed * 1000))
+                        if trick is not None:
+                            self._notify_trick(o.hand_number, trick)
+                else:
+                    trick = self._played(s, o, *_in_time(clock, answer, elapsed))
+            if trick is not None and len(m.results) > o.hand_number:
                 return  # the hand is scored (hands count from 0): the run records it before the next one
 
     def _played(self, s: int, o: Observation, answer: Any, latency: float | None, fault: Fault | None) -> Trick | None:

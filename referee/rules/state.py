@@ -767,6 +767,8 @@ class Match:
         self.over = False
         self.shot_winner: int | None = None  # moon=wins-match: the seat whose shot ended the match
         self._moon_shooter: int | None = None
+        # observation's cache: the hand it is for, then per seat the fields fixed through its play
+        self._play_views: list[Any] = [None]
         self._new_hand(0)
 
     # -- the flow ---------------------------------------------------------------------------
@@ -984,6 +986,7 @@ class Match:
         m.scores = list(self.scores)
         m.results = list(self.results)
         m._log = list(self._log)
+        m._play_views = [None]  # a copy's play may diverge: never its original's cache
         for name in ("hands", "passed", "received", "captured", "tricks_won", "tricks", "trick_cards"):
             setattr(h, name, list(getattr(self.hand, name)))
         m.hand = h
@@ -992,7 +995,7 @@ class Match:
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         # Pickle the attributes, rebuilt the way __deepcopy__ rebuilds them compiled (where the
         # default pickling, through object.__new__, cannot build a native class).
-        attrs = {name: value for name, value in _attrs(self).items() if name != "hand"}
+        attrs = {name: value for name, value in _attrs(self).items() if name not in ("hand", "_play_views")}
         return (_match_from_attrs, (self.rules, self.seed, attrs, _attrs(self.hand)))
 
     def _check_seat(self, seat: int) -> None:
@@ -1163,41 +1166,57 @@ class Match:
     def observation(self, seat: int) -> Observation:
         hand = self.hand
         phase = self.phase
-        passed = hand.passed[seat] or ()
-        exchanged = hand.direction != "hold" and hand.phase is not Phase.PASS
-        received = hand.received[seat] if exchanged else 0
-        legal = hand.legal_mask(seat) if phase is Phase.PLAY else 0
         # Built without the frozen dataclass's __init__, whose per-field object.__setattr__ is a fifth of
         # the referee's own time per decision; a test checks it equals Observation(**same fields).
         obs = _new_object(Observation)
-        obs.__dict__.update(
-            seat=seat,
-            rules=self.rules,
-            hand_number=hand.number,
-            dealer=hand.dealer,
-            phase=phase,
-            scores=tuple(self.scores),  # totals before this hand (final totals once over)
-            pass_direction=hand.direction,
-            # 002 Da Nasty Fix: the dealer calls the pass 'before the start of the deal': nobody holds a
-            # card yet (the deal is drawn from the seed already, but no seat may see it).
-            hand=cardset_of_mask(hand.hands[seat]) if phase is not Phase.CALL else _NO_CARDS,
-            passed=passed,
-            received=cardset_of_mask(received) if received else _NO_CARDS,
-            tricks=tuple(hand.tricks),
-            current_trick=_new_tuple(Trick, (hand.leader, tuple(hand.trick_cards), None)),
-            hearts_broken=hand.hearts_broken,
-            legal=cardset_of_mask(legal) if legal else _NO_CARDS,
-            to_move=self.to_move,
-            kitty_taker=hand.kitty_taker,
-            kitty=cardset_of_mask(hand.kitty) if hand.kitty_taker == seat and hand.kitty else _NO_CARDS,
-            moon_points=(self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
+        fields: dict[str, object] = obs.__dict__
+        if phase is _PLAY:
+            # What a seat knows of its hand before the first lead holds through the play: built once per
+            # seat and hand (a play asks for ~13 observations of each seat), then copied.
+            cache = self._play_views
+            if cache[0] is not hand:
+                cache = self._play_views = [hand] + [None] * hand.players
+            fixed = cache[seat + 1]
+            if fixed is None:
+                fixed = cache[seat + 1] = self._fixed_fields(seat, hand, phase)
+            fields.update(fixed)
+        else:
+            fields.update(self._fixed_fields(seat, hand, phase))
+        legal = hand.legal_mask(seat) if phase is _PLAY else 0
+        # 002 Da Nasty Fix: the dealer calls the pass 'before the start of the deal': nobody holds a
+        # card yet (the deal is drawn from the seed already, but no seat may see it).
+        fields["hand"] = cardset_of_mask(hand.hands[seat]) if phase is not Phase.CALL else _NO_CARDS
+        fields["tricks"] = tuple(hand.tricks)
+        fields["current_trick"] = _new_tuple(Trick, (hand.leader, tuple(hand.trick_cards), None))
+        fields["hearts_broken"] = hand.hearts_broken
+        fields["legal"] = cardset_of_mask(legal) if legal else _NO_CARDS
+        fields["to_move"] = self.to_move
+        fields["kitty_taker"] = hand.kitty_taker
+        fields["kitty"] = cardset_of_mask(hand.kitty) if hand.kitty_taker == seat and hand.kitty else _NO_CARDS
+        fields["discarded"] = hand.discarded if hand.kitty_taker == seat else ()
+        fields["boosted"] = hand.trick_size > hand.players
+        return obs
+
+    def _fixed_fields(self, seat: int, hand: Hand, phase: Phase) -> dict[str, object]:
+        """The observation's fields that stay the same from the first lead to the hand's end (the
+        others are ``observation``'s): a field that can change during the play belongs there."""
+        exchanged = hand.direction != "hold" and hand.phase is not Phase.PASS
+        received = hand.received[seat] if exchanged else 0
+        return {
+            "seat": seat,
+            "rules": self.rules,
+            "hand_number": hand.number,
+            "dealer": hand.dealer,
+            "phase": phase,
+            "scores": tuple(self.scores),  # totals before this hand (final totals once over)
+            "pass_direction": hand.direction,
+            "passed": hand.passed[seat] or (),
+            "received": cardset_of_mask(received) if received else _NO_CARDS,
+            "moon_points": (self.rules.sun_points if self._sun_pending() else self.rules.moon_total)
             if phase is Phase.MOON
             else 0,
-            discarded=hand.discarded if hand.kitty_taker == seat else (),
-            pass_offsets=hand.offsets,
-            boosted=hand.trick_size > hand.players,
-        )
-        return obs
+            "pass_offsets": hand.offsets,
+        }
 
     def _sun_pending(self) -> bool:
         h = self.hand

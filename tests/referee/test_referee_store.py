@@ -16,7 +16,7 @@ from referee.record import FaultKind, MatchRecord
 from referee.rules import Card, Observation, Rules, cards_of
 from referee.seats import InProcessSeat
 
-TABLES = ("bots", "matches", "seats", "hands", "passes", "plays", "faults")
+TABLES = ("bots", "matches", "seats", "hands", "passes", "hand_plays", "faults")
 
 
 class First:
@@ -320,3 +320,34 @@ def test_a_partnership_matchs_teams_round_trip(tmp_path: Path) -> None:
     with Store(tmp_path / "arena.db") as db:
         assert all(s.team is None for s in db.load_match(rec.match_id).seats)
         assert db.db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
+def test_plays_kept_a_row_each_by_older_databases_are_migrated_into_a_row_per_hand(tmp_path: Path) -> None:
+    """Migration 12 packs the ``plays`` table into ``hand_plays`` (a row per hand) and leaves a view
+    ``plays`` with the old table's columns: the records read back the same, and queries written
+    for the table still run."""
+    rec = a_record()
+    path = tmp_path / "arena.db"
+    with Store(path) as db:
+        db.save_match(rec)
+        before = db.load_match(rec.match_id)
+        as_rows = db.db.execute(
+            "SELECT match_id, hand, trick, position, seat, card, latency_ms, substituted FROM plays"
+        ).fetchall()
+        # As a database of migration 11 holds them: the table a play a row, no hand_plays.
+        db.db.execute("DROP VIEW plays")
+        db.db.execute("DROP TABLE hand_plays")
+        db.db.execute(
+            "CREATE TABLE plays (match_id TEXT NOT NULL, hand INTEGER NOT NULL, trick INTEGER NOT NULL, "
+            "position INTEGER NOT NULL, seat INTEGER NOT NULL, card TEXT NOT NULL, latency_ms REAL, "
+            "substituted INTEGER NOT NULL, PRIMARY KEY (match_id, hand, trick, position))"
+        )
+        db.db.conn.executemany("INSERT INTO plays VALUES (?, ?, ?, ?, ?, ?, ?, ?)", reversed(as_rows))
+        db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m12_hand_plays)}")
+        db.db.conn.commit()
+    with Store(path) as db:
+        assert db.version == len(MIGRATIONS)
+        assert db.load_match(rec.match_id) == before
+        assert len(rec.plays) == len(as_rows) > 0
+        assert sorted(db.db.execute("SELECT * FROM plays").fetchall()) == sorted(as_rows)
+        assert db.db.execute("SELECT count(*) FROM hand_plays").fetchone()[0] == len(rec.hands)

@@ -274,11 +274,22 @@ class ViewEncoder:
     the bytes equal ``view_to_wire_reference(...).SerializeToString()`` (tested).
     """
 
-    __slots__ = ("_bank", "_budget", "_heads", "_names", "_tricks", "_tricks_bytes", "budget_ms", "match_id")
+    __slots__ = (
+        "_bank",
+        "_budget",
+        "_heads",
+        "_names",
+        "_tricks",
+        "_tricks_bytes",
+        "budget_ms",
+        "match_id",
+        "player_names",
+    )
 
     def __init__(self, match_id: str, player_names: Sequence[str], budget_ms: int) -> None:
         self.match_id = match_id
         self._names = tuple(player_names)
+        self.player_names: tuple[str, ...] = self._names  # every view of this match carries them, in seat order
         self.budget_ms = budget_ms
         self._budget = _VIEW_BUDGET + _varint(budget_ms) if budget_ms else b""
         self._heads: dict[tuple[object, ...], tuple[Rules, bytes, bytes]] = {}
@@ -321,11 +332,6 @@ class ViewEncoder:
             b = b"".join([_trick_bytes(t, players) for t in tricks])
         self._tricks, self._tricks_bytes = tricks, b
         return b
-
-    @property
-    def player_names(self) -> tuple[str, ...]:
-        """The players' names every view of this match carries, in seat order."""
-        return self._names
 
     def encode(self, obs: Observation, time_bank_ms: int) -> bytes:
         """The serialised GameView of ``obs``'s seat."""
