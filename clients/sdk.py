@@ -158,7 +158,9 @@ class Notification:
     """A public event of a match, delivered to ``bot.notify`` (only bots that define it ask for them).
 
     ``kind`` is "trick_completed" (``trick`` set), "hand_scored" (the per-seat tuples and the
-    shooters set) or "match_over" (``totals``, ``places`` and ``forfeited`` set).
+    shooters set) or "match_over" (``totals``, ``places`` and ``forfeited`` set). Under
+    ``rules.partnership`` the teams' figures come too, team 0 (seats 0 and 2) first: ``team_hand_score``
+    and ``team_totals`` of a hand, ``teams`` (each seat's team) and ``team_totals`` at the match's end.
     """
 
     match_id: str
@@ -173,6 +175,9 @@ class Notification:
     sun_shooter: int | None = None
     places: tuple[int, ...] = ()
     forfeited: tuple[int, ...] = ()
+    team_hand_score: tuple[int, ...] = ()
+    team_totals: tuple[int, ...] = ()
+    teams: tuple[int, ...] = ()
 
 
 def notification_from_wire(msg: pb.NotifyRequest) -> Notification:
@@ -192,11 +197,20 @@ def notification_from_wire(msg: pb.NotifyRequest) -> Notification:
             totals=tuple(h.totals),
             moon_shooter=h.moon_shooter if h.HasField("moon_shooter") else None,
             sun_shooter=h.sun_shooter if h.HasField("sun_shooter") else None,
+            team_hand_score=tuple(h.team_hand_score),
+            team_totals=tuple(h.team_totals),
         )
     if kind == "match_over":
         o = msg.match_over
         return Notification(
-            msg.match_id, msg.seat, kind, totals=tuple(o.totals), places=tuple(o.places), forfeited=tuple(o.forfeited)
+            msg.match_id,
+            msg.seat,
+            kind,
+            totals=tuple(o.totals),
+            places=tuple(o.places),
+            forfeited=tuple(o.forfeited),
+            teams=tuple(o.teams),
+            team_totals=tuple(o.team_totals),
         )
     return Notification(msg.match_id, msg.seat, kind)
 

@@ -55,6 +55,23 @@ class View(Observation):
         (``rules.booster_nines``: then ``boosted`` is set and every seat plays a second card to it)."""
         return 2 * self.rules.players if self.boosted else self.rules.players
 
+    @property
+    def partner(self) -> int | None:
+        """Under ``rules.partnership``, the partner's seat (opposite: ``(seat + 2) % 4``); else None."""
+        return self.rules.partner(self.seat)
+
+    @property
+    def team_scores(self) -> tuple[int, ...]:
+        """Under ``rules.partnership``, the teams' totals before this hand, team 0 (seats 0 and 2) first:
+        under ``team`` the one total both partners carry, under ``individual`` the partners' sum. Empty
+        otherwise. The request's GameView carries both (``partner``, ``team_scores``)."""
+        return self.rules.team_totals(self.scores)
+
+    @property
+    def team(self) -> int | None:
+        """Under ``rules.partnership``, this seat's team: 0 (seats 0 and 2) or 1 (seats 1 and 3); else None."""
+        return self.seat % 2 if self.rules.partnership != "none" else None
+
     def sample_worlds(self, n: int, rng: random.Random | None = None) -> list[World]:
         """``n`` deals of the unseen cards consistent with this view, uniform (``clients.sampling``);
         ``world.to_hand()`` / ``world.to_match()`` give the engine state to simulate from."""

@@ -133,6 +133,15 @@ CHARGE = Citation(
     "hearts, queen of spades, jack of diamonds, or ten of clubs",
 )
 CHARGED = Citation("002", "A player may not play a turbo-charged card the first time a card of that suit is led")
+TEAM_SLAM = Citation(
+    "002",
+    "A slam occurs if one team takes all 14 penalty cards in a hand; they can choose to give the opponents 26 "
+    "penalty points or to subtract 26 penalty points from their own score",
+)
+PARTNER_PASS = Citation("002", "Some prefer to play this game passing three cards to partner on every deal")
+PARTNER_TRICK = Citation(
+    "002", "On each hand your team scores the total number of penalty points you have taken in your tricks"
+)
 
 CITATIONS: tuple[Citation, ...] = (
     OPENING,
@@ -159,6 +168,9 @@ CITATIONS: tuple[Citation, ...] = (
     BOOST_VOID,
     CHARGE,
     CHARGED,
+    TEAM_SLAM,
+    PARTNER_PASS,
+    PARTNER_TRICK,
 )
 """Every sentence a position cites (a test finds each in its source)."""
 
@@ -217,6 +229,44 @@ def _shooter_step(m: Match, rng: SeededRandom) -> None:
         m.play(card, s)
     else:
         _random_step(m, rng)
+
+
+def _team_slam_step(m: Match, rng: SeededRandom) -> None:
+    """``_shooter_step`` for a team (partnership=team): seats 0 and 2 pass their lowest cards and play their
+    highest; the others pass their highest, follow low and throw their costliest penalty card when void."""
+    if m.phase is Phase.PASS:
+        for s in m.to_move:
+            hand = m.observation(s).hand.cards
+            order = sorted(hand, key=lambda c: c.rank if s % 2 == 0 else -c.rank)
+            m.pass_cards(s, order[: m.rules.pass_count])
+    elif m.phase is Phase.PLAY and m.turn % 2 == 0:
+        m.play(max(m.legal_plays().cards, key=lambda c: c.rank), m.turn)
+    elif m.phase is Phase.PLAY:
+        _shooter_step(m, rng)  # an opponent: ducks, or sheds its costliest penalty card
+    else:
+        _random_step(m, rng)
+
+
+def _team_slam(m: Match) -> int | None:
+    """A team's slam to score (partnership=team): both partners took penalty cards, all of them together."""
+    if m.phase is not Phase.MOON:
+        return None
+    seat = m.to_move[0]
+    pen = m.rules.penalty_mask
+    captured = m.hand.captured
+    mine, partner = captured[seat] & pen, captured[(seat + 2) % 4] & pen
+    return seat if mine and partner and mine | partner == pen else None
+
+
+def _partner_winning_void(m: Match) -> int | None:
+    """Void in the suit led, holding a penalty card and a safe one, while the partner is winning the trick."""
+    seat = _void(m)
+    if seat is None:
+        return None
+    trick = m.observation(seat).current_trick
+    led = trick.cards[0].suit
+    best = max((i for i, c in enumerate(trick.cards) if c.suit is led), key=lambda i: trick.cards[i].rank)
+    return seat if trick.seat_of(best, 4) == m.rules.partner(seat) else None
 
 
 def _find(
@@ -502,6 +552,8 @@ def _opening_citation(rules: Rules) -> Citation:
 def _pass_citation(rules: Rules, direction: str) -> Citation:
     if rules.may_pass_on(direction):
         return PASS_ON
+    if direction == "across" and rules.partnership != "none":
+        return PARTNER_PASS  # across is to the partner
     return {"scatter": PASS_SCATTER, "mix": PASS_MIX, "left2": PASS_SECOND, "right2": PASS_SECOND}.get(direction, PASS)
 
 
@@ -555,6 +607,18 @@ def catalogue(rules: Rules) -> list[tuple[str, Citation, Build]]:
         out.append(("the kitty's discard", DISCARD, _built(_phase(Phase.DISCARD))))
     if rules.moon == "shooter-chooses":
         out.append(("the moon's choice", MOON, lambda r: _find(r, _phase(Phase.MOON), _shooter_step)))
+    if rules.partnership == "team" and rules.moon == "shooter-chooses":
+        out.append(
+            (
+                "a team's slam (moon): the partner who took Q♠ chooses",
+                TEAM_SLAM,
+                lambda r: _find(r, _team_slam, _team_slam_step),
+            )
+        )
+    if rules.partnership != "none":
+        out.append(
+            ("void in the suit led, the partner winning the trick", PARTNER_TRICK, _built(_partner_winning_void))
+        )
     if rules.booster_nines:
         out.append(("a boosted trick's second round: follow the led suit", BOOST, _built(_boosted(False))))
         out.append(("a boosted trick's second round, void in the led suit", BOOST_VOID, _built(_boosted(True))))

@@ -421,6 +421,19 @@ def _m13_turbo_charges(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m14_seat_teams(db: sqlite_utils.Database) -> None:
+    """002 Partnership Hearts: each seat's team (0: seats 0 and 2, 1: seats 1 and 3), NULL without
+    partners (every match before this migration)."""
+    if "team" in db["seats"].columns_dict:  # a store rewound to an earlier version (tests do) has it
+        return
+    _executescript_in_transaction(
+        db,
+        """
+    ALTER TABLE seats ADD COLUMN team INTEGER;  -- NULL unless the rules have partners
+    """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -435,6 +448,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m11_live_elo_totals,
     _m12_hand_plays,
     _m13_turbo_charges,
+    _m14_seat_teams,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]
@@ -1149,6 +1163,7 @@ class Store:
                         else None,
                         "address": s.address,
                         "time_bank_left_ms": s.time_bank_left_ms,
+                        "team": s.team,
                     }
                     for i, s in enumerate(record.seats)
                 ],
@@ -1288,10 +1303,11 @@ class Store:
                 forfeit_reason=ForfeitReason(r[6]) if r[6] else None,
                 address=r[7],
                 time_bank_left_ms=r[8],
+                team=r[9],
             )
             for r in q(
                 "SELECT s.seat, b.name, s.final_score, s.place, s.faults, s.forfeit, s.forfeit_reason, "
-                "s.address, s.time_bank_left_ms FROM seats s JOIN bots b ON b.id = s.bot_id "
+                "s.address, s.time_bank_left_ms, s.team FROM seats s JOIN bots b ON b.id = s.bot_id "
                 "WHERE s.match_id = ? ORDER BY s.seat",
                 [mid],
             )

@@ -771,10 +771,11 @@ class _Referee:
                 lambda s: pb.NotifyRequest(
                     match_id=self.match_id,
                     seat=s,
-                    match_over=pb.MatchOver(
-                        totals=m.scores,
-                        places=[r.place for r in self.record.seats],
-                        forfeited=[i for i, st in enumerate(self.states) if st.forfeit],
+                    match_over=codec.match_over_to_wire(
+                        m.rules,
+                        m.scores,
+                        [r.place for r in self.record.seats],
+                        [i for i, st in enumerate(self.states) if st.forfeit],
                     ),
                 )
             )
@@ -854,9 +855,8 @@ class _Referee:
         h.points_taken, h.score, h.totals = result.points_taken, result.score, result.totals
         h.moon, h.sun = result.moon, result.sun
         h.moon_choice = result.moon_choice.value if result.moon_choice is not None else None
-        self._notify_all(
-            lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, hand_scored=codec.hand_scored_to_wire(result))
-        )
+        scored = codec.hand_scored_to_wire(result, m.rules)
+        self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, hand_scored=scored))
         if not m.over:
             self._open_hand()
 
@@ -984,10 +984,13 @@ class _Referee:
             winners = tuple(m.winners)
         else:
             # A forfeiter places last whatever its substitutes scored; the others rank among themselves
-            # (a live seat whose shot won the match, under moon=wins-match, first).
+            # (a live seat whose shot won the match, under moon=wins-match, first). With partners the
+            # forfeiter places last alone and its partner keeps its team's total, ranked among the
+            # live seats: the forfeit is one bot's, not its partner's.
             places = [len(live) + 1] * len(self.states)
             first = live.index(m.shot_winner) if m.shot_winner in live else None
-            for s, place in zip(live, places_of([scores[s] for s in live], first)):
+            ranked = m.place_totals()
+            for s, place in zip(live, places_of([ranked[s] for s in live], first)):
                 places[s] = place
             winners = tuple(s for s in live if places[s] == 1)
         self.record.status = MatchStatus.FINISHED
@@ -1003,6 +1006,7 @@ class _Referee:
                 forfeit_reason=st.forfeit_reason,
                 address=st.seat.address,
                 time_bank_left_ms=round(st.clock.bank * 1000, 1),
+                team=s % 2 if m.rules.partnership != "none" else None,
             )
             for s, st in enumerate(self.states)
         ]

@@ -65,19 +65,34 @@ def _forfeit_text(seat: SeatRecord) -> str:
     return str(ForfeitReason(seat.forfeit_reason).value) if seat.forfeit_reason else "forfeit"
 
 
+def _teams_text(rules: Rules, names: Sequence[str]) -> str:
+    """Under partnership, who plays with whom: '  teams: a & c against b & d'; else empty."""
+    if rules.partnership == "none":
+        return ""
+    return f"  teams ({rules.partnership}): {names[0]} & {names[2]} against {names[1]} & {names[3]}"
+
+
+def _team_totals_text(rules: Rules, names: Sequence[str], totals: Sequence[int]) -> str:
+    t = rules.team_totals(totals)
+    return f"{names[0]} & {names[2]} {t[0]}, {names[1]} & {names[3]} {t[1]}"
+
+
 def summary(record: MatchRecord) -> RenderableType:
-    """Scores by hand, the final standing with latencies, and the faults."""
+    """Scores by hand, the final standing with latencies, and the faults (with partners, the teams too)."""
     rules = Rules.from_dict(record.rules)
     names = _names(record)
+    teams = rules.partnership != "none"
     title = (
         f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
-        f"winner {', '.join(names[w] for w in record.winners) or 'none'}"
+        f"winner {', '.join(names[w] for w in record.winners) or 'none'}" + _teams_text(rules, names)
     )
     by_hand = Table(title="Scores by hand", title_justify="left")
     by_hand.add_column("hand", justify="right")
     by_hand.add_column("pass")
     for n in names:
         by_hand.add_column(Text(n), justify="right")
+    if teams:
+        by_hand.add_column("teams (0 & 2 : 1 & 3)", justify="right")
     by_hand.add_column("")
     for h in record.hands:
         note = ""
@@ -85,15 +100,20 @@ def summary(record: MatchRecord) -> RenderableType:
             note = f"{names[h.moon]} shot the moon" + (f" ({h.moon_choice})" if h.moon_choice else "")
         if h.sun is not None:
             note = f"{names[h.sun]} shot the sun" + (f" ({h.moon_choice})" if h.moon_choice else "")
+        team_cell = [" : ".join(map(str, rules.team_totals(h.totals)))] if teams and h.totals else []
         by_hand.add_row(
-            str(h.hand), h.pass_direction, *(f"{sc:+d} → {t}" for sc, t in zip(h.score, h.totals)), Text(note)
+            str(h.hand),
+            h.pass_direction,
+            *(f"{sc:+d} → {t}" for sc, t in zip(h.score, h.totals)),
+            *team_cell,
+            Text(note),
         )
 
     standing = Table(title="Result (latency of each bot's decisions, ms)", title_justify="left")
-    for col, just in (
-        ("seat", "right"),
-        ("bot", "left"),
-        ("score", "right"),
+    columns: list[tuple[str, str]] = [("seat", "right"), ("bot", "left"), ("score", "right")]
+    if teams:
+        columns += [("team", "right"), ("team total", "right")]
+    columns += [
         ("place", "right"),
         ("faults", "right"),
         ("forfeit", "left"),
@@ -101,7 +121,8 @@ def summary(record: MatchRecord) -> RenderableType:
         ("p50", "right"),
         ("p95", "right"),
         ("max", "right"),
-    ):
+    ]
+    for col, just in columns:
         standing.add_column(col, justify=just)  # type: ignore[arg-type]  # rich's Literal; the values are of it
     for s in record.seats:
         lat = latencies(record, s.seat)
@@ -109,6 +130,11 @@ def summary(record: MatchRecord) -> RenderableType:
             str(s.seat),
             Text(names[s.seat]),
             str(s.final_score),
+            *(
+                (str(s.team if s.team is not None else s.seat % 2), str(rules.team_totals(record.scores)[s.seat % 2]))
+                if teams
+                else ()
+            ),
             str(s.place),
             str(s.faults),
             _forfeit_text(s) if s.forfeit else "",
@@ -174,7 +200,7 @@ def replay(record: MatchRecord) -> RenderableType:
     parts: list[RenderableType] = [
         Text(
             f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
-            f"seats: {', '.join(f'{i} {b}' for i, b in enumerate(names))}",
+            f"seats: {', '.join(f'{i} {b}' for i, b in enumerate(names))}" + _teams_text(rules, names),
             style="bold",
         )
     ]
@@ -247,6 +273,10 @@ def replay(record: MatchRecord) -> RenderableType:
                 score += f"  ({names[shooter]} shot the {shot} and wins the match)"
             else:
                 score += f"  ({names[shooter]} shot the {shot}" + (f": {h.moon_choice})" if h.moon_choice else ")")
+                if rules.partnership == "team":  # 002: 'one team takes all 14 penalty cards'
+                    score = score[:-1] + f", for the team with {names[(shooter + 2) % 4]})"
+        if rules.partnership != "none" and h.totals:
+            score += "  teams: " + _team_totals_text(rules, names, h.totals)
         parts.append(Text(score))
     parts.append(Text("\n* a substitute played for a faulty or forfeited bot; green: the trick's winner"))
     return Group(*parts)

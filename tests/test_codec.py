@@ -153,3 +153,49 @@ def test_turbo_charging_crosses_the_wire_only_where_it_is_played() -> None:
     with pytest.raises(ValueError):
         codec.charges_from_wire(pb.GameView(charges=[pb.Charge(seat=1, card=0)]))
     assert Card.parse("QS") in charged
+
+
+@pytest.mark.parametrize("text", ["partnership", "partnership-individual", "partnership,pass_cycle=across"])
+def test_partnership_rules_cross_the_wire_and_back(text: str) -> None:
+    """Rules.partnership (field 34) names the form; rulesets without partners never write it."""
+    rules = Rules.parse(text)
+    msg = pb.Rules.FromString(codec.rules_to_wire(rules).SerializeToString())
+    assert msg.partnership == rules.partnership and codec.rules_from_wire(msg) == rules
+    assert not codec.rules_to_wire(Rules()).partnership
+    assert b"\x92\x02" not in codec.rules_to_wire(Rules()).SerializeToString()  # field 34, length-delimited
+
+
+def test_partnership_view_hand_and_match_fields_both_ways() -> None:
+    """GameView.partner/team_scores (24, 25), HandScored.team_hand_score/team_totals (7, 8) and
+    MatchOver.teams/team_totals (4, 5) carry the teams under partnership, decode into the SDK's View
+    and Notification, and stay absent otherwise."""
+    from clients.sdk import notification_from_wire
+    from clients.view import view_from_wire
+    from referee.rules import HandResult, Match, Phase
+
+    for preset, teams in (("partnership", (-10, 40)), ("partnership-individual", (50, 40))):
+        rules = Rules.preset(preset)
+        m = Match(rules, 0)
+        m.scores = [-10, 40, -10, 40] if preset == "partnership" else [20, 15, 30, 25]
+        obs = m.observation(3)
+        wire = codec.view_to_wire(obs, match_id="m", player_names=list("abcd"), budget_ms=1, time_bank_ms=0)
+        again = pb.GameView.FromString(wire.SerializeToString())
+        assert again.HasField("partner") and again.partner == 1 and tuple(again.team_scores) == teams
+        view = view_from_wire(again, Phase.PASS)
+        assert view.partner == 1 and view.team_scores == teams and view.team == 1
+        result = HandResult(0, "left", (13, 0, 13, 0), (7, 0, 6, 0), (26, 0, 26, 0), (26, 0, 26, 0))
+        if preset == "partnership-individual":
+            result = HandResult(0, "left", (13, 0, 13, 0), (7, 0, 6, 0), (13, 0, 13, 0), (13, 0, 13, 0))
+        scored = codec.hand_scored_to_wire(result, rules)
+        n = notification_from_wire(pb.NotifyRequest(match_id="m", seat=0, hand_scored=scored))
+        assert n.team_hand_score == (26, 0) and n.team_totals == (26, 0)
+        over = codec.match_over_to_wire(rules, [105, 78, 34, 69], [1, 3, 1, 3], [])
+        n = notification_from_wire(pb.NotifyRequest(match_id="m", seat=0, match_over=over))
+        assert n.teams == (0, 1, 0, 1)
+        assert n.team_totals == ((105, 78) if preset == "partnership" else (139, 147))
+    m = Match(Rules(), 0)
+    wire = codec.view_to_wire(m.observation(0), match_id="m", player_names=list("abcd"), budget_ms=1, time_bank_ms=0)
+    assert not wire.HasField("partner") and not wire.team_scores
+    result = HandResult(0, "left", (13, 0, 13, 0), (7, 0, 6, 0), (13, 0, 13, 0), (13, 0, 13, 0))
+    assert not codec.hand_scored_to_wire(result, Rules()).team_totals
+    assert not codec.match_over_to_wire(Rules(), [1, 2, 3, 4], [1, 2, 3, 4], []).teams

@@ -62,7 +62,14 @@ def test_bot_proto_names_every_value_of_each_named_option() -> None:
     """A bot author reads the contract, not the engine: every preset and every value of a named rule
     option that the engine plays is written in the comment of its field."""
     from referee.rules import PRESETS
-    from referee.rules.options import FIRST_LEADS, KITTY_TAKERS, MOON_SCORING, POINT_SCHEMES, TIED_LOWEST
+    from referee.rules.options import (
+        FIRST_LEADS,
+        KITTY_TAKERS,
+        MOON_SCORING,
+        PARTNERSHIPS,
+        POINT_SCHEMES,
+        TIED_LOWEST,
+    )
 
     for field, values in (
         ("preset", [*PRESETS, "custom"]),
@@ -72,6 +79,7 @@ def test_bot_proto_names_every_value_of_each_named_option() -> None:
         ("points", POINT_SCHEMES),
         ("moon", MOON_SCORING),
         ("tied_lowest", TIED_LOWEST),
+        ("partnership", [p for p in PARTNERSHIPS if p != "none"]),  # "none" is sent as the empty string
     ):
         comment = _comment_of(field)
         missing = [v for v in values if f'"{v}"' not in comment]
@@ -94,6 +102,7 @@ def test_the_protocol_docs_name_every_value_of_each_named_option() -> None:
         ("points", POINT_SCHEMES),
         ("moon", MOON_SCORING),
         ("tied_lowest", TIED_LOWEST),
+        ("partnership", ("team", "individual")),
     ):
         missing = [v for v in values if f'`"{v}"`' not in rows[field]]
         assert not missing, f"docs/protocol.md's Rules table does not name {missing} for {field}"

@@ -19,7 +19,18 @@ from urllib.parse import quote
 
 import jinja2
 
-__all__ = ["Card", "card", "env", "places", "points_svg", "rating_svg", "replay_steps", "seat_names"]
+__all__ = [
+    "Card",
+    "card",
+    "env",
+    "places",
+    "points_svg",
+    "rating_svg",
+    "replay_steps",
+    "seat_names",
+    "team_totals",
+    "teams",
+]
 
 HERE = Path(__file__).resolve().parent
 SUITS = {"S": ("♠", "spades", "black"), "H": ("♥", "hearts", "red"), "D": ("♦", "diamonds", "red"),
@@ -71,6 +82,26 @@ def sort_cards(cards: Sequence[str]) -> list[str]:
 
 def seat_names(match: dict[str, Any]) -> list[str]:
     return [str(s["bot"]) for s in sorted(match["seats"], key=lambda s: s["seat"])]
+
+
+def teams(match: dict[str, Any]) -> list[list[int]]:
+    """Under partnership (002 Partnership Hearts), each team's seats, team 0 first: [[0, 2], [1, 3]], as
+    the seats' recorded ``team`` says; empty for a match without partners (or exported before teams)."""
+    by_team: dict[int, list[int]] = {}
+    for s in sorted(match["seats"], key=lambda s: s["seat"]):
+        if s.get("team") is not None:
+            by_team.setdefault(int(s["team"]), []).append(int(s["seat"]))
+    return [by_team[t] for t in sorted(by_team)]
+
+
+def team_totals(match: dict[str, Any], totals: Sequence[int]) -> list[int]:
+    """The teams' totals from the seats' (team 0 first): the one total partners carry under
+    partnership=team, the partners' sum under individual; empty without partners."""
+    from referee.rules import Rules  # the engine only for pages that show teams
+
+    if not totals or not teams(match):
+        return []
+    return list(Rules.parse(str(match["rules"])).team_totals(totals))
 
 
 def _trick_winner(cards: list[tuple[int, str]]) -> int:
@@ -277,7 +308,7 @@ def env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    e.globals.update(card=card, places=places, sort_cards=sort_cards)
+    e.globals.update(card=card, places=places, sort_cards=sort_cards, teams=teams, team_totals=team_totals)
     e.filters["q"] = lambda s: quote(str(s), safe="")
     e.filters["pct"] = lambda x: "—" if x is None or x != x else f"{x:.1f}%"
     e.filters["num"] = lambda x, d=1: "—" if x is None or (isinstance(x, float) and x != x) else f"{x:.{d}f}"

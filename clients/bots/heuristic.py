@@ -8,6 +8,10 @@ card of the suit. Turbo-charging: Q♠ when it is well protected, else nothing. 
 ``view.legal`` and ``view.hand`` and reads the point values
 from ``view.rules``, so every rules variant (3–5 players, spot, Black Maria, a bonus card, a kitty,
 scatter passes...) gets a legal answer.
+
+With a partner (002 Partnership Hearts: ``view.partner``), the partner's points are the team's: it
+sheds no penalty card on a trick its partner is winning when it has another card to play, passes its
+partner no penalty card when it has others, and scores a moon (or a team's slam) by the team totals.
 """
 
 from __future__ import annotations
@@ -38,6 +42,34 @@ def _played_mask(view: View) -> int:
     return m
 
 
+def _partner_winning(view: View) -> bool:
+    """Whether the trick in progress is, so far, being won by this seat's partner (partnership)."""
+    partner = view.partner
+    cards = view.current_trick.cards
+    if partner is None or not cards:
+        return False
+    led = cards[0].suit
+    best = max((i for i, c in enumerate(cards) if c.suit is led), key=lambda i: cards[i].rank)
+    return view.current_trick.seat_of(best, view.players) == partner
+
+
+def _team_moon_choice(view: View) -> MoonChoice:
+    """HeuristicBot.choose_moon's reasoning on the team totals: partners share the result (the partnership
+    with fewer points wins). Under partnership=team the slam's points go to both opponents' one total, or
+    come off ours."""
+    rules = view.rules
+    me, partner, pts = view.seat, view.partner, view.moon_points
+    team = rules.partnership == "team"
+    mates = (me, partner)
+    added = [t + (0 if (s in mates if team else s == me) else pts) for s, t in enumerate(view.scores)]
+    ours, theirs = rules.team_totals(added)[me % 2], rules.team_totals(added)[1 - me % 2]
+    if max(added) >= rules.target:
+        return MoonChoice.ADD_TO_OTHERS if ours < theirs else MoonChoice.SUBTRACT_FROM_SHOOTER
+    now = view.team_scores
+    leading = now[me % 2] <= now[1 - me % 2]
+    return MoonChoice.ADD_TO_OTHERS if leading else MoonChoice.SUBTRACT_FROM_SHOOTER
+
+
 def _queen_out(view: View) -> bool:
     """Whether Q♠ is still to come from another hand: high spades of ours would catch it."""
     qs = QUEEN_OF_SPADES.mask
@@ -64,6 +96,13 @@ class HeuristicBot(Bot):
             for c in cards:
                 if len(chosen) < k and c not in chosen:
                     chosen.append(c)
+
+        if view.partner is not None and view.pass_direction == "across":
+            # To the partner: its points are ours, so no penalty card while others can go; the highest
+            # of the rest (they would win tricks for us), then the cheapest penalty cards if need be.
+            take(sorted((c for c in hand if points[c.index] == 0), key=_rank, reverse=True))
+            take(sorted(hand, key=lambda c: (points[c.index], c.rank)))
+            return chosen
 
         spades = hand.of_suit(Suit.SPADES)
         protected = sum(1 for c in spades if c.rank < 12) >= PROTECTING_SPADES
@@ -116,7 +155,13 @@ class HeuristicBot(Bot):
         points = view.rules.card_points
         led = trick[0].suit
         following = [c for c in legal if c.suit is led]
+        partner_winning = _partner_winning(view)
         if not following:
+            if partner_winning:  # the partner's trick is the team's: shed something that scores nothing
+                free = [c for c in legal if points[c.index] == 0]
+                if free:
+                    return max(free, key=lambda c: (c.rank, -len(view.hand.of_suit(c.suit))))
+                return min(legal, key=lambda c: (points[c.index] > 0, abs(points[c.index]), c.rank))
             return self._discard(view, legal)
         winning = max((c for c in trick if c.suit is led), key=_rank)
         below = [c for c in following if c.rank < winning.rank]
@@ -124,9 +169,13 @@ class HeuristicBot(Bot):
         last = len(trick) == view.trick_size - 1  # a boosted trick (booster_nines) takes a second round
         if below:
             # Shed a penalty card under someone else's winner (Q♠ under K♠), else duck as high as possible.
-            give = [c for c in below if points[c.index] > 0]
+            give = [c for c in below if points[c.index] > 0] if not partner_winning else []
             if give:
                 return max(give, key=lambda c: (points[c.index], c.rank))
+            if partner_winning:  # duck under the partner with a card that scores nothing, if one is left
+                return max(
+                    [c for c in below if points[c.index] <= 0] or below, key=lambda c: (-points[c.index], c.rank)
+                )
             if not (last and sum(points[c.index] for c in trick) <= 0 and safe):
                 return max(below, key=_rank)
         # Must win (or winning costs nothing as the last to play): win with the highest card of the
@@ -186,6 +235,8 @@ class HeuristicBot(Bot):
         rules = view.rules
         me = view.seat
         scores = view.scores
+        if view.partner is not None:
+            return _team_moon_choice(view)
         added = [t + (0 if s == me else view.moon_points) for s, t in enumerate(scores)]
         if max(added) >= rules.target:
             return (

@@ -88,6 +88,12 @@ class MonteCarloBot(HeuristicBot):
         me = view.seat
         n = view.rules.players
         w_others = self.others_weight / (n - 1)
+        # With partners (002 Partnership Hearts) the team's points are ours: under team both partners
+        # carry the team's score (one opponent's is the other team's), under individual they add up.
+        partner = view.partner
+        team = view.rules.partnership == "team"
+        if partner is not None:
+            w_others = self.others_weight if team else self.others_weight / 2
         totals = dict.fromkeys(legal, 0.0)
         worlds = 0
         policy = self.policy
@@ -98,8 +104,15 @@ class MonteCarloBot(HeuristicBot):
                     h = base.copy()
                     h.play(me, card)
                     pts = rollout(h, policy, rng.getrandbits(30))
-                    mine = pts[me]
-                    totals[card] += mine - w_others * (sum(pts) - mine)
+                    if partner is None:
+                        mine = pts[me]
+                        theirs = sum(pts) - mine
+                    elif team:
+                        mine, theirs = pts[me], pts[(me + 1) % 4]
+                    else:
+                        mine = pts[me] + pts[partner]
+                        theirs = sum(pts) - mine
+                    totals[card] += mine - w_others * theirs
                 worlds += 1
                 if time.perf_counter() >= deadline:
                     break

@@ -6,6 +6,8 @@
 // up, and server reflection (@grpc/reflection) for tools such as grpcurl, and stops on SIGTERM.
 // Every variant plays legally from legal_cards alone: under rules.booster_nines, say, a boosted trick
 // (current_trick.boosted) takes a second round, and legal_cards already says what may follow.
+// Under rules.partnership the view names the partner (view.partner, the seat opposite) and the teams'
+// totals (view.team_scores); this bot needs neither: its lowest legal card is always legal.
 'use strict';
 
 const path = require('path');

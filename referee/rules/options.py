@@ -132,6 +132,9 @@ CHARGED_SINGLETON: Final = ("must-play", "may-slough")
 TURBO_CARDS: Final = parse_cards("AH QS JD TC")
 """002 Turbo Hearts: the cards a player 'may turbo-charge': ace of hearts, queen of spades, jack of
 diamonds, ten of clubs."""
+PARTNERSHIPS: Final = ("none", "team", "individual")
+"""002 Partnership Hearts: no partners; partners keep their tricks together (``team``); or each player
+keeps an individual score and the partners' totals are added at the end (``individual``)."""
 
 
 @dataclass(frozen=True)
@@ -371,6 +374,20 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "001 Winning the game; 000 End of game",
         "A tie for the lowest total keeps dealing (001), or the tied players share the win (000).",
     ),
+    Option(
+        "partnership",
+        "none",
+        " | ".join(PARTNERSHIPS),
+        "002 Partnership Hearts",
+        "4 players only: partners sit opposite (seats 0 & 2 against 1 & 3). team: partners keep their tricks "
+        "together and the team scores every penalty point in them, both partners carrying the team's total; "
+        "a slam is one team taking every penalty card (the moon option scores it; shooter-chooses asks the "
+        "partner who took Q♠); the match ends when a team total reaches the target, the lower team winning. "
+        "individual: each player scores and shoots the moon alone; when a player's total reaches the target "
+        "the partners' totals are added and the lower team wins. Partners share their team's place; a tie "
+        "of the team totals follows tied_lowest (play-on keeps dealing, share: all four share the win); "
+        "add-unless-win subtracts when adding would make the other team win.",
+    ),
 )
 OPTION_NAMES: Final = tuple(o.name for o in OPTIONS)
 _DEFAULTS: Final[dict[str, object]] = {o.name: o.default for o in OPTIONS}
@@ -414,6 +431,7 @@ class Rules:
     exact_reset_at: int = 100
     target: int = 100
     tied_lowest: str = "play-on"
+    partnership: str = "none"
     # Derived tables, computed once so the hot paths only index them.
     deck_mask: int = field(init=False, repr=False, compare=False)
     card_points: tuple[int, ...] = field(init=False, repr=False, compare=False)
@@ -509,6 +527,7 @@ class Rules:
             ("tied_lowest", self.tied_lowest, TIED_LOWEST),
             ("turbo_charges", self.turbo_charges, TURBO_CHARGES),
             ("charged_singleton", self.charged_singleton, CHARGED_SINGLETON),
+            ("partnership", self.partnership, PARTNERSHIPS),
         ):
             if value not in valid:
                 raise bad(name, value, " | ".join(valid))
@@ -547,6 +566,16 @@ class Rules:
             )
         if self.sun_points < 0:
             raise bad("sun_points", self.sun_points, "0 (off) or a positive number")
+        if self.partnership != "none" and self.players != 4:
+            raise ValueError(
+                f"rule option partnership={self.partnership} needs 4 players (partners sit opposite: seats 0 & 2 "
+                f"against 1 & 3), not players={self.players}"
+            )
+        if self.partnership != "none" and self.moon == "wins-match":
+            raise ValueError(
+                f"rule option partnership={self.partnership} does not combine with moon=wins-match "
+                "(002 gives no partnership reading of a shot that wins the game)"
+            )
 
     def _validate_deal(self) -> None:
         removed = self.removed
@@ -691,6 +720,22 @@ class Rules:
     def points_of(self, card: Card) -> int:
         return self.card_points[card.index]
 
+    def partner(self, seat: int) -> int | None:
+        """The seat opposite ``seat``, its partner under ``partnership``; None without partnership."""
+        return (seat + 2) % 4 if self.partnership != "none" else None
+
+    def team_totals(self, totals: Sequence[int]) -> tuple[int, ...]:
+        """Each team's total from the seats' totals: team 0 is seats 0 & 2, team 1 seats 1 & 3.
+
+        ``team``: both partners carry the team's one total; ``individual``: the partners' totals added
+        (002 'the scores of the partners are totalled'). Empty without partnership.
+        """
+        if self.partnership == "team":
+            return (totals[0], totals[1])
+        if self.partnership == "individual":
+            return (totals[0] + totals[2], totals[1] + totals[3])
+        return ()
+
 
 def default_pass_cycle(players: int) -> tuple[str, ...]:
     """001's left, right, across, hold for four; 002's "left, right, hold, repeat" for 3 and 5."""
@@ -767,6 +812,11 @@ PRESETS: Final[dict[str, Rules]] = {
     # 002 Turbo Hearts (Richard Garfield): J♦ −10 'as in the scoring variations above', 10♣ doubles its
     # captor's score, and each player may turbo-charge one of A♥ Q♠ J♦ 10♣ before the first lead.
     "turbo": Rules(bonus_card=Card.parse("JD"), bonus_points=-10, ten_of_clubs_doubles=True, turbo_charging=True),
+    # 002 Partnership Hearts, first way: partners keep their tricks together; a slam (one team taking
+    # every penalty card) gives the opponents 26 or takes 26 off the team's score, the team's choice.
+    "partnership": Rules(partnership="team", moon="shooter-chooses"),
+    # 002 Partnership Hearts, second way: individual scores and moons, the partners' totals decide.
+    "partnership-individual": Rules(partnership="individual"),
 }
 
 
@@ -803,6 +853,10 @@ def _canonical_text(rules: Rules) -> str:
     target = rules.to_dict()
     best: str | None = None
     for preset, base_rules in PRESETS.items():
+        if base_rules.partnership != rules.partnership:
+            # "partnership,partnership=none" would be the shortest text of every shooter-chooses ruleset:
+            # a ruleset reads as a preset of its own form, so that no text a store keeps changes.
+            continue
         base = base_rules.to_dict()
         opts = {k: _option_text(k, v) for k, v in target.items() if base[k] != v}
         for k in list(opts):  # drop what the others imply

@@ -767,6 +767,27 @@ def charged_points(rules: Rules, charged: int) -> tuple[tuple[int, ...], tuple[t
     return table
 
 
+def _team_sums(per_seat: Sequence[int]) -> list[int]:
+    """Per seat, its team's: the partners' (seats s and s + 2 of four) captured cards or tricks together."""
+    return [per_seat[s] + per_seat[(s + 2) % 4] for s in range(4)]
+
+
+def _slam_seat(captured: Sequence[int], penalty: int, points: Sequence[int], team_seat: int = -1) -> int | None:
+    """partnership=team: the seat that speaks for a team that took every penalty card (``team_seat``: or
+    every trick), None when no team did: the partner who took Q♠ (one seat, seen by all in the play, and
+    the card a slam turns on), else the partner whose tricks hold more penalty points (the lower seat on a tie)."""
+    for s in (0, 1) if team_seat < 0 else (team_seat % 2,):
+        p = s + 2
+        if team_seat < 0 and (captured[s] | captured[p]) & penalty != penalty:
+            continue
+        if penalty & _QS:
+            return s if captured[s] & _QS else p
+        ps = sum([points[i] for i in range(52) if (captured[s] & penalty) >> i & 1])
+        pp = sum([points[i] for i in range(52) if (captured[p] & penalty) >> i & 1])
+        return s if ps >= pp else p
+    return None
+
+
 def places_of(totals: Sequence[int], first: int | None = None) -> tuple[int, ...]:
     """Competition ranking, lower total first: (1, 2, 2, 4). ``first``, a seat whose shot won the match
     (moon=wins-match), places 1 alone whatever its total; the others rank behind it."""
@@ -829,6 +850,21 @@ class Observation:
     def trick_size(self) -> int:
         """The cards the trick in progress takes: players, or twice as many once boosted (booster_nines)."""
         return 2 * self.rules.players if self.boosted else self.rules.players
+
+    @property
+    def partner(self) -> int | None:
+        """Under partnership, the seat opposite (002 'partners sitting opposite each other'); else None."""
+        return self.rules.partner(self.seat)
+
+    @property
+    def team_scores(self) -> tuple[int, ...]:
+        """Under partnership, the teams' totals before this hand (team 0: seats 0 and 2); else empty."""
+        return self.rules.team_totals(self.scores)
+
+    @property
+    def team(self) -> int | None:
+        """Under partnership, this seat's team: 0 (seats 0 and 2) or 1 (seats 1 and 3); else None."""
+        return self.seat % 2 if self.rules.partnership != "none" else None
 
 
 _NO_CARDS: Final = CardSet()  # one shared empty set: card sets are immutable
@@ -1139,6 +1175,8 @@ class Match:
         self._score_hand(None)
 
     def _shooter(self, penalty: int) -> int | None:
+        if self.rules.partnership == "team":
+            return _slam_seat(self.hand.captured, penalty, self.rules.card_points)
         for s, cap in enumerate(self.hand.captured):
             if cap & penalty == penalty:
                 return s
@@ -1157,31 +1195,43 @@ class Match:
             pts, groups, moon_total = charged_points(rules, charged)
         pen = rules.penalty_mask
         taken = [sum([v * (cap & g).bit_count() for v, g in groups]) for cap in hand.captured]
+        # What scores: each seat's own tricks, or (002 'Partners keep their tricks together') its team's,
+        # so that both partners score, and carry, the team's total.
+        captured, tricks_won = hand.captured, hand.tricks_won
+        team = rules.partnership == "team"
+        if team:
+            captured, tricks_won = _team_sums(captured), _team_sums(tricks_won)
         # Without a bonus card every card that scores is a penalty card: the same sums.
         penalty = (
-            taken
+            [sum([v * (cap & pen & g).bit_count() for v, g in groups]) for cap in captured]
+            if team
+            else taken
             if rules.bonus_card is None
-            else [sum([v * (cap & pen & g).bit_count() for v, g in groups]) for cap in hand.captured]
+            else [sum([v * (cap & pen & g).bit_count() for v, g in groups]) for cap in captured]
         )
         # Bonuses stand apart from the moon: 004 "a shooter who also captures the jack keeps the minus 10".
         extra = [0] * n
         if rules.bonus_card is not None:
             for s in range(n):
-                if hand.captured[s] & rules.bonus_card.mask:
+                if captured[s] & rules.bonus_card.mask:
                     extra[s] += pts[rules.bonus_card.index]
         if rules.no_tricks_bonus:
             for s in range(n):
-                if not hand.tricks_won[s]:
+                if not tricks_won[s]:
                     extra[s] += rules.no_tricks_bonus
         score = [p + e for p, e in zip(penalty, extra)]
         sun = None
         if rules.sun_points and hand.tricks_won.count(len(hand.tricks)) == 1:
             sun = hand.tricks_won.index(len(hand.tricks))
+        elif team and rules.sun_points and len(hand.tricks) in tricks_won:  # a team took every trick
+            sun = _slam_seat(hand.captured, rules.penalty_mask, pts, tricks_won.index(len(hand.tricks)))
         moon = self._shooter(rules.penalty_mask) if sun is None else None
         shooter = sun if sun is not None else moon
         if shooter is not None:
             total = rules.sun_points if sun is not None else moon_total
-            added = [(0 if s == shooter else total) + extra[s] for s in range(n)]
+            # A team's slam gives the opponents the points, or takes them off both partners' (the team's) total.
+            side = (shooter, (shooter + 2) % 4) if team else (shooter,)
+            added = [(0 if s in side else total) + extra[s] for s in range(n)]
             if choice is None:
                 choice = MoonChoice.ADD_TO_OTHERS
                 if rules.moon == "subtract-from-shooter":
@@ -1189,8 +1239,11 @@ class Match:
                 elif rules.moon == "add-unless-win":
                     # 002: add to the others 'unless this would cause one of them to win': a share
                     # of the win (tied_lowest=share) is a win too.
-                    ends, winners = self._ends(self._totals_after(_doubled(rules, hand.captured, added, charged)))
-                    if ends and any(w != shooter for w in winners):
+                    ends, winners = self._ends(self._totals_after(_doubled(rules, captured, added, charged)))
+                    # With partners, 'one of them' is a player of the other team: the shooter's partner
+                    # winning is the shooter's own win (individual: the partner still gets the points).
+                    ours = (shooter, (shooter + 2) % 4) if rules.partnership != "none" else side
+                    if ends and any(w not in ours for w in winners):
                         choice = MoonChoice.SUBTRACT_FROM_SHOOTER
             if rules.moon == "wins-match":
                 # 002 Da Nasty Fix: 'If you successfully shoot ... you win the game': the hand adds only
@@ -1199,10 +1252,10 @@ class Match:
             elif choice is MoonChoice.ADD_TO_OTHERS:
                 score = added
             else:
-                score = [(-total if s == shooter else 0) + extra[s] for s in range(n)]
+                score = [(-total if s in side else 0) + extra[s] for s in range(n)]
         else:
             choice = None
-        score = _doubled(rules, hand.captured, score, charged)
+        score = _doubled(rules, captured, score, charged)
         totals = self._totals_after(score)
         self.scores = totals
         self.results.append(
@@ -1242,14 +1295,35 @@ class Match:
         """Whether these totals end the match (checked only between hands), and who wins."""
         if max(totals) < self.rules.target:
             return False, ()
+        if self.rules.partnership != "none":
+            return self._team_ends(totals)
         low = min(totals)
         winners = tuple(s for s, t in enumerate(totals) if t == low)
         if len(winners) > 1 and self.rules.tied_lowest == "play-on":
             return False, ()  # 001: a tie for lowest keeps dealing until one player is alone at the bottom
         return True, winners
 
+    def _team_ends(self, totals: Sequence[int]) -> tuple[bool, tuple[int, ...]]:
+        """002 Partnership Hearts: a total at the target (a team's, or one player's: 'until an individual
+        player's score reaches 100 or more') ends the match; 'the partnership with fewer points wins'.
+        Equal team totals follow tied_lowest: play on, or all four share the win."""
+        a, b = self.rules.team_totals(totals)
+        if a == b:
+            return (False, ()) if self.rules.tied_lowest == "play-on" else (True, (0, 1, 2, 3))
+        return True, (0, 2) if a < b else (1, 3)
+
+    def place_totals(self) -> list[int]:
+        """The totals the seats are placed by: their own, or with partners their team's (both partners
+        place alike: winners 1 and 1, losers 3 and 3, a tie of the teams 1 for all)."""
+        if self.rules.partnership == "none":
+            return list(self.scores)
+        teams = self.rules.team_totals(self.scores)
+        return [teams[s % 2] for s in range(4)]
+
     def places(self) -> tuple[int, ...]:
-        """Competition ranking by total, lower first: (1, 2, 2, 4)."""
+        """Competition ranking by total, lower first: (1, 2, 2, 4); with partners, by team total."""
+        if self.rules.partnership != "none":
+            return places_of(self.place_totals())
         return places_of(self.scores, self.shot_winner)
 
     # -- what a seat may know ---------------------------------------------------------------
@@ -1319,6 +1393,8 @@ class Match:
 
     def _sun_pending(self) -> bool:
         h = self.hand
+        if self.rules.partnership == "team":
+            return bool(self.rules.sun_points) and len(h.tricks) in _team_sums(h.tricks_won)
         return bool(self.rules.sun_points) and h.tricks_won.count(len(h.tricks)) == 1
 
 
@@ -1462,7 +1538,8 @@ def rollout(hand: Hand, policy: int = ROLLOUT_RANDOM, seed: int = 0) -> list[int
 def hand_points(hand: Hand) -> list[int]:
     """What a finished hand adds to each seat's total, the moon and the sun included, as the match
     scores it, except where that depends on the match: ``moon=shooter-chooses`` and ``add-unless-win``
-    count as adding to the others, and ``wins-match`` too (a stand-in for 'the shooter wins')."""
+    count as adding to the others, and ``wins-match`` too (a stand-in for 'the shooter wins').
+    ``partnership=team``: each seat gets its team's score (partners keep their tricks together)."""
     rules = hand.rules
     n = hand.players
     groups = rules.point_groups
@@ -1473,6 +1550,10 @@ def hand_points(hand: Hand) -> list[int]:
         card_points, groups, moon_total = charged_points(rules, charged)
     pen = rules.penalty_mask
     captured = hand.captured
+    tricks_won = hand.tricks_won
+    team = rules.partnership == "team"
+    if team:
+        captured, tricks_won = _team_sums(captured), _team_sums(tricks_won)
     score = [0] * n
     extra = [0] * n
     bonus = rules.bonus_card
@@ -1484,13 +1565,13 @@ def hand_points(hand: Hand) -> list[int]:
         score[s] = total
         if bonus is not None and cap & bonus.mask:
             extra[s] += card_points[bonus.index]
-        if rules.no_tricks_bonus and not hand.tricks_won[s]:
+        if rules.no_tricks_bonus and not tricks_won[s]:
             extra[s] += rules.no_tricks_bonus
     shooter = -1
     shot = 0
     ntricks = len(hand.tricks)
-    if rules.sun_points and hand.tricks_won.count(ntricks) == 1:
-        shooter = hand.tricks_won.index(ntricks)
+    if rules.sun_points and tricks_won.count(ntricks) == (2 if team else 1):
+        shooter = tricks_won.index(ntricks)
         shot = rules.sun_points
     else:
         for s in range(n):
@@ -1498,8 +1579,9 @@ def hand_points(hand: Hand) -> list[int]:
                 shooter = s
                 shot = moon_total
     if shooter >= 0:
+        side = (shooter, (shooter + 2) % 4) if team else (shooter,)
         if rules.moon == "subtract-from-shooter":
-            score = [-shot if s == shooter else 0 for s in range(n)]
+            score = [-shot if s in side else 0 for s in range(n)]
         else:
-            score = [0 if s == shooter else shot for s in range(n)]
+            score = [0 if s in side else shot for s in range(n)]
     return _doubled(rules, captured, [score[s] + extra[s] for s in range(n)], charged)

@@ -94,8 +94,18 @@ def test_health_and_reflection_come_from_the_npm_packages(node_bot: tuple[subpro
         Rules(players=5, pass_cycle=("left2",), kitty="first-trick", removed_cards=()),
         Rules.preset("booster-nines"),
         Rules.preset("turbo"),
+        Rules.parse("partnership,pass_cycle=across"),
+        Rules.preset("partnership-individual"),
     ],
-    ids=["standard", "3p-scatter", "5p-left2-kitty", "booster-nines", "turbo"],
+    ids=[
+        "standard",
+        "3p-scatter",
+        "5p-left2-kitty",
+        "booster-nines",
+        "turbo",
+        "partnership-across",
+        "partnership-individual",
+    ],
 )
 def test_passes_and_plays_are_legal_and_match_the_python_lowest_bot(
     rules: Rules, stub: bot_pb2_grpc.BotServiceStub
@@ -165,6 +175,8 @@ def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_f
                     Rules.preset("nasty", target=150),
                     Rules.preset("booster-nines", target=60),
                     Rules.preset("turbo", target=60),
+                    Rules.preset("partnership", target=60),
+                    Rules.parse("partnership-individual,pass_cycle=across,target=60"),
                 )
             ]
         finally:
@@ -188,3 +200,6 @@ def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_f
     charges = [c for h in records[5].hands for c in h.charges]
     assert len(charges) == 4 * len(records[5].hands) and not any(c.substituted for c in charges)
     assert all(c.cards == () for c in charges if c.seat == 0)
+    for record in records[6:]:  # 002 Partnership Hearts: partners (node with lowest, random with heuristic) place alike
+        places = [s.place for s in record.seats]
+        assert places[0] == places[2] and places[1] == places[3] and [s.team for s in record.seats] == [0, 1, 0, 1]

@@ -40,6 +40,9 @@ MIXES: dict[str, Rules] = {
     "turbo-any-slough-3p": Rules.preset(
         "turbo", players=3, turbo_charges="any", charged_singleton="may-slough", pass_cycle="left-right-hold"
     ),
+    # 002 'Some prefer to play this game passing three cards to partner on every deal.'
+    "partnership-across": Rules.parse("partnership,pass_cycle=across"),
+    "partnership-individual-across": Rules.parse("partnership-individual,pass_cycle=across,moon=add-unless-win"),
 }
 RULESETS: dict[str, Rules] = {**PRESETS, **MIXES}
 
@@ -140,9 +143,11 @@ def _rigged_moon(rules: Rules, max_seed: int = 400) -> Match:
     raise AssertionError("no moon found")
 
 
-@pytest.mark.parametrize("ruleset", ["standard", "3p", "5p", "sun", "spot"])
+@pytest.mark.parametrize("ruleset", ["standard", "3p", "5p", "sun", "spot", "partnership", "partnership-individual"])
 def test_every_bot_chooses_how_the_moon_scores(ruleset: str, bot_stubs: dict) -> None:
     rules = {
+        "partnership": Rules.preset("partnership"),  # a team's slam: the partner who took Q♠ is asked
+        "partnership-individual": Rules.preset("partnership-individual", moon="shooter-chooses"),
         "standard": Rules(moon="shooter-chooses"),
         "3p": Rules(players=3, moon="shooter-chooses", pass_cycle="left-right"),
         "5p": Rules(players=5, moon="shooter-chooses", pass_cycle="five-player"),
@@ -222,3 +227,50 @@ def test_a_bot_reads_back_the_very_rules_the_referee_sent(ruleset: str) -> None:
 
     rules = RULESETS.get(ruleset) or Rules(pass_on=True, pass_cycle="left right across")
     assert rules_from_wire(pb.Rules.FromString(rules_to_wire(rules).SerializeToString())) == rules
+
+
+def _partnership_trick(rules: Rules, hands: dict[int, str], played: str) -> Match:
+    """A match past its first trick (so penalty cards may go), seat 1 leading ``played`` to seat 0."""
+    from referee.rules import Trick
+    from referee.rules.cards import parse_cards
+
+    m = Match(rules, 0)
+    h = m.hand
+    for s, text in hands.items():
+        h.hands[s] = sum(c.mask for c in parse_cards(text))
+    h.phase, h.tricks, h.hearts_broken, h.opening, h._legal = Phase.PLAY, [Trick(1, (), 1)], True, 0, -1
+    h.trick_cards, h.trick_mask, h.leader, h.turn = [], 0, 1, 1
+    for card in played.split():
+        m.play(card)
+    assert m.turn == 0
+    return m
+
+
+def test_the_heuristic_bot_sheds_nothing_on_its_partners_trick() -> None:
+    """002 Partnership Hearts ('On each hand your team scores the total number of penalty points you have
+    taken in your tricks'): void in the led suit while its partner is winning the trick, the heuristic bot
+    throws a card that scores nothing, not Q♠ or a heart; an opponent's trick still gets Q♠. Passing to
+    the partner, it passes no penalty card while it has others."""
+    from clients.bots.heuristic import HeuristicBot
+    from clients.view import view_of
+    from referee.rules import Card
+
+    names = ("a", "b", "c", "d")
+    for rules in (Rules.preset("partnership"), Rules.preset("partnership-individual")):
+        # Seat 1 leads 5♦, seat 2 (seat 0's partner) covers it with K♦, seat 3 follows low; seat 0 is void.
+        m = _partnership_trick(rules, {0: "QS 2H 3H 9C", 1: "5D", 2: "KD", 3: "2D"}, "5D KD 2D")
+        view = view_of(m.observation(0), "m", names, 100, 0)
+        assert view.partner == 2 and Card.parse("QS") in view.legal
+        assert HeuristicBot().play_card(view) == Card.parse("9C")
+        # Following suit under the partner's K♦, it keeps its own penalty cards out of the trick too.
+        m = _partnership_trick(rules, {0: "QS 3S 2H", 1: "5S", 2: "KS", 3: "2S"}, "5S KS 2S")
+        assert HeuristicBot().play_card(view_of(m.observation(0), "m", names, 100, 0)) == Card.parse("3S")
+        # The same trick won by an opponent (seat 1's A♦): Q♠ goes, as without partners.
+        m = _partnership_trick(rules, {0: "QS 2H 3H 9C", 1: "AD", 2: "KD", 3: "2D"}, "AD KD 2D")
+        assert HeuristicBot().play_card(view_of(m.observation(0), "m", names, 100, 0)) == Card.parse("QS")
+    across = Match(Rules.parse("partnership,pass_cycle=across"), 1)
+    view = view_of(across.observation(0), "m", names, 100, 0)
+    passed = HeuristicBot().pass_cards(view)
+    pts = across.rules.card_points
+    assert len(passed) == 3 and not any(pts[c.index] for c in passed)
+    assert any(pts[c.index] for c in view.hand)  # it had penalty cards to pass

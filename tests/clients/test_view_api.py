@@ -202,6 +202,9 @@ def _charged_play(m: Match) -> bool:
     return m.phase is Phase.PLAY and bool(m.hand.tricks) and bool(m.observation(m.turn).charges)
 
 
+PARTNERS = Rules.parse("partnership-individual")
+
+
 def _second_round(m: Match) -> bool:
     """The second round of a boosted trick, past trick one (booster_nines)."""
     if m.phase is not Phase.PLAY:
@@ -263,6 +266,12 @@ POSITIONS: dict[str, tuple[Rules, Callable[[Match], bool], int | None, dict[str,
     "boosted-second-round": (BOOSTER, _second_round, None, {"boosted": True, "trick_size": 8, "is_leading": False}),
     "turbo-charge": (TURBO, lambda m: m.phase is Phase.CHARGE, None, {"charges": (), "legal": CardSet()}),
     "turbo-charged-play": (TURBO, _charged_play, None, {"rules.turbo_charging": True}),
+    "partners-second-hand": (
+        PARTNERS,
+        lambda m: m.phase is Phase.PLAY and m.hand_number == 1 and _tricks(m) == 2 and m.turn == 1,
+        None,
+        {"partner": 3, "team": 1, "players": 4},
+    ),
     "split-pass": (
         NASTY,
         lambda m: m.phase is Phase.PASS and m.hand.direction == "split",
@@ -390,6 +399,8 @@ FROM_WIRE: dict[str, Callable[[pb.GameView], object]] = {
     "players": lambda w: w.rules.players,
     "boosted": lambda w: w.current_trick.boosted,
     "trick_size": lambda w: w.rules.players * (2 if w.current_trick.boosted else 1),
+    "partner": lambda w: w.partner if w.HasField("partner") else None,
+    "team_scores": lambda w: tuple(w.team_scores),
 }
 
 

@@ -92,6 +92,15 @@ def test_each_position_is_the_edge_case_it_names(text: str) -> None:
             assert ("passing on" in p.name) == rules.may_pass_on(o.pass_direction)
         elif p.name == "the moon's choice":
             assert o.moon_points == rules.moon_total
+        elif p.name == "a team's slam (moon): the partner who took Q♠ chooses":
+            pen, cap = rules.penalty_mask, m.hand.captured
+            mine, theirs = cap[p.seat] & pen, cap[(p.seat + 2) % 4] & pen
+            assert mine & QUEEN_OF_SPADES.mask and theirs and mine | theirs == pen and o.moon_points == rules.moon_total
+        elif p.name == "void in the suit led, the partner winning the trick":
+            cur = o.current_trick
+            top = max((i for i, c in enumerate(cur.cards) if c.suit is led), key=lambda i: cur.cards[i].rank)
+            assert not hand & SUIT_MASKS[led] and hand & penalty and legal == hand
+            assert cur.seat_of(top, 4) == o.partner
         elif p.name == "a boosted trick's second round: follow the led suit":
             assert o.boosted and len(o.current_trick.cards) >= rules.players and legal == hand & SUIT_MASKS[led]
             assert legal != hand

@@ -426,3 +426,19 @@ def test_live_elo_zero_sum_random() -> None:
         assert max(abs(d) for d in delta) <= k + 1e-9  # K/(N−1) per pair, N−1 pairs
     two = live_elo_update({}, ["x", "y"], [1, 0], k=32)
     assert two == {"x": 1484.0, "y": 1516.0}  # unknown players start at 1500
+
+
+def test_partners_sharing_their_teams_place_are_rated_as_tied() -> None:
+    """002 Partnership Hearts: 'the partnership with fewer points wins' — the referee places partners
+    alike (winners 1 and 1, losers 3 and 3), so the ladder rates partners as tied: a team that always wins
+    rates its two bots alike, above both of the losing team's, in the batch fit and in live Elo."""
+    from ladder.ratings import MatchResult, fit, live_elo_update
+
+    results = [MatchResult(players=("a", "x", "b", "y"), places=(1, 3, 1, 3)) for _ in range(6)]
+    results += [MatchResult(players=("a", "x", "b", "y"), places=(3, 1, 3, 1)) for _ in range(2)]
+    r = fit(results, intervals=False)
+    elo = {b.name: b.elo for b in r.bots}
+    assert elo["a"] == pytest.approx(elo["b"], abs=1e-6) and elo["x"] == pytest.approx(elo["y"], abs=1e-6)
+    assert elo["a"] > elo["x"]
+    live = live_elo_update({}, ("a", "x", "b", "y"), (1, 3, 1, 3))
+    assert live["a"] == pytest.approx(live["b"]) and live["x"] == pytest.approx(live["y"]) and live["a"] > 1500

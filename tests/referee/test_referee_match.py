@@ -594,3 +594,27 @@ def test_match_settings_refuse_clocks_that_cannot_be_timed_or_stored(field: str,
 
     with pytest.raises(ValueError, match=field):
         MatchSettings(**{field: value})
+
+
+@pytest.mark.parametrize("preset", ["partnership", "partnership-individual"])
+def test_partners_share_their_teams_place_and_a_forfeiter_places_last_alone(preset: str) -> None:
+    """002 Partnership Hearts: 'the partnership with fewer points wins' — partners place alike (winners 1
+    and 1, losers 3 and 3). A forfeiter places last alone whatever its substitutes scored; its partner keeps
+    the team's total, ranked among the live seats (the forfeit is one bot's, not its partner's)."""
+    rules = Rules.preset(preset)
+    rec = run([InProcessSeat(Feeder(), f"f{i}") for i in range(4)], rules, 3)
+    teams = rules.team_totals([s.final_score for s in rec.seats])
+    win = 0 if teams[0] < teams[1] else 1
+    assert teams[0] != teams[1] and rec.winners == (win, win + 2)
+    assert [s.place for s in rec.seats] == [1 if s % 2 == win else 3 for s in range(4)]
+    seats = [InProcessSeat(Feeder(), "f0"), InProcessSeat(Broken(), "broken")] + [
+        InProcessSeat(Feeder(), f"f{i}") for i in (2, 3)
+    ]
+    rec = run(seats, rules, 3)
+    assert rec.seats[1].forfeit
+    teams = rules.team_totals([s.final_score for s in rec.seats])
+    places = [s.place for s in rec.seats]
+    assert places[1] == 4 and places[0] == places[2]
+    assert places[3] == (1 if teams[1] < teams[0] else 2 if teams[1] > teams[0] else 1)
+    assert places[0] == (1 if teams[0] <= teams[1] else 2)
+    assert set(rec.winners) == {s for s in (0, 2, 3) if places[s] == 1}

@@ -46,6 +46,8 @@ class Randomly:
         "spot,target=200",
         "standard,kitty=first-trick,hand_size=12",
         "turbo",
+        "partnership",
+        "partnership-individual,pass_cycle=across",
     ],
 )
 def test_summary_and_replay_render_a_stored_match(spec: str, tmp_path: Path) -> None:
@@ -94,3 +96,26 @@ def test_the_sun_shooters_choice_is_counted_and_the_replay_names_the_sun() -> No
     out = io.StringIO()
     Console(file=out, width=200).print(replay(rec))
     assert out.getvalue().count("shot the sun") == len(suns)
+
+
+@pytest.mark.parametrize("spec", ["partnership", "partnership-individual"])
+def test_the_replay_and_summary_name_the_teams_and_their_totals(spec: str) -> None:
+    """002 Partnership Hearts: both name who plays with whom, and each hand's team totals; the summary's
+    standing gives each seat's team and team total beside the place the partners share."""
+    rules = Rules.parse(spec)
+    seats = [InProcessSeat(Randomly(s), f"bot{s}") for s in range(4)]
+    rec = asyncio.run(play_match(seats, rules, 5))
+    out = io.StringIO()
+    Console(file=out, width=240).print(replay(rec))
+    text = out.getvalue()
+    assert f"teams ({rules.partnership}): bot0 & bot2 against bot1 & bot3" in text
+    last = rules.team_totals(rec.hands[-1].totals)
+    assert f"teams: bot0 & bot2 {last[0]}, bot1 & bot3 {last[1]}" in text
+    out = io.StringIO()
+    Console(file=out, width=240).print(summary(rec))
+    text = out.getvalue()
+    assert "team total" in text and f"{last[0]} : {last[1]}" in text
+    plain = asyncio.run(play_match([InProcessSeat(Randomly(s), f"bot{s}") for s in range(4)], Rules(), 5))
+    out = io.StringIO()
+    Console(file=out, width=240).print(summary(plain), replay(plain))
+    assert "team" not in out.getvalue()

@@ -301,6 +301,30 @@ def test_a_commit_survives_the_process_and_only_a_power_loss_may_roll_it_back(tm
         assert db.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 
 
+def test_a_partnership_matchs_teams_round_trip(tmp_path: Path) -> None:
+    """002 Partnership Hearts: seats.team holds each seat's team (0: seats 0 and 2, 1: seats 1 and 3), saved
+    and loaded with the places partners share; NULL without partners; a store of the migration before it
+    gains the column, its matches teamless."""
+    rec = a_record(rules="partnership,pass_cycle=across")
+    assert [s.team for s in rec.seats] == [0, 1, 0, 1]
+    places = [s.place for s in rec.seats]
+    assert places[0] == places[2] and places[1] == places[3] or rec.seats[1].forfeit
+    plain = a_record(seed=6, rules="standard")
+    assert all(s.team is None for s in plain.seats)
+    with Store(tmp_path / "arena.db") as db:
+        db.save_match(rec)
+        db.save_match(plain)
+        assert db.load_match(rec.match_id) == rec
+        assert db.load_match(plain.match_id) == plain
+        # As a database of the migration before is: no team column.
+        db.db.execute("ALTER TABLE seats DROP COLUMN team")
+        db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m14_seat_teams)}")
+        db.db.conn.commit()
+    with Store(tmp_path / "arena.db") as db:
+        assert all(s.team is None for s in db.load_match(rec.match_id).seats)
+        assert db.db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
 def test_plays_kept_a_row_each_by_older_databases_are_migrated_into_a_row_per_hand(tmp_path: Path) -> None:
     """Migration 12 packs the ``plays`` table into ``hand_plays`` (a row per hand) and leaves a view
     ``plays`` with the old table's columns: the records read back the same, and queries written

@@ -25,6 +25,8 @@ SPECS = [
     "booster-nines,players=3,moon=shooter-chooses",
     "turbo",  # GameView.charges: the seat's own during the charge, every seat's after
     "turbo,turbo_charges=any,charged_singleton=may-slough,players=5",
+    "partnership",  # GameView.partner and team_scores (negative team totals after a slam subtracted)
+    "partnership-individual,pass_cycle=across",
 ]
 
 

@@ -152,6 +152,18 @@ class RefResult:
 def _ends(rules: Rules, totals: list[int]) -> tuple[bool, tuple[int, ...]]:
     if max(totals) < rules.target:
         return False, ()
+    if rules.partnership != "none":
+        # 002 Partnership Hearts: 'the partnership with fewer points wins'; a team's total is the one both
+        # partners carry (team), or 'the scores of the partners are totalled' (individual).
+        teams = [(0, 2), (1, 3)]
+        if rules.partnership == "team":
+            assert all(totals[a] == totals[b] for a, b in teams)
+            sums = [totals[a] for a, _ in teams]
+        else:
+            sums = [totals[a] + totals[b] for a, b in teams]
+        if sums[0] == sums[1]:
+            return (False, ()) if rules.tied_lowest == "play-on" else (True, (0, 1, 2, 3))
+        return True, teams[0] if sums[0] < sums[1] else teams[1]
     low = min(totals)
     w = tuple(s for s, t in enumerate(totals) if t == low)
     if len(w) > 1 and rules.tied_lowest == "play-on":
@@ -186,28 +198,31 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
         nonlocal totals, over, winners
         charged = {c for cs in hd.charges.values() for c in cs}
         taken = [sum(ref_charged_points(rules, c, charged) for c in cap) for cap in hd.captured]
-        base = [sum(ref_charged_points(rules, c, charged) for c in cap if c in pen) for cap in hd.captured]
+        # 002 Partnership Hearts: 'Partners keep their tricks together': each seat scores its team's tricks.
+        captured, tricks_won = team_tricks(hd)
+        base = [sum(ref_charged_points(rules, c, charged) for c in cap if c in pen) for cap in captured]
         sun = None
         if rules.sun_points:
-            alls = [s for s in range(n) if hd.tricks_won[s] == hd.n_tricks]
-            sun = alls[0] if alls else None
+            alls = [s for s in range(n) if tricks_won[s] == hd.n_tricks]
+            sun = speaker(hd, alls[0]) if alls else None
         moon = None
         if sun is None:
-            shooters = [s for s in range(n) if pen <= hd.captured[s]]
-            moon = shooters[0] if shooters else None
+            shooters = [s for s in range(n) if pen <= captured[s]]
+            moon = speaker(hd, shooters[0]) if shooters else None
         shooter = sun if sun is not None else moon
+        side = {shooter, (shooter + 2) % 4} if shooter is not None and rules.partnership == "team" else {shooter}
         extras = [0] * n
         for s in range(n):
-            if rules.bonus_card is not None and rules.bonus_card in hd.captured[s]:
+            if rules.bonus_card is not None and rules.bonus_card in captured[s]:
                 extras[s] += ref_charged_points(rules, rules.bonus_card, charged)
-            if rules.no_tricks_bonus and hd.tricks_won[s] == 0:
+            if rules.no_tricks_bonus and tricks_won[s] == 0:
                 extras[s] += rules.no_tricks_bonus
 
         def doubled(sc: list[int]) -> list[int]:
             # 002 Turbo Hearts: 'Whoever captures the ten of clubs doubles their score for that hand'
             ten = Card.parse("10C")
             k = ref_multiplier(rules, charged)
-            return [k * x if ten in hd.captured[s] else x for s, x in enumerate(sc)]
+            return [k * x if ten in captured[s] else x for s, x in enumerate(sc)]
 
         def after(sc: list[int]) -> list[int]:
             t = [a + b for a, b in zip(totals, doubled([b + e for b, e in zip(sc, extras)]))]
@@ -219,8 +234,8 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
             sc = base
         else:
             total = rules.sun_points if sun is not None else sum(ref_charged_points(rules, c, charged) for c in pen)
-            add = [0 if s == shooter else total for s in range(n)]
-            sub = [-total if s == shooter else 0 for s in range(n)]
+            add = [0 if s in side else total for s in range(n)]
+            sub = [-total if s in side else 0 for s in range(n)]
             if rules.moon == "add-to-others":
                 sc = add
             elif rules.moon == "subtract-from-shooter":
@@ -232,7 +247,9 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
                 sc = add if choice is MoonChoice.ADD_TO_OTHERS else sub
             else:  # add-unless-win: add unless that hands one of the others the win, or a share of it
                 ends, w = _ends(rules, after(add))
-                sc = sub if ends and any(s != shooter for s in w) else add
+                # with partners, the shooter's partner winning is the shooter's team winning
+                ours = {shooter, (shooter + 2) % 4} if rules.partnership != "none" else {shooter}
+                sc = sub if ends and any(s not in ours for s in w) else add
         new = after(sc)
         hand_score = doubled([a + e for a, e in zip(sc, extras)])
         results.append(RefResult(tuple(taken), tuple(hd.tricks_won), tuple(hand_score), tuple(new), moon, sun))
@@ -240,6 +257,27 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
         over, winners = _ends(rules, totals)
         if shooter is not None and rules.moon == "wins-match":  # 002: 'you win the game'
             over, winners = True, (shooter,)
+
+    def team_tricks(hd: RefHand) -> tuple[list[set[Card]], list[int]]:
+        """What each seat scores: its own tricks, or under partnership=team its team's."""
+        if rules.partnership != "team":
+            return hd.captured, hd.tricks_won
+        return (
+            [hd.captured[s] | hd.captured[(s + 2) % 4] for s in range(n)],
+            [hd.tricks_won[s] + hd.tricks_won[(s + 2) % 4] for s in range(n)],
+        )
+
+    def speaker(hd: RefHand, seat: int) -> int:
+        """The seat that shot for its team (partnership=team): the partner holding Q♠ in its tricks, else
+        the one with more penalty points in them (the lower seat on a tie)."""
+        if rules.partnership != "team":
+            return seat
+        a, b = sorted((seat, (seat + 2) % 4))
+        qs = Card.parse("QS")
+        if qs in pen:
+            return a if qs in hd.captured[a] else b
+        pa, pb = (sum(ref_points(rules, c) for c in hd.captured[x] if c in pen) for x in (a, b))
+        return a if pa >= pb else b
 
     for e in history:
         if isinstance(e, Deal):
@@ -307,9 +345,9 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
             h.captured[e.seat] |= set(e.cards)  # 'face down into their tricks'
             pending_discard = None
             if not any(h.hands):  # the kitty came with the last trick
-                shooters = [s for s in range(n) if pen <= h.captured[s]]
+                shooters = [s for s in range(n) if pen <= team_tricks(h)[0][s]]
                 if shooters and rules.moon == "shooter-chooses":
-                    pending_moon = (h, shooters[0])
+                    pending_moon = (h, speaker(h, shooters[0]))
                 else:
                     score(h, None)
         elif isinstance(e, Play):
@@ -351,9 +389,9 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
                 h.trick = []
                 h.leader = w
                 if not any(h.hands):
-                    shooters = [s for s in range(n) if pen <= h.captured[s]]
+                    shooters = [s for s in range(n) if pen <= team_tricks(h)[0][s]]
                     if shooters and rules.moon == "shooter-chooses":
-                        pending_moon = (h, shooters[0])
+                        pending_moon = (h, speaker(h, shooters[0]))
                     else:
                         score(h, None)
         elif isinstance(e, ChooseMoon):

@@ -101,6 +101,15 @@ MIXES = {
     "turbo-left-of-dealer-booster": dict(
         turbo_charging=True, first_lead="left-of-dealer", booster_nines=True, charged_singleton="may-slough"
     ),
+    "partnership-team-sun-omnibus": dict(partnership="team", moon="shooter-chooses", sun_points=52, bonus_card="JD"),
+    "partnership-team-unless-win-share": dict(
+        partnership="team", moon="add-unless-win", tied_lowest="share", pass_cycle="across", no_tricks_bonus=-5
+    ),
+    "partnership-team-kitty": dict(partnership="team", kitty="first-points", hand_size=12, pass_cycle="across"),
+    "partnership-individual-unless-win": dict(partnership="individual", moon="add-unless-win", pass_cycle="across"),
+    "partnership-individual-share-sun": dict(
+        partnership="individual", tied_lowest="share", moon="shooter-chooses", sun_points=52
+    ),
 }
 
 RULESETS = {**{f"preset:{k}": v for k, v in PRESETS.items()}, **{k: Rules(**v) for k, v in MIXES.items()}}
@@ -190,6 +199,13 @@ def expected_hand_total(rules: Rules, r) -> int:
     moon_total, bonus = hand_values(rules, r)
     nt = rules.no_tricks_bonus * sum(1 for t in r.tricks_won if t == 0)
     shooter = r.sun if r.sun is not None else r.moon
+    if rules.partnership == "team":  # 002 'Partners keep their tricks together': both partners score the team's
+        team_tricks = [r.tricks_won[s] + r.tricks_won[(s + 2) % 4] for s in range(4)]
+        nt = rules.no_tricks_bonus * sum(1 for t in team_tricks if t == 0)
+        if shooter is None:
+            return 2 * (rules.moon_total + bonus) + nt
+        t = rules.sun_points if r.sun is not None else rules.moon_total
+        return 2 * (-t if r.moon_choice is MoonChoice.SUBTRACT_FROM_SHOOTER else t) + 2 * bonus + nt
     if shooter is None:
         return moon_total + bonus + nt
     if rules.moon == "wins-match":  # 002 Da Nasty Fix: the shot wins the game; only bonuses are scored
@@ -224,7 +240,10 @@ def test_hand_points_sum_to_the_total_or_its_moon_form(name, seed, rng_seed, sty
             assert list(r.totals) == [rules.exact_target_reset if t == rules.exact_reset_at else t for t in raw]
         prev = list(r.totals)
         if r.moon is not None:
-            assert r.points_taken[r.moon] in (moon_total, moon_total + bonus)
+            took = r.points_taken[r.moon]
+            if rules.partnership == "team":  # 002: 'one team takes all 14 penalty cards'
+                took += r.points_taken[(r.moon + 2) % 4]
+            assert took in (moon_total, moon_total + bonus)
     assert m.scores == prev
 
 
@@ -620,3 +639,34 @@ def test_a_charged_card_is_held_back_on_its_suits_first_lead_unless_nothing_else
                 assert {c for c in o.hand if c.suit is trick[0].suit} <= barred
 
     drive(rules, seed, rng_seed, hands=3, before=check, style=style)
+
+
+PARTNERSHIPS = sorted(n for n in NAMES if RULESETS[n].partnership != "none")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(PARTNERSHIPS), seed=seeds, rng_seed=seeds, style=styles)
+def test_partnership_matches_end_with_a_team_winning(name, seed, rng_seed, style):
+    """002: 'The game continues until an individual player's score reaches 100 or more; then the scores of
+    the partners are totalled and the partnership with fewer points wins.' (and, with partners keeping their
+    tricks together, both partners' totals are the team's: 'On each hand your team scores the total number
+    of penalty points you have taken in your tricks.') — every match ends with a team, or all four under
+    tied_lowest=share, winning with fewer points; partners share their place; no hand before the last ended it."""
+    rules = RULESETS[name].replace(target=60)
+    m = drive(rules, seed, rng_seed, hands=10_000, style=style)
+    assert m.over
+    teams = rules.team_totals(m.scores)
+    places = m.places()
+    assert places[0] == places[2] and places[1] == places[3]
+    if rules.partnership == "team":
+        assert all(r.totals[0] == r.totals[2] and r.totals[1] == r.totals[3] for r in m.results)
+    assert max(m.scores) >= rules.target
+    if m.winners == (0, 1, 2, 3):
+        assert rules.tied_lowest == "share" and teams[0] == teams[1] and places == (1, 1, 1, 1)
+    else:
+        assert m.winners in ((0, 2), (1, 3))
+        w = m.winners[0] % 2
+        assert teams[w] < teams[1 - w] and places[w] == 1 and places[1 - w] == 3
+    for r in m.results[:-1]:
+        t = rules.team_totals(r.totals)
+        assert max(r.totals) < rules.target or (t[0] == t[1] and rules.tied_lowest == "play-on")

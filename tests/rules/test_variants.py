@@ -1868,3 +1868,187 @@ def test_turbo_a_hand_of_nothing_but_a_charged_card_plays_it():
             m.hand.charged = m.hand._restricted = QS.mask
             play_cards(m, plays)
             assert m.turn == 0 and m.legal_plays() == cs("QS")
+
+
+# -- 002 Partnership Hearts --------------------------------------------------------------------------------
+
+TEAM = Rules.preset("partnership")  # partnership=team, moon=shooter-chooses
+SOLO = Rules.preset("partnership-individual")  # partnership=individual
+
+
+def test_partnership_team_scores_the_partners_tricks_together():
+    """002: 'Partners keep their tricks together. On each hand your team scores the total number of penalty
+    points you have taken in your tricks.' — seats 0 and 2 took 2 + 14 points, seats 1 and 3 took 1 + 9:
+    both partners of a team score (and carry) the team's total; points_taken stays what each seat took."""
+    m = end_of_hand(TEAM, captured={0: "2H 3H", 2: "QS 4H", 1: "5H"}, filler=3, scores=[10, 20, 10, 20])
+    play_last_trick(m)
+    r = m.results[0]
+    assert r.points_taken == (2, 1, 14, 9)
+    assert r.score == (16, 10, 16, 10) and m.scores == [26, 30, 26, 30]
+    assert TEAM.team_totals(m.scores) == (26, 30) and TEAM.partner(1) == 3 and Rules().partner(1) is None
+
+
+@pytest.mark.parametrize(
+    "choice,expected",
+    [(MoonChoice.SUBTRACT_FROM_SHOOTER, [14, 50, 14, 50]), (MoonChoice.ADD_TO_OTHERS, [40, 76, 40, 76])],
+)
+def test_partnership_team_slam_the_team_chooses(choice, expected):
+    """002: 'A slam occurs if one team takes all 14 penalty cards in a hand; they can choose to give the
+    opponents 26 penalty points or to subtract 26 penalty points from their own score.' — seat 0 took the
+    hearts, its partner seat 2 the Q♠: a slam between partners. The partner who took Q♠ chooses for the
+    team (one seat, known to all from the play); the other partner has no choice to make."""
+    m = end_of_hand(TEAM, captured={0: HEARTS, 2: "QS"}, filler=1, scores=[40, 50, 40, 50])
+    play_last_trick(m)
+    assert m.phase is Phase.MOON and m.to_move == (2,)
+    assert m.observation(2).moon_points == 26
+    with pytest.raises(IllegalPlayError):
+        m.choose_moon(0, choice)
+    m.choose_moon(2, choice)
+    assert m.scores == expected and m.results[0].moon == 2 and m.results[0].moon_choice is choice
+
+
+def test_partnership_team_slam_asks_the_queens_taker():
+    """002: 'A slam occurs if one team takes all 14 penalty cards in a hand' — here seat 3 took the Q♠ and
+    seat 1 twelve hearts, seat 3 the last: seat 3 speaks for the team."""
+    m = end_of_hand(TEAM, captured={1: HEARTS.replace(" AH", ""), 3: "QS AH"}, filler=0)
+    play_last_trick(m)
+    assert m.to_move == (3,)
+    m.choose_moon(3, "subtract-from-shooter")
+    assert m.results[0].score == (0, -26, 0, -26)
+
+
+def test_partnership_team_slam_follows_the_moon_option():
+    """002: 'they can choose to give the opponents 26 penalty points or to subtract 26 penalty points from
+    their own score.' — with another moon option (add-to-others, subtract-from-shooter) no one is asked and
+    the option scores the team's slam; a split of the penalty cards is no slam."""
+    add = Rules(partnership="team")
+    m = end_of_hand(add, captured={1: HEARTS, 3: "QS"}, filler=0)
+    play_last_trick(m)
+    assert m.phase is Phase.PASS and m.results[0].score == (26, 0, 26, 0) and m.results[0].moon == 3
+    sub = Rules(partnership="team", moon="subtract-from-shooter")
+    m = end_of_hand(sub, captured={1: HEARTS, 3: "QS"}, filler=0)
+    play_last_trick(m)
+    assert m.results[0].score == (0, -26, 0, -26)
+    m = end_of_hand(add, captured={1: HEARTS, 2: "QS"}, filler=0)
+    play_last_trick(m)
+    assert m.results[0].moon is None and m.results[0].score == (13, 13, 13, 13)
+
+
+def test_partnership_team_add_unless_win_adds_when_the_team_wins():
+    """002: 'all the other players always have 26 points added unless this would cause one of them to win'
+    — the opponents at 90 + 26 end the match with the slamming team lower: that is the team's own win,
+    so the 26 is added."""
+    r = Rules(partnership="team", moon="add-unless-win")
+    m = end_of_hand(r, captured={0: HEARTS, 2: "QS"}, filler=1, scores=[60, 90, 60, 90])
+    play_last_trick(m)
+    assert m.results[0].moon_choice is MoonChoice.ADD_TO_OTHERS
+    assert m.over and m.winners == (0, 2) and m.places() == (1, 3, 1, 3)
+
+
+def test_partnership_team_game_ends_at_a_team_total():
+    """002: 'Partners keep their tricks together.' — the team total is the game's total: the match ends
+    when it reaches the target, as a player's total does alone, the lower team
+    winning; partners share the team's place."""
+    m = end_of_hand(TEAM, captured={1: "QS"}, filler=0, scores=[90, 80, 90, 80])
+    play_last_trick(m)
+    assert m.scores == [103, 93, 103, 93] and m.over and m.winners == (1, 3)
+    assert m.places() == (3, 1, 3, 1)
+
+
+def test_partnership_tied_teams_play_on_or_share():
+    """002: 'the partnership with fewer points wins.' With equal team totals nobody has fewer:
+    tied_lowest=play-on (001: 'If two or more players are tied for the least points when someone crosses
+    100, the game continues') keeps dealing; tied_lowest=share (000) gives all four the win, each in place 1."""
+    m = end_of_hand(TEAM, captured={0: "QS"}, filler=1, scores=[90, 90, 90, 90])
+    play_last_trick(m)
+    assert m.scores == [103, 103, 103, 103] and not m.over
+    share = TEAM.replace(tied_lowest="share")
+    m = end_of_hand(share, captured={0: "QS"}, filler=1, scores=[90, 90, 90, 90])
+    play_last_trick(m)
+    assert m.over and m.winners == (0, 1, 2, 3) and m.places() == (1, 1, 1, 1)
+    # individual scores: seat 1 reaches 100, and the teams tie at 150
+    s = end_of_hand(SOLO, captured={0: "QS"}, filler=1, scores=[37, 87, 100, 50])
+    play_last_trick(s)
+    assert s.scores == [50, 100, 100, 50] and not s.over
+    s = end_of_hand(SOLO.replace(tied_lowest="share"), captured={0: "QS"}, filler=1, scores=[37, 87, 100, 50])
+    play_last_trick(s)
+    assert s.over and s.winners == (0, 1, 2, 3)
+
+
+def test_partnership_individual_moon_needs_one_player():
+    """002: 'Each player keeps an individual score, and in order to shoot the moon, an individual player
+    has to win all the penalty cards.' — partners together taking every penalty card score as usual; one
+    player taking them all shoots the moon as in the standard game (the partner gets 26 too)."""
+    m = end_of_hand(SOLO, captured={0: HEARTS, 2: "QS"}, filler=1)
+    play_last_trick(m)
+    assert m.results[0].moon is None and m.results[0].score == (13, 0, 13, 0)
+    m = end_of_hand(SOLO, captured={0: HEARTS + " QS"}, filler=1)
+    play_last_trick(m)
+    assert m.results[0].moon == 0 and m.results[0].score == (0, 26, 26, 26)
+
+
+def test_partnership_individual_example_105_34_beats_78_69():
+    """002: 'The game continues until an individual player's score reaches 100 or more; then the scores of
+    the partners are totalled and the partnership with fewer points wins.' and 002: 'For example, if you
+    have 105, your partner has 34, and your opponents have 78 and 69, then your team wins by 139 points to
+    147.' (002: 'Thus it is possible for your team to win even if it is you who go over 100.')"""
+    m = end_of_hand(SOLO, captured={0: "QS", 1: "2H 3H"}, filler=3, scores=[92, 76, 34, 58])
+    play_last_trick(m)
+    assert m.scores == [105, 78, 34, 69]
+    assert m.over and m.winners == (0, 2) and SOLO.team_totals(m.scores) == (139, 147)
+    assert m.places() == (1, 3, 1, 3)
+
+
+def test_partnership_individual_game_goes_on_below_100():
+    """002: 'The game continues until an individual player's score reaches 100 or more' — team totals over
+    100 do not end it (60 + 60)."""
+    m = end_of_hand(SOLO, captured={1: "QS"}, filler=0, scores=[60, 20, 60, 20])
+    play_last_trick(m)
+    assert SOLO.team_totals(m.scores)[0] > 100 and max(m.scores) < 100 and not m.over
+
+
+def test_partnership_individual_add_unless_win_reads_teams():
+    """002: 'all the other players always have 26 points added unless this would cause one of them to win,
+    in which case the shooter has 26 points deducted.' With partners, 'one of them' is an opponent: the
+    shooter's partner winning is the shooter's team winning, so the 26 is added then."""
+    r = Rules(partnership="individual", moon="add-unless-win")
+    # adding gives 70/36/106/46: the match ends and seats 1 & 3 (82 against 176) would win: subtract
+    m = end_of_hand(r, captured={0: HEARTS + " QS"}, filler=1, scores=[70, 10, 80, 20])
+    play_last_trick(m)
+    assert m.results[0].moon_choice is MoonChoice.SUBTRACT_FROM_SHOOTER and m.scores == [44, 10, 80, 20]
+    # adding gives 50/86/106/96: the partner goes over 100 but the team wins, 156 to 182: add
+    m = end_of_hand(r, captured={0: HEARTS + " QS"}, filler=1, scores=[50, 60, 80, 70])
+    play_last_trick(m)
+    assert m.results[0].moon_choice is MoonChoice.ADD_TO_OTHERS
+    assert m.over and m.winners == (0, 2)
+
+
+def test_partnership_needs_four_players():
+    """002: 'There are two ways that four players can play Hearts in fixed partnerships, partners sitting
+    opposite each other.' — any other table is a clear error naming the option."""
+    for value in ("team", "individual"):
+        for players in (3, 5):
+            with pytest.raises(ValueError, match=f"partnership={value} needs 4 players.*players={players}"):
+                Rules(partnership=value, players=players)
+        with pytest.raises(ValueError, match="wins-match"):
+            Rules(partnership=value, moon="wins-match")
+    with pytest.raises(ValueError, match="none | team | individual"):
+        Rules.parse("partnership=pairs")
+    assert Rules.parse("partnership") == TEAM and Rules.parse("partnership-individual") == SOLO
+    assert str(TEAM) == "partnership" and str(Rules.parse("partnership-individual,pass_cycle=across")) == (
+        "partnership-individual,pass_cycle=across"
+    )
+
+
+@pytest.mark.parametrize("preset", ["partnership", "partnership-individual"])
+def test_partnership_passing_to_partner_on_every_deal(preset):
+    """002: 'Some prefer to play this game passing three cards to partner on every deal.' — pass_cycle=across
+    with either preset: every hand passes three cards to the seat opposite, the partner."""
+    rules = Rules.parse(f"{preset},pass_cycle=across")
+    m = Match(rules, seed=3)
+    for k in range(3):
+        advance_to_hand(m, k, seed=k)
+        assert m.phase is Phase.PASS and m.hand.direction == "across"
+        sent = pass_lowest(m)
+        for s in range(4):
+            assert set(cards_of(m.hand.received[rules.partner(s)])) == set(sent[s])

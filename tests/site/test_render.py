@@ -188,3 +188,47 @@ def test_turbo_charged_cards_lie_face_up_until_played() -> None:
         )
     )
     assert html.count('<div class="charged">') == 2 and XSS not in html
+
+
+def test_a_partnership_match_shows_the_teams_and_their_totals() -> None:
+    """002 Partnership Hearts: the match page names the partners (each seat's recorded team), each hand's
+    team totals and the team's share of the place; a match without teams shows none, and a bot's name
+    in the teams line is escaped like everywhere else."""
+    from web.render import team_totals, teams
+
+    m = _match()
+    for s in m["seats"]:
+        s["team"] = s["seat"] % 2
+        s["place"] = 1 if s["seat"] % 2 == 0 else 3
+    m = {**m, "match_id": "x", "rules": "partnership-individual", "seed": 1, "status": "finished", "finished_at": ""}
+    assert teams(m) == [[0, 2], [1, 3]] and team_totals(m, [2, 0, 13, 0]) == [15, 0]
+    steps = replay_steps(m)
+
+    def page(match: dict[str, Any]) -> str:
+        return (
+            env()
+            .get_template("match.html")
+            .render(
+                m=match,
+                names=[s["bot"] for s in match["seats"]],
+                steps=steps,
+                step=0,
+                s=steps[0],
+                seat_view=None,
+                hands=match["hands"],
+                title="t",
+                me=type("V", (), {"id": 0, "organiser": False, "name": ""})(),
+                csrf="",
+                arena_name="a",
+                u=lambda p: "/" + p,
+                static=lambda p: "/static/" + p,
+                static_site=False,
+                path="/",
+            )
+        )
+
+    html = page(m)
+    assert "Partners: &lt;img src=x onerror=alert(1)&gt; &amp; c.v1 (team 0) against b.v1 &amp; d.v1 (team 1)" in html
+    assert "15 : 0" in html and "place 3 · team 1" in html and XSS not in html
+    plain = {**m, "rules": "standard", "seats": [{k: v for k, v in s.items() if k != "team"} for s in m["seats"]]}
+    assert teams(plain) == [] and "Partners:" not in page(plain) and "Teams" not in page(plain)

@@ -103,7 +103,10 @@ class BotServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ChooseMoon(self, request, context):
-        """After shooting the moon under moon = "shooter-chooses": choose how the moon scores.
+        """After shooting the moon under moon = "shooter-chooses": choose how the moon scores. Under
+        rules.partnership "team", a team's slam (the partners together took every penalty card) asks
+        the partner who took Q♠ for the team: ADD_TO_OTHERS gives the opponents the points,
+        SUBTRACT_FROM_SHOOTER takes them off the team's total.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -105,6 +105,12 @@ _OPTION_FIELDS: dict[str, tuple[str, Callable[[Rules], Any], Callable[[pb.Rules]
         lambda r: r.charged_singleton if r.turbo_charging else None,
         lambda m: m.charged_singleton or "must-play",
     ),
+    # Sent only with partners: the rulesets without any carry no new field.
+    "partnership": (
+        "partnership",
+        lambda r: r.partnership if r.partnership != "none" else None,
+        lambda m: m.partnership or "none",
+    ),
 }
 DERIVED_RULES_FIELDS: dict[str, Callable[[Rules], Any]] = {
     "preset": lambda r: r.name,
@@ -398,6 +404,8 @@ class ViewEncoder:
             parts += (_VIEW_PASS_OFFSETS, _BYTE[len(b)], b)
         if obs.charges:
             parts.append(_charges_bytes(obs.charges))
+        if obs.rules.partnership != "none":
+            parts.append(_partnership_view_fields(obs))
         return b"".join(parts)
 
     def build(self, obs: Observation, time_bank_ms: int, out: pb.GameView | None = None) -> pb.GameView:
@@ -405,6 +413,12 @@ class ViewEncoder:
         v = out if out is not None else pb.GameView()
         v.MergeFromString(self.encode(obs, time_bank_ms))
         return v
+
+
+def _partnership_view_fields(obs: Observation) -> bytes:
+    """GameView fields 24 and 25 (partner, team_scores), the last numbers of the message: written by
+    protobuf itself (negative totals are ten-byte varints), only under rules.partnership."""
+    return pb.GameView(partner=obs.partner, team_scores=obs.team_scores).SerializeToString()
 
 
 def request_bytes(view: bytes, rest: bytes = b"") -> bytes:
@@ -472,6 +486,9 @@ def view_to_wire_reference(
     v.pass_offsets.extend(obs.pass_offsets)
     for seat, card in obs.charges:
         v.charges.add(seat=seat, card=card_to_wire(card))
+    if obs.partner is not None:
+        v.partner = obs.partner
+        v.team_scores.extend(obs.team_scores)
     return v
 
 
@@ -488,7 +505,8 @@ def moon_choice_from_wire(value: int) -> MoonChoice:
     raise ValueError(f"not a moon choice: enum value {value} (expected 1 ADD_TO_OTHERS or 2 SUBTRACT_FROM_SHOOTER)")
 
 
-def hand_scored_to_wire(result: HandResult) -> pb.HandScored:
+def hand_scored_to_wire(result: HandResult, rules: Rules | None = None) -> pb.HandScored:
+    """The HandScored message; with ``rules`` under partnership, the teams' hand scores and totals too."""
     msg = pb.HandScored(
         hand_number=result.hand_number,
         points_taken=result.points_taken,
@@ -499,6 +517,20 @@ def hand_scored_to_wire(result: HandResult) -> pb.HandScored:
         msg.moon_shooter = result.moon
     if result.sun is not None:
         msg.sun_shooter = result.sun
+    if rules is not None and rules.partnership != "none":
+        msg.team_hand_score.extend(rules.team_totals(result.score))
+        msg.team_totals.extend(rules.team_totals(result.totals))
+    return msg
+
+
+def match_over_to_wire(
+    rules: Rules, totals: Sequence[int], places: Sequence[int], forfeited: Sequence[int]
+) -> pb.MatchOver:
+    """The MatchOver message; under partnership, each seat's team and the teams' totals too."""
+    msg = pb.MatchOver(totals=totals, places=places, forfeited=forfeited)
+    if rules.partnership != "none":
+        msg.teams.extend(s % 2 for s in range(rules.players))
+        msg.team_totals.extend(rules.team_totals(totals))
     return msg
 
 
