@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .cards import DECK, SUIT_MASKS, Card, Suit, parse_cards
+from .cards import DECK, PACK_BITS, SUIT_MASKS, Card, Suit, parse_cards
 
 PASS_DIRECTIONS: Final = ("left", "right", "across", "left2", "right2", "scatter", "mix", "hold", "call")
 """``left2``/``right2``: the second player to the left/right (5 players, 002). ``call``: the dealer
@@ -336,6 +336,20 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "001 Winning the game; 000 End of game",
         "A tie for the lowest total keeps dealing (001), or the tied players share the win (000).",
     ),
+    Option(
+        "packs",
+        1,
+        "1 | 2",
+        "002 Cancellation Hearts",
+        "Two 52-card packs shuffled together, for 6 to 10 players: identical cards played to one trick "
+        "cancel (the highest card of the suit led not duplicated wins; if every card of the suit led is "
+        "in a cancelling pair the trick stays on the table for the next trick's winner, the same player "
+        "leading again; a winnerless last trick goes to the previous trick's winner, and trailing "
+        "winnerless tricks to the last trick that had one). Cards dealt as far as they go, the rest a kitty "
+        "(kitty=first-trick: whoever takes the first trick's cards). Needs first_lead=left-of-dealer; "
+        "passes left, right, scatter or hold only; no removed_cards, hand_size, booster_nines, kitty_discard "
+        "or bonus_card. The moon is every penalty card of both packs (26 hearts and both Q♠: 52 points).",
+    ),
 )
 OPTION_NAMES: Final = tuple(o.name for o in OPTIONS)
 _DEFAULTS: Final[dict[str, object]] = {o.name: o.default for o in OPTIONS}
@@ -376,6 +390,7 @@ class Rules:
     exact_reset_at: int = 100
     target: int = 100
     tied_lowest: str = "play-on"
+    packs: int = 1
     # Derived tables, computed once so the hot paths only index them.
     deck_mask: int = field(init=False, repr=False, compare=False)
     card_points: tuple[int, ...] = field(init=False, repr=False, compare=False)
@@ -422,7 +437,7 @@ class Rules:
         if self.bonus_card is not None:
             points[self.bonus_card.index] += self.bonus_points
             penalty &= ~self.bonus_card.mask
-        n_cards = deck_mask.bit_count()
+        n_cards = deck_mask.bit_count() * self.packs
         if self.hand_size == n_cards // self.players:
             s(self, "hand_size", None)
         per = self.hand_size if self.hand_size is not None else n_cards // self.players
@@ -437,6 +452,11 @@ class Rules:
         s(self, "moon_total", sum(points[c.index] for c in DECK if penalty & c.mask))
         s(self, "cards_per_player", per)
         s(self, "kitty_size", n_cards - per * self.players)
+        if self.packs == 2:
+            # Both copies of each card: the penalty cards and the point groups hold both (bit 52 + i).
+            s(self, "penalty_mask", penalty | penalty << PACK_BITS)
+            s(self, "point_groups", tuple((v, g | g << PACK_BITS) for v, g in groups.items()))
+            s(self, "moon_total", 2 * self.moon_total)
         self._validate_deal()
 
     @property
@@ -457,8 +477,12 @@ class Rules:
         def bad(name: str, value: object, valid: str) -> ValueError:
             return ValueError(f"rule option {name}={value!r} is not valid: expected {valid}")
 
-        if self.players not in (3, 4, 5):
-            raise bad("players", self.players, "3, 4 or 5")
+        if self.packs not in (1, 2):
+            raise bad("packs", self.packs, "1 or 2")
+        if self.packs == 2:
+            self._validate_two_packs()
+        elif self.players not in (3, 4, 5):
+            raise bad("players", self.players, "3, 4 or 5 (6 to 10 with packs=2)")
         for name, value, valid in (
             ("kitty", self.kitty, KITTY_TAKERS),
             ("first_lead", self.first_lead, FIRST_LEADS),
@@ -505,11 +529,40 @@ class Rules:
         if self.sun_points < 0:
             raise bad("sun_points", self.sun_points, "0 (off) or a positive number")
 
+    def _validate_two_packs(self) -> None:
+        """002 Cancellation Hearts: 'for 6 to 10 players using two 52-card packs shuffled together'; the
+        options this engine plays with two packs (the others name themselves here)."""
+        if not 6 <= self.players <= 10:
+            raise ValueError(
+                f"rule option players={self.players!r} is not valid with packs=2: expected 6 to 10 "
+                "(002 Cancellation Hearts: 'for 6 to 10 players'; 3 to 5 play with packs=1)"
+            )
+        if self.first_lead != "left-of-dealer":
+            raise ValueError(
+                f"packs=2 needs first_lead=left-of-dealer, not {self.first_lead}: two packs hold two 2♣ "
+                "(002: 'The player to the dealer's left leads first')"
+            )
+        if self.removed_cards:
+            raise ValueError("packs=2 deals every card ('as far as they will go'): removed_cards must be none")
+        if self.hand_size is not None and self.hand_size != 104 // self.players:
+            raise ValueError(
+                f"packs=2 deals 'as far as they will go': hand_size={self.hand_size} is not valid "
+                f"(leave it unset: {104 // self.players} cards each for {self.players} players)"
+            )
+        for name in ("booster_nines", "kitty_discard"):
+            if getattr(self, name):
+                raise ValueError(f"{name}=true is not played with packs=2")
+        if self.bonus_card is not None:
+            raise ValueError(f"bonus_card={self.bonus_card} is not played with packs=2: set bonus_card=none")
+        for d in self.pass_cycle or ():
+            if d not in ("left", "right", "scatter", "hold"):
+                raise ValueError(f"pass direction {d!r} is not played with packs=2: use left, right, scatter or hold")
+
     def _validate_deal(self) -> None:
         removed = self.removed
         if len(set(removed)) != len(removed):
             raise ValueError(f"removed_cards lists a card twice: {' '.join(map(str, removed))}")
-        n_cards = self.deck_mask.bit_count()
+        n_cards = self.deck_mask.bit_count() * self.packs
         if self.hand_size is not None and not 1 <= self.hand_size <= n_cards // self.players:
             raise ValueError(
                 f"hand_size={self.hand_size} does not fit: {n_cards} cards among "
@@ -526,7 +579,7 @@ class Rules:
                 "kitty_discard=true needs a kitty: set kitty=first-trick or kitty=first-points "
                 "(with undealt cards: hand_size, or 3 or 5 players with removed_cards)"
             )
-        if self.kitty != "none" and not self.kitty_size:
+        if self.kitty != "none" and not self.kitty_size and self.packs == 1:
             raise ValueError(
                 f"kitty={self.kitty} needs undealt cards, but {n_cards} cards deal evenly to "
                 f"{self.players} players: set hand_size smaller (e.g. {n_cards // self.players - 1})"
@@ -721,6 +774,18 @@ PRESETS: Final[dict[str, Rules]] = {
     ),
     # 002 Booster Nines (Richard Garfield): a nine led or followed in suit adds one more round in that suit.
     "booster-nines": Rules(booster_nines=True),
+    # 002 Cancellation Hearts: two packs, 6 players (the fewest the section names: 17 cards each and a
+    # two-card kitty, so every sentence of it plays; players=7..10 overrides), the kitty with the first
+    # trick, left of the dealer leads anything (no first-trick restriction), no pass (002 says nothing
+    # of passing in this game: the deal is followed by the lead).
+    "cancellation": Rules(
+        packs=2,
+        players=6,
+        kitty="first-trick",
+        first_lead="left-of-dealer",
+        points_on_first_trick=True,
+        pass_cycle=("hold",),
+    ),
 }
 
 
