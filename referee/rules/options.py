@@ -776,8 +776,9 @@ PRESETS: Final[dict[str, Rules]] = {
     "booster-nines": Rules(booster_nines=True),
     # 002 Cancellation Hearts: two packs, 6 players (the fewest the section names: 17 cards each and a
     # two-card kitty, so every sentence of it plays; players=7..10 overrides), the kitty with the first
-    # trick, left of the dealer leads anything (no first-trick restriction), no pass (002 says nothing
-    # of passing in this game: the deal is followed by the lead).
+    # trick, left of the dealer 'can lead anything': no 2♣ and no first-trick restriction, but hearts
+    # still wait to be broken (002's Black Maria needs a sentence more for that: 'There is no restriction
+    # on leading hearts'); no pass (002 says nothing of passing in this game: the deal, then the lead).
     "cancellation": Rules(
         packs=2,
         players=6,
