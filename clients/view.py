@@ -85,6 +85,7 @@ def view_from_wire(v: pb.GameView, phase: Phase, moon_points: int = 0) -> View:
         discarded=tuple(DECK[c - 1] for c in v.discarded),
         pass_offsets=tuple(v.pass_offsets),
         boosted=v.current_trick.boosted,
+        table=cards_from_wire(v.table),
         match_id=v.match_id,
         player_names=tuple(v.player_names),
         budget_ms=v.budget_ms,

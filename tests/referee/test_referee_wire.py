@@ -23,6 +23,8 @@ SPECS = [
     "standard,pass_cycle=scatter",
     "booster-nines",  # boosted tricks: Trick.boosted on the trick in progress and on completed ones
     "booster-nines,players=3,moon=shooter-chooses",
+    "cancellation",  # two packs: hands listing a card twice, cancelled cards, winnerless tricks, the table
+    "cancellation,players=10,pass_cycle=left-right-hold",
 ]
 
 
