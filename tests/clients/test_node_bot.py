@@ -93,8 +93,9 @@ def test_health_and_reflection_come_from_the_npm_packages(node_bot: tuple[subpro
         Rules(players=3, pass_cycle=("scatter",), pass_count=4),
         Rules(players=5, pass_cycle=("left2",), kitty="first-trick", removed_cards=()),
         Rules.preset("booster-nines"),
+        Rules.preset("cancellation", players=10, pass_cycle="left-right-hold"),
     ],
-    ids=["standard", "3p-scatter", "5p-left2-kitty", "booster-nines"],
+    ids=["standard", "3p-scatter", "5p-left2-kitty", "booster-nines", "cancellation-10p"],
 )
 def test_passes_and_plays_are_legal_and_match_the_python_lowest_bot(
     rules: Rules, stub: bot_pb2_grpc.BotServiceStub
@@ -182,3 +183,38 @@ def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_f
     assert not any(h.discard_substituted for h in discards)
     # 002 Booster Nines: some trick took a second round, so some hand has fewer than 13 tricks
     assert any(max(p.trick for p in records[4].plays if p.hand == h.hand) < 12 for h in records[4].hands)
+
+
+@pytest.mark.parametrize("players", [6, 10])
+def test_the_referee_plays_cancellation_with_the_node_bot_and_every_sample_bot(
+    players: int, node_bot: tuple[subprocess.Popen[str], str]
+) -> None:
+    """002 Cancellation Hearts ('for 6 to 10 players using two 52-card packs') through the real referee:
+    the Node bot and each sample bot, several seats per server, no fault; hands list a card twice."""
+    from clients.bots import make_bot
+    from clients.sdk import BotServer
+    from referee.match import play_match
+    from referee.seats import GrpcSeat
+
+    names = ("random", "lowest", "heuristic", "montecarlo")
+    rules = Rules.preset("cancellation", players=players, pass_cycle="left-right-hold", target=60)
+
+    async def main() -> list:
+        servers = [BotServer(make_bot(n, seed=1)) for n in names]
+        for srv in servers:
+            await srv.start()
+        seats = [GrpcSeat(node_bot[1], "node")] + [
+            GrpcSeat(servers[i % len(names)].address, names[i % len(names)]) for i in range(players - 1)
+        ]
+        try:
+            return [await play_match(seats, rules, seed=seed) for seed in (1, 2)]
+        finally:
+            for seat in seats:
+                await seat.close()
+            for srv in servers:
+                await srv.stop()
+
+    for record in asyncio.run(main()):
+        assert record.faults == [], record.faults
+        assert len(record.seats) == players and sorted(s.place for s in record.seats)[0] == 1
+        assert len(record.plays) >= players * rules.cards_per_player

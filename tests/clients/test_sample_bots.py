@@ -37,6 +37,8 @@ MIXES: dict[str, Rules] = {
     "kitty-discard-pass-on": Rules(kitty="first-points", kitty_discard=True, hand_size=12, pass_on=True),
     "booster-3p-kitty-discard": Rules(booster_nines=True, players=3, kitty="first-trick", kitty_discard=True),
     "omnibus-ten-of-clubs": Rules.preset("omnibus", ten_of_clubs_doubles=True, moon="add-unless-win"),
+    # 002 Cancellation Hearts at the most seats, with a pass: hands holding a card twice give both away.
+    "cancellation-10p-pass": Rules.preset("cancellation", players=10, pass_cycle="left-right-hold"),
 }
 RULESETS: dict[str, Rules] = {**PRESETS, **MIXES}
 
