@@ -74,6 +74,7 @@ VARIANTS: tuple[tuple[str, ...], ...] = (
     ("standard,moon=shooter-chooses",),
     ("standard,queen_at_first_safe_chance=true",),
     ("standard,first_lead=left-of-dealer",),
+    ("cancellation,players=10,pass_cycle=left-right-hold",),
 )
 """Rulesets beyond the presets that ask what the presets do not (3 and 5 players, every pass
 direction, passing on, the kitty's discard, the moon's choice, other legal-move rules); each is
