@@ -144,8 +144,8 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option(
         "players",
         4,
-        "3, 4 or 5",
-        "002 Players and Cards",
+        "3, 4 or 5 (6 to 10 with packs=2)",
+        "002 Players and Cards; 002 Cancellation Hearts",
         "Seats at the table. 3 players remove 2♦ (17 cards each); 5 remove 2♣ and 2♦ (10 each, 3♣ leads).",
     ),
     Option(
