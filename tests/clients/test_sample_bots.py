@@ -185,3 +185,20 @@ def test_a_bot_reads_back_the_very_rules_the_referee_sent(ruleset: str) -> None:
 
     rules = RULESETS.get(ruleset) or Rules(pass_on=True, pass_cycle="left right across")
     assert rules_from_wire(pb.Rules.FromString(rules_to_wire(rules).SerializeToString())) == rules
+
+
+def test_the_heuristic_bot_ducks_under_the_card_that_stands_when_two_cancel() -> None:
+    """002 Cancellation Hearts: 'The trick is taken by the highest card of the suit led which is not
+    duplicated.' — after K♠ K♠ 5♠ the trick is the 5♠'s: the bot ducks with 2♠, not 9♠ (which would win)."""
+    from clients.view import view_of
+    from referee.rules.cards import CardMultiset, parse_cards
+    from referee.rules.state import Deal, Hand
+
+    rules = Rules.preset("cancellation")
+    hands = ("KS 2C", "KS 3C", "5S 4C", "9S 2S", "3S 5C", "4S 6C")
+    m = Match(rules, 0)
+    m.hand = Hand(rules, Deal(0, tuple(CardMultiset(parse_cards(h)) for h in hands), CardMultiset()), "hold", 5)
+    for card in ("KS", "KS", "5S"):
+        m.play(card)
+    view = view_of(m.observation(3), "m", tuple("abcdef"), 100, 0)
+    assert str(make_bot("heuristic").play_card(view)) == "2S"
