@@ -348,7 +348,8 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "winnerless tricks to the last trick that had one). Cards dealt as far as they go, the rest a kitty "
         "(kitty=first-trick: whoever takes the first trick's cards). Needs first_lead=left-of-dealer; "
         "passes left, right, scatter or hold only; no removed_cards, hand_size, booster_nines, kitty_discard "
-        "or bonus_card. The moon is every penalty card of both packs (26 hearts and both Q♠: 52 points).",
+        "or bonus_card. The moon is every penalty card of both packs (26 hearts and both Q♠: 52 points). "
+        "The first trick (points_on_first_trick) is the first played, with a winner or not.",
     ),
 )
 OPTION_NAMES: Final = tuple(o.name for o in OPTIONS)

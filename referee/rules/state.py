@@ -683,20 +683,25 @@ class Hand:
         self.passed[seat] = cards
 
     def _check_pass_two_packs(self, seat: int, cards: tuple[Card, ...]) -> None:
-        """Two packs: a seat holding a card twice may pass both copies, never more than it holds."""
+        """Two packs: a seat holding a card twice may pass both copies, never more than it holds (a card
+        named twice but held once is a repeated card, as with one pack)."""
         held = self.held(seat)
         try:
             m = multiset_of(cards)
         except ValueError:
             raise RepeatedCardError(f"seat {seat} passed a card three times", seat=seat, tried=cards) from None
-        missing = (m & ~held & FULL_MASK) | (m >> PACK_BITS & ~(held >> PACK_BITS))
+        missing = m & ~held & FULL_MASK
         if missing:
             raise CardNotHeldError(
-                f"seat {seat} cannot pass {CardSet(missing)}"
-                f"{' twice' if not m & ~held & FULL_MASK else ''}: not in its hand {card_set(held)}",
+                f"seat {seat} cannot pass {CardSet(missing)}: not in its hand {card_set(held)}",
                 seat=seat,
                 tried=cards,
                 legal=card_set(held),
+            )
+        again = m >> PACK_BITS & ~(held >> PACK_BITS)
+        if again:
+            raise RepeatedCardError(
+                f"seat {seat} passed {CardSet(again)} twice, holding one copy", seat=seat, tried=cards
             )
 
     def _exchange_two_packs(self) -> None:

@@ -36,7 +36,7 @@ from referee.rules import (
     deal,
 )
 from referee.rules.cards import DECK, CardMultiset, parse_cards
-from referee.rules.state import Deal, Hand
+from referee.rules.state import Deal, Hand, RepeatedCardError
 
 QS = Card.parse("QS")
 
@@ -1803,6 +1803,9 @@ def test_cancellation_plays_no_pass_unless_asked():
     others = [x for x in m.observation(0).hand if x is not c]
     with pytest.raises(IllegalPlayError, match="three times"):
         m.pass_cards(0, [c, c, c])
+    once = next(x for x in others if x not in two)
+    with pytest.raises(RepeatedCardError, match="holding one copy"):
+        m.pass_cards(0, [once, once, c])
     m.pass_cards(0, [c, c, others[0]])
     for s in range(1, 6):
         m.pass_cards(s, list(m.observation(s).hand)[:3])
