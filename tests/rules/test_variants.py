@@ -1810,3 +1810,20 @@ def test_cancellation_plays_no_pass_unless_asked():
     for s in range(1, 6):
         m.pass_cards(s, list(m.observation(s).hand)[:3])
     assert Counter(m.observation(1).received)[c] == 2 and c not in m.observation(0).hand
+
+
+def test_cancellation_the_first_trick_is_the_first_played_even_without_a_winner():
+    """001: 'no penalty card (no heart and not the Queen of Spades) may be discarded on the very first
+    trick' (points_on_first_trick=false) and 002: 'the trick remains on the table, the same player leads
+    again' — the very first trick is the first played: once it is on the table, the next may take points."""
+    rules = Rules.parse("cancellation,points_on_first_trick=false")
+    hands = {0: "2C 3D 2S", 1: "2C 4D 3S", 2: "QS 5D JS", 3: "2H 6D 4S", 4: "3H 7D 5S", 5: "4H 8D 6S"}
+    m = cancel_table(hands, rules=rules)
+    play_cards(m, "2C 2C")
+    assert m.legal_plays() == cs("5D JS")  # void in clubs on trick one: no Q♠
+    (t,) = play_cards(m, "5D 6D 7D 8D")
+    assert t.winner is None and m.to_move == (0,)
+    m.play("3D")
+    assert m.legal_plays() == cs("4D")
+    m.play("4D")
+    assert m.legal_plays() == cs("QS JS")  # trick two: void in diamonds, Q♠ may go
