@@ -238,6 +238,10 @@ class CardSet:
     def of_suit(self, suit: Suit) -> CardSet:
         return CardSet(self.mask & SUIT_MASKS[suit])
 
+    def count(self, card: Card) -> int:
+        """How many copies of ``card`` the set holds: 0 or 1 (2 in a two-pack ``CardMultiset``)."""
+        return 1 if self.mask & card.mask else 0
+
     def __str__(self) -> str:
         return " ".join(map(str, self.cards))
 
