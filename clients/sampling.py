@@ -74,6 +74,9 @@ class Sampler:
         phase = view.phase
         if phase not in (Phase.PASS, Phase.PLAY, Phase.DISCARD, Phase.MOON, Phase.CHARGE):
             raise ValueError(f"no worlds to sample in the {phase.value} phase")
+        if rules.packs != 1:
+            # The constraints below are card sets (each card in one place): two packs put a card in two.
+            raise ValueError("no worlds are sampled with two packs (rules.packs 2): the sampler deals 52 unique cards")
         tricks = list(view.tricks)
         if view.current_trick.cards:
             tricks.append(view.current_trick)

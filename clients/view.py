@@ -103,6 +103,7 @@ def view_from_wire(v: pb.GameView, phase: Phase, moon_points: int = 0) -> View:
         pass_offsets=tuple(v.pass_offsets),
         boosted=v.current_trick.boosted,
         charges=charges_from_wire(v),
+        table=cards_from_wire(v.table),
         match_id=v.match_id,
         player_names=tuple(v.player_names),
         budget_ms=v.budget_ms,

@@ -142,6 +142,15 @@ PARTNER_PASS = Citation("002", "Some prefer to play this game passing three card
 PARTNER_TRICK = Citation(
     "002", "On each hand your team scores the total number of penalty points you have taken in your tricks"
 )
+TWO_PACKS = Citation("002", "This is a version of Hearts for 6 to 10 players using two 52-card packs shuffled together")
+CANCELLED = Citation(
+    "002",
+    "When two identical cards are played to a trick, they cancel each other out in terms of trick-taking power",
+)
+ON_THE_TABLE = Citation(
+    "002",
+    "the trick remains on the table, the same player leads again, and the cards go to the winner of the next trick",
+)
 
 CITATIONS: tuple[Citation, ...] = (
     OPENING,
@@ -171,6 +180,9 @@ CITATIONS: tuple[Citation, ...] = (
     TEAM_SLAM,
     PARTNER_PASS,
     PARTNER_TRICK,
+    TWO_PACKS,
+    CANCELLED,
+    ON_THE_TABLE,
 )
 """Every sentence a position cites (a test finds each in its source)."""
 
@@ -373,6 +385,31 @@ def _charged_first_lead(lead: bool) -> Callable[[Match], int | None]:
         return m.turn if barred and any(c.suit is led and c not in barred for c in o.hand) else None
 
     return wanted
+
+
+def _held_twice(m: Match) -> int | None:
+    """Two packs: a play where the seat holds a legal card twice (its hand lists it twice)."""
+    o = _to_play(m)
+    if o is None or not o.tricks:
+        return None
+    return m.turn if any(o.hand.cards.count(c) == 2 for c in o.legal) else None
+
+
+def _cancelling(m: Match) -> int | None:
+    """Two packs: a seat following suit to a trick in which two identical cards of the suit led cancel."""
+    o = _to_play(m)
+    if o is None or not o.tricks or o.is_leading:
+        return None
+    cards = o.current_trick.cards
+    led = cards[0].suit
+    paired = any(c.suit is led and cards.count(c) > 1 for c in cards)
+    return m.turn if paired and any(c.suit is led for c in o.legal) else None
+
+
+def _on_the_table(m: Match) -> int | None:
+    """Two packs: the leader of the trick after one with no winner, its cards still on the table."""
+    o = _to_play(m)
+    return m.turn if o is not None and o.is_leading and o.table else None
 
 
 def _phase(phase: Phase) -> Callable[[Match], int | None]:
@@ -589,7 +626,7 @@ def catalogue(rules: Rules) -> list[tuple[str, Citation, Build]]:
     out.append((f"opening lead ({lead})", _opening_citation(rules), _built(_opening)))
     out.append(("follow suit", FOLLOW, _built(_follows)))
     out.append(("void in the suit led", VOID, _built(_void)))
-    if not rules.points_on_first_trick:
+    if not rules.points_on_first_trick and rules.packs == 1:  # a chosen deal is one pack's
         out.append(
             ("trick one, void in clubs: a safe card", FIRST_TRICK_SAFE, lambda r: _chosen(r, _clubless_mixed(r), 0))
         )
@@ -598,7 +635,8 @@ def catalogue(rules: Rules) -> list[tuple[str, Citation, Build]]:
         )
     if rules.hearts_lead == "broken":
         out.append(("on lead, hearts unbroken", HEARTS_UNBROKEN, _built(_unbroken_lead)))
-        out.append(("on lead, hearts unbroken, only hearts", ONLY_HEARTS, lambda r: _chosen(r, *_only_hearts(r))))
+        if rules.packs == 1:  # a chosen deal is one pack's
+            out.append(("on lead, hearts unbroken, only hearts", ONLY_HEARTS, lambda r: _chosen(r, *_only_hearts(r))))
         if rules.deck_mask & QUEEN_OF_SPADES.mask:
             out.append(("Q♠ on lead at trick two, hearts unbroken", QUEEN_LEAD, _built(_queen_lead)))
     if rules.queen_at_first_safe_chance:
@@ -628,6 +666,10 @@ def catalogue(rules: Rules) -> list[tuple[str, Citation, Build]]:
             ("a charged card, its suit's first lead: follow with another", CHARGED, _built(_charged_first_lead(False)))
         )
         out.append(("on lead holding a charged card of a suit not led yet", CHARGED, _built(_charged_first_lead(True))))
+    if rules.packs == 2:
+        out.append(("two packs: a legal card held twice", TWO_PACKS, _built(_held_twice)))
+        out.append(("two packs: following a trick with a cancelling pair", CANCELLED, _built(_cancelling)))
+        out.append(("two packs: on lead again, a winnerless trick on the table", ON_THE_TABLE, _built(_on_the_table)))
     return out
 
 

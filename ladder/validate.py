@@ -75,6 +75,7 @@ VARIANTS: tuple[tuple[str, ...], ...] = (
     ("standard,queen_at_first_safe_chance=true",),
     ("standard,first_lead=left-of-dealer",),
     ("standard,turbo_charging=true,turbo_charges=any,charged_singleton=may-slough",),
+    ("cancellation,players=10,pass_cycle=left-right-hold",),
 )
 """Rulesets beyond the presets that ask what the presets do not (3 and 5 players, every pass
 direction, passing on, the kitty's discard, the moon's choice, several turbo-charges, other legal-move rules); each is

@@ -62,9 +62,9 @@ from referee.rules import (
     Phase,
     Rules,
     Trick,
-    cards_of,
     places_of,
 )
+from referee.rules.cards import card_set
 from referee.seats import (
     REFEREE_NAME,
     Ask,
@@ -839,8 +839,9 @@ class _Referee:
                 hand=hand.number,
                 pass_direction=hand.direction,
                 dealer=hand.dealer,
-                deal=tuple(tuple(str(c) for c in cards_of(mask)) for mask in hand.dealt),
-                kitty=tuple(str(c) for c in cards_of(hand.kitty)),
+                # card_set: with two packs (002 Cancellation Hearts) a card dealt twice is listed twice.
+                deal=tuple(tuple(str(c) for c in card_set(mask)) for mask in hand.dealt),
+                kitty=tuple(str(c) for c in card_set(hand.kitty)),
             )
         )
 

@@ -242,7 +242,9 @@ def replay(record: MatchRecord) -> RenderableType:
         for t_no, trick in enumerate(tricks):
             cells = [""] * n
             led = trick.cards[0].suit
-            top = max((c for c in trick.cards if c.suit is led), key=lambda c: c.rank)
+            # Two packs (002 Cancellation Hearts): identical cards cancel; the top card standing wins, if any.
+            standing = [c for c in trick.cards if c.suit is led and not (rules.packs > 1 and trick.cards.count(c) > 1)]
+            top = max(standing, key=lambda c: c.rank) if standing else None
             for i, card in enumerate(trick.cards):
                 seat = trick.seat_of(i, n)
                 text = card.symbol + ("*" if (number, t_no, seat) in substituted else "")
@@ -254,7 +256,7 @@ def replay(record: MatchRecord) -> RenderableType:
                 str(t_no),
                 Text(names[trick.leader]),
                 *cells,
-                Text(names[trick.winner or 0]),
+                Text(names[trick.winner] if trick.winner is not None else "none: on the table"),
                 str(points) if points else "",
             )
         parts.append(table)

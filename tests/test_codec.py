@@ -31,13 +31,14 @@ VIEW_FIELDS = (
     "pass_offsets",
     "hearts_broken",
     "charges",
+    "table",
 )
 
 
 @pytest.mark.parametrize(
     "message, name",
     [(pb.GameView, n) for n in VIEW_FIELDS]
-    + [(pb.Trick, n) for n in ("leader", "cards", "winner", "boosted")]
+    + [(pb.Trick, n) for n in ("leader", "cards", "winner", "boosted", "cancelled", "no_winner")]
     + [
         (r, "view")
         for r in (
@@ -100,6 +101,8 @@ def test_each_options_declared_default_is_the_engines() -> None:
         "omnibus,ten_of_clubs_doubles=true",
         "turbo",
         "turbo,turbo_charges=any,charged_singleton=may-slough",
+        "cancellation,players=10",
+        "cancellation,players=7,pass_cycle=left-right-hold,kitty=first-points",
     ],
 )
 def test_rules_cross_the_wire_and_back_unchanged(text: str) -> None:
@@ -199,3 +202,43 @@ def test_partnership_view_hand_and_match_fields_both_ways() -> None:
     result = HandResult(0, "left", (13, 0, 13, 0), (7, 0, 6, 0), (13, 0, 13, 0), (13, 0, 13, 0))
     assert not codec.hand_scored_to_wire(result, Rules()).team_totals
     assert not codec.match_over_to_wire(Rules(), [1, 2, 3, 4], [1, 2, 3, 4], []).teams
+
+
+def test_two_packs_cross_the_wire_a_card_held_twice_listed_twice() -> None:
+    """002 Cancellation Hearts: 'two 52-card packs shuffled together': a hand holding a card twice lists it
+    twice (the fast encoder too), a completed trick names its cancelled cards and, when no card of the suit
+    led stood alone, says it has no winner; its cards are on the table until the next trick is won. One-pack
+    rulesets carry none of these fields."""
+    from clients.view import view_from_wire
+    from referee.rules import Match, Phase
+    from referee.rules.cards import CardMultiset, parse_cards
+    from referee.rules.state import Deal, Hand
+
+    rules = Rules.preset("cancellation")
+    hands = ("7S 4D 4D", "7S 5D 3C", "9S 6D 4C", "9S 7D 5C", "2D 8D 6C", "2H 9D 7C")
+    m = Match(rules, 0)
+    m.hand = Hand(rules, Deal(0, tuple(CardMultiset(parse_cards(h)) for h in hands), CardMultiset()), "hold", 5)
+    names = [f"b{i}" for i in range(6)]
+    encoder = codec.ViewEncoder("m", names, 100)
+    for card in "7S 7S 9S 9S 2D 2H 4D".split():
+        obs = m.observation(m.turn)
+        ref = codec.view_to_wire_reference(obs, match_id="m", player_names=names, budget_ms=100, time_bank_ms=0)
+        assert encoder.encode(obs, 0) == ref.SerializeToString()
+        view = view_from_wire(pb.GameView.FromString(encoder.encode(obs, 0)), Phase.PLAY)
+        assert list(view.hand) == list(obs.hand) and view.table == obs.table and view.legal == obs.legal
+        m.play(card)
+    obs = m.observation(0)
+    wire = codec.view_to_wire(obs, match_id="m", player_names=names, budget_ms=100, time_bank_ms=0)
+    assert [codec.card_from_wire(v).__str__() for v in wire.hand] == ["4D"]
+    (t,) = wire.tricks
+    assert t.no_winner and not t.HasField("winner")
+    assert [str(codec.card_from_wire(v)) for v in t.cancelled] == ["7S", "9S"]
+    assert sorted(str(codec.card_from_wire(v)) for v in wire.table) == sorted("7S 7S 9S 9S 2D 2H".split())
+    first = codec.view_to_wire(m.observation(1), match_id="m", player_names=names, budget_ms=1, time_bank_ms=0)
+    assert first.rules.packs == 2
+    obs = Match(Rules(), 0).observation(0)
+    one = codec.view_to_wire(obs, match_id="m", player_names=names[:4], budget_ms=1, time_bank_ms=0)
+    assert one.rules.packs == 0 and not one.table
+    done = codec.trick_to_wire(m.hand.tricks[0], players=4)
+    assert not done.cancelled and not done.no_winner  # one pack: never set
+    assert codec.cards_from_wire([5, 5, 9]) == CardMultiset(parse_cards("6C 6C 10C"))

@@ -135,3 +135,17 @@ def test_a_mix_redeal_follows_the_page() -> None:
             pool = third_party_shuffle(sorted(passed) + kitty, f"{seed}:mix:0")
             assert [indices(r) for r in redeal.received] == [set(pool[s * 3 : s * 3 + 3]) for s in range(4)]
             assert indices(redeal.kitty) == set(pool[12:])
+
+
+@pytest.mark.parametrize("players", [6, 7, 10])
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_a_two_pack_deal_follows_the_page(players: int, seed: int) -> None:
+    """'the deck is the 104 numbers 0 … 103, number i standing for card i mod 52', 'each player gets
+    104 div players cards' and the rest is the kitty; the same shuffle."""
+    rules = Rules.parse(f"cancellation,players={players}")
+    per = 104 // players
+    cards = third_party_shuffle(list(range(104)), f"{seed}:deal:2")
+    d = deal(rules, seed, 2)
+    for s in range(players):
+        assert sorted(c.index for c in d.hands[s]) == sorted(i % 52 for i in cards[s * per : (s + 1) * per])
+    assert sorted(c.index for c in d.kitty) == sorted(i % 52 for i in cards[players * per :])

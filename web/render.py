@@ -104,13 +104,22 @@ def team_totals(match: dict[str, Any], totals: Sequence[int]) -> list[int]:
     return list(Rules.parse(str(match["rules"])).team_totals(totals))
 
 
-def _trick_winner(cards: list[tuple[int, str]]) -> int:
+def _trick_winner(cards: list[tuple[int, str]], cancelling: bool = False) -> int | None:
+    """The seat whose card takes the trick. ``cancelling`` (two packs, 002 Cancellation Hearts): two
+    identical cards cancel, and a trick whose cards of the suit led all cancel has no winner (None)."""
     led = cards[0][1][-1:]
-    return max((c for c in cards if c[1][-1:] == led), key=lambda c: RANK_ORDER.get(c[1][:-1], 0))[0]
+    played = [c for _, c in cards]
+    standing = [c for c in cards if c[1][-1:] == led and not (cancelling and played.count(c[1]) > 1)]
+    if not standing:
+        return None
+    return max(standing, key=lambda c: RANK_ORDER.get(c[1][:-1], 0))[0]
 
 
 def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
     """The replay, one snapshot per step: each hand's deal, its passes, each card played, its score.
+
+    Two packs (more than five seats: 002 Cancellation Hearts) list a card held twice twice; a trick with
+    no winner stays on the table and counts for the winner of the next (the last: the previous winner's).
 
     A snapshot holds the four hands as they stand (sorted), the cards on the table, the totals
     before the hand, tricks taken, a caption and a mark (a fault or a substituted play) where one
@@ -127,11 +136,22 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
         plays_by_hand.setdefault(p["hand"], []).append(p)
     steps: list[dict[str, Any]] = []
     totals = [0] * n
+    cancelling = n > 5  # 6 to 10 seats play with two packs only
     for h in match.get("hands", []):
         hi = h["hand"]
         plays = plays_by_hand.get(hi, [])
         hands = [sort_cards(d) for d in h["deal"]]
         tricks = [0] * n
+        carried = [0, -1]  # two packs: winnerless tricks waiting for a winner, and the last winner
+
+        def credit(current: list[tuple[int, str]], tricks: list[int] = tricks, carried: list[int] = carried) -> None:
+            w = _trick_winner(current, cancelling)
+            if w is None:
+                carried[0] += 1
+            else:
+                tricks[w] += 1 + carried[0]
+                carried[:] = [0, w]
+
         base = {"hand": hi + 1, "totals": list(totals)}
         steps.append({**base, "kind": "deal", "hands": [list(x) for x in hands], "table": [None] * n,
                       "tricks": list(tricks), "passes": None, "mark": None,
@@ -171,12 +191,12 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
         for p in plays:
             # By the recorded trick number: a boosted trick (booster_nines) holds twice n cards.
             if current and p["trick"] != trick_no:
-                tricks[_trick_winner(current)] += 1
+                credit(current)
                 current, table = [], [None] * n
             trick_no = p["trick"]
             seat, c = p["seat"], str(p["card"])
             if c in hands[seat]:
-                hands[seat] = [x for x in hands[seat] if x != c]
+                hands[seat].remove(c)  # one copy: with two packs a hand may hold the card twice
             if c in charged[seat]:
                 charged[seat] = [x for x in charged[seat] if x != c]
             table[seat] = c
@@ -192,7 +212,9 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
                           "charged": [list(x) for x in charged] if any(charged) else None,
                           "mark": "; ".join(marks) or None, "caption": caption})  # fmt: skip
         if len(current) == n or (current and h.get("totals")):  # the last trick, complete once scored
-            tricks[_trick_winner(current)] += 1
+            credit(current)
+        if carried[0] and carried[1] >= 0:  # 002: a winnerless last trick goes to the previous winner
+            tricks[carried[1]] += carried[0]
         score = list(h.get("score") or [0] * n)
         totals = list(h.get("totals") or totals)
         moon = f" — {names[h['moon']]} shot the moon" if h.get("moon") is not None else ""

@@ -7,7 +7,8 @@ big penalty cards, then high hearts or other high cards; when it must win, win w
 card of the suit. Turbo-charging: Q♠ when it is well protected, else nothing. It answers only from
 ``view.legal`` and ``view.hand`` and reads the point values
 from ``view.rules``, so every rules variant (3–5 players, spot, Black Maria, a bonus card, a kitty,
-scatter passes...) gets a legal answer.
+scatter passes...) gets a legal answer. With two packs (Cancellation Hearts) a card played twice to
+the trick cancels: the card to duck under is the highest one standing alone.
 
 With a partner (002 Partnership Hearts: ``view.partner``), the partner's points are the team's: it
 sheds no penalty card on a trick its partner is winning when it has another card to play, passes its
@@ -163,7 +164,12 @@ class HeuristicBot(Bot):
                     return max(free, key=lambda c: (c.rank, -len(view.hand.of_suit(c.suit))))
                 return min(legal, key=lambda c: (points[c.index] > 0, abs(points[c.index]), c.rank))
             return self._discard(view, legal)
-        winning = max((c for c in trick if c.suit is led), key=_rank)
+        standing = [c for c in trick if c.suit is led]
+        if view.rules.packs > 1:  # 002 Cancellation Hearts: identical cards cancel, neither can win
+            standing = [c for c in standing if standing.count(c) == 1]
+            if not standing:  # every card of the suit led so far cancelled: the lowest card we can spare
+                return min([c for c in following if points[c.index] <= 0] or following, key=_rank)
+        winning = max(standing, key=_rank)
         below = [c for c in following if c.rank < winning.rank]
         safe = [c for c in following if points[c.index] <= 0]
         last = len(trick) == view.trick_size - 1  # a boosted trick (booster_nines) takes a second round

@@ -17,7 +17,9 @@ search inline (in-process tournaments), ``ThreadedMonteCarloBot`` (``hearts bot 
 runs it in a thread (``asyncio.to_thread``) so a gRPC server keeps answering other matches.
 
 Passing, the moon choice, a kitty discard and a called pass follow the heuristic bot (a strong rule
-set); every ruleset the engine plays works, since the search simulates with the engine itself.
+set); every one-pack ruleset the engine plays works, since the search simulates with the engine itself.
+With two packs (``rules.packs`` 2, 002 Cancellation Hearts) no worlds are sampled (``clients.sampling``
+deals 52 unique cards): every play is the heuristic bot's, always legal.
 """
 
 from __future__ import annotations
@@ -78,8 +80,8 @@ class MonteCarloBot(HeuristicBot):
             return legal[0], {legal[0]: 0.0}, 0
         deadline = start + self.think_seconds(view)
         fallback = HeuristicBot.play_card(self, view)
-        if time.perf_counter() >= deadline:
-            return fallback, {}, 0
+        if time.perf_counter() >= deadline or view.rules.packs != 1:
+            return fallback, {}, 0  # two packs (002 Cancellation Hearts): the sampler deals one pack only
         try:
             sampler = Sampler(view)
         except InconsistentView:

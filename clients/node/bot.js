@@ -5,7 +5,8 @@
 // (SERVING, from the npm package grpc-health-check) so the tournament launcher can tell when it is
 // up, and server reflection (@grpc/reflection) for tools such as grpcurl, and stops on SIGTERM.
 // Every variant plays legally from legal_cards alone: under rules.booster_nines, say, a boosted trick
-// (current_trick.boosted) takes a second round, and legal_cards already says what may follow.
+// (current_trick.boosted) takes a second round, and legal_cards already says what may follow. With
+// two packs (rules.packs 2) view.hand lists a card held twice twice, so a pass may name it twice.
 // Under rules.partnership the view names the partner (view.partner, the seat opposite) and the teams'
 // totals (view.team_scores); this bot needs neither: its lowest legal card is always legal.
 'use strict';

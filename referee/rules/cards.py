@@ -238,6 +238,10 @@ class CardSet:
     def of_suit(self, suit: Suit) -> CardSet:
         return CardSet(self.mask & SUIT_MASKS[suit])
 
+    def count(self, card: Card) -> int:
+        """How many copies of ``card`` the set holds: 0 or 1 (2 in a two-pack ``CardMultiset``)."""
+        return 1 if self.mask & card.mask else 0
+
     def __str__(self) -> str:
         return " ".join(map(str, self.cards))
 
@@ -260,3 +264,81 @@ def cardset_of_mask(mask: int) -> CardSet:
     cs.mask = mask
     cs.cards = _T0[mask & 0x1FFF] + _T1[mask >> 13 & 0x1FFF] + _T2[mask >> 26 & 0x1FFF] + _T3[mask >> 39 & 0x1FFF]
     return cs
+
+
+# -- two packs (002 Cancellation Hearts) ------------------------------------------------------------
+# With two packs shuffled together a hand may hold a card twice. A multiset of cards is then one int
+# of 104 bits: bit i (i < 52) says the card of index i is held at least once, bit 52 + i that it is
+# held twice. One-pack sets never set the high bits, so their masks stay under 63 bits (mypyc keeps
+# such ints unboxed) and none of the one-pack paths changes.
+
+PACK_BITS: Final = 52
+"""The shift from a card's first copy to its second in a two-pack multiset mask."""
+
+
+def multiset_add(a: int, b: int) -> int:
+    """The union of two card multisets (masks as above) that together hold no card three times."""
+    low = a & FULL_MASK
+    other = b & FULL_MASK
+    return low | other | ((a | b) >> PACK_BITS | (low & other)) << PACK_BITS
+
+
+def multiset_remove(a: int, b: int) -> int:
+    """Multiset ``a`` less the cards of multiset ``b`` (every one of them held by ``a``)."""
+    for card in cards_of(b & FULL_MASK) + cards_of(b >> PACK_BITS):
+        m = card.mask
+        a ^= m << PACK_BITS if a >> PACK_BITS & m else m
+    return a
+
+
+def multiset_of(cards: Iterable[Card]) -> int:
+    """The multiset mask of ``cards``; ``ValueError`` if one is listed three times (two packs hold two)."""
+    m = 0
+    for c in cards:
+        b = c.mask
+        if m & b:
+            if m >> PACK_BITS & b:
+                raise ValueError(f"{c} three times: two packs hold only two of each card")
+            m |= b << PACK_BITS
+        else:
+            m |= b
+    return m
+
+
+def multiset_cards(mask: int) -> tuple[Card, ...]:
+    """The cards of a multiset mask, sorted, a card held twice listed twice (side by side)."""
+    twice = mask >> PACK_BITS
+    return tuple(sorted(cards_of(mask & FULL_MASK) + cards_of(twice)))
+
+
+class CardMultiset(CardSet):
+    """A card set that may hold a card twice (two packs: 002 Cancellation Hearts).
+
+    ``mask`` is the 104-bit multiset mask (see ``multiset_add``); iteration lists a card held twice
+    twice, ``len`` counts both copies, ``in`` and equality read as for a ``CardSet`` (a multiset
+    without repeats equals the card set of the same cards). ``count`` says how many copies are held.
+    """
+
+    def __init__(self, cards: Iterable[Card] | int = 0) -> None:
+        m: int = cards if type(cards) is int else multiset_of(cards)  # type: ignore[arg-type]  # narrowed by type()
+        self.mask = m
+        self.cards = multiset_cards(m)
+
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return (CardMultiset, (self.mask,))
+
+    def count(self, card: Card) -> int:
+        """How many copies of ``card`` the set holds: 0, 1 or 2."""
+        return (self.mask & card.mask != 0) + (self.mask >> PACK_BITS & card.mask != 0)
+
+    def of_suit(self, suit: Suit) -> CardSet:
+        s = SUIT_MASKS[suit]
+        return CardMultiset(self.mask & (s | s << PACK_BITS))
+
+    def __repr__(self) -> str:
+        return f"CardMultiset(parse_cards({str(self)!r}))"
+
+
+def card_set(mask: int) -> CardSet:
+    """The card set of a mask, one pack or two: a ``CardMultiset`` when a card is held twice."""
+    return CardMultiset(mask) if mask >> PACK_BITS else CardSet(mask)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .cards import DECK, SUIT_MASKS, Card, Suit, parse_cards
+from .cards import DECK, PACK_BITS, SUIT_MASKS, Card, Suit, parse_cards
 
 PASS_DIRECTIONS: Final = ("left", "right", "across", "left2", "right2", "scatter", "mix", "hold", "call")
 """``left2``/``right2``: the second player to the left/right (5 players, 002). ``call``: the dealer
@@ -152,8 +152,8 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option(
         "players",
         4,
-        "3, 4 or 5",
-        "002 Players and Cards",
+        "3, 4 or 5 (6 to 10 with packs=2)",
+        "002 Players and Cards; 002 Cancellation Hearts",
         "Seats at the table. 3 players remove 2♦ (17 cards each); 5 remove 2♣ and 2♦ (10 each, 3♣ leads).",
     ),
     Option(
@@ -388,6 +388,21 @@ OPTIONS: Final[tuple[Option, ...]] = (
         "of the team totals follows tied_lowest (play-on keeps dealing, share: all four share the win); "
         "add-unless-win subtracts when adding would make the other team win.",
     ),
+    Option(
+        "packs",
+        1,
+        "1 | 2",
+        "002 Cancellation Hearts",
+        "Two 52-card packs shuffled together, for 6 to 10 players: identical cards played to one trick "
+        "cancel (the highest card of the suit led not duplicated wins; if every card of the suit led is "
+        "in a cancelling pair the trick stays on the table for the next trick's winner, the same player "
+        "leading again; a winnerless last trick goes to the previous trick's winner, and trailing "
+        "winnerless tricks to the last trick that had one). Cards dealt as far as they go, the rest a kitty "
+        "(kitty=first-trick: whoever takes the first trick's cards). Needs first_lead=left-of-dealer; "
+        "passes left, right, scatter or hold only; no removed_cards, hand_size, booster_nines, kitty_discard "
+        "or bonus_card. The moon is every penalty card of both packs (26 hearts and both Q♠: 52 points). "
+        "The first trick (points_on_first_trick) is the first played, with a winner or not.",
+    ),
 )
 OPTION_NAMES: Final = tuple(o.name for o in OPTIONS)
 _DEFAULTS: Final[dict[str, object]] = {o.name: o.default for o in OPTIONS}
@@ -432,6 +447,7 @@ class Rules:
     target: int = 100
     tied_lowest: str = "play-on"
     partnership: str = "none"
+    packs: int = 1
     # Derived tables, computed once so the hot paths only index them.
     deck_mask: int = field(init=False, repr=False, compare=False)
     card_points: tuple[int, ...] = field(init=False, repr=False, compare=False)
@@ -481,7 +497,7 @@ class Rules:
         if self.bonus_card is not None:
             points[self.bonus_card.index] += self.bonus_points
             penalty &= ~self.bonus_card.mask
-        n_cards = deck_mask.bit_count()
+        n_cards = deck_mask.bit_count() * self.packs
         if self.hand_size == n_cards // self.players:
             s(self, "hand_size", None)
         per = self.hand_size if self.hand_size is not None else n_cards // self.players
@@ -496,6 +512,11 @@ class Rules:
         s(self, "moon_total", sum(points[c.index] for c in DECK if penalty & c.mask))
         s(self, "cards_per_player", per)
         s(self, "kitty_size", n_cards - per * self.players)
+        if self.packs == 2:
+            # Both copies of each card: the penalty cards and the point groups hold both (bit 52 + i).
+            s(self, "penalty_mask", penalty | penalty << PACK_BITS)
+            s(self, "point_groups", tuple((v, g | g << PACK_BITS) for v, g in groups.items()))
+            s(self, "moon_total", 2 * self.moon_total)
         self._validate_deal()
 
     @property
@@ -516,8 +537,12 @@ class Rules:
         def bad(name: str, value: object, valid: str) -> ValueError:
             return ValueError(f"rule option {name}={value!r} is not valid: expected {valid}")
 
-        if self.players not in (3, 4, 5):
-            raise bad("players", self.players, "3, 4 or 5")
+        if self.packs not in (1, 2):
+            raise bad("packs", self.packs, "1 or 2")
+        if self.packs == 2:
+            self._validate_two_packs()
+        elif self.players not in (3, 4, 5):
+            raise bad("players", self.players, "3, 4 or 5 (6 to 10 with packs=2)")
         for name, value, valid in (
             ("kitty", self.kitty, KITTY_TAKERS),
             ("first_lead", self.first_lead, FIRST_LEADS),
@@ -577,11 +602,40 @@ class Rules:
                 "(002 gives no partnership reading of a shot that wins the game)"
             )
 
+    def _validate_two_packs(self) -> None:
+        """002 Cancellation Hearts: 'for 6 to 10 players using two 52-card packs shuffled together'; the
+        options this engine plays with two packs (the others name themselves here)."""
+        if not 6 <= self.players <= 10:
+            raise ValueError(
+                f"rule option players={self.players!r} is not valid with packs=2: expected 6 to 10 "
+                "(002 Cancellation Hearts: 'for 6 to 10 players'; 3 to 5 play with packs=1)"
+            )
+        if self.first_lead != "left-of-dealer":
+            raise ValueError(
+                f"packs=2 needs first_lead=left-of-dealer, not {self.first_lead}: two packs hold two 2♣ "
+                "(002: 'The player to the dealer's left leads first')"
+            )
+        if self.removed_cards:
+            raise ValueError("packs=2 deals every card ('as far as they will go'): removed_cards must be none")
+        if self.hand_size is not None and self.hand_size != 104 // self.players:
+            raise ValueError(
+                f"packs=2 deals 'as far as they will go': hand_size={self.hand_size} is not valid "
+                f"(leave it unset: {104 // self.players} cards each for {self.players} players)"
+            )
+        for name in ("booster_nines", "kitty_discard"):
+            if getattr(self, name):
+                raise ValueError(f"{name}=true is not played with packs=2")
+        if self.bonus_card is not None:
+            raise ValueError(f"bonus_card={self.bonus_card} is not played with packs=2: set bonus_card=none")
+        for d in self.pass_cycle or ():
+            if d not in ("left", "right", "scatter", "hold"):
+                raise ValueError(f"pass direction {d!r} is not played with packs=2: use left, right, scatter or hold")
+
     def _validate_deal(self) -> None:
         removed = self.removed
         if len(set(removed)) != len(removed):
             raise ValueError(f"removed_cards lists a card twice: {' '.join(map(str, removed))}")
-        n_cards = self.deck_mask.bit_count()
+        n_cards = self.deck_mask.bit_count() * self.packs
         if self.hand_size is not None and not 1 <= self.hand_size <= n_cards // self.players:
             raise ValueError(
                 f"hand_size={self.hand_size} does not fit: {n_cards} cards among "
@@ -598,7 +652,7 @@ class Rules:
                 "kitty_discard=true needs a kitty: set kitty=first-trick or kitty=first-points "
                 "(with undealt cards: hand_size, or 3 or 5 players with removed_cards)"
             )
-        if self.kitty != "none" and not self.kitty_size:
+        if self.kitty != "none" and not self.kitty_size and self.packs == 1:
             raise ValueError(
                 f"kitty={self.kitty} needs undealt cards, but {n_cards} cards deal evenly to "
                 f"{self.players} players: set hand_size smaller (e.g. {n_cards // self.players - 1})"
@@ -817,6 +871,19 @@ PRESETS: Final[dict[str, Rules]] = {
     "partnership": Rules(partnership="team", moon="shooter-chooses"),
     # 002 Partnership Hearts, second way: individual scores and moons, the partners' totals decide.
     "partnership-individual": Rules(partnership="individual"),
+    # 002 Cancellation Hearts: two packs, 6 players (the fewest the section names: 17 cards each and a
+    # two-card kitty, so every sentence of it plays; players=7..10 overrides), the kitty with the first
+    # trick, left of the dealer 'can lead anything': no 2♣ and no first-trick restriction, but hearts
+    # still wait to be broken (002's Black Maria needs a sentence more for that: 'There is no restriction
+    # on leading hearts'); no pass (002 says nothing of passing in this game: the deal, then the lead).
+    "cancellation": Rules(
+        packs=2,
+        players=6,
+        kitty="first-trick",
+        first_lead="left-of-dealer",
+        points_on_first_trick=True,
+        pass_cycle=("hold",),
+    ),
 }
 
 

@@ -25,14 +25,20 @@ from .cards import (
     DECK,
     FULL_MASK,
     HEARTS_MASK,
+    PACK_BITS,
     QUEEN_OF_SPADES,
     SUIT_MASKS,
     Card,
+    CardMultiset,
     CardSet,
     Suit,
+    card_set,
     cards_of,
     cardset_of_mask,
     lowest_bit,
+    multiset_add,
+    multiset_cards,
+    multiset_of,
 )
 from .options import Rules, pass_call
 
@@ -275,6 +281,8 @@ _DECK_BITS: Final[dict[int, tuple[int, ...]]] = {}  # deck mask -> the bit of ea
 
 def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
     """The deal of hand ``hand_number`` of the match seeded ``seed``."""
+    if rules.packs == 2:
+        return _deal_two_packs(rules, seed, hand_number)
     deck = _DECK_BITS.get(rules.deck_mask)
     if deck is None:
         deck = _DECK_BITS[rules.deck_mask] = tuple(1 << i for i in range(52) if rules.deck_mask >> i & 1)
@@ -285,6 +293,16 @@ def deal(rules: Rules, seed: int, hand_number: int) -> Deal:
     n = rules.players
     hands = tuple([cardset_of_mask(sum(cards[s * per : (s + 1) * per])) for s in range(n)])
     return Deal(hand_number, hands, cardset_of_mask(sum(cards[n * per :])))
+
+
+def _deal_two_packs(rules: Rules, seed: int, hand_number: int) -> Deal:
+    """002 Cancellation Hearts: 'two 52-card packs shuffled together', 'dealt out as far as they will
+    go, any left-over cards being placed in a face-down kitty'. Copy i + 52 is the second of card i."""
+    order = shuffled(list(range(2 * 52)), seed, "deal", hand_number)
+    per = rules.cards_per_player
+    n = rules.players
+    hands = tuple([CardMultiset(multiset_of([DECK[i % 52] for i in order[s * per : (s + 1) * per]])) for s in range(n)])
+    return Deal(hand_number, hands, CardMultiset(multiset_of([DECK[i % 52] for i in order[n * per :]])))
 
 
 _OFFSETS: Final = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
@@ -339,6 +357,18 @@ class Hand:
         self.shown_charges: tuple[tuple[int, Card], ...] = ()
         self._restricted = 0  # 0 without charges: the legal-move code skips the restriction at once
         self._may_slough = rules.charged_singleton == "may-slough"
+        # Two packs (002 Cancellation Hearts): ``hands`` holds each seat's card values (52 bits, so the
+        # legal-move and play paths are the one-pack ones) and ``doubles`` the values it holds twice.
+        # Playing one of two copies clears the ``hands`` bit only; each trick's end restores the bit
+        # (a seat plays once a trick). ``table``: the cards (a multiset mask) of winnerless tricks, lying
+        # on the table for the next trick's winner, and ``table_tricks`` how many tricks they are.
+        self._two = rules.packs == 2
+        self.doubles: list[int] = [0] * n
+        self.table = 0
+        self.table_tricks = 0
+        if self._two:
+            self.hands = [m & FULL_MASK for m in self.dealt]
+            self.doubles = [m >> PACK_BITS for m in self.dealt]
         self.phase = Phase.CALL if direction == "call" else Phase.PASS if direction != "hold" else Phase.PLAY
         if self.phase is Phase.PLAY:
             self._after_pass()
@@ -399,6 +429,9 @@ class Hand:
         h.charged = self.charged
         h.shown_charges = self.shown_charges
         h._restricted = self._restricted
+        h.doubles = list(self.doubles)
+        h.table = self.table
+        h.table_tricks = self.table_tricks
         h.phase = self.phase
         return h
 
@@ -505,7 +538,15 @@ class Hand:
         if nine & _SUIT_MASK_OF[self.trick_cards[0].index] and self.hands[seat] and self.trick_size == self.players:
             self.trick_size = 2 * self.players
 
+    def held(self, seat: int) -> int:
+        """The cards ``seat`` holds as a multiset mask (two packs: bit 52 + i, card i held twice)."""
+        h = self.hands[seat]
+        d = self.doubles[seat]
+        return h | d | (h & d) << PACK_BITS
+
     def _finish_trick(self) -> Trick:
+        if self._two:
+            return self._finish_cancelling_trick()
         cards = self.trick_cards
         taken = self.trick_mask
         # The winner holds the highest card of the led suit: the top bit of the trick in that suit.
@@ -536,6 +577,73 @@ class Hand:
         if not self.hands[winner]:
             self.phase = _OVER  # the match decides what comes next (scoring or a moon choice)
         return trick
+
+    def _finish_cancelling_trick(self) -> Trick:
+        """002 Cancellation Hearts: 'When two identical cards are played to a trick, they cancel each other
+        out in terms of trick-taking power (but still carry penalty points if they are penalty cards). The
+        trick is taken by the highest card of the suit led which is not duplicated. If all the cards played
+        of the suit led are in cancelling pairs, the trick remains on the table, the same player leads
+        again, and the cards go to the winner of the next trick. If the very last trick has no winner, its
+        cards go to the winner of the previous trick.'"""
+        cards = self.trick_cards
+        n = self.players
+        once = 0
+        twice = 0
+        for c in cards:
+            b = c.mask
+            if once & b:
+                twice |= b
+            else:
+                once |= b
+        taken = once | twice << PACK_BITS
+        standing = once & ~twice & _SUIT_MASK_OF[cards[0].index]
+        leader = self.leader
+        for s in range(n):  # a seat that played one of its two copies holds the other: restore its bit
+            d = self.doubles[s]
+            missing = d & ~self.hands[s]
+            if missing:
+                self.hands[s] |= missing
+                self.doubles[s] = d ^ missing
+        self.trick_cards = []
+        self.trick_mask = 0
+        self._legal = -1
+        if standing:
+            best = DECK[standing.bit_length() - 1]
+            winner = (leader + cards.index(best)) % n
+            trick = _new_tuple(Trick, (leader, tuple(cards), winner))
+            self.tricks.append(trick)
+            self._take(winner, multiset_add(taken, self.table), 1 + self.table_tricks)
+            self.table = 0
+            self.table_tricks = 0
+            self.leader = self.turn = winner
+        else:
+            # 'the trick remains on the table, the same player leads again'
+            trick = _new_tuple(Trick, (leader, tuple(cards), None))
+            self.tricks.append(trick)
+            self.table = multiset_add(self.table, taken)
+            self.table_tricks += 1
+            self.turn = leader
+        if not self.hands[self.leader]:
+            if self.table:
+                # 'If the very last trick has no winner, its cards go to the winner of the previous trick':
+                # of the last trick that had one, when several at the end had none. No trick of the hand
+                # had a winner: nobody takes them (nor the kitty), and they score for nobody.
+                taker = next((t.winner for t in reversed(self.tricks) if t.winner is not None), None)
+                if taker is not None:
+                    self._take(taker, self.table, self.table_tricks)
+            self.phase = _OVER
+        return trick
+
+    def _take(self, seat: int, cards: int, tricks: int) -> None:
+        """Two packs: ``seat`` takes ``cards`` (a multiset mask) as ``tricks`` tricks, and the kitty with the
+        first trick's cards (002: 'a face-down kitty which is taken by the winner of the first trick')."""
+        self.captured[seat] = multiset_add(self.captured[seat], cards)
+        self.tricks_won[seat] += tricks
+        if self.kitty and self.kitty_taker is None:
+            kind = self.rules.kitty
+            if kind == "first-trick" or (kind == "first-points" and cards & self.rules.penalty_mask):
+                self.kitty_taker = seat
+                self.captured[seat] = multiset_add(self.captured[seat], self.kitty)
 
     def discard(self, seat: int, cards: Sequence[Card]) -> None:
         """The kitty's taker discards ``cards`` face down into its tricks (checked; kitty_discard)."""
@@ -611,6 +719,10 @@ class Hand:
                 seat=seat,
                 tried=cards,
             )
+        if self._two:
+            self._check_pass_two_packs(seat, cards)
+            self.passed[seat] = cards
+            return
         m = 0
         for c in cards:
             if m & c.mask:
@@ -626,12 +738,69 @@ class Hand:
             )
         self.passed[seat] = cards
 
+    def _check_pass_two_packs(self, seat: int, cards: tuple[Card, ...]) -> None:
+        """Two packs: a seat holding a card twice may pass both copies, never more than it holds (a card
+        named twice but held once is a repeated card, as with one pack)."""
+        held = self.held(seat)
+        try:
+            m = multiset_of(cards)
+        except ValueError:
+            raise RepeatedCardError(f"seat {seat} passed a card three times", seat=seat, tried=cards) from None
+        missing = m & ~held & FULL_MASK
+        if missing:
+            raise CardNotHeldError(
+                f"seat {seat} cannot pass {CardSet(missing)}: not in its hand {card_set(held)}",
+                seat=seat,
+                tried=cards,
+                legal=card_set(held),
+            )
+        again = m >> PACK_BITS & ~(held >> PACK_BITS)
+        if again:
+            raise RepeatedCardError(
+                f"seat {seat} passed {CardSet(again)} twice, holding one copy", seat=seat, tried=cards
+            )
+
+    def _exchange_two_packs(self) -> None:
+        """Two packs: the pass as ``exchange`` moves it, card by card (a seat may give or get a card twice)."""
+        n = self.players
+        passed = [p or () for p in self.passed]
+        for s in range(n):
+            for c in passed[s]:
+                m = c.mask
+                if self.doubles[s] & m:
+                    self.doubles[s] ^= m
+                else:
+                    self.hands[s] ^= m
+        received = [0] * n
+        for s in range(n):
+            for k, c in enumerate(passed[s]):
+                if self.direction == "scatter":
+                    to = (s + 1 + k % (n - 1)) % n
+                else:
+                    off = _OFFSETS[self.direction]
+                    to = (s + off) % n
+                    while not passed[to]:  # pass_on, as in exchange
+                        to = (to + off) % n
+                received[to] = multiset_add(received[to], c.mask)
+        for s in range(n):
+            for c in multiset_cards(received[s]):
+                m = c.mask
+                if self.hands[s] & m:
+                    self.doubles[s] |= m
+                else:
+                    self.hands[s] |= m
+        self.received = received
+        self._start_play()
+
     @property
     def all_passed(self) -> bool:
         return None not in self.passed
 
     def exchange(self, mix: MixRedeal | None = None) -> None:
         """Move the passed cards (all seats have passed). A mix pass needs its chance redeal."""
+        if self._two:
+            self._exchange_two_packs()
+            return
         n = self.players
         passed = [p or () for p in self.passed]
         for s in range(n):
@@ -828,6 +997,7 @@ class Observation:
     pass_offsets: tuple[int, ...] = ()  # a called split pass: seats to the left, per card passed
     boosted: bool = False  # booster_nines: a nine boosted the trick in progress (it takes 2 × players cards)
     charges: tuple[tuple[int, Card], ...] = ()  # turbo_charging: (seat, card) of every charged card, public
+    table: CardSet = CardSet()  # packs=2: the cards of winnerless tricks, for the next trick's winner
 
     @property
     def trick_number(self) -> int:
@@ -1147,7 +1317,17 @@ class Match:
         m.results = list(self.results)
         m._log = list(self._log)
         m._play_views = [None]  # a copy's play may diverge: never its original's cache
-        for name in ("hands", "passed", "received", "captured", "tricks_won", "tricks", "trick_cards", "charges"):
+        for name in (
+            "hands",
+            "passed",
+            "received",
+            "captured",
+            "tricks_won",
+            "tricks",
+            "trick_cards",
+            "charges",
+            "doubles",
+        ):
             setattr(h, name, list(getattr(self.hand, name)))
         m.hand = h
         return m
@@ -1360,6 +1540,9 @@ class Match:
         fields["kitty"] = cardset_of_mask(hand.kitty) if hand.kitty_taker == seat and hand.kitty else _NO_CARDS
         fields["discarded"] = hand.discarded if hand.kitty_taker == seat else ()
         fields["boosted"] = hand.trick_size > hand.players
+        fields["table"] = _NO_CARDS
+        if hand._two:
+            self._two_pack_view(obs, seat)
         return obs
 
     def _fixed_fields(self, seat: int, hand: Hand, phase: Phase) -> dict[str, object]:
@@ -1390,6 +1573,18 @@ class Match:
         """What a moon is worth this hand: the penalty cards' points, charged values included."""
         charged = self.hand.charged
         return charged_points(self.rules, charged)[2] if charged & _VALUE_CHARGES else self.rules.moon_total
+
+    def _two_pack_view(self, obs: Observation, seat: int) -> None:
+        """Two packs: the seat's cards as multisets (a card held twice listed twice), and the table."""
+        hand = self.hand
+        fields = obs.__dict__
+        if obs.phase is not Phase.CALL:
+            fields["hand"] = card_set(hand.held(seat))
+        if obs.received:
+            fields["received"] = card_set(hand.received[seat])
+        if obs.kitty:
+            fields["kitty"] = card_set(hand.kitty)
+        fields["table"] = card_set(hand.table) if hand.table else _NO_CARDS
 
     def _sun_pending(self) -> bool:
         h = self.hand

@@ -96,6 +96,7 @@ def test_health_and_reflection_come_from_the_npm_packages(node_bot: tuple[subpro
         Rules.preset("turbo"),
         Rules.parse("partnership,pass_cycle=across"),
         Rules.preset("partnership-individual"),
+        Rules.preset("cancellation", players=10, pass_cycle="left-right-hold"),
     ],
     ids=[
         "standard",
@@ -105,6 +106,7 @@ def test_health_and_reflection_come_from_the_npm_packages(node_bot: tuple[subpro
         "turbo",
         "partnership-across",
         "partnership-individual",
+        "cancellation-10p",
     ],
 )
 def test_passes_and_plays_are_legal_and_match_the_python_lowest_bot(
@@ -203,3 +205,38 @@ def test_the_referee_plays_a_match_with_the_node_bot_and_sample_bots_without_a_f
     for record in records[6:]:  # 002 Partnership Hearts: partners (node with lowest, random with heuristic) place alike
         places = [s.place for s in record.seats]
         assert places[0] == places[2] and places[1] == places[3] and [s.team for s in record.seats] == [0, 1, 0, 1]
+
+
+@pytest.mark.parametrize("players", [6, 10])
+def test_the_referee_plays_cancellation_with_the_node_bot_and_every_sample_bot(
+    players: int, node_bot: tuple[subprocess.Popen[str], str]
+) -> None:
+    """002 Cancellation Hearts ('for 6 to 10 players using two 52-card packs') through the real referee:
+    the Node bot and each sample bot, several seats per server, no fault; hands list a card twice."""
+    from clients.bots import make_bot
+    from clients.sdk import BotServer
+    from referee.match import play_match
+    from referee.seats import GrpcSeat
+
+    names = ("random", "lowest", "heuristic", "montecarlo")
+    rules = Rules.preset("cancellation", players=players, pass_cycle="left-right-hold", target=60)
+
+    async def main() -> list:
+        servers = [BotServer(make_bot(n, seed=1)) for n in names]
+        for srv in servers:
+            await srv.start()
+        seats = [GrpcSeat(node_bot[1], "node")] + [
+            GrpcSeat(servers[i % len(names)].address, names[i % len(names)]) for i in range(players - 1)
+        ]
+        try:
+            return [await play_match(seats, rules, seed=seed) for seed in (1, 2)]
+        finally:
+            for seat in seats:
+                await seat.close()
+            for srv in servers:
+                await srv.stop()
+
+    for record in asyncio.run(main()):
+        assert record.faults == [], record.faults
+        assert len(record.seats) == players and sorted(s.place for s in record.seats)[0] == 1
+        assert len(record.plays) >= players * rules.cards_per_player

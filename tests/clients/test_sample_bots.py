@@ -43,6 +43,8 @@ MIXES: dict[str, Rules] = {
     # 002 'Some prefer to play this game passing three cards to partner on every deal.'
     "partnership-across": Rules.parse("partnership,pass_cycle=across"),
     "partnership-individual-across": Rules.parse("partnership-individual,pass_cycle=across,moon=add-unless-win"),
+    # 002 Cancellation Hearts at the most seats, with a pass: hands holding a card twice give both away.
+    "cancellation-10p-pass": Rules.preset("cancellation", players=10, pass_cycle="left-right-hold"),
 }
 RULESETS: dict[str, Rules] = {**PRESETS, **MIXES}
 
@@ -274,3 +276,20 @@ def test_the_heuristic_bot_sheds_nothing_on_its_partners_trick() -> None:
     pts = across.rules.card_points
     assert len(passed) == 3 and not any(pts[c.index] for c in passed)
     assert any(pts[c.index] for c in view.hand)  # it had penalty cards to pass
+
+
+def test_the_heuristic_bot_ducks_under_the_card_that_stands_when_two_cancel() -> None:
+    """002 Cancellation Hearts: 'The trick is taken by the highest card of the suit led which is not
+    duplicated.' — after K♠ K♠ 5♠ the trick is the 5♠'s: the bot ducks with 2♠, not 9♠ (which would win)."""
+    from clients.view import view_of
+    from referee.rules.cards import CardMultiset, parse_cards
+    from referee.rules.state import Deal, Hand
+
+    rules = Rules.preset("cancellation")
+    hands = ("KS 2C", "KS 3C", "5S 4C", "9S 2S", "3S 5C", "4S 6C")
+    m = Match(rules, 0)
+    m.hand = Hand(rules, Deal(0, tuple(CardMultiset(parse_cards(h)) for h in hands), CardMultiset()), "hold", 5)
+    for card in ("KS", "KS", "5S"):
+        m.play(card)
+    view = view_of(m.observation(3), "m", tuple("abcdef"), 100, 0)
+    assert str(make_bot("heuristic").play_card(view)) == "2S"

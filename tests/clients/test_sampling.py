@@ -20,7 +20,15 @@ from clients.sampling import Sampler, sample_worlds  # noqa: E402
 from referee.rules import Match, Phase, Rules  # noqa: E402
 from referee.rules.cards import cards_of  # noqa: E402
 
-NAMES = sorted(RULESETS)
+NAMES = sorted(n for n, r in RULESETS.items() if r.packs == 1)  # two packs: not sampled (see below)
+
+
+def test_two_packs_are_refused_by_name() -> None:
+    """The sampler deals 52 unique cards: a two-pack view (002 Cancellation Hearts) is refused, clearly;
+    the Monte Carlo bot then plays the heuristic bot's card (tests/clients/test_sample_bots.py)."""
+    m = Match(Rules.preset("cancellation"), 0)
+    with pytest.raises(ValueError, match="two packs"):
+        Sampler(m.observation(m.turn))
 
 
 def _decisions(rules: Rules, seed: int, count: int):

@@ -47,6 +47,7 @@ from referee.rules import (
     Trick,
     _loader,
 )
+from referee.rules.cards import multiset_of
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "sdk.md").read_text()
@@ -272,6 +273,12 @@ POSITIONS: dict[str, tuple[Rules, Callable[[Match], bool], int | None, dict[str,
         None,
         {"partner": 3, "team": 1, "players": 4},
     ),
+    "cancellation-on-the-table": (
+        Rules.preset("cancellation"),
+        lambda m: m.phase is Phase.PLAY and bool(m.observation(m.turn).table),
+        None,
+        {"players": 6, "is_leading": True},
+    ),  # 002 Cancellation Hearts: a winnerless trick's cards wait on the table; its leader leads again
     "split-pass": (
         NASTY,
         lambda m: m.phase is Phase.PASS and m.hand.direction == "split",
@@ -416,6 +423,10 @@ def _check_sample_worlds(case: Case) -> None:
         with pytest.raises(ValueError, match="call phase"):
             case.view.sample_worlds(3, random.Random(7))
         return
+    if case.view.rules.packs == 2:  # the sampler deals one pack, and says so
+        with pytest.raises(ValueError, match="two packs"):
+            case.view.sample_worlds(3, random.Random(7))
+        return
     worlds = case.view.sample_worlds(3, random.Random(7))
     assert len(worlds) == 3
     if case.obs.phase.value not in ("pass", "play", "discard", "charge"):
@@ -478,7 +489,7 @@ def check_len(case: Case) -> None:
 
 def check_contains(case: Case) -> None:
     for field, cs, cards in _wire_sets(case):
-        assert [c for c in DECK if c in cs] == cards, field
+        assert [c for c in DECK if c in cs] == list(dict.fromkeys(cards)), field  # two packs: a card twice
         assert "QS" not in cs and None not in cs  # only cards are members
 
 
@@ -501,22 +512,27 @@ def check_cards(case: Case) -> None:
 
 def check_mask(case: Case) -> None:
     for field, cs, cards in _wire_sets(case):
-        assert cs.mask == sum(1 << c.index for c in cards), field
+        assert cs.mask == multiset_of(cards), field  # one pack: the bits of the cards; two: a card twice, bit 52 + i
 
 
-def _winner(trick: pb.Trick, players: int) -> int:
-    """Who takes the trick: the highest card of the suit led (Hearts has no trumps)."""
+def _winner(trick: pb.Trick, players: int) -> int | None:
+    """Who takes the trick: the highest card of the suit led (Hearts has no trumps); with two packs (more
+    than five seats) of those not played twice, none when every one was (002 Cancellation Hearts)."""
     cards = [DECK[v - 1] for v in trick.cards]
-    best = max((c for c in cards if c.suit is cards[0].suit), key=lambda c: c.rank)
+    led = [c for c in cards if c.suit is cards[0].suit and not (players > 5 and cards.count(c) > 1)]
+    if not led:
+        return None
+    best = max(led, key=lambda c: c.rank)
     return (trick.leader + cards.index(best)) % players
 
 
 def check_leader(case: Case) -> None:
     for t, w in _wire_tricks(case):
         assert t.leader == w.leader
-    winners = [t.winner for t in case.view.tricks]
+    # the winner of a trick leads the next; after one with no winner (two packs), the same player again
+    winners = [t.winner if t.winner is not None else t.leader for t in case.view.tricks]
     leaders = [t.leader for t in (*case.view.tricks, case.view.current_trick)]
-    assert leaders[1:] == winners  # the winner of a trick leads the next
+    assert leaders[1:] == winners
 
 
 def check_trick_cards(case: Case) -> None:
@@ -528,7 +544,8 @@ def check_trick_cards(case: Case) -> None:
 def check_winner(case: Case) -> None:
     players = case.wire.rules.players
     for t, w in _wire_tricks(case)[:-1]:
-        assert t.winner == w.winner == _winner(w, players)
+        assert t.winner == (w.winner if w.HasField("winner") else None) == _winner(w, players)
+        assert w.no_winner == (t.winner is None)
     assert case.view.current_trick.winner is None
 
 

@@ -61,7 +61,7 @@ def test_each_position_is_the_edge_case_it_names(text: str) -> None:
             else Phase.PLAY
         )
         assert m.phase is expected, p.name
-        hand, legal = o.hand.mask, o.legal.mask
+        hand, legal = o.hand.mask & ((1 << 52) - 1), o.legal.mask  # the values held (two packs: a card twice)
         led = o.current_trick.cards[0].suit if o.current_trick.cards else None
         penalty = rules.penalty_mask
         if p.name == "trick one, a hand of only penalty cards":
@@ -117,6 +117,20 @@ def test_each_position_is_the_edge_case_it_names(text: str) -> None:
         elif p.name == "a boosted trick's second round, void in the led suit":
             assert o.boosted and len(o.current_trick.cards) >= rules.players and not hand & SUIT_MASKS[led]
             assert legal == hand
+        elif p.name == "two packs: a legal card held twice":
+            assert rules.packs == 2 and any(o.hand.cards.count(c) == 2 for c in o.legal)
+        elif p.name == "two packs: following a trick with a cancelling pair":
+            cards = o.current_trick.cards
+            assert any(c.suit is led and cards.count(c) == 2 for c in cards) and legal & SUIT_MASKS[led]
+        elif p.name == "two packs: on lead again, a winnerless trick on the table":
+            assert o.is_leading and o.table and o.tricks[-1].winner is None
+            assert o.tricks[-1].leader == p.seat  # 'the same player leads again'
+    if rules.packs == 2:
+        names = {p.name for p in built}
+        assert {
+            "two packs: a legal card held twice",
+            "two packs: on lead again, a winnerless trick on the table",
+        } <= names
     if rules.players == 3:  # 17 cards: no hand is ever only penalty cards (14 in play)
         assert [name for name, _ in missing] == ["trick one, a hand of only penalty cards"]
     else:

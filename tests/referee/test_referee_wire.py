@@ -27,6 +27,8 @@ SPECS = [
     "turbo,turbo_charges=any,charged_singleton=may-slough,players=5",
     "partnership",  # GameView.partner and team_scores (negative team totals after a slam subtracted)
     "partnership-individual,pass_cycle=across",
+    "cancellation",  # two packs: hands listing a card twice, cancelled cards, winnerless tricks, the table
+    "cancellation,players=10,pass_cycle=left-right-hold",
 ]
 
 

@@ -7,6 +7,7 @@ kitty, moon, sun, bonus card, no-tricks bonus, exact-target reset, the end of th
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from referee.rules import (
@@ -176,6 +177,8 @@ OFFSETS = {"left": 1, "right": -1, "across": 2, "left2": 2, "right2": -2}
 
 def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int, ...]]:
     """Replay a history by the reference rules: (results of completed hands, over, winners)."""
+    if rules.packs == 2:
+        return ref_results_two_packs(rules, history)
     n = rules.players
     totals = [0] * n
     results: list[RefResult] = []
@@ -398,4 +401,137 @@ def ref_results(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int
             assert pending_moon is not None and pending_moon[1] == e.seat
             score(pending_moon[0], e.choice)
             pending_moon = None
+    return results, over, winners
+
+
+def ref_results_two_packs(rules: Rules, history) -> tuple[list[RefResult], bool, tuple[int, ...]]:
+    """002 Cancellation Hearts by the sentences, on multisets (``Counter``): 'two 52-card packs shuffled
+    together'; 'When two identical cards are played to a trick, they cancel each other out in terms of
+    trick-taking power (but still carry penalty points if they are penalty cards). The trick is taken by
+    the highest card of the suit led which is not duplicated. If all the cards played of the suit led are
+    in cancelling pairs, the trick remains on the table, the same player leads again, and the cards go to
+    the winner of the next trick. If the very last trick has no winner, its cards go to the winner of the
+    previous trick.' (Several winnerless at the end: the last trick that had a winner; none had one:
+    nobody.) The kitty goes with the first trick's cards. The moon: every penalty card of both packs."""
+    n = rules.players
+    totals = [0] * n
+    results: list[RefResult] = []
+    over, winners = False, ()
+    pen = Counter({c: 2 for c in penalty_cards(rules)})
+    moon_points = sum(ref_points(rules, c) * k for c, k in pen.items())
+    hands: list[Counter] = []
+    kitty: Counter = Counter()
+    captured: list[Counter] = []
+    won = [0] * n
+    passed: dict[int, tuple[Card, ...]] = {}
+    trick: list[tuple[int, Card]] = []
+    table: Counter = Counter()
+    table_tricks = 0
+    last_winner: int | None = None
+    kitty_taken = False
+    leader = 0
+    number = 0
+
+    def take(seat: int, cards: Counter, tricks: int) -> None:
+        nonlocal kitty_taken
+        captured[seat].update(cards)
+        won[seat] += tricks
+        if kitty and not kitty_taken and (rules.kitty == "first-trick" or any(c in pen for c in cards)):
+            kitty_taken = True
+            captured[seat].update(kitty)
+
+    def score() -> None:
+        nonlocal totals, over, winners
+        taken = [sum(ref_points(rules, c) * k for c, k in cap.items()) for cap in captured]
+        shooters = [s for s in range(n) if all(captured[s][c] >= k for c, k in pen.items())]
+        sun = None
+        if rules.sun_points:
+            alls = [s for s in range(n) if won[s] == rules.cards_per_player]
+            sun = alls[0] if alls else None
+        moon = shooters[0] if shooters and sun is None else None
+        shooter = sun if sun is not None else moon
+        extras = [rules.no_tricks_bonus if rules.no_tricks_bonus and won[s] == 0 else 0 for s in range(n)]
+        ten = Card.parse("10C")
+
+        def doubled(sc: list[int]) -> list[int]:
+            return [
+                (a + e) * (2 if rules.ten_of_clubs_doubles and captured[s][ten] else 1)
+                for s, (a, e) in enumerate(zip(sc, extras))
+            ]
+
+        def after(sc: list[int]) -> list[int]:
+            t = [a + b for a, b in zip(totals, doubled(sc))]
+            if rules.exact_target_reset is not None:
+                t = [rules.exact_target_reset if x == rules.exact_reset_at else x for x in t]
+            return t
+
+        sc = taken
+        if shooter is not None:
+            total = rules.sun_points if sun is not None else moon_points
+            add = [0 if s == shooter else total for s in range(n)]
+            sub = [-total if s == shooter else 0 for s in range(n)]
+            sc = sub if rules.moon == "subtract-from-shooter" else add
+            if rules.moon == "add-unless-win":
+                ends, w = _ends(rules, after(add))
+                sc = sub if ends and any(s != shooter for s in w) else add
+            elif rules.moon == "wins-match":
+                sc = [0] * n
+        new = after(sc)
+        results.append(RefResult(tuple(taken), tuple(won), tuple(doubled(sc)), tuple(new), moon, sun))
+        totals = new
+        over, winners = _ends(rules, totals)
+        if shooter is not None and rules.moon == "wins-match":
+            over, winners = True, (shooter,)
+
+    for e in history:
+        if isinstance(e, Deal):
+            assert not over
+            number = e.hand_number
+            hands = [Counter(x) for x in e.hands]
+            kitty = Counter(e.kitty)
+            assert sum(sum(h.values()) for h in hands) + sum(kitty.values()) == 104
+            captured = [Counter() for _ in range(n)]
+            won = [0] * n
+            passed = {}
+            trick, table, table_tricks, last_winner, kitty_taken = [], Counter(), 0, None, False
+            leader = (number % n + 1) % n  # 'The player to the dealer's left leads first'
+        elif isinstance(e, PassCards):
+            d = rules.pass_direction(number)
+            assert e.seat not in passed and (not e.cards or Counter(e.cards) <= hands[e.seat])
+            passed[e.seat] = e.cards
+            if len(passed) == n:
+                for s in range(n):
+                    hands[s] -= Counter(passed[s])
+                for s in range(n):
+                    for k, c in enumerate(passed[s]):
+                        if d == "scatter":
+                            to = (s + 1 + k % (n - 1)) % n
+                        else:
+                            to = (s + OFFSETS[d]) % n
+                            while not passed[to]:
+                                to = (to + OFFSETS[d]) % n
+                        hands[to][c] += 1
+        elif isinstance(e, Play):
+            assert e.seat == (leader + len(trick)) % n and hands[e.seat][e.card] > 0
+            hands[e.seat][e.card] -= 1
+            trick.append((e.seat, e.card))
+            if len(trick) < n:
+                continue
+            played = Counter(c for _, c in trick)
+            led = trick[0][1].suit
+            single = [(s, c) for s, c in trick if c.suit is led and played[c] == 1]
+            if single:
+                w = max(single, key=lambda x: x[1].rank)[0]
+                take(w, played + table, 1 + table_tricks)
+                table, table_tricks, last_winner, leader = Counter(), 0, w, w
+            else:
+                table += played  # 'the same player leads again'
+                table_tricks += 1
+            trick = []
+            if not any(+h for h in hands):
+                if table and last_winner is not None:
+                    take(last_winner, table, table_tricks)
+                score()
+        elif isinstance(e, ChooseMoon):
+            raise AssertionError("moon=shooter-chooses is not in the two-pack reference")
     return results, over, winners

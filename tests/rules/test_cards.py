@@ -153,3 +153,22 @@ def test_cardset_behaviour_and_repr_round_trip():
     full = CardSet((1 << 52) - 1)
     assert full.cards == DECK and cards_of(mask_of(DECK)) == DECK
     assert str(CardSet(parse_cards("AH 10H 2H"))) == "2H 10H AH"
+
+
+def test_a_two_pack_multiset_holds_a_card_twice():
+    """002 Cancellation Hearts: 'two 52-card packs shuffled together' — a hand may hold a card twice: it
+    lists it twice, counts both, and survives repr, pickling and the multiset sums the engine uses."""
+    from referee.rules.cards import CardMultiset, card_set, multiset_add, multiset_of, multiset_remove
+
+    five = Card.parse("5H")
+    m = CardMultiset(parse_cards("5H 2C 5H"))
+    assert [str(c) for c in m] == ["2C", "5H", "5H"] and len(m) == 3 and m.count(five) == 2 and five in m
+    assert eval(repr(m), {"CardMultiset": CardMultiset, "parse_cards": parse_cards}) == m
+    assert pickle.loads(pickle.dumps(m)) == m and [str(c) for c in m.of_suit(Suit.HEARTS)] == ["5H", "5H"]
+    assert CardSet(parse_cards("2C")).count(five) == 0 and CardSet(parse_cards("5H")).count(five) == 1
+    assert card_set(multiset_of(parse_cards("5H 2C"))) == CardSet(parse_cards("5H 2C"))  # no repeat: a CardSet
+    a, b = multiset_of(parse_cards("5H 2C")), multiset_of(parse_cards("5H 3D"))
+    assert multiset_add(a, b) == m.mask | Card.parse("3D").mask
+    assert multiset_remove(multiset_add(a, b), a) == b
+    with pytest.raises(ValueError, match="three times"):
+        multiset_of(parse_cards("5H 5H 5H"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 from collections.abc import Callable
 
 import pytest
@@ -31,6 +32,7 @@ from referee.rules import (
     Rules,
     cards_of,
 )
+from referee.rules.cards import CardMultiset
 
 MIXES = {
     "three": dict(players=3),
@@ -77,6 +79,38 @@ MIXES = {
     ),
     "booster-omnibus-mix": dict(booster_nines=True, bonus_card="JD", pass_cycle="mix", moon="add-unless-win"),
     "ten-of-clubs-omnibus": dict(ten_of_clubs_doubles=True, bonus_card="JD", moon="add-unless-win"),
+    "cancellation-ten-pass-on-sun": dict(
+        packs=2,
+        players=10,
+        kitty="first-trick",
+        first_lead="left-of-dealer",
+        pass_cycle="left right hold",
+        pass_on=True,
+        sun_points=52,
+        moon="subtract-from-shooter",
+    ),
+    "cancellation-seven-spot-points-kitty": dict(
+        packs=2,
+        players=7,
+        kitty="first-points",
+        first_lead="left-of-dealer",
+        points="spot",
+        target=500,
+        ten_of_clubs_doubles=True,
+        no_tricks_bonus=-5,
+        hearts_lead="any-time",
+        moon="add-unless-win",
+    ),
+    "cancellation-eight-scatter": dict(
+        packs=2,
+        players=8,
+        first_lead="left-of-dealer",
+        pass_count=7,
+        pass_cycle="scatter hold",
+        points_on_first_trick=True,
+        queen_breaks_hearts=True,
+        exact_target_reset=50,
+    ),
     "ten-of-clubs-sun-choice-kitty": dict(
         ten_of_clubs_doubles=True, moon="shooter-chooses", sun_points=52, kitty="first-trick", hand_size=12
     ),
@@ -171,6 +205,12 @@ def test_each_card_played_exactly_once_per_hand(name, seed, rng_seed, style):
     for h in per_hand[:complete]:
         plays = h["plays"]
         cards = [p.card for p in plays]
+        if rules.packs == 2:  # 002 Cancellation Hearts: 'dealt out as far as they will go': every copy once
+            kitty = Counter(CardMultiset(h["kitty"]))
+            assert sum(kitty.values()) == rules.kitty_size
+            assert Counter(cards) + kitty == Counter({c: 2 for c in cards_of(rules.deck_mask)})
+            assert len(cards) == rules.players * rules.cards_per_player
+            continue
         assert len(cards) == len(set(cards)) == rules.players * rules.cards_per_player
         mask = sum(c.mask for c in cards)
         assert h["kitty"].bit_count() == rules.kitty_size
@@ -181,7 +221,10 @@ def test_each_card_played_exactly_once_per_hand(name, seed, rng_seed, style):
         else:
             assert mask == rules.deck_mask & ~h["kitty"]
     for r in m.results:
-        if rules.booster_nines:  # 002: each boost (one per nine at most) makes one trick of two rounds
+        if rules.packs == 2:  # 002: 'the cards go to the winner of the next trick': a trick each, carried too
+            # (or none, when no trick of the hand had a winner: then nobody takes them)
+            assert sum(r.tricks_won) in (0, rules.cards_per_player)
+        elif rules.booster_nines:  # 002: each boost (one per nine at most) makes one trick of two rounds
             assert rules.cards_per_player - 4 <= sum(r.tricks_won) <= rules.cards_per_player
         else:
             assert sum(r.tricks_won) == rules.cards_per_player
@@ -190,7 +233,7 @@ def test_each_card_played_exactly_once_per_hand(name, seed, rng_seed, style):
 def hand_values(rules: Rules, r) -> tuple[int, int]:
     """(the penalty cards' total, the bonus card's value) in this hand, turbo-charged values included."""
     charged = {c for _, c in r.charges}
-    moon_total = sum(ref_charged_points(rules, c, charged) for c in penalty_cards(rules))
+    moon_total = sum(ref_charged_points(rules, c, charged) for c in penalty_cards(rules)) * rules.packs
     bonus = ref_charged_points(rules, rules.bonus_card, charged) if rules.bonus_card is not None else 0
     return moon_total, bonus
 
@@ -230,7 +273,15 @@ def test_hand_points_sum_to_the_total_or_its_moon_form(name, seed, rng_seed, sty
         k = ref_multiplier(rules, {c for _, c in r.charges})
         if k > 1:  # 002 Turbo: the 10♣'s captor scores k times: (k - 1) k-ths of its score are extra
             extra = sum(r.score) - expected_hand_total(rules, r)
-            assert any(x % k == 0 and x // k * (k - 1) == extra for x in r.score), (r.score, extra)
+            if rules.packs == 2:
+                # (two packs: two 10♣, so up to two captors, each doubled)
+                halves = [x // 2 for x in r.score if x % 2 == 0]
+                sums = set(halves) | (
+                    {a + b for i, a in enumerate(halves) for b in halves[i + 1 :]} if rules.packs == 2 else set()
+                )
+                assert extra in sums, (r.score, extra)
+            else:
+                assert any(x % k == 0 and x // k * (k - 1) == extra for x in r.score), (r.score, extra)
         else:
             assert sum(r.score) == expected_hand_total(rules, r)
         raw = [p + s for p, s in zip(prev, r.score)]
@@ -315,6 +366,19 @@ def test_observation_never_shows_another_seats_unplayed_card(name, seed, rng_see
         for seat in range(n):
             obs = m.observation(seat)
             assert obs.seat == seat
+            if rules.packs == 2:
+                # 002 Cancellation Hearts, two packs: a card may be in this hand and another; what this seat
+                # sees (its hand, the play, the table) and what the others hold never exceed two copies.
+                assert obs.hand.mask == hand.held(seat) and len(obs.hand) == len(obs.hand.cards)
+                assert obs.legal.mask & ~hand.hands[seat] == 0
+                played = [c for t in obs.tricks for c in t.cards] + list(obs.current_trick.cards)
+                assert Counter(played) == Counter(c for t in hand.tricks for c in t.cards) + Counter(hand.trick_cards)
+                hidden = Counter(c for o in range(n) if o != seat for c in CardMultiset(hand.held(o)))
+                if hand.kitty_taker is None:
+                    hidden += Counter(CardMultiset(hand.kitty))
+                assert max((Counter(obs.hand) + Counter(played) + hidden).values()) <= 2
+                assert Counter(obs.table) <= Counter(played)
+                continue
             # 002: the dealer calls the pass 'before the start of the deal': no seat sees its cards yet.
             assert obs.hand.mask == (hand.hands[seat] if m.phase is not Phase.CALL else 0)
             seen = (
@@ -493,7 +557,8 @@ def test_reference_points_agree_with_the_engine_tables():
     for rules in RULESETS.values():
         for c in cards_of((1 << 52) - 1):
             assert rules.points_of(c) == ref_points(rules, c), (rules.changes(), c)
-        assert rules.moon_total == sum(ref_points(rules, c) for c in penalty_cards(rules))
+        # 002 Cancellation Hearts: 'two 52-card packs shuffled together': each penalty card twice.
+        assert rules.moon_total == rules.packs * sum(ref_points(rules, c) for c in penalty_cards(rules))
 
 
 def test_replay_rejects_a_foreign_deal_and_an_illegal_decision():

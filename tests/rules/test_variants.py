@@ -7,6 +7,7 @@ Each test quotes the sentence it checks and names its source file:
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 from positions import (
@@ -39,6 +40,8 @@ from referee.rules import (
     cards_of,
     deal,
 )
+from referee.rules.cards import DECK, CardMultiset, parse_cards
+from referee.rules.state import Deal, Hand
 
 QS = Card.parse("QS")
 
@@ -2052,3 +2055,211 @@ def test_partnership_passing_to_partner_on_every_deal(preset):
         sent = pass_lowest(m)
         for s in range(4):
             assert set(cards_of(m.hand.received[rules.partner(s)])) == set(sent[s])
+
+
+# -- Cancellation Hearts (002): two packs ---------------------------------------------------------------
+
+CANCEL = Rules.preset("cancellation")
+
+
+def cancel_table(hands: dict[int, str], rules: Rules = CANCEL, kitty: str = "", dealer: int | None = None) -> Match:
+    """A two-pack match at the start of play with exactly these hands (a card listed twice is held twice);
+    seat 0 leads (the dealer is the seat to its right) unless ``dealer`` says otherwise."""
+    n = rules.players
+    m = Match(rules, 0)
+    deal_ = Deal(0, tuple(CardMultiset(parse_cards(hands[s])) for s in range(n)), CardMultiset(parse_cards(kitty)))
+    m.hand = Hand(rules, deal_, "hold", (n - 1) if dealer is None else dealer)
+    return m
+
+
+def test_cancellation_is_for_six_to_ten_players_with_two_packs():
+    """002: 'This is a version of Hearts for 6 to 10 players using two 52-card packs shuffled together.'"""
+    assert "cancellation" in PRESETS and CANCEL.packs == 2 and CANCEL.players == 6
+    assert str(CANCEL) == "cancellation" and Rules.parse("cancellation") == CANCEL
+    for n in range(6, 11):
+        r = Rules.parse(f"cancellation,players={n}")
+        assert r.players == n and Rules.parse(str(r)) == r
+        d = deal(r, 3, 0)
+        every = Counter(c for h in d.hands for c in h) + Counter(d.kitty)
+        assert every == Counter({c: 2 for c in DECK})  # each card of the two packs once
+    with pytest.raises(ValueError, match="players=5 .*6 to 10"):
+        Rules.parse("cancellation,players=5")
+    with pytest.raises(ValueError, match="players=11 .*6 to 10"):
+        Rules.parse("cancellation,players=11")
+    with pytest.raises(ValueError, match="players=6 .*packs=2"):
+        Rules(players=6)
+    with pytest.raises(ValueError, match="packs=3"):
+        Rules.parse("cancellation,packs=3")
+    with pytest.raises(ValueError, match="first_lead=left-of-dealer"):
+        Rules.parse("cancellation,first_lead=lowest-club")
+    assert Rules().packs == 1 and all(p.packs == 1 for k, p in PRESETS.items() if k != "cancellation")
+
+
+def test_cancellation_deals_as_far_as_the_cards_go_and_the_rest_is_a_kitty():
+    """002: 'The cards are dealt out as far as they will go, any left-over cards being placed in a face-down
+    kitty which is taken by the winner of the first trick.'"""
+    for n, per, left in ((6, 17, 2), (7, 14, 6), (8, 13, 0), (9, 11, 5), (10, 10, 4)):
+        r = Rules.preset("cancellation", players=n)
+        d = deal(r, 11, 2)
+        assert r.cards_per_player == per and r.kitty_size == left
+        assert [len(h) for h in d.hands] == [per] * n and len(d.kitty) == left
+    # the first trick's winner (seat 2, 3♣ the only club not duplicated) takes the kitty with it
+    m = cancel_table({0: "2C 2D", 1: "2C 3D", 2: "3C 4D", 3: "4C 5D", 4: "4C 6D", 5: "5S 7D"}, kitty="QS 2H", dealer=5)
+    (t,) = play_cards(m, "2C 2C 3C 4C 4C 5S")
+    assert t.winner == 2 and m.hand.kitty_taker == 2
+    play_cards(m, "4D 5D 6D 7D 2D 3D")
+    assert m.results[0].points_taken == (0, 0, 14, 0, 0, 0)  # Q♠ 13 + 2♥ 1, from the kitty
+
+
+def test_cancellation_left_of_dealer_leads_anything():
+    """002: 'The player to the dealer's left leads first and can lead anything.'"""
+    m = Match(CANCEL, 5)
+    assert m.phase is Phase.PLAY and m.to_move == ((m.hand.dealer + 1) % 6,)
+    m = cancel_table({0: "QS 5H 2C", 1: "3C 3C 4C", 2: "5C 6C 7C", 3: "8C 9C TC", 4: "JC QC KC", 5: "AC 2D 3D"})
+    assert m.legal_plays() == cs("2C QS")  # Q♠ too on the first trick; hearts still wait to be broken
+
+
+def test_cancellation_identical_cards_cancel_and_still_carry_their_points():
+    """002: 'When two identical cards are played to a trick, they cancel each other out in terms of
+    trick-taking power (but still carry penalty points if they are penalty cards).' and 002: 'The trick is
+    taken by the highest card of the suit led which is not duplicated.'"""
+    m = cancel_table(
+        {0: "QS 2C", 1: "QS 3C", 2: "3S 4C", 3: "AS 5C", 4: "AS 6C", 5: "2S 7C"},
+    )
+    (t,) = play_cards(m, "QS QS 3S AS AS 2S")  # both Q♠ and both A♠ cancel: 3♠ is the highest left
+    assert t.winner == 2 and m.to_move == (2,)
+    play_cards(m, "4C 5C 6C 7C 2C 3C")
+    r = m.results[0]
+    assert r.points_taken == (0, 0, 26, 0, 0, 0) and r.tricks_won == (0, 0, 1, 0, 0, 1)
+
+
+def test_cancellation_a_trick_of_cancelling_pairs_stays_on_the_table():
+    """002: 'If all the cards played of the suit led are in cancelling pairs, the trick remains on the
+    table, the same player leads again, and the cards go to the winner of the next trick.'"""
+    m = cancel_table(
+        {0: "7S 4D 2C", 1: "7S 5D 3C", 2: "9S 6D 4C", 3: "9S 7D 5C", 4: "2D 8D 6C", 5: "2H 9D 7C"},
+    )
+    (t,) = play_cards(m, "7S 7S 9S 9S 2D 2H")  # the spades all pair; the 2♦ and 2♥ were sloughed
+    assert t.winner is None and m.to_move == (0,) and m.hand.tricks_won == [0] * 6
+    obs = m.observation(0)
+    assert Counter(obs.table) == Counter(parse_cards("7S 7S 9S 9S 2D 2H")) and obs.tricks == (t,)
+    assert obs.hearts_broken  # a heart was played, if to a trick without a winner
+    (t2,) = play_cards(m, "4D 5D 6D 7D 8D 9D")
+    assert t2.winner == 5 and not m.observation(0).table
+    play_cards(m, "7C 2C 3C 4C 5C 6C")
+    r = m.results[0]
+    assert r.tricks_won == (0, 0, 0, 0, 0, 3) and r.points_taken == (0, 0, 0, 0, 0, 1)
+
+
+def test_cancellation_a_winnerless_last_trick_goes_to_the_previous_winner():
+    """002: 'If the very last trick has no winner, its cards go to the winner of the previous trick.'"""
+    m = cancel_table({0: "2C 5H", 1: "3C 5H", 2: "4C 6H", 3: "AC 6H", 4: "5C QS", 5: "6C QS"})
+    (t,) = play_cards(m, "2C 3C 4C AC 5C 6C")
+    assert t.winner == 3
+    (last,) = play_cards(m, "6H QS QS 5H 5H 6H")
+    assert last.winner is None
+    r = m.results[0]
+    assert r.points_taken == (0, 0, 0, 30, 0, 0) and r.tricks_won == (0, 0, 0, 2, 0, 0)
+
+
+def test_cancellation_several_winnerless_tricks_at_the_end_go_to_the_last_winner():
+    """002: 'If the very last trick has no winner, its cards go to the winner of the previous trick.' — when
+    the previous trick had none either, its cards were already waiting for a winner: all of them go to the
+    winner of the last trick that had one. A hand in which no trick has a winner scores for nobody."""
+    m = cancel_table({0: "2C 5H 8D", 1: "3C 5H 8D", 2: "4C 6H 9D", 3: "AC 6H 9D", 4: "5C 7H TD", 5: "6C 7H TD"})
+    play_cards(m, "2C 3C 4C AC 5C 6C")  # seat 3 wins
+    play_cards(m, "9D TD TD 8D 8D 9D")  # all diamonds pair: seat 3 leads again
+    (last,) = play_cards(m, "6H 7H 7H 5H 5H 6H")
+    assert last.winner is None
+    r = m.results[0]
+    assert r.points_taken == (0, 0, 0, 6, 0, 0) and r.tricks_won == (0, 0, 0, 3, 0, 0)
+    m = cancel_table({s: "5H 5H 6H 6H 7H 7H".split()[s] for s in range(6)})
+    (only,) = play_cards(m, "5H 5H 6H 6H 7H 7H")
+    assert only.winner is None
+    r = m.results[0]
+    assert r.points_taken == (0,) * 6 and r.tricks_won == (0,) * 6 and r.moon is None
+
+
+def test_cancellation_a_hand_holds_a_card_twice_and_plays_one_at_a_time():
+    """002: 'This is a version of Hearts for 6 to 10 players using two 52-card packs shuffled together.' — a
+    hand may hold two identical cards: it lists the card twice, and playing it gives up one copy."""
+    m = cancel_table({0: "2C 9D", 1: "5C 5C 3D", 2: "6C 4D 4D", 3: "7C 5D 5D", 4: "8C 6D 6D", 5: "9C 7D 8D"})
+    obs = m.observation(1)
+    assert (
+        [str(c) for c in obs.hand] == ["5C", "5C", "3D"]
+        and len(obs.hand) == 3
+        and obs.hand.count(Card.parse("5C")) == 2
+    )
+    m.play("2C")
+    assert m.legal_plays() == cs("5C")  # the legal set names the card once
+    m.play("5C")
+    assert [str(c) for c in m.observation(1).hand] == ["5C", "3D"]
+    play_cards(m, "6C 7C 8C 9C")  # seat 5 wins with 9♣
+    assert [str(c) for c in m.observation(1).hand] == ["5C", "3D"]
+    play_cards(m, "7D 9D")
+    assert m.legal_plays() == cs("3D")
+    with pytest.raises(IllegalPlayError):
+        m.play("5C")
+
+
+def test_cancellation_the_moon_is_every_penalty_card_of_both_packs():
+    """002: 'If you manage to win all the scoring cards — all 13 hearts and the queen of spades — this is
+    known as a slam or shooting the moon.' — with two packs the scoring cards are 26 hearts and two Q♠: 52
+    points, added to every other player."""
+    assert CANCEL.moon_total == 52
+    hands = {0: "2C", 1: "3C", 2: "AC", 3: "4C", 4: "5C", 5: "6C"}
+    m = cancel_table(hands)
+    m.hand.captured[2] = CANCEL.penalty_mask
+    play_cards(m, "2C 3C AC 4C 5C 6C")
+    r = m.results[0]
+    assert r.moon == 2 and r.score == (52, 52, 0, 52, 52, 52)
+    m = cancel_table(hands)
+    m.hand.captured[2] = CANCEL.penalty_mask & ~(Card.parse("AH").mask << 52)  # one A♥ short
+    m.hand.captured[4] = Card.parse("AH").mask
+    play_cards(m, "2C 3C AC 4C 5C 6C")
+    r = m.results[0]
+    assert r.moon is None and r.score == (0, 0, 51, 0, 1, 0)
+
+
+def test_cancellation_plays_no_pass_unless_asked():
+    """002: 'The cards are dealt out as far as they will go, any left-over cards being placed in a face-down
+    kitty which is taken by the winner of the first trick. The player to the dealer's left leads first and
+    can lead anything.' — nothing is said of a pass: the deal is followed by the lead. A pass cycle may be
+    set; a seat may then pass both copies of a card."""
+    assert CANCEL.pass_cycle == ("hold",) and Match(CANCEL, 1).phase is Phase.PLAY
+    r = Rules.parse("cancellation,pass_cycle=left-right-hold")
+    m = Match(r, 0)
+    two = [c for c in DECK if m.hand.doubles[0] & c.mask]
+    seed = 0
+    while not two:
+        seed += 1
+        m = Match(r, seed)
+        two = [c for c in DECK if m.hand.doubles[0] & c.mask]
+    c = two[0]
+    others = [x for x in m.observation(0).hand if x is not c]
+    with pytest.raises(IllegalPlayError, match="three times"):
+        m.pass_cards(0, [c, c, c])
+    once = next(x for x in others if x not in two)
+    with pytest.raises(RepeatedCardError, match="holding one copy"):
+        m.pass_cards(0, [once, once, c])
+    m.pass_cards(0, [c, c, others[0]])
+    for s in range(1, 6):
+        m.pass_cards(s, list(m.observation(s).hand)[:3])
+    assert Counter(m.observation(1).received)[c] == 2 and c not in m.observation(0).hand
+
+
+def test_cancellation_the_first_trick_is_the_first_played_even_without_a_winner():
+    """001: 'no penalty card (no heart and not the Queen of Spades) may be discarded on the very first
+    trick' (points_on_first_trick=false) and 002: 'the trick remains on the table, the same player leads
+    again' — the very first trick is the first played: once it is on the table, the next may take points."""
+    rules = Rules.parse("cancellation,points_on_first_trick=false")
+    hands = {0: "2C 3D 2S", 1: "2C 4D 3S", 2: "QS 5D JS", 3: "2H 6D 4S", 4: "3H 7D 5S", 5: "4H 8D 6S"}
+    m = cancel_table(hands, rules=rules)
+    play_cards(m, "2C 2C")
+    assert m.legal_plays() == cs("5D JS")  # void in clubs on trick one: no Q♠
+    (t,) = play_cards(m, "5D 6D 7D 8D")
+    assert t.winner is None and m.to_move == (0,)
+    m.play("3D")
+    assert m.legal_plays() == cs("4D")
+    m.play("4D")
+    assert m.legal_plays() == cs("QS JS")  # trick two: void in diamonds, Q♠ may go

@@ -164,7 +164,7 @@ MOON_CHOICE_ADD_TO_OTHERS: MoonChoice
 MOON_CHOICE_SUBTRACT_FROM_SHOOTER: MoonChoice
 
 class Rules(_message.Message):
-    __slots__ = ("preset", "players", "removed_cards", "kitty", "cards_per_player", "kitty_size", "pass_cycle", "pass_count", "first_lead", "hearts_lead", "queen_breaks_hearts", "lead_hearts_with_queen", "points_on_first_trick", "queen_at_first_safe_chance", "points", "card_points", "bonus_card", "bonus_points", "moon", "moon_points", "sun_points", "no_tricks_bonus", "exact_target_reset", "target", "tied_lowest", "pass_on", "kitty_discard", "exact_reset_at", "booster_nines", "ten_of_clubs_doubles", "turbo_charging", "turbo_charges", "charged_singleton", "partnership")
+    __slots__ = ("preset", "players", "removed_cards", "kitty", "cards_per_player", "kitty_size", "pass_cycle", "pass_count", "first_lead", "hearts_lead", "queen_breaks_hearts", "lead_hearts_with_queen", "points_on_first_trick", "queen_at_first_safe_chance", "points", "card_points", "bonus_card", "bonus_points", "moon", "moon_points", "sun_points", "no_tricks_bonus", "exact_target_reset", "target", "tied_lowest", "pass_on", "kitty_discard", "exact_reset_at", "booster_nines", "ten_of_clubs_doubles", "turbo_charging", "turbo_charges", "charged_singleton", "partnership", "packs")
     PRESET_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     REMOVED_CARDS_FIELD_NUMBER: _ClassVar[int]
@@ -199,6 +199,7 @@ class Rules(_message.Message):
     TURBO_CHARGES_FIELD_NUMBER: _ClassVar[int]
     CHARGED_SINGLETON_FIELD_NUMBER: _ClassVar[int]
     PARTNERSHIP_FIELD_NUMBER: _ClassVar[int]
+    PACKS_FIELD_NUMBER: _ClassVar[int]
     preset: str
     players: int
     removed_cards: _containers.RepeatedScalarFieldContainer[Card]
@@ -233,22 +234,27 @@ class Rules(_message.Message):
     turbo_charges: str
     charged_singleton: str
     partnership: str
-    def __init__(self, preset: _Optional[str] = ..., players: _Optional[int] = ..., removed_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., kitty: _Optional[str] = ..., cards_per_player: _Optional[int] = ..., kitty_size: _Optional[int] = ..., pass_cycle: _Optional[_Iterable[_Union[PassDirection, str]]] = ..., pass_count: _Optional[int] = ..., first_lead: _Optional[str] = ..., hearts_lead: _Optional[str] = ..., queen_breaks_hearts: _Optional[bool] = ..., lead_hearts_with_queen: _Optional[bool] = ..., points_on_first_trick: _Optional[bool] = ..., queen_at_first_safe_chance: _Optional[bool] = ..., points: _Optional[str] = ..., card_points: _Optional[_Iterable[int]] = ..., bonus_card: _Optional[_Union[Card, str]] = ..., bonus_points: _Optional[int] = ..., moon: _Optional[str] = ..., moon_points: _Optional[int] = ..., sun_points: _Optional[int] = ..., no_tricks_bonus: _Optional[int] = ..., exact_target_reset: _Optional[int] = ..., target: _Optional[int] = ..., tied_lowest: _Optional[str] = ..., pass_on: _Optional[bool] = ..., kitty_discard: _Optional[bool] = ..., exact_reset_at: _Optional[int] = ..., booster_nines: _Optional[bool] = ..., ten_of_clubs_doubles: _Optional[bool] = ..., turbo_charging: _Optional[bool] = ..., turbo_charges: _Optional[str] = ..., charged_singleton: _Optional[str] = ..., partnership: _Optional[str] = ...) -> None: ...
+    packs: int
+    def __init__(self, preset: _Optional[str] = ..., players: _Optional[int] = ..., removed_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., kitty: _Optional[str] = ..., cards_per_player: _Optional[int] = ..., kitty_size: _Optional[int] = ..., pass_cycle: _Optional[_Iterable[_Union[PassDirection, str]]] = ..., pass_count: _Optional[int] = ..., first_lead: _Optional[str] = ..., hearts_lead: _Optional[str] = ..., queen_breaks_hearts: _Optional[bool] = ..., lead_hearts_with_queen: _Optional[bool] = ..., points_on_first_trick: _Optional[bool] = ..., queen_at_first_safe_chance: _Optional[bool] = ..., points: _Optional[str] = ..., card_points: _Optional[_Iterable[int]] = ..., bonus_card: _Optional[_Union[Card, str]] = ..., bonus_points: _Optional[int] = ..., moon: _Optional[str] = ..., moon_points: _Optional[int] = ..., sun_points: _Optional[int] = ..., no_tricks_bonus: _Optional[int] = ..., exact_target_reset: _Optional[int] = ..., target: _Optional[int] = ..., tied_lowest: _Optional[str] = ..., pass_on: _Optional[bool] = ..., kitty_discard: _Optional[bool] = ..., exact_reset_at: _Optional[int] = ..., booster_nines: _Optional[bool] = ..., ten_of_clubs_doubles: _Optional[bool] = ..., turbo_charging: _Optional[bool] = ..., turbo_charges: _Optional[str] = ..., charged_singleton: _Optional[str] = ..., partnership: _Optional[str] = ..., packs: _Optional[int] = ...) -> None: ...
 
 class Trick(_message.Message):
-    __slots__ = ("leader", "cards", "winner", "boosted")
+    __slots__ = ("leader", "cards", "winner", "boosted", "cancelled", "no_winner")
     LEADER_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
     BOOSTED_FIELD_NUMBER: _ClassVar[int]
+    CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    NO_WINNER_FIELD_NUMBER: _ClassVar[int]
     leader: int
     cards: _containers.RepeatedScalarFieldContainer[Card]
     winner: int
     boosted: bool
-    def __init__(self, leader: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[Card, str]]] = ..., winner: _Optional[int] = ..., boosted: _Optional[bool] = ...) -> None: ...
+    cancelled: _containers.RepeatedScalarFieldContainer[Card]
+    no_winner: bool
+    def __init__(self, leader: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[Card, str]]] = ..., winner: _Optional[int] = ..., boosted: _Optional[bool] = ..., cancelled: _Optional[_Iterable[_Union[Card, str]]] = ..., no_winner: _Optional[bool] = ...) -> None: ...
 
 class GameView(_message.Message):
-    __slots__ = ("match_id", "hand_number", "seat", "player_names", "rules", "scores", "pass_direction", "hand", "passed_cards", "received_cards", "tricks", "current_trick", "hearts_broken", "legal_cards", "budget_ms", "time_bank_ms", "dealer", "kitty_taker", "kitty", "discarded", "pass_offsets", "charges", "partner", "team_scores")
+    __slots__ = ("match_id", "hand_number", "seat", "player_names", "rules", "scores", "pass_direction", "hand", "passed_cards", "received_cards", "tricks", "current_trick", "hearts_broken", "legal_cards", "budget_ms", "time_bank_ms", "dealer", "kitty_taker", "kitty", "discarded", "pass_offsets", "charges", "partner", "team_scores", "table")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -273,6 +279,7 @@ class GameView(_message.Message):
     CHARGES_FIELD_NUMBER: _ClassVar[int]
     PARTNER_FIELD_NUMBER: _ClassVar[int]
     TEAM_SCORES_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hand_number: int
     seat: int
@@ -297,7 +304,8 @@ class GameView(_message.Message):
     charges: _containers.RepeatedCompositeFieldContainer[Charge]
     partner: int
     team_scores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, match_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., seat: _Optional[int] = ..., player_names: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., scores: _Optional[_Iterable[int]] = ..., pass_direction: _Optional[_Union[PassDirection, str]] = ..., hand: _Optional[_Iterable[_Union[Card, str]]] = ..., passed_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., received_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., hearts_broken: _Optional[bool] = ..., legal_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., budget_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., dealer: _Optional[int] = ..., kitty_taker: _Optional[int] = ..., kitty: _Optional[_Iterable[_Union[Card, str]]] = ..., discarded: _Optional[_Iterable[_Union[Card, str]]] = ..., pass_offsets: _Optional[_Iterable[int]] = ..., charges: _Optional[_Iterable[_Union[Charge, _Mapping]]] = ..., partner: _Optional[int] = ..., team_scores: _Optional[_Iterable[int]] = ...) -> None: ...
+    table: _containers.RepeatedScalarFieldContainer[Card]
+    def __init__(self, match_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., seat: _Optional[int] = ..., player_names: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., scores: _Optional[_Iterable[int]] = ..., pass_direction: _Optional[_Union[PassDirection, str]] = ..., hand: _Optional[_Iterable[_Union[Card, str]]] = ..., passed_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., received_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., hearts_broken: _Optional[bool] = ..., legal_cards: _Optional[_Iterable[_Union[Card, str]]] = ..., budget_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., dealer: _Optional[int] = ..., kitty_taker: _Optional[int] = ..., kitty: _Optional[_Iterable[_Union[Card, str]]] = ..., discarded: _Optional[_Iterable[_Union[Card, str]]] = ..., pass_offsets: _Optional[_Iterable[int]] = ..., charges: _Optional[_Iterable[_Union[Charge, _Mapping]]] = ..., partner: _Optional[int] = ..., team_scores: _Optional[_Iterable[int]] = ..., table: _Optional[_Iterable[_Union[Card, str]]] = ...) -> None: ...
 
 class Charge(_message.Message):
     __slots__ = ("seat", "card")

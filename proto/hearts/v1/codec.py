@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from hearts.v1 import bot_pb2 as pb
 from referee.rules import OPTIONS, Card, CardSet, HandResult, MoonChoice, Observation, Rules, Trick
-from referee.rules.cards import DECK
+from referee.rules.cards import DECK, FULL_MASK, PACK_BITS, card_set
 
 PROTOCOL_VERSION = 1
 """The version of hearts.v1 spoken here: the referee sends it, bots answer with theirs."""
@@ -88,6 +88,8 @@ _OPTION_FIELDS: dict[str, tuple[str, Callable[[Rules], Any], Callable[[pb.Rules]
         lambda r: r.exact_target_reset,
         lambda m: m.exact_target_reset if m.HasField("exact_target_reset") else None,
     ),
+    # Sent only with two packs (002 Cancellation Hearts): one-pack rulesets carry no new field.
+    "packs": ("packs", lambda r: r.packs if r.packs > 1 else 0, lambda m: m.packs or 1),
     # Sent only where a reset is played, so the rulesets without one carry no new field.
     "exact_reset_at": (
         "exact_reset_at",
@@ -156,7 +158,21 @@ def trick_to_wire(trick: Trick, out: pb.Trick | None = None, players: int = 0, b
         t.winner = trick.winner
     if boosted or 0 < players < len(trick.cards):
         t.boosted = True
+    if players > 5 and len(trick.cards) == players:  # two packs (packs 2 needs 6 to 10 seats): a completed trick
+        t.cancelled.extend(card_values(cancelled_cards(trick.cards)))
+        t.no_winner = trick.winner is None
     return t
+
+
+def cancelled_cards(cards: Sequence[Card]) -> list[Card]:
+    """002 Cancellation Hearts: the cards played twice to a trick, once each, in the order of their second copy."""
+    seen: set[Card] = set()
+    twice = []
+    for c in cards:
+        if c in seen:
+            twice.append(c)
+        seen.add(c)
+    return twice
 
 
 # Wire values of the cards of each 13-bit suit pattern: a card set's values are four look-ups.
@@ -179,10 +195,19 @@ def _trick_body(leader: int, cards: Sequence[Card], winner: int | None, boosted:
     return body
 
 
+def _two_pack_trick_fields(cards: Sequence[Card], winner: int | None) -> bytes:
+    """Trick fields 5 and 6 of a completed two-pack trick (packs 2): its cancelled cards, and no_winner."""
+    twice = bytes([c.index + 1 for c in cancelled_cards(cards)])
+    body = _TRICK_CANCELLED + _BYTE[len(twice)] + twice if twice else b""
+    return body + _TRICK_NO_WINNER if winner is None else body
+
+
 def _trick_bytes(trick: Trick, players: int) -> bytes:
     # A completed trick as GameView field 11, written once per match by ViewEncoder._tricks_of:
     # every later request of the hand holds it, joined as bytes. Longer than a round: boosted.
     body = _trick_body(trick.leader, trick.cards, trick.winner, len(trick.cards) > players)
+    if players > 5:
+        body += _two_pack_trick_fields(trick.cards, trick.winner)
     return _VIEW_TRICKS + _BYTE[len(body)] + body
 
 
@@ -219,6 +244,9 @@ def field_tag(message: Any, name: str) -> bytes:
 
 _TRICK_LEADER, _TRICK_CARDS, _TRICK_WINNER = (field_tag(pb.Trick, n) for n in ("leader", "cards", "winner"))
 _TRICK_BOOSTED = field_tag(pb.Trick, "boosted") + b"\x01"
+_TRICK_CANCELLED = field_tag(pb.Trick, "cancelled")
+_TRICK_NO_WINNER = field_tag(pb.Trick, "no_winner") + b"\x01"
+_VIEW_TABLE = field_tag(pb.GameView, "table")
 (
     _VIEW_HAND,
     _VIEW_PASSED,
@@ -279,7 +307,11 @@ if any(field_tag(r, "view") != _REQUEST_VIEW for r in _REQUESTS_WITH_A_VIEW):  #
 
 
 def _cards_field(tag: bytes, mask: int) -> bytes:
-    """A packed field of the cards of a 52-bit mask: four look-ups, one per suit."""
+    """A packed field of the cards of a 52-bit mask: four look-ups, one per suit. A two-pack mask (a card
+    held twice: see ``referee.rules.cards.multiset_add``) lists such a card twice."""
+    if mask > FULL_MASK:
+        b = bytes([c.index + 1 for c in card_set(mask)])
+        return tag + _varint(len(b)) + b
     t = _SUIT_BYTES
     b = t[0][mask & 0x1FFF] + t[1][mask >> 13 & 0x1FFF] + t[2][mask >> 26 & 0x1FFF] + t[3][mask >> 39 & 0x1FFF]
     return tag + _BYTE[len(b)] + b
@@ -406,6 +438,9 @@ class ViewEncoder:
             parts.append(_charges_bytes(obs.charges))
         if obs.rules.partnership != "none":
             parts.append(_partnership_view_fields(obs))
+        m = obs.table.mask
+        if m:
+            parts.append(_cards_field(_VIEW_TABLE, m))
         return b"".join(parts)
 
     def build(self, obs: Observation, time_bank_ms: int, out: pb.GameView | None = None) -> pb.GameView:
@@ -489,6 +524,7 @@ def view_to_wire_reference(
     if obs.partner is not None:
         v.partner = obs.partner
         v.team_scores.extend(obs.team_scores)
+    v.table.extend(card_values(obs.table))
     return v
 
 
@@ -538,11 +574,15 @@ def match_over_to_wire(
 
 
 def cards_from_wire(values: Iterable[int]) -> CardSet:
-    """Card enum values to a card set (values are 1..52: the referee sends no other)."""
+    """Card enum values to a card set (values are 1..52: the referee sends no other). A value listed twice
+    (two packs: rules.packs 2) is a card held twice: the set is then a ``CardMultiset``."""
     m = 0
     for v in values:
-        m |= 1 << (v - 1)
-    return CardSet(m)
+        b = 1 << (v - 1)
+        if m & b:
+            m |= b << PACK_BITS
+        m |= b
+    return card_set(m) if m > FULL_MASK else CardSet(m)
 
 
 _RULES_FROM_WIRE: dict[bytes, Rules] = {}

@@ -1,0 +1,127 @@
+"""Cancellation Hearts (002: two packs, 6 to 10 players) through the record's whole life: a real 10-seat
+match of the sample bots (in-process seats, one of them breaking the rules now and then), saved in a real
+SQLite file, read back, exported to JSON and back, replayed as text (``hearts replay``) and for the web,
+and rated: a card dealt twice stays listed twice, a trick without a winner is shown as one."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from clients.bots import make_bot
+from ladder.export import match_from_json, match_to_json
+from ladder.ratings import MatchResult, fit
+from ladder.store import Store
+from referee.match import MatchSettings, play_match
+from referee.record import MatchRecord
+from referee.report import _tricks_by_hand, replay
+from referee.rules import Card, Match, Observation, Rules
+from referee.rules.cards import DECK
+from referee.seats import InProcessSeat
+from web.render import replay_steps
+
+RULES = "cancellation,players=10,pass_cycle=left-right-hold,target=40"
+KINDS = ("lowest", "heuristic", "random", "montecarlo")
+
+
+class Cheat:
+    """The lowest bot, but every fifth play is a held card the rules forbid now (when there is one)."""
+
+    def __init__(self) -> None:
+        self.bot = make_bot("lowest")
+        self.n = 0
+
+    def pass_cards(self, obs: Observation) -> Any:
+        return self.bot.pass_cards(obs)  # type: ignore[arg-type]
+
+    def play_card(self, obs: Observation) -> Any:
+        self.n += 1
+        illegal = [c for c in obs.hand if c not in obs.legal]
+        return illegal[0] if illegal and self.n % 5 == 0 else self.bot.play_card(obs)  # type: ignore[arg-type]
+
+
+def _play(seed: int) -> MatchRecord:
+    names = ["cheat"] + [f"{KINDS[i % 4]}-{i}" for i in range(9)]
+    seats = [InProcessSeat(Cheat(), "cheat")] + [
+        InProcessSeat(make_bot(KINDS[i % 4], seed=i), names[i + 1]) for i in range(9)
+    ]
+    return asyncio.run(play_match(seats, Rules.parse(RULES), seed, settings=MatchSettings(), names=names))
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> tuple[MatchRecord, MatchRecord]:
+    """A match with at least one trick without a winner, saved and loaded back."""
+    db: Path = tmp_path_factory.mktemp("cancellation") / "arena.db"
+    for seed in range(1, 40):
+        record = _play(seed)
+        if any(t.winner is None for _, tricks, _ in _tricks_by_hand(record) for t in tricks):
+            break
+    else:
+        raise AssertionError("no match with a winnerless trick in 39 seeds")
+    with Store(db) as store:
+        mid = store.save_match(record)
+        loaded = store.load_match(mid)
+    return record, loaded
+
+
+def _tricks_won(record: MatchRecord) -> list[tuple[int, ...]]:
+    """Each hand's tricks taken by seat, as the engine scores the record's decisions."""
+    m = Match(Rules.parse(RULES), record.seed)
+    plays = iter(record.plays)
+    for h in record.hands:
+        for p in h.passes:
+            m.pass_cards(p.seat, [Card.parse(c) for c in p.cards])
+        while not m.over and len(m.results) <= h.hand:
+            play = next(plays)
+            m.play(Card.parse(play.card), play.seat)
+    return [r.tricks_won for r in m.results]
+
+
+def test_the_record_keeps_both_copies_and_reads_back(saved: tuple[MatchRecord, MatchRecord]) -> None:
+    """002: 'This is a version of Hearts for 6 to 10 players using two 52-card packs shuffled together.'"""
+    record, loaded = saved
+    assert loaded == record and len(record.seats) == 10
+    assert sorted(s.place for s in record.seats)[0] == 1 and record.faults  # the cheat's faults, substitutes
+    for h in record.hands:
+        dealt = Counter(c for d in h.deal for c in d) + Counter(h.kitty)
+        assert dealt == Counter({str(c): 2 for c in DECK})  # each card of both packs, once
+    assert match_from_json(match_to_json(record)) == record
+
+
+def test_the_replays_show_a_trick_without_a_winner(saved: tuple[MatchRecord, MatchRecord]) -> None:
+    """002: 'If all the cards played of the suit led are in cancelling pairs, the trick remains on the
+    table, the same player leads again, and the cards go to the winner of the next trick.'"""
+    record, _ = saved
+    console = Console(width=400, record=True)
+    console.print(replay(record))
+    assert "none: on the table" in console.export_text()
+    steps = replay_steps(match_to_json(record))
+    scored = [s for s in steps if s["kind"] == "score"]
+    assert len(scored) == len(record.hands)
+    for s, won in zip(scored, _tricks_won(record), strict=True):
+        # the web replay's tricks taken are the engine's: a winnerless trick counts for its cards' taker
+        assert s["tricks"] == list(won)
+    for s in steps:  # a hand never shows more cards than it was dealt
+        assert all(len(hand) <= 10 for hand in s["hands"])
+
+
+def test_ratings_rank_ten_seat_tables_with_ties() -> None:
+    """Places over 6 to 10 seats (competition ranking, ties shared) feed the ratings: a bot that scores
+    less comes out ahead of one that scores more."""
+    rng = random.Random(1)
+    bots = [f"b{i}" for i in range(12)]
+    results = []
+    for _ in range(1500):
+        n = rng.choice((6, 8, 10))
+        table = rng.sample(bots, n)
+        results.append(MatchResult.from_scores(table, [int(b[1:]) * 3 + rng.choice((0, 5, 10, 15)) for b in table]))
+    assert any(len(set(r.places)) < len(r.places) for r in results)  # ties occur
+    ratings = fit(results)
+    elo = {r.name: r.elo for r in ratings.bots}
+    assert elo["b0"] > elo["b5"] > elo["b11"]
