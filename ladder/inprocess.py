@@ -45,8 +45,9 @@ from clients.sdk import (
 )
 from clients.view import View, view_of, view_of_play
 from hearts.v1 import bot_pb2 as pb
+from hearts.v1.codec import ViewEncoder
 from referee.record import utc_now
-from referee.rules import Card
+from referee.rules import Card, Observation
 from referee.seats import Ask, BotErrorStatus, BotTimeout
 
 __all__ = ["BotModule", "BotModuleError", "SdkSeat", "is_module_spec", "load_seat", "print_to"]
@@ -250,11 +251,13 @@ class SdkSeat:
         return view_of(ask.observation, views.match_id, views.player_names, views.budget_ms, ask.bank_ms)
 
     def _play_now(self, ask: Ask) -> int:
-        views = ask.views
+        return self.play_now(ask.observation, ask.views, ask.bank_ms)
+
+    def play_now(self, obs: Observation, views: ViewEncoder, bank_ms: int) -> int:
+        """A plain ``play_card`` asked directly, without an ``Ask`` (the referee's play loop): the
+        answer as its wire card value, or the ``BotErrorStatus`` of what the bot did instead."""
         try:
-            card = self._play_card(
-                view_of_play(ask.observation, views.match_id, views.player_names, views.budget_ms, ask.bank_ms)
-            )
+            card = self._play_card(view_of_play(obs, views.match_id, views.player_names, views.budget_ms, bank_ms))
             return card.index + 1 if type(card) is Card else play_answer(card)
         except _FAILURES as e:
             raise _raised("play_card", e) from None

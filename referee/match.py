@@ -550,7 +550,11 @@ class _SeatState:
         # ``answers_now``, method name -> ``now(ask) -> answer``: no coroutine and no in-flight slot
         # (it never waits on anything).
         self.answers_now: Mapping[str, Callable[[Ask], Any]] = getattr(seat, "answers_now", None) or {}
-        self.play_now: Callable[[Ask], Any] | None = self.answers_now.get("play_card")
+        # A seat whose plain play_card the play loop calls directly, without an Ask: ``play_now(obs,
+        # views, bank_ms)``, the same answer as ``answers_now["play_card"]``.
+        self.play_now: Callable[[Observation, codec.ViewEncoder, int], Any] | None = (
+            getattr(seat, "play_now", None) if "play_card" in self.answers_now else None
+        )
         # And one whose notifications are taken synchronously offers ``notify_now(request)``.
         self.notify_now: Callable[[pb.NotifyRequest], None] | None = getattr(seat, "notify_now", None)
         self.clock = Clock(settings)
@@ -892,13 +896,12 @@ class _Referee:
                 return
             o = observe(s)
             clock = st.clock
-            ask = Ask(o, views, int(clock.bank * 1000))
             # ``_ask_now`` then ``_played``, written out for an answer in time that names a card the
             # engine takes: the engine's play is the judge. Anything else (an error, lateness, a
             # value that is no card, a card refused) goes the general way with the same answer.
             t0 = _perf_counter()
             try:
-                answer = now(ask)
+                answer = now(o, views, int(clock.bank * 1000))
             except Exception as e:
                 trick = self._played(s, o, *_failed(clock, e, _perf_counter() - t0))
             else:
