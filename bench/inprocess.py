@@ -9,6 +9,10 @@
   ``play_tournament`` into a SQLite file, in one process (``workers=0``) and over N worker
   processes, each saving its own matches. Target: matches/s with N workers at least
   0.8 x N x the single-process in-process figure.
+- ``side by side``: N processes each playing the in-process matches at once, nothing shared (no
+  store, no parent): what N cores give this machine's play, the ceiling any N workers share. Its
+  ratio to N x the one-process figure is the machine's own parallel efficiency (below 1 where
+  the cores share caches, memory bandwidth or a host's hyperthreads).
 
 Each round measures bare and in-process back to back and the ratio reported is the median of the
 rounds' ratios (pairing cancels the machine's drift).
@@ -73,6 +77,20 @@ async def in_process(seconds: float, first_seed: int = 0) -> float:
     return (seed - first_seed) / (time.perf_counter() - start)
 
 
+def _in_process_for(seconds: float, first_seed: int) -> float:
+    return asyncio.run(in_process(seconds, first_seed))
+
+
+def side_by_side(n: int, seconds: float) -> float:
+    """Matches/s of ``n`` processes playing in-process matches at once, summed (spawned, as workers are)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
+        list(pool.map(_in_process_for, [0.05] * n, range(n)))  # every process started and warm first
+        return sum(pool.map(_in_process_for, [seconds] * n, [i * 100_000 for i in range(n)]))
+
+
 def tournament(workers: int, matches: int) -> float:
     """Matches/s of a stored tournament of four in-process random bots, ``workers`` processes."""
     from ladder.registry import BotEntry
@@ -111,6 +129,7 @@ def main() -> None:
     ratio = statistics.median(x for _, _, x in rounds)
     one = tournament(0, args.matches)
     many = tournament(args.workers, args.matches)
+    beside = side_by_side(args.workers, args.seconds)
     scaling = many / (args.workers * single)
     figures = {
         "bare_matches_per_s": round(bare_mps, 1),
@@ -121,6 +140,8 @@ def main() -> None:
         "tournament_workers_matches_per_s": round(many, 1),
         "workers_vs_workers_x_in_process": round(scaling, 3),
         "workers_vs_single_process_tournament": round(many / one, 3),
+        "side_by_side_matches_per_s": round(beside, 1),
+        "side_by_side_vs_workers_x_in_process": round(beside / (args.workers * single), 3),
     }
     if args.json:
         print(json.dumps(figures))
@@ -130,12 +151,17 @@ def main() -> None:
     print(f"{'in-process, one process (play_match)':48} {single:>10,.1f}")
     print(f"{'tournament into SQLite, one process':48} {one:>10,.1f}")
     print(f"{f'tournament into SQLite, {args.workers} worker processes':48} {many:>10,.1f}")
+    print(f"{f'{args.workers} processes of in-process play side by side':48} {beside:>10,.1f}")
     verdict = "meets" if ratio >= 0.25 else "misses"
     print(f"in-process vs bare: {ratio:.3f}x, median of {args.rounds} paired rounds ({verdict} the 0.25x target)")
     verdict = "meets" if scaling >= 0.8 else "misses"
     print(
         f"{args.workers} workers vs {args.workers} x in-process: {scaling:.3f} ({verdict} the 0.8 target); "
         f"vs the one-process tournament: {many / one:.2f}x"
+    )
+    print(
+        f"this machine's own ceiling: {args.workers} processes side by side give "
+        f"{beside / (args.workers * single):.3f} of {args.workers} x in-process, sharing nothing"
     )
 
 

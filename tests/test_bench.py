@@ -64,6 +64,7 @@ def test_inprocess_bench_reports_each_figure_and_its_ratios() -> None:
         "in_process_matches_per_s",
         "tournament_single_process_matches_per_s",
         "tournament_workers_matches_per_s",
+        "side_by_side_matches_per_s",
     ):
         assert r[key] > 0, key
     assert r["in_process_vs_bare"] == round(r["in_process_vs_bare"], 3) > 0
