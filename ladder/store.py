@@ -285,7 +285,9 @@ def rules_text(stored: str) -> str | None:
     return str(rules)
 
 
-_PLAYS_JSON = json.JSONEncoder(separators=(",", ":"))
+# Compact, keys sorted: one encoder for every JSON column (json.dumps with options builds one a call,
+# ~50 a saved match).
+_JSON = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
 
 
 def _trick_and_position(play: list[Any]) -> tuple[int, int]:
@@ -382,7 +384,7 @@ def _m12_hand_plays(db: sqlite_utils.Database) -> None:
         plays = list(group)
         db.conn.execute(
             "INSERT INTO hand_plays (match_id, hand, plays) VALUES (?, ?, ?)",
-            [plays[0][0], plays[0][1], _PLAYS_JSON.encode([p[2:] for p in plays])],
+            [plays[0][0], plays[0][1], _JSON.encode([p[2:] for p in plays])],
         )
     db.execute("DROP TABLE plays")
     db.execute(_PLAYS_VIEW)
@@ -739,7 +741,7 @@ def _insert(conn: sqlite3.Connection, table: str, rows: list[dict[str, Any]]) ->
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+    return _JSON.encode(value)
 
 
 @dataclass(frozen=True)
@@ -1255,7 +1257,7 @@ class Store:
             hands.setdefault(p.hand, []).append(
                 (p.trick, position, p.seat, p.card, p.latency_ms, 1 if p.substituted else 0)
             )
-        dumps = _PLAYS_JSON.encode
+        dumps = _JSON.encode
         return [(mid, hand, dumps(plays)) for hand, plays in hands.items()]
 
     def has_match(self, match_id: str) -> bool:
