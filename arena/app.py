@@ -456,7 +456,8 @@ async def live(request: Request, state: ArenaState, me: Account) -> Any:
     view = View(state, me)
     items = []
     for mid, m in list((worker.live if worker is not None else {}).items()):
-        items.append({"id": mid, "seats": [view.ladder_name(s) for s in m["seats"]], "seed": m["seed"]})
+        # No seed: it deals every hand of a match still in play.
+        items.append({"id": mid, "seats": [view.ladder_name(s) for s in m["seats"]]})
     return {"live": items, "note": "the matches of the batch in play that are not yet recorded"}
 
 

@@ -253,3 +253,23 @@ def test_an_address_on_the_arena_s_own_machine_is_refused_unless_the_organiser_a
         assert after.validation_report is not None and "own machine" in after.validation_report["error"]
     finally:
         store.close()
+
+
+def test_the_live_matches_are_listed_without_their_seeds(tmp_path: Path) -> None:
+    """A match's seed deals every hand of it: /api/live, which a bot's author (or a hosted bot with its
+    author's token) may read while the match is played, names the matches in play without it."""
+    from arena.scheduler import Standing, next_batch
+    from arena.worker import ArenaWorker
+
+    client, _org, alice = _app(tmp_path)
+    with client:
+        worker = ArenaWorker(tmp_path, ArenaConfig())  # never started: its batch in play set as _play sets it
+        batch = next_batch(
+            ["a", "b", "c", "d"], {b: Standing() for b in "abcd"}, players=4, tables=1, start=0, rules="standard"
+        )
+        worker.live = {f"t1-{m.index:06d}": m.to_dict() for m in batch}
+        client.app.state.arena.worker = worker  # type: ignore[attr-defined]
+        live = client.get("/api/live", headers={"Authorization": f"Bearer {alice}"}).json()["live"]
+    assert [m["id"] for m in live] == [f"t1-{i:06d}" for i in range(4)]
+    seeds = {str(m.seed) for m in batch}
+    assert all("seed" not in m and not seeds & set(map(str, m.values())) for m in live), live
