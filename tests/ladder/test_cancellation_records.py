@@ -125,3 +125,22 @@ def test_ratings_rank_ten_seat_tables_with_ties() -> None:
     ratings = fit(results)
     elo = {r.name: r.elo for r in ratings.bots}
     assert elo["b0"] > elo["b5"] > elo["b11"]
+
+
+def test_the_text_replay_of_ten_seats_names_each_seat_in_a_terminal_s_width(
+    saved: tuple[MatchRecord, MatchRecord],
+) -> None:
+    """Ten seats narrow the trick table's columns until names are cut ('heuris…', any of several bots):
+    its columns, leaders and winners are seat numbers (the header says whose each is), one line a trick;
+    the ruleset is named as played ('cancellation,players=10,…', not 'custom')."""
+    record, _ = saved
+    console = Console(width=120, record=True)
+    console.print(replay(record))
+    text = console.export_text()
+    assert f"rules {Rules.parse(RULES)}  seed" in text and "rules custom" not in text
+    rows = [line.split() for line in text.splitlines() if line.split()[:1] and line.split()[0].isdigit()]
+    tricks = [r for r in rows if len(r) > 12 and r[2][-1] in "♣♦♠♥*"]  # number, leader, ten cards, winner...
+    assert len(tricks) == sum(len(t) for _, t, _ in _tricks_by_hand(record))  # each on one line
+    for r in tricks:
+        assert r[1].isdigit() and int(r[1]) < 10 and r[12] in [*map(str, range(10)), "none:"], r
+    assert any("0 1 2 3 4 5 6 7 8 9 winner points" in " ".join(line.split()) for line in text.splitlines())
