@@ -83,7 +83,7 @@ def summary(record: MatchRecord) -> RenderableType:
     names = _names(record)
     teams = rules.partnership != "none"
     title = (
-        f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
+        f"Match {record.match_id}  rules {rules}  seed {record.seed}  "
         f"winner {', '.join(names[w] for w in record.winners) or 'none'}" + _teams_text(rules, names)
     )
     by_hand = Table(title="Scores by hand", title_justify="left")

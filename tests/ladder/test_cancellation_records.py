@@ -20,7 +20,7 @@ from ladder.ratings import MatchResult, fit
 from ladder.store import Store
 from referee.match import MatchSettings, play_match
 from referee.record import MatchRecord
-from referee.report import _tricks_by_hand, replay
+from referee.report import _tricks_by_hand, replay, summary
 from referee.rules import Card, Match, Observation, Rules
 from referee.rules.cards import DECK
 from referee.seats import InProcessSeat
@@ -144,3 +144,12 @@ def test_the_text_replay_of_ten_seats_names_each_seat_in_a_terminal_s_width(
     for r in tricks:
         assert r[1].isdigit() and int(r[1]) < 10 and r[12] in [*map(str, range(10)), "none:"], r
     assert any("0 1 2 3 4 5 6 7 8 9 winner points" in " ".join(line.split()) for line in text.splitlines())
+
+
+def test_the_summary_names_the_ruleset_as_played(saved: tuple[MatchRecord, MatchRecord]) -> None:
+    """hearts match's summary of a 10-seat Cancellation match: 'cancellation,players=10,…', not 'custom'."""
+    record, _ = saved
+    console = Console(width=200, record=True)
+    console.print(summary(record))
+    text = console.export_text()
+    assert f"rules {Rules.parse(RULES)}  seed" in text and "rules custom" not in text
