@@ -150,7 +150,12 @@ async def bot_page(state: ArenaState, viewer: Account, name: str) -> Page:
     faults: Counter[str] = Counter()
     points: list[int] = []
     for m in mine[:40]:  # the newest 40: the record of each is read
-        data = await call(api.match, state, viewer, id=m["id"])
+        try:
+            data = await call(api.match, state, viewer, id=m["id"])
+        except ApiError as err:
+            if err.status == 409:  # its deal is still being played in other seats: counted once it is not
+                continue
+            raise
         seats = [s["seat"] for s in data["seats"] if bot_of(s["bot"]) == b["name"]]
         for f in data["faults"]:
             if f["seat"] in seats:
