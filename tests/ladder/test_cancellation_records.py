@@ -153,3 +153,44 @@ def test_the_summary_names_the_ruleset_as_played(saved: tuple[MatchRecord, Match
     console.print(summary(record))
     text = console.export_text()
     assert f"rules {Rules.parse(RULES)}  seed" in text and "rules custom" not in text
+
+
+def test_the_web_replay_of_ten_seats_labels_each_card_on_the_table(saved: tuple[MatchRecord, MatchRecord]) -> None:
+    """Ten cards on the felt, placed by the page's grid for three to five seats only, said nothing of
+    whose each was: at more than five seats each slot carries its seat's label beside its card."""
+    import re
+
+    from web.pages import VISITOR
+    from web.render import env, seat_names
+
+    record, _ = saved
+    data = match_to_json(record)
+    steps = replay_steps(data)
+    step = next(i for i, s in enumerate(steps) if s["kind"] == "play" and sum(c is not None for c in s["table"]) > 1)
+    html = (
+        env()
+        .get_template("match.html")
+        .render(
+            m=data,
+            names=seat_names(data),
+            steps=steps,
+            step=step,
+            s=steps[step],
+            seat_view=None,
+            hands=data["hands"],
+            title="t",
+            me=VISITOR,
+            csrf="",
+            arena_name="a",
+            u=lambda p: p,
+            static=lambda p: p,
+            static_site=True,
+            path="/",
+        )  # fmt: skip
+    )
+    slots = re.findall(
+        r'data-slot="(\d)"><span class="slot-seat">Seat (\d+)</span><span class="slot-card">(.*?)</span></div>', html
+    )
+    assert [(int(a), int(b)) for a, b, _ in slots] == [(s, s + 1) for s in range(10)]
+    assert [bool(card) for *_, card in slots] == [c is not None for c in steps[step]["table"]]
+    assert 'class="felt many"' in html
