@@ -434,6 +434,13 @@ async def match(request: Request, state: ArenaState, me: Account) -> Any:
     mid = request.path_params["id"]
     if not store.ladder.has_match(mid):
         raise ApiError(404, f"no match {mid!r}")
+    if not me.organiser and store.ladder.deal_in_play(mid):
+        # Its deal (every hand, and the seed) is still being played by other bots in other seats.
+        raise ApiError(
+            409,
+            f"match {mid}'s deal is still to be played in other seats (duplicate deals): "
+            "its record is shown once every seating of it is recorded",
+        )
     record = await asyncio.to_thread(lambda: state.store.ladder.load_match(mid))
     data = match_to_json(record)
     view = View(state, me)
@@ -456,7 +463,8 @@ async def live(request: Request, state: ArenaState, me: Account) -> Any:
     view = View(state, me)
     items = []
     for mid, m in list((worker.live if worker is not None else {}).items()):
-        items.append({"id": mid, "seats": [view.ladder_name(s) for s in m["seats"]], "seed": m["seed"]})
+        # No seed: it deals every hand of a match still in play.
+        items.append({"id": mid, "seats": [view.ladder_name(s) for s in m["seats"]]})
     return {"live": items, "note": "the matches of the batch in play that are not yet recorded"}
 
 

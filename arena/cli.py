@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -52,7 +53,8 @@ def arena_init(directory: Path, force: bool) -> None:
     if config.exists() and not force:
         _fail(f"{config} exists already: edit it, or pass --force to write the template again")
     directory.mkdir(parents=True, exist_ok=True)
-    config.write_text(TEMPLATE)
+    # The final deals from final_seed and each match's id (sent to every bot): a seed of its own, kept secret.
+    config.write_text(TEMPLATE.replace("final_seed = 2026", f"final_seed = {secrets.randbits(62)}", 1))
     store = ArenaStore(directory / "arena.db")
     try:
         if any(u.role == "organiser" for u in store.users()):

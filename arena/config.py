@@ -122,7 +122,7 @@ cpu_s = 600
 # participant's last valid version. An ISO 8601 time with its zone, e.g. "2026-12-18T17:00:00+01:00".
 # deadline = "2026-12-18T17:00:00Z"
 final_deals = 4          # deals per table, each played in every rotation (duplicate deals)
-final_seed = 2026
+final_seed = 2026         # hearts arena init writes a random one: keep it secret (the deals follow from it)
 final_auto = true        # start the final by itself at the deadline (else: the organiser's POST)
 # Aliases instead of names for everyone but a bot's owner, until the organiser reveals them.
 anonymous = false

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import re
+import secrets
 import shlex
 import shutil
 import signal
@@ -157,20 +158,30 @@ def sync_house(store: ArenaStore, cfg: ArenaConfig) -> None:
         store.add_version(bot_id, organisers[0].id, status="valid", kind="house", command=h.command, address=h.address)
 
 
+def _secret_seed() -> int:
+    """A random tournament seed, never 0 (the seed of the ladders made before seeds were secret)."""
+    return secrets.randbits(62) or 1
+
+
 def ladder_tournament(store: ArenaStore, cfg: ArenaConfig) -> int:
     """The ladder tournament that holds the continuous ladder's matches (made on first use)."""
     key = f"ladder_tournament:{cfg.rules}"
     tid = store.get_meta(key)
-    if tid is not None:
+    if tid is not None and get_tournament(store.ladder, int(tid)).seed != 0:
         return int(tid)
     with store.db.atomic():
         tid = store.get_meta(key)  # under the write lock: another process may have made it
         if tid is not None:
+            # A ladder made with seed 0 dealt from public numbers (a match id names its batch and table):
+            # its next batches deal from a secret seed.
+            store.db.execute("UPDATE tournaments SET seed = ? WHERE id = ? AND seed = 0", [_secret_seed(), int(tid)])
             return int(tid)
         new = store.ladder.tournaments.insert(
             format="arena",
             rules=cfg.rules,
-            seed=0,
+            # Secret: the deals follow from it and a match's id (which every bot is sent), so a known
+            # seed would let a bot deal every other hand of its match.
+            seed=_secret_seed(),
             rounds=0,
             deals=1,
             gauntlet=None,
@@ -397,6 +408,7 @@ class ArenaWorker:
                     tables=max(4, 2 * self.cfg.concurrency),  # bots restart per batch: not too short
                     start=store.next_index(tid),
                     rules=self.cfg.rules,
+                    seed=get_tournament(store.ladder, tid).seed,
                     owners=self.owners(store),
                 )
                 seats = {b for m in pending for b in m.seats}

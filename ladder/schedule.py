@@ -35,6 +35,7 @@ __all__ = [
     "gauntlet_tables",
     "match_seed",
     "pair_counts",
+    "partner_pairings",
     "rotations",
     "round_robin_tables",
 ]
@@ -213,6 +214,12 @@ def rotations(table: Sequence[str]) -> list[tuple[str, ...]]:
     return [t[-r:] + t[:-r] if r else t for r in range(len(t))]
 
 
+def partner_pairings(table: Sequence[str]) -> list[tuple[str, ...]]:
+    """A table of four in its three pairings of partners (seats 0 & 2, 1 & 3): a with c, with b, with d."""
+    a, b, c, d = table
+    return [(a, b, c, d), (a, c, b, d), (a, b, d, c)]
+
+
 def match_seed(tournament_seed: int, round_: int, table: int, deal: int) -> int:
     """A 62-bit match seed from the tournament seed and the deal's coordinates.
 
@@ -235,8 +242,13 @@ def build_schedule(
     gauntlet: str | None = None,
     max_tables: int = DEFAULT_MAX_TABLES,
     duplicate: bool = True,
+    partners: bool = False,
 ) -> list[ScheduledMatch]:
     """The whole schedule: rounds × tables × deals × rotations matches.
+
+    ``partners`` (rules.partnership: seats 0 & 2 against 1 & 3): a rotation keeps every bot opposite
+    the same bot, so each table is played in its three pairings, every bot partnering each other once
+    (a bot's result is otherwise its partner's too, and two partners could never be told apart).
 
     ``rounds`` repeats the table design (a balanced design continues across rounds so pairs stay
     balanced overall); ``deals`` is the number of seeds each table plays per round. With
@@ -263,6 +275,8 @@ def build_schedule(
     by_round = [design[r * per_round : (r + 1) * per_round] for r in range(rounds)]
     out: list[ScheduledMatch] = []
     for r, tables in enumerate(by_round):
+        if partners:
+            tables = [p for t in tables for p in partner_pairings(t)]
         rots = [rotations(t) for t in tables]
         for d in range(deals):
             for rot in range(players):

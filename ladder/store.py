@@ -1263,6 +1263,17 @@ class Store:
     def has_match(self, match_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM matches WHERE id = ?", [match_id]).fetchone() is not None
 
+    def deal_in_play(self, match_id: str) -> bool:
+        """Whether this recorded match's deal is still to be played in another seating of its tournament
+        (duplicate deals: every rotation of a table plays the same seed). Its record shows every hand of
+        that deal until then."""
+        row = self.db.execute(
+            "SELECT 1 FROM tournament_matches tm JOIN tournament_matches other ON other.tournament_id = "
+            "tm.tournament_id AND other.seed = tm.seed AND other.match_id IS NULL WHERE tm.match_id = ? LIMIT 1",
+            [match_id],
+        ).fetchone()
+        return row is not None
+
     def resolve_match_id(self, prefix: str) -> str:
         """The id of the one match whose id is or starts with ``prefix``; ``KeyError`` saying why not."""
         if not prefix.strip():

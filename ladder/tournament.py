@@ -279,6 +279,7 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
         gauntlet=spec.gauntlet,
         max_tables=spec.max_tables,
         duplicate=spec.duplicate,
+        partners=rules.partnership != "none",
     )
     with store.db.atomic():
         add_bots(store, bots)

@@ -83,7 +83,7 @@ def summary(record: MatchRecord) -> RenderableType:
     names = _names(record)
     teams = rules.partnership != "none"
     title = (
-        f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
+        f"Match {record.match_id}  rules {rules}  seed {record.seed}  "
         f"winner {', '.join(names[w] for w in record.winners) or 'none'}" + _teams_text(rules, names)
     )
     by_hand = Table(title="Scores by hand", title_justify="left")
@@ -197,9 +197,12 @@ def replay(record: MatchRecord) -> RenderableType:
     names = _names(record)
     n = len(names)
     substituted = {(p.hand, p.trick, p.seat) for p in record.plays if p.substituted}
+    # More than five seats (two packs): the trick table names the seats by number (the header lists
+    # whose each is), as names cut to fit ten columns (``heuris…``) could be any of several bots.
+    seated = [str(s) for s in range(n)] if n > 5 else names
     parts: list[RenderableType] = [
         Text(
-            f"Match {record.match_id}  rules {rules.name}  seed {record.seed}  "
+            f"Match {record.match_id}  rules {rules}  seed {record.seed}  "
             f"seats: {', '.join(f'{i} {b}' for i, b in enumerate(names))}" + _teams_text(rules, names),
             style="bold",
         )
@@ -235,7 +238,7 @@ def replay(record: MatchRecord) -> RenderableType:
         table = Table(box=None, padding=(0, 1))
         table.add_column("trick", justify="right")
         table.add_column("leader")
-        for name in names:
+        for name in seated:
             table.add_column(Text(name))
         table.add_column("winner")
         table.add_column("points", justify="right")
@@ -254,9 +257,9 @@ def replay(record: MatchRecord) -> RenderableType:
             points = sum(values[c.index] for c in trick.cards)
             table.add_row(
                 str(t_no),
-                Text(names[trick.leader]),
+                Text(seated[trick.leader]),
                 *cells,
-                Text(names[trick.winner] if trick.winner is not None else "none: on the table"),
+                Text(seated[trick.winner] if trick.winner is not None else "none: on the table"),
                 str(points) if points else "",
             )
         parts.append(table)

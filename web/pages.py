@@ -149,8 +149,15 @@ async def bot_page(state: ArenaState, viewer: Account, name: str) -> Page:
     history.sort()
     faults: Counter[str] = Counter()
     points: list[int] = []
+    withheld = set()
     for m in mine[:40]:  # the newest 40: the record of each is read
-        data = await call(api.match, state, viewer, id=m["id"])
+        try:
+            data = await call(api.match, state, viewer, id=m["id"])
+        except ApiError as err:
+            if err.status == 409:  # its deal is still being played in other seats: shown once it is not
+                withheld.add(m["id"])
+                continue
+            raise
         seats = [s["seat"] for s in data["seats"] if bot_of(s["bot"]) == b["name"]]
         for f in data["faults"]:
             if f["seat"] in seats:
@@ -161,7 +168,7 @@ async def bot_page(state: ArenaState, viewer: Account, name: str) -> Page:
     return "bot.html", {
         "b": b,
         "rows": rows,
-        "recent": mine[:20],
+        "recent": [m for m in mine if m["id"] not in withheld][:20],
         "rating_svg": rating_svg(history),
         "points_svg": points_svg(points),
         "faults": sorted(faults.items()),

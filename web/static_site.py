@@ -60,7 +60,17 @@ async def _build(state: ArenaState, out: Path, replays: int) -> int:
 
     write("", await pages.leaderboard_page(state, VISITOR, {}))
     listing = await pages.matches_page(state, VISITOR, {})
+    # A match whose deal is still to be played in other seats (duplicate deals) is left out until then:
+    # its record shows their cards. Its page says so, for the links to it.
+    withheld = [m for m in listing[1]["matches"] if state.store.ladder.deal_in_play(m["id"])]
+    listing[1]["matches"] = [m for m in listing[1]["matches"] if m not in withheld]
     write("matches", listing)
+    for m in withheld:
+        message = f"match {m['id']}'s deal is still to be played in other seats: its replay comes with a later build"
+        write(
+            f"matches/{quote(m['id'], safe='')}",
+            ("error.html", {"status": 409, "message": message, "title": "Not yet"}),
+        )
     view = View(state, VISITOR)
     for b in view.bots.values():
         name = view.bot_name(b)

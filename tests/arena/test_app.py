@@ -253,3 +253,78 @@ def test_an_address_on_the_arena_s_own_machine_is_refused_unless_the_organiser_a
         assert after.validation_report is not None and "own machine" in after.validation_report["error"]
     finally:
         store.close()
+
+
+def test_the_live_matches_are_listed_without_their_seeds(tmp_path: Path) -> None:
+    """A match's seed deals every hand of it: /api/live, which a bot's author (or a hosted bot with its
+    author's token) may read while the match is played, names the matches in play without it."""
+    from arena.scheduler import Standing, next_batch
+    from arena.worker import ArenaWorker
+
+    client, _org, alice = _app(tmp_path)
+    with client:
+        worker = ArenaWorker(tmp_path, ArenaConfig())  # never started: its batch in play set as _play sets it
+        batch = next_batch(
+            ["a", "b", "c", "d"], {b: Standing() for b in "abcd"}, players=4, tables=1, start=0, rules="standard"
+        )
+        worker.live = {f"t1-{m.index:06d}": m.to_dict() for m in batch}
+        client.app.state.arena.worker = worker  # type: ignore[attr-defined]
+        live = client.get("/api/live", headers={"Authorization": f"Bearer {alice}"}).json()["live"]
+    assert [m["id"] for m in live] == [f"t1-{i:06d}" for i in range(4)]
+    seeds = {str(m.seed) for m in batch}
+    assert all("seed" not in m and not seeds & set(map(str, m.values())) for m in live), live
+
+
+def test_a_match_s_record_waits_until_its_deal_is_played_in_every_seating(tmp_path: Path) -> None:
+    """Duplicate deals: every rotation of a table plays the same seed, so a recorded rotation's record
+    (its deal, every hand) would show the cards of the rotations still to play. A participant (or a
+    hosted bot with its author's token) sees it once every seating is recorded; an organiser at once."""
+    import asyncio
+
+    from arena.worker import ladder_tournament
+    from clients.bots import make_bot
+    from ladder.schedule import build_schedule
+    from referee.match import play_match
+    from referee.rules import Rules
+    from referee.seats import InProcessSeat
+    from web.static_site import build_site
+
+    client, org, alice = _app(tmp_path)
+    store = ArenaStore(tmp_path / "arena.db")
+    try:
+        tid = ladder_tournament(store, ArenaConfig())  # the arena's ladder: its matches are listed
+        names = ["lowest-a", "lowest-b", "lowest-c", "lowest-d"]
+        store.ladder.tournaments.insert_schedule(tid, build_schedule(names, rules="standard,target=20", seed=4))
+        first = store.ladder.tournaments.pending(tid)[0]
+        seats = [InProcessSeat(make_bot("lowest"), n) for n in first.seats]
+        record = asyncio.run(
+            play_match(
+                seats,
+                Rules.parse(first.rules),
+                first.seed,
+                match_id=f"t{tid}-000000",
+                names=list(first.seats),
+                tournament_id=tid,
+            )
+        )
+        mid = store.ladder.save_match(record)
+        store.ladder.tournaments.mark_recorded(tid, first.index, mid)
+        store.db.conn.commit()
+        with client:
+            a, o = ({"Authorization": f"Bearer {t}"} for t in (alice, org))
+            withheld = client.get(f"/api/matches/{mid}", headers=a)
+            assert withheld.status_code == 409 and "other seats" in withheld.json()["error"]
+            assert str(first.seed) not in withheld.text
+            page = client.get(f"/matches/{mid}")  # the web site's replay says so too
+            assert page.status_code == 409 and "other seats" in page.text and str(first.seed) not in page.text
+            assert client.get(f"/api/matches/{mid}", headers=o).json()["seed"] == first.seed
+            build_site(tmp_path, ArenaConfig(), tmp_path / "early")  # a static site built now leaves it out
+            assert "still to be played" in (tmp_path / "early" / "matches" / f"{mid}.html").read_text()
+            assert str(first.seed) not in "".join(p.read_text() for p in (tmp_path / "early").rglob("*.html"))
+            store.ladder.tournaments.drop_pending(tid)  # the other seatings: played or dropped
+            store.db.conn.commit()
+            assert client.get(f"/api/matches/{mid}", headers=a).json()["seed"] == first.seed
+            build_site(tmp_path, ArenaConfig(), tmp_path / "later")
+            assert str(first.seed) in (tmp_path / "later" / "matches" / f"{mid}.html").read_text()
+    finally:
+        store.close()

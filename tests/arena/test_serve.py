@@ -39,6 +39,18 @@ def test_init_writes_a_commented_config_and_a_token_shown_once(tmp_path: Path) -
     assert again.returncode == 1 and "exists already" in again.stderr
 
 
+def test_init_draws_a_secret_final_seed_for_each_arena(tmp_path: Path) -> None:
+    """The final deals from final_seed and each match's id, which every bot is sent: the template's
+    2026 would let a bot deal every hand of its final matches."""
+    import tomllib
+
+    seeds = []
+    for name in ("a", "b"):
+        hearts("arena", "init", str(tmp_path / name))
+        seeds.append(tomllib.loads((tmp_path / name / "arena.toml").read_text())["classroom"]["final_seed"])
+    assert 2026 not in seeds and seeds[0] != seeds[1]
+
+
 def test_a_config_error_names_the_key(tmp_path: Path) -> None:
     a = make_arena(tmp_path)
     (a.dir / "arena.toml").write_text('[time]\nbudget_ms = "fast"\n')

@@ -168,3 +168,25 @@ def test_the_arena_s_database_fsyncs_every_commit(tmp_path: Path) -> None:
         assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     finally:
         store.close()
+
+
+def test_the_ladder_deals_from_a_secret_seed(tmp_path: Path) -> None:
+    """Every bot is sent its match id (t{tournament}-{index}), which names the batch and table its deal
+    is drawn from: with a known tournament seed (it was 0) a bot could deal every other hand of its
+    match. Each arena's ladder draws its own secret seed, and a ladder made with seed 0 gets one."""
+    from arena.config import ArenaConfig
+    from ladder.tournament import get_tournament
+
+    seeds = []
+    for name in ("a", "b"):
+        store = ArenaStore(tmp_path / f"{name}.db")
+        try:
+            tid = worker.ladder_tournament(store, ArenaConfig())
+            assert worker.ladder_tournament(store, ArenaConfig()) == tid  # made once
+            seeds.append(get_tournament(store.ladder, tid).seed)
+            store.db.execute("UPDATE tournaments SET seed = 0 WHERE id = ?", [tid])
+            assert worker.ladder_tournament(store, ArenaConfig()) == tid
+            assert get_tournament(store.ladder, tid).seed not in (0, seeds[-1])
+        finally:
+            store.close()
+    assert 0 not in seeds and seeds[0] != seeds[1]

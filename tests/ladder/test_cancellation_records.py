@@ -20,7 +20,7 @@ from ladder.ratings import MatchResult, fit
 from ladder.store import Store
 from referee.match import MatchSettings, play_match
 from referee.record import MatchRecord
-from referee.report import _tricks_by_hand, replay
+from referee.report import _tricks_by_hand, replay, summary
 from referee.rules import Card, Match, Observation, Rules
 from referee.rules.cards import DECK
 from referee.seats import InProcessSeat
@@ -125,3 +125,72 @@ def test_ratings_rank_ten_seat_tables_with_ties() -> None:
     ratings = fit(results)
     elo = {r.name: r.elo for r in ratings.bots}
     assert elo["b0"] > elo["b5"] > elo["b11"]
+
+
+def test_the_text_replay_of_ten_seats_names_each_seat_in_a_terminal_s_width(
+    saved: tuple[MatchRecord, MatchRecord],
+) -> None:
+    """Ten seats narrow the trick table's columns until names are cut ('heuris…', any of several bots):
+    its columns, leaders and winners are seat numbers (the header says whose each is), one line a trick;
+    the ruleset is named as played ('cancellation,players=10,…', not 'custom')."""
+    record, _ = saved
+    console = Console(width=120, record=True)
+    console.print(replay(record))
+    text = console.export_text()
+    assert f"rules {Rules.parse(RULES)}  seed" in text and "rules custom" not in text
+    rows = [line.split() for line in text.splitlines() if line.split()[:1] and line.split()[0].isdigit()]
+    tricks = [r for r in rows if len(r) > 12 and r[2][-1] in "♣♦♠♥*"]  # number, leader, ten cards, winner...
+    assert len(tricks) == sum(len(t) for _, t, _ in _tricks_by_hand(record))  # each on one line
+    for r in tricks:
+        assert r[1].isdigit() and int(r[1]) < 10 and r[12] in [*map(str, range(10)), "none:"], r
+    assert any("0 1 2 3 4 5 6 7 8 9 winner points" in " ".join(line.split()) for line in text.splitlines())
+
+
+def test_the_summary_names_the_ruleset_as_played(saved: tuple[MatchRecord, MatchRecord]) -> None:
+    """hearts match's summary of a 10-seat Cancellation match: 'cancellation,players=10,…', not 'custom'."""
+    record, _ = saved
+    console = Console(width=200, record=True)
+    console.print(summary(record))
+    text = console.export_text()
+    assert f"rules {Rules.parse(RULES)}  seed" in text and "rules custom" not in text
+
+
+def test_the_web_replay_of_ten_seats_labels_each_card_on_the_table(saved: tuple[MatchRecord, MatchRecord]) -> None:
+    """Ten cards on the felt, placed by the page's grid for three to five seats only, said nothing of
+    whose each was: at more than five seats each slot carries its seat's label beside its card."""
+    import re
+
+    from web.pages import VISITOR
+    from web.render import env, seat_names
+
+    record, _ = saved
+    data = match_to_json(record)
+    steps = replay_steps(data)
+    step = next(i for i, s in enumerate(steps) if s["kind"] == "play" and sum(c is not None for c in s["table"]) > 1)
+    html = (
+        env()
+        .get_template("match.html")
+        .render(
+            m=data,
+            names=seat_names(data),
+            steps=steps,
+            step=step,
+            s=steps[step],
+            seat_view=None,
+            hands=data["hands"],
+            title="t",
+            me=VISITOR,
+            csrf="",
+            arena_name="a",
+            u=lambda p: p,
+            static=lambda p: p,
+            static_site=True,
+            path="/",
+        )  # fmt: skip
+    )
+    slots = re.findall(
+        r'data-slot="(\d)"><span class="slot-seat">Seat (\d+)</span><span class="slot-card">(.*?)</span></div>', html
+    )
+    assert [(int(a), int(b)) for a, b, _ in slots] == [(s, s + 1) for s in range(10)]
+    assert [bool(card) for *_, card in slots] == [c is not None for c in steps[step]["table"]]
+    assert 'class="felt many"' in html

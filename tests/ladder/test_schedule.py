@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter, defaultdict
 
@@ -141,3 +142,24 @@ def test_the_removed_dead_code_is_gone() -> None:
     assert not hasattr(ladder.store, "open_store")
     assert not hasattr(ladder.launcher.Launcher, "stop")
     assert not hasattr(ladder.leaderboard, "COLUMNS")
+
+
+def test_with_partners_every_bot_partners_every_other_at_its_table() -> None:
+    """002 Partnership Hearts: 'partners sitting opposite each other'. A rotation keeps each bot opposite
+    the same one, so each table is played in its three pairings, each in every rotation."""
+    bots = names(4)
+    alone = build_schedule(bots, deals=2, seed=3)
+    paired = build_schedule(bots, deals=2, seed=3, partners=True)
+    assert len(paired) == 3 * len(alone)
+    partnered: Counter[tuple[str, str]] = Counter()
+    seats: Counter[tuple[str, int]] = Counter()
+    for m in paired:
+        for s in (0, 1):
+            partnered[tuple(sorted((m.seats[s], m.seats[s + 2])))] += 1  # type: ignore[arg-type]
+        seats.update((b, s) for s, b in enumerate(m.seats))
+    assert set(partnered) == {tuple(sorted(p)) for p in itertools.combinations(bots, 2)}
+    assert len(set(partnered.values())) == 1 and len(set(seats.values())) == 1  # evenly, in every seat
+    opposite = {tuple(sorted((m.seats[0], m.seats[2]))) for m in alone} | {
+        tuple(sorted((m.seats[1], m.seats[3]))) for m in alone
+    }
+    assert len(opposite) == 2  # without the pairings: the same two partnerships every match

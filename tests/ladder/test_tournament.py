@@ -221,3 +221,16 @@ def test_a_new_address_replaces_the_seat_before_the_old_one_closes(
         assert run_tournament(store, tid, concurrency=4, log_dir=tmp_path / "logs").played == 4
     assert len(seats) == 8  # one per bot at the start, one per bot at its new address
     assert all(id(s) in closed for s in seats), "a seat was replaced without being closed"
+
+
+def test_a_partnership_tournament_schedules_every_pairing_of_partners(tmp_path: Path) -> None:
+    """002 Partnership Hearts, 'partners sitting opposite each other': four bots at one table play it in
+    its three pairings (each in every seat rotation), so no two bots share every result."""
+    bots = [sample("random", "random", 1), sample("lowest", "lowest"), sample("heuristic", "heuristic")]
+    bots.append(sample("random-2", "random", 2))
+    with Store(tmp_path / "arena.db") as store:
+        tid = create_tournament(store, bots, TournamentSpec(rules="partnership", deals=1, seed=5))
+        assert get_tournament(store, tid).total == 3 * 4
+        rows = store.db.execute("SELECT seats FROM tournament_matches WHERE tournament_id = ?", [tid]).fetchall()
+    pairs = {frozenset((s[i], s[i + 2])) for (text,) in rows for s in [json.loads(text)] for i in (0, 1)}
+    assert len(pairs) == 6  # every two of the four bots partnered

@@ -78,8 +78,9 @@
     });
     root.querySelectorAll(".felt .slot").forEach(function (slot) {
       var seat = parseInt(slot.getAttribute("data-slot"), 10);
-      clear(slot);
-      if (s.table[seat]) slot.appendChild(cardEl(s.table[seat], s.kind === "play" && s.seat === seat ? "fresh" : ""));
+      var held = slot.querySelector(".slot-card") || slot;  // beside it, the seat's label at a table of more than five
+      clear(held);
+      if (s.table[seat]) held.appendChild(cardEl(s.table[seat], s.kind === "play" && s.seat === seat ? "fresh" : ""));
     });
     document.getElementById("first").href = href(0);
     document.getElementById("prev").href = href(Math.max(0, step - 1));
