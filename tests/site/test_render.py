@@ -60,30 +60,34 @@ def test_the_steps_play_every_card_once_and_mark_what_happened() -> None:
     assert steps[-1]["hands"] == [[], [], [], []] and steps[-1]["totals"] == [2, 0, 13, 0]
 
 
-def test_templates_escape_bot_text_in_text_attributes_and_json() -> None:
-    m = _match()
+def _render(m: dict[str, Any], step: int, rules: str = "standard", arena_name: str = "a") -> str:
+    """The match page of ``m`` at ``step`` of its replay."""
     steps = replay_steps(m)
-    html = (
+    return (
         env()
         .get_template("match.html")
         .render(
-            m={**m, "match_id": "x", "rules": "standard", "seed": 1, "status": "finished", "finished_at": ""},
+            m={**m, "match_id": "x", "rules": rules, "seed": 1, "status": "finished", "finished_at": ""},
             names=[s["bot"] for s in m["seats"]],
             steps=steps,
-            step=3,
-            s=steps[3],
+            step=step,
+            s=steps[step],
             seat_view=None,
             hands=m["hands"],
             title="t",
             me=type("V", (), {"id": 0, "organiser": False, "name": ""})(),
             csrf="",
-            arena_name=XSS,
+            arena_name=arena_name,
             u=lambda p: "/" + p,
             static=lambda p: "/static/" + p,
             static_site=False,
             path="/",
         )
     )
+
+
+def test_templates_escape_bot_text_in_text_attributes_and_json() -> None:
+    html = _render(_match(), 3, arena_name=XSS)
     assert XSS not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     assert "\\u003cimg src=x onerror=alert(1)\\u003e" in html  # the replay's JSON
@@ -98,31 +102,6 @@ def test_cards_read_in_text_and_plots_hold_numbers_only() -> None:
     assert svg.startswith("<svg") and "<path" in svg
     assert "<rect" in points_svg([0, 0, 1, 13, 26])
     assert rating_svg([(1, 1500.0)]) == ""
-
-
-def _render(m: dict[str, Any], step: int) -> str:
-    steps = replay_steps(m)
-    return (
-        env()
-        .get_template("match.html")
-        .render(
-            m={**m, "match_id": "x", "rules": "standard", "seed": 1, "status": "finished", "finished_at": ""},
-            names=[s["bot"] for s in m["seats"]],
-            steps=steps,
-            step=step,
-            s=steps[step],
-            seat_view=None,
-            hands=m["hands"],
-            title="t",
-            me=type("V", (), {"id": 0, "organiser": False, "name": ""})(),
-            csrf="",
-            arena_name="a",
-            u=lambda p: "/" + p,
-            static=lambda p: "/static/" + p,
-            static_site=False,
-            path="/",
-        )
-    )
 
 
 def test_tables_of_three_and_five_are_drawn() -> None:
@@ -166,27 +145,7 @@ def test_turbo_charged_cards_lie_face_up_until_played() -> None:
     assert steps[1]["charged"] == [["AH"], [], ["QS"], []] and "b.v1's charge was substituted" in steps[1]["mark"]
     assert steps[7]["charged"] == [[], [], ["QS"], []]  # seat 0 has played its A♥
     assert steps[9]["charged"] is None  # nothing charged is left in front of anyone
-    html = (
-        env()
-        .get_template("match.html")
-        .render(
-            m={**m, "match_id": "x", "rules": "turbo", "seed": 1, "status": "finished", "finished_at": ""},
-            names=[s["bot"] for s in m["seats"]],
-            steps=steps,
-            step=1,
-            s=steps[1],
-            seat_view=None,
-            hands=m["hands"],
-            title="t",
-            me=type("V", (), {"id": 0, "organiser": False, "name": ""})(),
-            csrf="",
-            arena_name=XSS,
-            u=lambda p: "/" + p,
-            static=lambda p: "/static/" + p,
-            static_site=False,
-            path="/",
-        )
-    )
+    html = _render(m, 1, rules="turbo", arena_name=XSS)
     assert html.count('<div class="charged">') == 2 and XSS not in html
 
 
@@ -202,30 +161,9 @@ def test_a_partnership_match_shows_the_teams_and_their_totals() -> None:
         s["place"] = 1 if s["seat"] % 2 == 0 else 3
     m = {**m, "match_id": "x", "rules": "partnership-individual", "seed": 1, "status": "finished", "finished_at": ""}
     assert teams(m) == [[0, 2], [1, 3]] and team_totals(m, [2, 0, 13, 0]) == [15, 0]
-    steps = replay_steps(m)
 
     def page(match: dict[str, Any]) -> str:
-        return (
-            env()
-            .get_template("match.html")
-            .render(
-                m=match,
-                names=[s["bot"] for s in match["seats"]],
-                steps=steps,
-                step=0,
-                s=steps[0],
-                seat_view=None,
-                hands=match["hands"],
-                title="t",
-                me=type("V", (), {"id": 0, "organiser": False, "name": ""})(),
-                csrf="",
-                arena_name="a",
-                u=lambda p: "/" + p,
-                static=lambda p: "/static/" + p,
-                static_site=False,
-                path="/",
-            )
-        )
+        return _render(match, 0, rules=match["rules"])
 
     html = page(m)
     assert "Partners: &lt;img src=x onerror=alert(1)&gt; &amp; c.v1 (team 0) against b.v1 &amp; d.v1 (team 1)" in html
