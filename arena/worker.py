@@ -174,7 +174,7 @@ def ladder_tournament(store: ArenaStore, cfg: ArenaConfig) -> int:
         if tid is not None:
             # A ladder made with seed 0 dealt from public numbers (a match id names its batch and table):
             # its next batches deal from a secret seed.
-            store.db.execute("UPDATE tournaments SET seed = ? WHERE id = ? AND seed = 0", [_secret_seed(), int(tid)])
+            store.ladder.tournaments.reseed_unseeded(int(tid), _secret_seed())
             return int(tid)
         new = store.ladder.tournaments.insert(
             format="arena",

@@ -851,6 +851,10 @@ class Tournaments:
     def set_bots(self, tournament_id: int, bots: str) -> None:
         self.db.execute("UPDATE tournaments SET bots = ? WHERE id = ?", [bots, tournament_id])
 
+    def reseed_unseeded(self, tournament_id: int, seed: int) -> None:
+        """Give ``seed`` to the tournament if it has seed 0 (an arena ladder made before its seeds were secret)."""
+        self.db.execute("UPDATE tournaments SET seed = ? WHERE id = ? AND seed = 0", [seed, tournament_id])
+
     def set_status(self, tournament_id: int, status: str) -> None:
         """The status; a finished tournament gets its time."""
         self.db.execute(
