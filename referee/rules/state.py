@@ -1540,7 +1540,6 @@ class Match:
         fields["kitty"] = cardset_of_mask(hand.kitty) if hand.kitty_taker == seat and hand.kitty else _NO_CARDS
         fields["discarded"] = hand.discarded if hand.kitty_taker == seat else ()
         fields["boosted"] = hand.trick_size > hand.players
-        fields["table"] = _NO_CARDS
         if hand._two:
             self._two_pack_view(obs, seat)
         return obs
@@ -1567,6 +1566,7 @@ class Match:
             # turbo_charging: every charge is public once all seats have charged (they charge at once, as
             # they pass: until then a seat sees its own only).
             "charges": hand.shown_charges if hand.shown_charges or phase is not _CHARGE else _own_charges(hand, seat),
+            "table": _NO_CARDS,  # packs=2: the cards on the table, set by _two_pack_view at every call
         }
 
     def _moon_total(self) -> int:
