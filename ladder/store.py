@@ -387,11 +387,11 @@ def _m12_hand_plays(db: sqlite_utils.Database) -> None:
             [plays[0][0], plays[0][1], _JSON.encode([p[2:] for p in plays])],
         )
     db.execute("DROP TABLE plays")
-    db.execute(_PLAYS_VIEW)
+    db.execute(_PLAYS_VIEW_12)
 
 
-# The plays a row each, as the table of that name had them: for queries (the store reads hand_plays).
-_PLAYS_VIEW = (
+# The plays a row each, as the table of that name had them, over migration 12's JSON rows.
+_PLAYS_VIEW_12 = (
     "CREATE VIEW plays AS SELECT h.match_id AS match_id, h.hand AS hand, "
     "json_extract(p.value, '$[0]') AS trick, json_extract(p.value, '$[1]') AS position, "
     "json_extract(p.value, '$[2]') AS seat, json_extract(p.value, '$[3]') AS card, "
@@ -436,6 +436,70 @@ def _m14_seat_teams(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m15_hand_plays_by_column(db: sqlite_utils.Database) -> None:
+    """A hand's plays as columns in play order: the seats a digit each, the cards, the latencies in
+    whole microseconds, the positions of the substituted plays. Migration 12's JSON of one
+    [trick, position, seat, card, latency_ms, substituted] list per play cost a save more than all
+    its inserts (a latency's 17 digits were most of it); trick and position follow from the order,
+    every trick being one card from every seat. Older latencies are kept to the microsecond, as the
+    referee now records them (the digits beyond were the timer's noise)."""
+    if "seats" in db["hand_plays"].columns_dict:  # a store rewound to an earlier version (tests do) has it
+        return
+    _executescript_in_transaction(
+        db,
+        """
+    CREATE TABLE hand_plays_by_column (
+        match_id TEXT NOT NULL,
+        hand INTEGER NOT NULL,
+        seats TEXT NOT NULL,         -- the seat of each play, a digit each, in play order
+        cards TEXT NOT NULL,         -- JSON: the card of each play, in play order
+        latencies_us TEXT NOT NULL,  -- JSON: each play's latency in whole microseconds (null: nobody asked)
+        substituted TEXT NOT NULL,   -- JSON: the positions (in play order) of the plays a substitute made
+        PRIMARY KEY (match_id, hand),
+        FOREIGN KEY (match_id, hand) REFERENCES hands (match_id, hand) ON DELETE CASCADE
+    );
+    """,
+    )
+    rows = db.conn.execute("SELECT match_id, hand, plays FROM hand_plays")
+    db.conn.executemany(
+        "INSERT INTO hand_plays_by_column (match_id, hand, seats, cards, latencies_us, substituted) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            (
+                mid,
+                hand,
+                *_columns([(p[2], p[3], p[4], p[5]) for p in sorted(json.loads(text), key=_trick_and_position)]),
+            )
+            for mid, hand, text in rows
+        ),
+    )
+    db.execute("DROP VIEW plays")
+    db.execute("DROP TABLE hand_plays")
+    db.execute("ALTER TABLE hand_plays_by_column RENAME TO hand_plays")
+    db.execute(_PLAYS_VIEW)
+
+
+def _columns(plays: list[tuple[int, str, float | None, Any]]) -> tuple[str, str, str, str]:
+    """``hand_plays``' columns of one hand's (seat, card, latency_ms, substituted) in play order."""
+    return (
+        "".join([str(p[0]) for p in plays]),
+        _JSON.encode([p[1] for p in plays]),
+        _JSON.encode([None if p[2] is None else int(p[2] * 1000 + 0.5) for p in plays]),
+        _JSON.encode([i for i, p in enumerate(plays) if p[3]]),
+    )
+
+
+# The plays a row each, as the table of that name had them: for queries (the store reads hand_plays).
+_PLAYS_VIEW = (
+    "CREATE VIEW plays AS SELECT h.match_id AS match_id, h.hand AS hand, "
+    "c.key / m.players AS trick, c.key % m.players AS position, "
+    "CAST(substr(h.seats, c.key + 1, 1) AS INTEGER) AS seat, c.value AS card, "
+    "json_extract(h.latencies_us, '$[' || c.key || ']') / 1000.0 AS latency_ms, "
+    "c.key IN (SELECT value FROM json_each(h.substituted)) AS substituted "
+    "FROM hand_plays h JOIN matches m ON m.id = h.match_id, json_each(h.cards) c"
+)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -451,6 +515,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m12_hand_plays,
     _m13_turbo_charges,
     _m14_seat_teams,
+    _m15_hand_plays_by_column,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]
@@ -1225,7 +1290,9 @@ class Store:
                     charges,
                 )
             conn.executemany(
-                "INSERT INTO hand_plays (match_id, hand, plays) VALUES (?, ?, ?)", self._hand_play_rows(record)
+                "INSERT INTO hand_plays (match_id, hand, seats, cards, latencies_us, substituted) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                self._hand_play_rows(record),
             )
             _insert(
                 conn,
@@ -1248,21 +1315,27 @@ class Store:
         return mid
 
     @staticmethod
-    def _hand_play_rows(record: MatchRecord) -> list[tuple[str, int, str]]:
-        """A row per hand: its plays as ``hand_plays.plays`` keeps them."""
+    def _hand_play_rows(record: MatchRecord) -> list[tuple[str, int, str, str, str, str]]:
+        """A row per hand: its plays as ``hand_plays`` keeps them (``_columns``, written out)."""
         mid = record.match_id
-        hands: dict[int, list[tuple[Any, ...]]] = {}
-        position = 0
-        last: tuple[int, int] | None = None
+        hands: dict[int, list[PlayRecord]] = {}
         for p in record.plays:
-            trick = (p.hand, p.trick)
-            position = position + 1 if trick == last else 0
-            last = trick
-            hands.setdefault(p.hand, []).append(
-                (p.trick, position, p.seat, p.card, p.latency_ms, 1 if p.substituted else 0)
-            )
+            plays = hands.get(p.hand)
+            if plays is None:
+                plays = hands[p.hand] = []
+            plays.append(p)
         dumps = _JSON.encode
-        return [(mid, hand, dumps(plays)) for hand, plays in hands.items()]
+        return [
+            (
+                mid,
+                hand,
+                "".join([str(p.seat) for p in plays]),
+                dumps([p.card for p in plays]),
+                dumps([None if p.latency_ms is None else int(p.latency_ms * 1000 + 0.5) for p in plays]),
+                dumps([i for i, p in enumerate(plays) if p.substituted]),
+            )
+            for hand, plays in hands.items()
+        ]
 
     def has_match(self, match_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM matches WHERE id = ?", [match_id]).fetchone() is not None
@@ -1379,11 +1452,26 @@ class Store:
                 [mid],
             )
         ]
-        plays = [
-            PlayRecord(hand=hand, trick=p[0], seat=p[2], card=p[3], latency_ms=p[4], substituted=bool(p[5]))
-            for hand, text in q("SELECT hand, plays FROM hand_plays WHERE match_id = ? ORDER BY hand", [mid])
-            for p in sorted(json.loads(text), key=_trick_and_position)
-        ]
+        players = len(seats)  # every trick is a card from every seat: the order gives trick and position
+        plays: list[PlayRecord] = []
+        for hand, by_seat, cards, latencies, substituted in q(
+            "SELECT hand, seats, cards, latencies_us, substituted FROM hand_plays WHERE match_id = ? ORDER BY hand",
+            [mid],
+        ):
+            subs = set(json.loads(substituted))
+            plays.extend(
+                PlayRecord(
+                    hand=hand,
+                    trick=i // players,
+                    seat=int(seat),
+                    card=card,
+                    latency_ms=None if us is None else us / 1000,
+                    substituted=i in subs,
+                )
+                for i, (seat, card, us) in enumerate(
+                    zip(by_seat, json.loads(cards), json.loads(latencies), strict=True)
+                )
+            )
         faults = [
             FaultRecord(
                 hand=r[0],

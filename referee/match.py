@@ -268,6 +268,12 @@ def _semaphores() -> tuple[_Decisions, _InFlight]:
 # -- the referee ---------------------------------------------------------------------------------
 
 
+def _ms(elapsed: float) -> float:
+    """A latency in ms as the record keeps it: to the microsecond, the clock's own resolution here
+    (the digits beyond are the timer's noise), so that it reads back exact from the store's integers."""
+    return int(elapsed * 1_000_000 + 0.5) / 1000
+
+
 def _failed(clock: Clock, error: Exception, elapsed: float) -> tuple[None, float, Fault]:
     """A call that brought no answer: its fault, charged to the seat's clock (a timeout empties the
     bank; any other failure costs the bot its time as an answer would)."""
@@ -276,7 +282,7 @@ def _failed(clock: Clock, error: Exception, elapsed: float) -> tuple[None, float
         clock.bank = 0.0
     else:
         clock.charge(elapsed)
-    return None, elapsed * 1000, fault
+    return None, _ms(elapsed), fault
 
 
 def _in_time(clock: Clock, answer: T, elapsed: float) -> tuple[T | None, float, Fault | None]:
@@ -285,8 +291,8 @@ def _in_time(clock: Clock, answer: T, elapsed: float) -> tuple[T | None, float, 
     if elapsed > clock.budget + clock.grace:
         allowed = clock.deadline()
         if not clock.charge(elapsed):
-            return None, elapsed * 1000, _late(answer, elapsed, allowed)
-    return answer, elapsed * 1000, None
+            return None, _ms(elapsed), _late(answer, elapsed, allowed)
+    return answer, _ms(elapsed), None
 
 
 def _late(answer: object, elapsed: float, allowed: float) -> Fault:
@@ -670,8 +676,8 @@ class _Referee:
         elapsed = _perf_counter() - t0
         allowed = clock.deadline()
         if not clock.charge(elapsed):
-            return None, elapsed * 1000, _late(answer, elapsed, allowed)
-        return answer, elapsed * 1000, None
+            return None, _ms(elapsed), _late(answer, elapsed, allowed)
+        return answer, _ms(elapsed), None
 
     @staticmethod
     def _ask_now(clock: Clock, now: Callable[[Ask], T], ask: Ask) -> tuple[T | None, float, Fault | None]:
@@ -911,9 +917,10 @@ class _Referee:
                     try:
                         trick = play(card, s)
                     except IllegalPlayError:
-                        trick = self._played(s, o, answer, elapsed * 1000, None)
+                        trick = self._played(s, o, answer, _ms(elapsed), None)
                     else:
-                        plays.append(PlayRecord(o.hand_number, len(o.tricks), s, str(card), elapsed * 1000))
+                        ms = int(elapsed * 1_000_000 + 0.5) / 1000  # _ms(elapsed), without the call
+                        plays.append(PlayRecord(o.hand_number, len(o.tricks), s, str(card), ms))
                         if trick is not None:
                             self._notify_trick(o.hand_number, trick)
                 else:

@@ -356,6 +356,67 @@ def test_plays_kept_a_row_each_by_older_databases_are_migrated_into_a_row_per_ha
         assert db.db.execute("SELECT count(*) FROM hand_plays").fetchone()[0] == len(rec.hands)
 
 
+def test_the_plays_view_gives_every_play_of_any_table_size_with_its_trick_and_position(tmp_path: Path) -> None:
+    """``hand_plays`` keeps a hand's plays as columns in play order; the ``plays`` view reads them
+    back a play a row, trick and position from the order (every trick is a card from every seat),
+    at 4 seats with faults and substitutes and at 10 seats with two packs."""
+    ten = asyncio.run(
+        play_match([InProcessSeat(First(), f"bot-{i}") for i in range(10)], Rules.parse("cancellation,players=10"), 4)
+    )
+    four = a_record()
+    assert any(p.substituted for p in four.plays) and any(p.latency_ms is None for p in four.plays)
+    with Store(tmp_path / "arena.db") as db:
+        for rec in (four, ten):
+            db.save_match(rec)
+            assert db.load_match(rec.match_id) == rec
+            rows = db.db.execute(
+                "SELECT hand, trick, position, seat, card, latency_ms, substituted FROM plays "
+                "WHERE match_id = ? ORDER BY hand, trick, position",
+                [rec.match_id],
+            ).fetchall()
+            positions: dict[tuple[int, int], int] = {}
+            expected = []
+            for p in rec.plays:
+                n = positions[p.hand, p.trick] = positions.get((p.hand, p.trick), -1) + 1
+                expected.append((p.hand, p.trick, n, p.seat, p.card, p.latency_ms, int(p.substituted)))
+            assert rows == expected
+
+
+def test_latencies_are_recorded_to_the_microsecond_and_older_stores_are_migrated_to_columns(tmp_path: Path) -> None:
+    """Migration 15 turns migration 12's JSON (a list per play, latencies to 17 digits) into
+    ``hand_plays``' columns: the record reads back as the referee now makes it, to the microsecond."""
+    rec = a_record()
+    assert all(p.latency_ms is None or int(p.latency_ms * 1000 + 0.5) / 1000 == p.latency_ms for p in rec.plays)
+    path = tmp_path / "arena.db"
+    with Store(path) as db:
+        db.save_match(rec)
+        view = db.db.execute("SELECT * FROM plays ORDER BY hand, trick, position").fetchall()
+        # As migration 14 left them: a JSON list per play, the timer's noise below the microsecond kept.
+        db.db.execute("DROP VIEW plays")
+        db.db.execute("DROP TABLE hand_plays")
+        db.db.execute(
+            "CREATE TABLE hand_plays (match_id TEXT NOT NULL, hand INTEGER NOT NULL, plays TEXT NOT NULL, "
+            "PRIMARY KEY (match_id, hand))"
+        )
+        by_hand: dict[int, list[list[Any]]] = {}
+        for r in view:
+            noisy = None if r[6] is None else r[6] + 0.0003141592
+            by_hand.setdefault(r[1], []).append([r[2], r[3], r[4], r[5], noisy, r[7]])
+        for hand, plays in by_hand.items():
+            db.db.execute(
+                "INSERT INTO hand_plays VALUES (?, ?, ?)", [rec.match_id, hand, store_module._JSON.encode(plays[::-1])]
+            )
+        db.db.execute(store_module._PLAYS_VIEW_12)
+        db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m15_hand_plays_by_column)}")
+        db.db.conn.commit()
+        assert db.db.execute("SELECT count(*) FROM plays").fetchone()[0] == len(view)
+    with Store(path) as db:
+        assert db.version == len(MIGRATIONS)
+        assert db.load_match(rec.match_id) == rec
+        assert db.db.execute("SELECT * FROM plays ORDER BY hand, trick, position").fetchall() == view
+        assert "seats" in db.db["hand_plays"].columns_dict
+
+
 def test_turbo_charges_round_trip_and_migration_13_keeps_one_text_per_ruleset(tmp_path: Path) -> None:
     """002 Turbo Hearts: each seat's charge of each hand is saved and read back (table charges, migration
     13). The turbo preset is now the shortest text of omnibus with ten_of_clubs_doubles: a store of
