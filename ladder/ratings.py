@@ -35,7 +35,7 @@ Scale. R = 1500 + (400 / ln 10)·θ with θ centred to sum zero, so P(i ahead of
 1 / (1 + 10^(−(R_i − R_j)/400)) as in Elo. Or anchored: a named bot is exactly 1500. Intervals
 come from the exact Hessian (pinv in the sum-zero gauge).
 
-Only numpy and scipy are used; nothing else from the project is imported.
+Only numpy and scipy are used (scipy by the fits alone); nothing else from the project is imported.
 """
 
 from __future__ import annotations
@@ -47,9 +47,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import optimize, sparse
-from scipy.sparse import csgraph
-from scipy.special import ndtr
+
+# scipy is imported by the functions that fit (0.3 s of imports): a worker process saving live Elo
+# and every command that does not rate start without it.
 
 __all__ = [
     "ELO_SCALE",
@@ -452,6 +452,9 @@ def _components(players: np.ndarray, informative: np.ndarray, n_bots: int) -> np
     This is union-find over matches, done with scipy's connected_components so 1e6 matches stay
     vectorised: each informative match links its first seat to every other seat.
     """
+    from scipy import sparse
+    from scipy.sparse import csgraph
+
     p = players[informative]
     if p.shape[0] == 0:
         return np.arange(n_bots)
@@ -630,6 +633,8 @@ def _checked(
 def _maximise(blocks: list[_Block | _TieBlock], n_bots: int, prior: float, informative: np.ndarray) -> np.ndarray:
     """θ at the posterior's maximum: L-BFGS on the negative log-posterior, scaled per match so the
     tolerances mean the same at any size."""
+    from scipy import optimize
+
     act_count = _active_counts(blocks, n_bots)  # Σ active·θ is linear: how often each bot is not at the bottom
     scale = 1.0 / max(1, int(informative.sum()))
 
@@ -706,6 +711,8 @@ def _rows(
 ) -> list[BotRating]:
     """One row per bot, best first: Elo, its 95% half-width, games, provisional, and the likelihood
     of superiority over the next bot."""
+    from scipy.special import ndtr
+
     n_bots = len(names)
     # No informative game means the scale says nothing about the bot.
     sizes = np.bincount(labels, minlength=labels.max() + 1 if n_bots else 0)

@@ -703,7 +703,7 @@ class _Tables:
         recorded by another process."""
         seats = self.seats
         try:
-            if self.workers is not None and all(isinstance(seats[b], SdkSeat) for b in m.seats):
+            if self.workers is not None and self._to_workers(m):
                 job = MatchJob(
                     self.tid, m.index, _match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, self._shown(m)
                 )
@@ -730,6 +730,10 @@ class _Tables:
                 self.in_flight[b] -= 1
                 if b in self.sems:
                     self.sems[b].release()
+
+    def _to_workers(self, m: ScheduledMatch) -> bool:
+        """Whether the worker processes play ``m``: every bot of its table is in-process."""
+        return self.workers is not None and all(isinstance(self.seats[b], SdkSeat) for b in m.seats)
 
     def _shown(self, m: ScheduledMatch) -> tuple[str, ...]:
         return tuple(self.shown_names.get(b, b) for b in m.seats)
@@ -764,6 +768,9 @@ class _Tables:
         says so, start no more."""
         queue = list(todo)
         running: dict[asyncio.Task[tuple[MatchRecord | None, bool]], ScheduledMatch] = {}
+        # Workers alone: as many in flight as the pool asks for (it batches them); with matches of
+        # other bots too, the concurrency counts them all.
+        pooled = self.workers is not None and all(self._to_workers(m) for m in todo)
         try:
             while running or (queue and not (stop is not None and stop())):
                 if stop is not None and stop():
@@ -773,6 +780,8 @@ class _Tables:
                 # every table (a gauntlet), a full scan per finished match would be quadratic.
                 # A venue's slots are read each time: workers that join a cluster play at once.
                 room = concurrency if self.venue is None else max(concurrency, self.venue.slots)
+                if pooled and self.workers is not None:
+                    room = max(room, self.workers.room)
                 while len(running) < room and i < min(len(queue), _LOOKAHEAD):
                     m = queue[i]
                     if not self.free(m):

@@ -4,13 +4,15 @@ A match whose bots are all in-process (``module = ...``) needs nothing of the pa
 launcher, no channel. ``MatchWorkers`` hands such matches (their seeds, seats and rules) to a pool
 of processes, each with its own copy of every in-process bot (loaded once per process, as one
 server per bot would serve all its matches) and its own connection to the tournament's SQLite
-file. A worker plays the match and saves it with ``save_scheduled``, the very transaction the
-parent would run, so that the parent is not the bottleneck: it only hands out matches and counts
-what comes back, the record without its plays (``hands`` and ``faults`` kept, for ``on_record``).
+file. A worker plays a batch of matches, then saves each with ``save_scheduled``, the very
+transaction the parent would run, all of the batch in one commit; so the parent is not the
+bottleneck: it only hands out batches and counts what comes back, each record without its plays
+(``hands`` and ``faults`` kept, for ``on_record``). A batch is sized to take about ``_BATCH_S``:
+matches of milliseconds share a commit, a slow bot's go one at a time.
 
 The pool starts its processes by *spawn*: a fork of a parent that has used gRPC breaks the
 child's gRPC (shared/notes/grpc-python.md). Workers ignore SIGINT: a Ctrl-C reaches the parent,
-which stops handing out matches and waits for those in flight (milliseconds each) to be saved.
+which stops handing out matches and waits for the batches in flight (a fraction of a second) to be saved.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import multiprocessing
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -33,6 +37,9 @@ from referee.match import MatchSettings
 from referee.record import MatchRecord
 
 __all__ = ["MatchJob", "MatchWorkers", "WorkerDied", "default_workers"]
+
+_BATCH_S = 0.05  # a batch's playing time, about: its matches then share one commit
+_BATCH_MAX = 32
 
 
 class WorkerDied(RuntimeError):
@@ -76,6 +83,9 @@ class MatchWorkers:
             raise ValueError("a pool needs at least one worker")
         self.n = n
         self._broken = False
+        self._waiting: list[tuple[MatchJob, asyncio.Future[MatchRecord | None]]] = []  # not handed out yet
+        self._out = 0  # batches handed out and not back
+        self._batch = 1  # matches a batch: one until the first batch says how long a match takes
         context = multiprocessing.get_context("spawn")
         # One writer at a time, by turns: SQLite's own busy handler would have the others sleep and
         # poll in growing steps, which on a few cores costs more than the writes themselves.
@@ -101,16 +111,29 @@ class MatchWorkers:
             for _ in range(n):
                 self._pool.submit(_ready).add_done_callback(_seen)
 
+    @property
+    def room(self) -> int:
+        """How many matches to keep in flight: two batches per worker (one played, one waiting)."""
+        return 2 * self.n * self._batch
+
     async def play(self, job: MatchJob) -> MatchRecord | None:
         """Play and save ``job`` in a worker: the record saved (without its plays), or None when
         another process had recorded that match first."""
-        # Shielded: a cancelled run must not cancel the pool's own future, which the pool may be
-        # failing meanwhile (CPython's pool then raises InvalidStateError in its thread); the
-        # match, if it ends, is saved, and close() waits for it.
-        played = asyncio.wrap_future(self._pool.submit(_play, job))
-        played.add_done_callback(_retrieved)
+        loop = asyncio.get_running_loop()
+        mine: asyncio.Future[MatchRecord | None] = loop.create_future()
+        mine.add_done_callback(_retrieved)
+        waiting = (job, mine)
+        self._waiting.append(waiting)
+        self._flush()
+        # Shielded: a cancelled run must not cancel a batch's future, which the pool may be failing
+        # meanwhile (CPython's pool then raises InvalidStateError in its thread); a match, once
+        # handed to a worker, is saved if it ends, and close() waits for it.
         try:
-            return await asyncio.shield(played)
+            return await asyncio.shield(mine)
+        except asyncio.CancelledError:
+            if waiting in self._waiting:  # not handed out yet: nobody plays it
+                self._waiting.remove(waiting)
+            raise
         except BrokenProcessPool:
             self._broken = True
             raise WorkerDied(
@@ -120,9 +143,58 @@ class MatchWorkers:
                 "its own log: hearts match --seat NAME=COMMAND"
             ) from None
 
+    def _flush(self) -> None:
+        """Hand out the waiting matches, a batch at a time, while fewer than two batches per worker
+        are out. A batch is played, then saved in one transaction: a commit per match cost a worker
+        a third of its time. Its size follows the matches' own pace (``_BATCH_S`` a batch), so that
+        slow bots still report each match as it ends and a Ctrl-C waits for a few matches only."""
+        while self._waiting and self._out < 2 * self.n:
+            batch, self._waiting = self._waiting[: self._batch], self._waiting[self._batch :]
+            try:
+                submitted = self._pool.submit(_play_batch, [job for job, _ in batch])
+            except BrokenProcessPool as e:  # a worker died: every match waiting hears it
+                self._broken = True
+                for _, mine in batch + self._waiting:
+                    if not mine.done():
+                        mine.set_exception(e)
+                self._waiting = []
+                return
+            self._out += 1
+            asyncio.wrap_future(submitted).add_done_callback(functools.partial(self._settle, batch))
+
+    def _settle(
+        self, batch: list[tuple[MatchJob, asyncio.Future[MatchRecord | None]]], future: asyncio.Future[Any]
+    ) -> None:
+        """A batch came back: each of its matches' outcome to whoever waits for it; the next batch out."""
+        self._out -= 1
+        error = None if future.cancelled() else future.exception()
+        if isinstance(error, BrokenProcessPool):
+            self._broken = True
+        for i, (_, mine) in enumerate(batch):
+            if mine.done():
+                continue
+            if future.cancelled():
+                mine.cancel()
+            elif error is not None:
+                mine.set_exception(error)
+            else:
+                record, failure = future.result()[0][i]
+                if failure is not None:
+                    mine.set_exception(failure)
+                else:
+                    mine.set_result(record)
+        if error is None and not future.cancelled():
+            self._batch = _batch_size(future.result()[1] / len(batch))
+        self._flush()
+
     def close(self) -> None:
         """Let the matches in flight finish and be saved, start no more, stop the processes."""
         self._pool.shutdown(wait=True, cancel_futures=not self._broken)  # a broken pool has failed them all
+
+
+def _batch_size(per_match_s: float) -> int:
+    """Matches a batch, for matches that take ``per_match_s`` seconds each (played and saved)."""
+    return max(1, min(_BATCH_MAX, int(_BATCH_S / max(per_match_s, 1e-9))))
 
 
 def _retrieved(future: asyncio.Future[Any]) -> None:
@@ -183,6 +255,7 @@ def _start(
         )
     from ladder.inprocess import load_seat
     from ladder.store import Store
+    from ladder.tournament import save_scheduled  # here, not in the first batch: start-up is all here
 
     _worker["seats"] = {name: load_seat(name, spec, log_dir) for name, spec in modules.items()}
     _worker["store"] = Store(db_path)
@@ -190,10 +263,41 @@ def _start(
     _worker["rules"] = {}
     _worker["loop"] = asyncio.new_event_loop()
     _worker["saving"] = saving
+    _worker["save"] = save_scheduled
 
 
-def _play(job: MatchJob) -> MatchRecord | None:
-    from ladder.tournament import AlreadyRecorded, save_scheduled
+def _play_batch(jobs: list[MatchJob]) -> tuple[list[tuple[MatchRecord | None, Exception | None]], float]:
+    """Play ``jobs`` one after another, then save them in one transaction (each in its own
+    savepoint, so that a match another process recorded first is left out alone). Each match's
+    (record saved without its plays, or None: recorded already; the error that stopped it), and the
+    seconds the batch took. A referee error in one match costs only that match."""
+    from ladder.tournament import AlreadyRecorded
+
+    save_scheduled = _worker["save"]
+    start = time.perf_counter()
+    played: list[tuple[MatchJob, MatchRecord | None, Exception | None]] = []
+    for job in jobs:
+        try:
+            played.append((job, _play(job), None))
+        except Exception as e:  # a bug: reported for that match, which stays pending
+            played.append((job, None, e))
+    store = _worker["store"]
+    outcomes: list[tuple[MatchRecord | None, Exception | None]] = []
+    with _worker["saving"], store.db.atomic():
+        for job, record, error in played:
+            if record is None:
+                outcomes.append((None, error))
+                continue
+            try:
+                save_scheduled(store, job.tournament_id, job.index, record)
+            except AlreadyRecorded:
+                outcomes.append((None, None))
+            else:
+                outcomes.append((dataclasses.replace(record, plays=[]), None))
+    return outcomes, time.perf_counter() - start
+
+
+def _play(job: MatchJob) -> MatchRecord:
     from referee.match import play_match
     from referee.rules import Rules
 
@@ -201,7 +305,7 @@ def _play(job: MatchJob) -> MatchRecord | None:
     if rules is None:
         rules = _worker["rules"][job.rules] = Rules.parse(job.rules)
     seats = _worker["seats"]
-    record = _worker["loop"].run_until_complete(
+    return _worker["loop"].run_until_complete(
         play_match(
             [seats[b] for b in job.seats],
             rules,
@@ -213,9 +317,3 @@ def _play(job: MatchJob) -> MatchRecord | None:
             shown_names=list(job.shown) if job.shown else None,
         )
     )
-    try:
-        with _worker["saving"]:
-            save_scheduled(_worker["store"], job.tournament_id, job.index, record)
-    except AlreadyRecorded:
-        return None
-    return dataclasses.replace(record, plays=[])

@@ -349,6 +349,49 @@ def test_a_tournament_over_worker_processes_records_exactly_what_one_process_doe
         sys.path.remove(str(folder))
 
 
+def test_a_worker_starts_without_the_rating_fits_imports() -> None:
+    """A worker imports what playing and saving need, not scipy (0.3 s a process, a tenth of a short
+    run): only the fits of ``ladder.ratings`` import it."""
+    code = (
+        "import sys, ladder.workers, ladder.inprocess, ladder.store, ladder.tournament; "
+        "from ladder.workers import _start; print('scipy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_workers_batch_fast_matches_and_report_each_match_as_it_was(tmp_path: Path) -> None:
+    """Fast matches go to a worker in batches saved in one transaction each: every match is counted
+    once, each record handed back is the one stored (without its plays), and matches of slow bots
+    go one at a time."""
+    from ladder import workers as workers_module
+    from ladder.workers import MatchJob, MatchWorkers
+
+    entries = [BotEntry(f"low-{i}", module="clients.bots.lowest:LowestBot") for i in range(4)]
+    store = Store(tmp_path / "arena.db")
+    tid = create_tournament(store, entries, TournamentSpec(rules=FAST, seed=3, rounds=12, format="round-robin"))
+    todo = store.tournaments.pending(tid)
+    pool = MatchWorkers(2, {e.name: str(e.module) for e in entries}, store.path, MatchSettings(), None)
+    try:
+
+        async def play_all() -> list[Any]:
+            jobs = [MatchJob(tid, m.index, f"t{tid}-{m.index:06d}", tuple(m.seats), m.rules, m.seed) for m in todo]
+            return await asyncio.gather(*(pool.play(j) for j in jobs))
+
+        records = asyncio.run(play_all())
+        assert pool._batch > 1  # matches of a few ms each: batches of several
+    finally:
+        pool.close()
+    assert len(records) == len(todo) == len(list(store.match_ids()))
+    for r in records:
+        stored = store.load_match(r.match_id)
+        assert r.plays == [] and stored.plays and r.hands == stored.hands and r.seats == stored.seats
+    store.close()
+    size = workers_module._batch_size
+    assert size(1.0) == 1 and size(0.2) == 1  # a slow bot's matches: each reported as it ends
+    assert size(0.003) == 16 and size(1e-9) == workers_module._BATCH_MAX
+
+
 def test_hearts_runs_a_students_module_bot_from_the_current_directory(tmp_path: Path) -> None:
     """``--seat me=student_bot:SeededRandom`` and ``module =`` in a bots file, run by the real
     ``hearts`` from the folder holding the bot, as a student would."""
