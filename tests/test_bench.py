@@ -63,10 +63,14 @@ def test_inprocess_bench_reports_each_figure_and_its_ratios() -> None:
         "bare_matches_per_s",
         "in_process_matches_per_s",
         "tournament_single_process_matches_per_s",
+        "tournament_one_worker_matches_per_s",
         "tournament_workers_matches_per_s",
+        "tournament_workers_start_up_s",
+        "in_process_worker_gc_matches_per_s",
         "side_by_side_matches_per_s",
     ):
         assert r[key] > 0, key
+    assert r["tournament_workers_after_start_up_per_s"] >= 0  # 0 when every match came in the first batch
     assert r["in_process_vs_bare"] == round(r["in_process_vs_bare"], 3) > 0
     assert r["workers"] == 2
 
