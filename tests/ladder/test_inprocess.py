@@ -392,6 +392,40 @@ def test_workers_batch_fast_matches_and_report_each_match_as_it_was(tmp_path: Pa
     assert size(0.003) == 16 and size(1e-9) == workers_module._BATCH_MAX
 
 
+def test_a_ctrl_c_stops_the_workers_batches_whole_and_a_resume_plays_the_rest(tmp_path: Path) -> None:
+    """Ctrl-C in a tournament whose matches are played in batches: the parent hands out no more,
+    every batch out is saved whole (each recorded match has all its plays), and the resume plays the
+    rest, each match once."""
+    import signal
+
+    from cli_procs import recorded, running, tournament, wait_until
+
+    (tmp_path / "bots.toml").write_text(
+        "".join(f'[bots.r{i}]\nmodule = "clients.bots.random:RandomBot"\n' for i in range(4))
+    )
+    db = tmp_path / "arena.db"
+    args = ["tournament", "run", "--bots", "bots.toml", "--rules", FAST, "--deals", "1000", "--workers", "2"]
+    with running(tmp_path, *args) as run:
+        wait_until(lambda: recorded(db, 1) >= 20, 120, "a few batches are recorded", run)
+        run.proc.send_signal(signal.SIGINT)
+        code = run.wait(60)
+        out = run.output()
+    assert code == 130, out
+    assert "Traceback" not in out
+    row = tournament(db, 1)
+    assert row["status"] == "interrupted" and 20 <= row["done"] == row["distinct"] < row["total"]
+    with Store(db, readonly=True) as store:
+        ids = list(store.match_ids())
+        assert len(ids) == row["done"]
+        for mid in ids[-40:]:  # the last batches saved, the ones in flight at the Ctrl-C among them
+            record = store.load_match(mid)
+            assert record.plays and len(record.plays) == sum(52 for _ in record.hands)
+    resumed = _hearts(tmp_path, [HEARTS, "tournament", "resume", "1"], timeout=600)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    row = tournament(db, 1)
+    assert row["status"] == "finished" and row["done"] == row["distinct"] == row["total"]
+
+
 def test_hearts_runs_a_students_module_bot_from_the_current_directory(tmp_path: Path) -> None:
     """``--seat me=student_bot:SeededRandom`` and ``module =`` in a bots file, run by the real
     ``hearts`` from the folder holding the bot, as a student would."""
