@@ -775,6 +775,8 @@ class _Tables:
             while running or (queue and not (stop is not None and stop())):
                 if stop is not None and stop():
                     queue.clear()
+                    if self.workers is not None:
+                        self.workers.hand_out_no_more()  # matches queued for a batch stay pending
                 i = 0
                 # Look only so far ahead for a match whose bots are free: when a limited bot sits at
                 # every table (a gauntlet), a full scan per finished match would be quadratic.

@@ -87,6 +87,7 @@ class MatchWorkers:
         self._waiting: list[tuple[MatchJob, asyncio.Future[MatchRecord | None]]] = []  # not handed out yet
         self._out = 0  # batches handed out and not back
         self._flush_soon = False  # a flush is due at the loop's next turn
+        self._stopped = False  # hand_out_no_more was called
         self._batch = 1  # matches a batch: one until the first batch says how long a match takes
         context = multiprocessing.get_context("spawn")
         # One writer at a time, by turns: SQLite's own busy handler would have the others sleep and
@@ -115,16 +116,19 @@ class MatchWorkers:
 
     @property
     def room(self) -> int:
-        """How many matches to keep in flight: two batches per worker (one played, one waiting)."""
+        """How many matches to keep in flight: four batches a worker (one played, the rest queued)."""
         return 4 * self.n * self._batch
 
     async def play(self, job: MatchJob) -> MatchRecord | None:
         """Play and save ``job`` in a worker: the record saved (without its plays), or None when
-        another process had recorded that match first."""
+        another process had recorded that match first, or the run stopped (``hand_out_no_more``)
+        before any worker had it: it stays to be played."""
         loop = asyncio.get_running_loop()
         mine: asyncio.Future[MatchRecord | None] = loop.create_future()
         mine.add_done_callback(_retrieved)
         waiting = (job, mine)
+        if self._stopped:
+            return None
         self._waiting.append(waiting)
         if len(self._waiting) >= self._batch:
             self._flush()
@@ -193,6 +197,15 @@ class MatchWorkers:
         if error is None and not future.cancelled():
             self._batch = _batch_size(future.result()[1] / len(batch))
         self._flush()
+
+    def hand_out_no_more(self) -> None:
+        """Hand out no more matches: those not handed out yet end now, unplayed (None). The batches
+        out are played and saved."""
+        self._stopped = True
+        waiting, self._waiting = self._waiting, []
+        for _, mine in waiting:
+            if not mine.done():
+                mine.set_result(None)
 
     def close(self) -> None:
         """Let the matches in flight finish and be saved, start no more, stop the processes."""

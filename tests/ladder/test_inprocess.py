@@ -363,7 +363,7 @@ def test_a_worker_starts_without_the_rating_fits_imports() -> None:
 def test_workers_batch_fast_matches_and_report_each_match_as_it_was(tmp_path: Path) -> None:
     """Fast matches go to a worker in batches saved in one transaction each: every match is counted
     once, each record handed back is the one stored (without its plays), and matches of slow bots
-    go one at a time."""
+    go one at a time; once told to hand out no more, the matches not handed out stay pending."""
     from ladder import workers as workers_module
     from ladder.workers import MatchJob, MatchWorkers
 
@@ -373,16 +373,23 @@ def test_workers_batch_fast_matches_and_report_each_match_as_it_was(tmp_path: Pa
     todo = store.tournaments.pending(tid)
     pool = MatchWorkers(2, {e.name: str(e.module) for e in entries}, store.path, MatchSettings(), None)
     try:
+        jobs = [MatchJob(tid, m.index, f"t{tid}-{m.index:06d}", tuple(m.seats), m.rules, m.seed) for m in todo]
 
-        async def play_all() -> list[Any]:
-            jobs = [MatchJob(tid, m.index, f"t{tid}-{m.index:06d}", tuple(m.seats), m.rules, m.seed) for m in todo]
-            return await asyncio.gather(*(pool.play(j) for j in jobs))
+        async def play_all() -> tuple[list[Any], list[Any]]:
+            played = await asyncio.gather(*(pool.play(j) for j in jobs[:-3]))
+            assert pool._batch > 3  # matches of a few ms each: batches of several
+            # The last three join a batch at the loop's next turn; a stop before it hands none out.
+            last = [asyncio.ensure_future(pool.play(j)) for j in jobs[-3:]]
+            await asyncio.sleep(0)
+            pool.hand_out_no_more()
+            return played, await asyncio.gather(*last)
 
-        records = asyncio.run(play_all())
-        assert pool._batch > 1  # matches of a few ms each: batches of several
+        records, unplayed = asyncio.run(play_all())
     finally:
         pool.close()
-    assert len(records) == len(todo) == len(list(store.match_ids()))
+    assert unplayed == [None, None, None]
+    assert len(records) == len(todo) - 3 == len(list(store.match_ids()))
+    assert len(store.tournaments.pending(tid)) == 3
     for r in records:
         stored = store.load_match(r.match_id)
         assert r.plays == [] and stored.plays and r.hands == stored.hands and r.seats == stored.seats
