@@ -12,6 +12,7 @@ from pathlib import Path
 from arena_helpers import ROOT, Arena, hearts, make_arena, token_of
 
 from ladder.launcher import free_port
+from ladder.schedule import match_seed
 
 
 def _recorded(db: Path) -> dict[str, str]:
@@ -115,6 +116,15 @@ def test_sigkill_mid_ladder_and_restart_lose_and_double_nothing(tmp_path: Path, 
     a.stop()
     after = _recorded(db)
     assert all(after[i] == m for i, m in before.items()), "every match recorded before the kill is kept as it was"
+    # Every batch, before the kill and after, dealt from the ladder's secret seed (the match ids bots
+    # are sent name round and table: with seed 0 they would name the deal too).
+    with sqlite3.connect(db) as conn:
+        [(tid, secret)] = conn.execute("SELECT id, seed FROM tournaments WHERE format = 'arena'").fetchall()
+        scheduled = conn.execute(
+            "SELECT round, table_no, seed FROM tournament_matches WHERE tournament_id = ?", [tid]
+        ).fetchall()
+    assert secret != 0 and len({r for r, _, _ in scheduled}) >= 2  # batches from both runs
+    assert all(seed == match_seed(secret, r, t, 0) != match_seed(0, r, t, 0) for r, t, seed in scheduled)
     # hearts ladder reads the arena's database as any other.
     out = hearts("ladder", "--db", str(db), "--json").stdout
     assert "heuristic.v1" in out
