@@ -123,12 +123,12 @@ class MatchWorkers:
         """Play and save ``job`` in a worker: the record saved (without its plays), or None when
         another process had recorded that match first, or the run stopped (``hand_out_no_more``)
         before any worker had it: it stays to be played."""
+        if self._stopped:
+            return None
         loop = asyncio.get_running_loop()
         mine: asyncio.Future[MatchRecord | None] = loop.create_future()
         mine.add_done_callback(_retrieved)
         waiting = (job, mine)
-        if self._stopped:
-            return None
         self._waiting.append(waiting)
         if len(self._waiting) >= self._batch:
             self._flush()
@@ -154,10 +154,10 @@ class MatchWorkers:
             ) from None
 
     def _flush(self) -> None:
-        """Hand out the waiting matches, a batch at a time, while fewer than two batches per worker
-        are out. A batch is played, then saved in one transaction: a commit per match cost a worker
-        a third of its time. Its size follows the matches' own pace (``_BATCH_S`` a batch), so that
-        slow bots still report each match as it ends and a Ctrl-C waits for a few matches only."""
+        """Hand out the waiting matches, a batch at a time, while fewer than four batches a worker
+        are out. A batch is played, then saved in one transaction: a commit was a fifth of a
+        match's save. Its size follows the matches' own pace (``_BATCH_S`` a batch), so that slow
+        bots still report each match as it ends and a Ctrl-C waits for a few matches only."""
         self._flush_soon = False
         while self._waiting and self._out < 4 * self.n:
             batch, self._waiting = self._waiting[: self._batch], self._waiting[self._batch :]
