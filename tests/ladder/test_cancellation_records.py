@@ -9,9 +9,9 @@ import asyncio
 import random
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
+from cheat import Cheat
 from rich.console import Console
 
 from clients.bots import make_bot
@@ -21,7 +21,7 @@ from ladder.store import Store
 from referee.match import MatchSettings, play_match
 from referee.record import MatchRecord
 from referee.report import _tricks_by_hand, replay, summary
-from referee.rules import Card, Match, Observation, Rules
+from referee.rules import Card, Match, Rules
 from referee.rules.cards import DECK
 from referee.seats import InProcessSeat
 from web.render import replay_steps
@@ -30,25 +30,9 @@ RULES = "cancellation,players=10,pass_cycle=left-right-hold,target=40"
 KINDS = ("lowest", "heuristic", "random", "montecarlo")
 
 
-class Cheat:
-    """The lowest bot, but every fifth play is a held card the rules forbid now (when there is one)."""
-
-    def __init__(self) -> None:
-        self.bot = make_bot("lowest")
-        self.n = 0
-
-    def pass_cards(self, obs: Observation) -> Any:
-        return self.bot.pass_cards(obs)  # type: ignore[arg-type]
-
-    def play_card(self, obs: Observation) -> Any:
-        self.n += 1
-        illegal = [c for c in obs.hand if c not in obs.legal]
-        return illegal[0] if illegal and self.n % 5 == 0 else self.bot.play_card(obs)  # type: ignore[arg-type]
-
-
 def _play(seed: int) -> MatchRecord:
     names = ["cheat"] + [f"{KINDS[i % 4]}-{i}" for i in range(9)]
-    seats = [InProcessSeat(Cheat(), "cheat")] + [
+    seats = [InProcessSeat(Cheat(5), "cheat")] + [
         InProcessSeat(make_bot(KINDS[i % 4], seed=i), names[i + 1]) for i in range(9)
     ]
     return asyncio.run(play_match(seats, Rules.parse(RULES), seed, settings=MatchSettings(), names=names))

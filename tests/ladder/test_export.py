@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cheat import Cheat
 from cli_runner import ok, run
 
 from clients.bots import make_bot
@@ -36,7 +37,7 @@ from ladder.store import Store
 from ladder.tournament import TournamentSpec, create_tournament, pending_matches, save_scheduled
 from referee.match import MatchSettings, play_match
 from referee.record import ChargeRecord, FaultRecord, HandRecord, MatchRecord, PassRecord, PlayRecord, SeatRecord
-from referee.rules import Card, Observation, Rules
+from referee.rules import Rules
 from referee.seats import InProcessSeat
 
 FAST = "standard,target=20"
@@ -48,28 +49,9 @@ IN_TOURNAMENT = 8  # 4 bots at one table, 2 deals, each in 4 seat rotations
 NESTED = {"seats": SeatRecord, "hands": HandRecord, "plays": PlayRecord, "faults": FaultRecord}
 
 
-class Cheat:
-    """The lowest bot, except that every seventh play is a held card the rules forbid now (or, when
-    every held card is legal, the 2♣ it does not hold): faults, substitutes, then a forfeit."""
-
-    def __init__(self) -> None:
-        self.bot = make_bot("lowest")
-        self.n = 0
-
-    def pass_cards(self, obs: Observation) -> Any:
-        return self.bot.pass_cards(obs)  # type: ignore[arg-type]
-
-    def play_card(self, obs: Observation) -> Any:
-        self.n += 1
-        if self.n % 7:
-            return self.bot.play_card(obs)  # type: ignore[arg-type]
-        illegal = [c for c in obs.hand if c not in obs.legal]
-        return illegal[0] if illegal else Card.parse("2C") if Card.parse("2C") not in obs.hand else "XX"
-
-
 def seat(name: str, i: int) -> InProcessSeat:
     if name == HOSTILE_NAME or name.startswith("cheat"):
-        return InProcessSeat(Cheat(), name)
+        return InProcessSeat(Cheat(7, always=True), name)
     kind = "lowest" if name.startswith("lowest") else "heuristic" if name.startswith("heur") else "random"
     return InProcessSeat(make_bot(kind, seed=i), name)
 
