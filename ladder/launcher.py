@@ -45,6 +45,7 @@ from sandbox import (
     BOT_SOCKET,
     DEFAULT_LIMITS,
     SOCKET_DIR,
+    Isolation,
     Limits,
     LogPump,
     SandboxMode,
@@ -632,6 +633,20 @@ class Launcher:
             os.chown(sock_dir, 0, 0)
             os.chmod(sock_dir, 0o755)
         return address
+
+    def isolation(self, name: str) -> Isolation:
+        """How bot ``name`` runs now: its kind and, sandboxed, the kernel features in force."""
+        bp = self.bots[name]
+        if bp.remote:
+            return Isolation("remote")
+        if bp.sandbox is SandboxMode.OFF:
+            return Isolation("none")
+        if bp.sandbox is SandboxMode.LIMITS_ONLY:
+            return Isolation("limits-only", ("rlimits", "watch"))
+        features = ["mount-ns", "pid-ns", "net-ns", "ipc-ns", "rlimits", "watch"]
+        if os.geteuid() == 0:
+            features.append("own-uid")
+        return Isolation("sandbox", tuple(features))
 
     async def diagnose(self, name: str, address: str | None = None, wait: float = 1.0) -> str | None:
         """Why bot ``name`` (its start at ``address``; default: its current one) cannot be reached,

@@ -15,6 +15,7 @@ from sandbox.bwrap import (
     probe,
     probe_limits,
 )
+from sandbox.isolation import Isolation, IsolationError
 from sandbox.limits import DEFAULT_LIMITS, LIMIT_DOCS, Limits, LimitsError
 from sandbox.logcap import LogPump, rotate
 from sandbox.watch import Watch
@@ -23,6 +24,8 @@ __all__ = [
     "BOT_SOCKET",
     "DEFAULT_LIMITS",
     "INSTALL_HINT",
+    "Isolation",
+    "IsolationError",
     "LIMIT_DOCS",
     "SOCKET_DIR",
     "Limits",
