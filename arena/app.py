@@ -32,8 +32,9 @@ from starlette.routing import Route
 
 from arena.accounts import Account, SignInGuard, SignInLimited, new_alias
 from arena.config import ArenaConfig
+from arena.hosted_address import AddressRefused, Resolve, pin, resolve_host
 from arena.store import ArenaStore, BotRow, VersionRow
-from arena.submissions import ArchiveError, address_problem, check_archive, stored_bytes, unpack
+from arena.submissions import ArchiveError, check_archive, stored_bytes, unpack
 from arena.worker import ArenaWorker, Ratings, ladder_tournament, sandbox_mode, start_final
 from ladder.export import match_to_json
 from ladder.registry import RegistryError, check_name
@@ -59,6 +60,7 @@ class ArenaState:
     ratings: Ratings
     worker: ArenaWorker | None = None
     guard: SignInGuard = field(default_factory=SignInGuard)  # wrong tokens, by client address
+    resolve: Resolve = resolve_host  # a hosted bot's host name to its addresses (tests drive their own)
 
     def __post_init__(self) -> None:
         self._local = threading.local()
@@ -339,9 +341,10 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
         if not isinstance(address, str) or not _HOST_PORT.fullmatch(address):
             raise ApiError(400, 'send {"address": "HOST:PORT"} for a bot you host, or a .zip as application/zip')
         if not cfg.limits.allow_local_addresses and not me.organiser:
-            problem = await asyncio.to_thread(address_problem, address)
-            if problem is not None:
-                raise ApiError(400, problem)
+            try:
+                await asyncio.to_thread(pin, address, resolve=state.resolve)
+            except AddressRefused as e:
+                raise ApiError(400, str(e)) from None
         fields: dict[str, Any] = {"kind": "address", "address": address}
         bot_id = existing.id if existing is not None else store.add_bot(name, me.id, new_alias(store, name))
         v = store.add_version(bot_id, me.id, **fields)
@@ -485,7 +488,8 @@ async def reveal(request: Request, state: ArenaState, me: Account) -> Any:
 
 async def final(request: Request, state: ArenaState, me: Account) -> Any:
     try:
-        tid = start_final(state.store, state.cfg)
+        # In a thread: a hosted bot's name is resolved, and its DNS may be slow on purpose.
+        tid = await asyncio.to_thread(lambda: start_final(state.store, state.cfg, resolve=state.resolve))
     except ValueError as e:
         raise ApiError(409, str(e)) from None
     return {"final_tournament": tid}
@@ -541,15 +545,18 @@ def routes() -> list[Route]:
     return [*out, Route("/api/openapi.json", _endpoint(openapi))]
 
 
-def build_app(arena_dir: Path, cfg: ArenaConfig, *, background: bool = True) -> Starlette:
-    """The ASGI app. ``background``: run the pipeline and the ladder (the worker) with it."""
-    state = ArenaState(dir=arena_dir, cfg=cfg, ratings=Ratings())
+def build_app(
+    arena_dir: Path, cfg: ArenaConfig, *, background: bool = True, resolve: Resolve = resolve_host
+) -> Starlette:
+    """The ASGI app. ``background``: run the pipeline and the ladder (the worker) with it.
+    ``resolve``: how a hosted bot's host name is resolved (the system's resolver; a test drives its own)."""
+    state = ArenaState(dir=arena_dir, cfg=cfg, ratings=Ratings(), resolve=resolve)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         ladder_tournament(state.store, cfg)
         if background:
-            state.worker = ArenaWorker(arena_dir, cfg, state.ratings)
+            state.worker = ArenaWorker(arena_dir, cfg, state.ratings, resolve=resolve)
             state.worker.start()
             deadline_task = asyncio.create_task(_deadline_watch(state))
         try:
@@ -580,7 +587,7 @@ async def _deadline_watch(state: ArenaState) -> None:
     while state.store.versions_in(("uploading", "pending", "building", "validating")):
         await asyncio.sleep(0.5)
     try:
-        start_final(state.store, cfg)
+        await asyncio.to_thread(lambda: start_final(state.store, cfg, resolve=state.resolve))
     except ValueError as e:
         if state.worker is not None:
             state.worker.events.append(f"the final tournament could not start at the deadline: {e}")

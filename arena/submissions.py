@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import ipaddress
 import shutil
-import socket
 import stat
 import tomllib
 import zipfile
@@ -22,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from arena.config import Limits
 
-__all__ = ["ArchiveError", "Manifest", "address_problem", "check_archive", "stored_bytes", "unpack", "zip_directory"]
+__all__ = ["ArchiveError", "Manifest", "check_archive", "stored_bytes", "unpack", "zip_directory"]
 
 MANIFEST = "bot.toml"
 _RATIO = 200  # a member compressed more than this is a bomb whatever its declared size
@@ -156,34 +154,6 @@ def unpack(data: bytes, checked: Checked, dest: Path, limits: Limits) -> None:
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
         raise
-
-
-def address_problem(address: str) -> str | None:
-    """Why a submitted ``HOST:PORT`` may not be played, or None: a host that names this machine
-    (loopback, an unspecified or link-local address, one of this host's own names), where the house
-    bots and the arena listen. A bot reaching them would play as the organiser's bot, or be the
-    arena's way into its own services. Resolved now: the arena checks again before each batch."""
-    host = address.rsplit(":", 1)[0].strip("[]")
-    try:
-        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        return f"{host!r} does not resolve here: give an address this arena's machine can reach"
-    own = _own_addresses()
-    for info in infos:
-        ip = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-        if ip.is_loopback or ip.is_unspecified or ip.is_link_local or ip.is_multicast or str(ip) in own:
-            return (
-                f"{host!r} is this arena's own machine ({ip}): a bot you host must be reached at an address "
-                "of your own machine (or ask the organiser to set [submissions] allow_local_addresses)"
-            )
-    return None
-
-
-def _own_addresses() -> set[str]:
-    try:
-        return set(socket.gethostbyname_ex(socket.gethostname())[2])
-    except OSError:
-        return set()
 
 
 def stored_bytes(version_dirs: list[Path]) -> int:

@@ -35,9 +35,9 @@ from typing import Any
 
 import cluster
 from arena.config import ArenaConfig
+from arena.hosted_address import AddressRefused, Resolve, pin, resolve_host
 from arena.scheduler import Standing, next_batch
 from arena.store import ArenaStore, VersionRow
-from arena.submissions import address_problem
 from ladder.launcher import BotStartError, Launcher
 from ladder.leaderboard import Leaderboard, load_leaderboard
 from ladder.registry import BotEntry
@@ -231,9 +231,13 @@ class Ratings:
 class ArenaWorker:
     """Runs the pipeline and the ladder on their own loop and thread until ``stop()``."""
 
-    def __init__(self, arena_dir: Path, cfg: ArenaConfig, ratings: Ratings | None = None) -> None:
+    def __init__(
+        self, arena_dir: Path, cfg: ArenaConfig, ratings: Ratings | None = None, *, resolve: Resolve = resolve_host
+    ) -> None:
         self.dir = arena_dir
         self.cfg = cfg
+        self.resolve = resolve  # a hosted bot's host name to its addresses, once per check
+        self.pinned: dict[str, str] = {}  # ladder name -> the checked address literal its matches reach
         self.db_path = arena_dir / "arena.db"
         self.ratings = ratings or Ratings()
         self.live: dict[str, dict[str, Any]] = {}  # scheduled matches of the batch in play
@@ -324,11 +328,11 @@ class ArenaWorker:
             store.set_status(v.id, "validating", build_report=report)
         else:
             store.set_status(v.id, "validating")
-        entry = bot_entry(v, self.cfg)
         logs = self.dir / "logs" / "validate"
-        problem = await self._address_problem(store, v)
-        if problem is not None:
-            store.set_status(v.id, "failed", validation_report={"ok": False, "error": problem})
+        try:
+            entry = await self._reached(store, v)
+        except AddressRefused as e:
+            store.set_status(v.id, "failed", validation_report={"ok": False, "error": str(e)})
             return
         try:
             async with Launcher(logs, startup_timeout=20.0, sandbox=play_mode()) as launcher:
@@ -346,21 +350,36 @@ class ArenaWorker:
             report = {"ok": False, "error": f"the bot did not start: {e.reason}", "log": e.tail}
         store.set_status(v.id, "valid" if report["ok"] else "failed", validation_report=report)
 
-    async def _address_problem(self, store: ArenaStore, v: VersionRow) -> str | None:
-        """Why a participant's address version may not be reached now (``address_problem``); the
-        organiser's bots may be anywhere."""
-        if v.address is None or v.kind == "house" or self.cfg.limits.allow_local_addresses:
-            return None
-        by = store.user(v.submitted_by)
-        if by is not None and by.role == "organiser":
-            return None
-        return await asyncio.to_thread(address_problem, v.address)
+    async def _reached(self, store: ArenaStore, v: VersionRow) -> BotEntry:
+        """How version ``v`` is started or reached now: a participant's hosted bot at the address
+        literal its name resolves to, checked (``pin``) and kept in ``pinned``; ``AddressRefused``
+        if it names this machine (or does not resolve)."""
+        entry = bot_entry(v, self.cfg)
+        if not checked_address(store, self.cfg, v):
+            return entry
+        assert v.address is not None
+        try:
+            literal = await asyncio.to_thread(pin, v.address, resolve=self.resolve)
+        except AddressRefused:
+            self.pinned.pop(v.ladder_name, None)
+            raise
+        self.pinned[v.ladder_name] = literal
+        return dataclasses.replace(entry, address=literal)
 
     # -- the ladder --------------------------------------------------------------------------------
 
     def entries(self, store: ArenaStore, names: set[str]) -> list[BotEntry]:
+        """The entries the ladder plays ``names`` by: a hosted bot's at the literal it was checked at."""
         by_name = {v.ladder_name: v for v in store.versions()}
-        return [bot_entry(by_name[n], self.cfg) for n in sorted(names) if n in by_name]
+        out = []
+        for n in sorted(names):
+            if n not in by_name:
+                continue
+            entry = bot_entry(by_name[n], self.cfg)
+            if checked_address(store, self.cfg, by_name[n]):
+                entry = dataclasses.replace(entry, address=self.pinned[n])  # _reached checked it for this batch
+            out.append(entry)
+        return out
 
     def paused(self, store: ArenaStore) -> bool:
         return store.get_meta("paused") == "1"
@@ -389,12 +408,18 @@ class ArenaWorker:
             now = time.monotonic()
             newest = [v for v in store.newest_valid() if self.benched.get(v.ladder_name, 0.0) <= now]
             for v in newest:
-                problem = await self._address_problem(store, v)  # again: a name may resolve elsewhere since
-                if problem is not None:
-                    self.benched[v.ladder_name] = now + BENCH_S
-                    self.events.append(f"{utc_now()} {v.ladder_name} benched: {problem}")
+                await self._bench_if_refused(store, v, now)  # again: a name may resolve elsewhere since
             active = {v.ladder_name for v in newest if self.benched.get(v.ladder_name, 0.0) <= now}
             pending = store.ladder.tournaments.pending(tid)
+            if pending:  # a batch left by the last run: each of its hosted bots is checked for it too
+                by_name = {v.ladder_name: v for v in store.versions()}
+                for name in sorted({b for m in pending for b in m.seats} - active):
+                    if name in by_name:
+                        await self._bench_if_refused(store, by_name[name], now)
+                if any(self.benched.get(b, 0.0) > now for m in pending for b in m.seats):
+                    with store.db.atomic():  # nothing of it reaches a refused bot: the rest of it goes
+                        store.ladder.tournaments.drop_pending(tid)
+                    pending = []
             if not pending:
                 if len(active) < players:
                     await asyncio.sleep(0.5)
@@ -443,6 +468,15 @@ class ArenaWorker:
                 # dropping it loses nothing).
                 with store.db.atomic():
                     store.ladder.tournaments.drop_pending(tid)
+
+    async def _bench_if_refused(self, store: ArenaStore, v: VersionRow, now: float) -> None:
+        """Check (and pin) a hosted bot's address for the next batch; one that is refused sits out."""
+        try:
+            await self._reached(store, v)
+        except AddressRefused as e:
+            self.benched[v.ladder_name] = now + BENCH_S
+            self.events.append(f"{utc_now()} {v.ladder_name} benched: {e}")
+            del self.events[:-50]
 
     def _recorded(self, record: MatchRecord) -> None:
         self.live.pop(record.match_id, None)
@@ -513,16 +547,29 @@ class ArenaWorker:
     # -- the final tournament --------------------------------------------------------------------
 
     def start_final(self, store: ArenaStore) -> int:
-        return start_final(store, self.cfg)
+        return start_final(store, self.cfg, resolve=self.resolve)
 
 
-def final_versions(store: ArenaStore, cfg: ArenaConfig) -> list[VersionRow]:
-    """Each participant's last valid version submitted before the deadline (house bots fill a short table)."""
+def checked_address(store: ArenaStore, cfg: ArenaConfig, v: VersionRow) -> bool:
+    """Whether ``v`` is a participant's hosted bot, whose address is checked (``pin``) each time
+    before it is reached: the organiser's bots may be anywhere, and ``allow_local_addresses``
+    lets every bot be here."""
+    if v.address is None or v.kind == "house" or cfg.limits.allow_local_addresses:
+        return False
+    by = store.user(v.submitted_by)
+    return by is None or by.role != "organiser"
+
+
+def final_versions(
+    store: ArenaStore, cfg: ArenaConfig, reachable: Callable[[VersionRow], bool] = lambda v: True
+) -> list[VersionRow]:
+    """Each participant's last valid version submitted before the deadline that is ``reachable``
+    (house bots fill a short table)."""
     before = utc_iso(cfg) if cfg.deadline is not None else None
     newest: dict[int, VersionRow] = {}
     for v in store.newest_valid(before=before):
         bot = store.bot(v.bot)
-        if bot is None or bot.house:
+        if bot is None or bot.house or not reachable(v):
             continue
         if bot.owner_id not in newest or v.submitted_at > newest[bot.owner_id].submitted_at:
             newest[bot.owner_id] = v
@@ -540,12 +587,34 @@ def utc_iso(cfg: ArenaConfig) -> str:
     return cfg.deadline.astimezone(dt.UTC).isoformat(timespec="milliseconds")
 
 
-def start_final(store: ArenaStore, cfg: ArenaConfig) -> int:
-    """Create the final tournament (once): fixed seed, duplicate deals, a balanced round robin."""
+_FINAL = threading.Lock()  # the API's threads and the deadline's may ask at once: one final is made
+
+
+def start_final(store: ArenaStore, cfg: ArenaConfig, *, resolve: Resolve = resolve_host) -> int:
+    """Create the final tournament (once): fixed seed, duplicate deals, a balanced round robin. A
+    participant's hosted bot plays it at the address literal its name resolves to now, checked
+    (``pin``): a name cannot point the final at this machine later; one refused now sits it out."""
+    with _FINAL:
+        return _start_final(store, cfg, resolve)
+
+
+def _start_final(store: ArenaStore, cfg: ArenaConfig, resolve: Resolve) -> int:
     existing = store.get_meta("final_tournament")
     if existing is not None:
         return int(existing)
-    chosen = final_versions(store, cfg)
+    pinned: dict[str, str] = {}
+
+    def reachable(v: VersionRow) -> bool:
+        if not checked_address(store, cfg, v):
+            return True
+        assert v.address is not None
+        try:
+            pinned[v.ladder_name] = pin(v.address, resolve=resolve)
+        except AddressRefused:
+            return False
+        return True
+
+    chosen = final_versions(store, cfg, reachable)
     if len(chosen) < Rules.parse(cfg.rules).players:
         raise ValueError(f"the final needs {Rules.parse(cfg.rules).players} valid bots; there are {len(chosen)}")
     spec = TournamentSpec(
@@ -557,7 +626,9 @@ def start_final(store: ArenaStore, cfg: ArenaConfig) -> int:
         duplicate=True,
         settings=settings_of(cfg),
     )
-    tid = create_tournament(store.ladder, [bot_entry(v, cfg) for v in chosen], spec)
+    entries = [bot_entry(v, cfg) for v in chosen]
+    entries = [dataclasses.replace(e, address=pinned[e.name]) if e.name in pinned else e for e in entries]
+    tid = create_tournament(store.ladder, entries, spec)
     store.set_meta("final_tournament", str(tid))
     store.set_meta("final_started_at", utc_now())
     return tid
