@@ -448,17 +448,42 @@ async def match(request: Request, state: ArenaState, me: Account) -> Any:
     data = match_to_json(record)
     view = View(state, me)
     hidden_seats = set()
+    unseen: list[str] = []  # the addresses this viewer may not see: every bot's but their own
     for s in data["seats"]:
         v = view.versions.get(s["bot"])
         bot = view.bots[v.bot_id] if v is not None else None
-        if bot is not None and not view.owns(bot) and not bot.house:
-            hidden_seats.add(s["seat"])
-            s["address"] = None
+        if bot is None or not view.owns(bot):
+            if s["address"]:
+                unseen.append(s["address"])
+            s["address"] = None  # a house bot's is where the organiser's bots listen
+            if bot is None or not bot.house:
+                hidden_seats.add(s["seat"])
         s["bot"] = view.ladder_name(s["bot"])
     for f in data["faults"]:
         if f["seat"] in hidden_seats:  # another participant's fault details are theirs
             f["detail"] = f["sent"] = f["received"] = None
+        else:  # a house bot's say why it failed, not where it listens
+            for key in ("detail", "sent", "received"):
+                f[key] = without_addresses(f[key], unseen)
     return data
+
+
+def without_addresses(text: str | None, addresses: list[str]) -> str | None:
+    """``text`` with each of ``addresses`` (and what gRPC makes of it: ``ipv4:HOST:PORT``, a unix
+    socket's path, the port after any host) written as ``(address hidden)``."""
+    if not text:
+        return text
+    for address in addresses:
+        text = text.replace(address, HIDDEN)
+        if address.startswith("unix:"):
+            text = text.replace(address.removeprefix("unix:"), HIDDEN)
+        else:
+            port = address.rpartition(":")[2]
+            text = re.sub(rf"[\w.%\[\]:-]*:{re.escape(port)}(?!\d)", HIDDEN, text)
+    return text
+
+
+HIDDEN = "(address hidden)"
 
 
 async def live(request: Request, state: ArenaState, me: Account) -> Any:
