@@ -426,9 +426,15 @@ async def matches(request: Request, state: ArenaState, me: Account) -> Any:
         tids.append(int(final))
     page = store.match_page(tids, after=after, limit=limit)
     view = View(state, me)
+    # A match whose deal other seatings still play shows no result (its record is withheld, 409):
+    # their scores and places would tell how the deal plays.
+    withheld = set() if me.organiser else store.ladder.deals_in_play([m["id"] for m in page])
     for m in page:
+        m["withheld"] = m["id"] in withheld
         for s in m["seats"]:
             s["bot"] = view.ladder_name(s["bot"])
+            if m["withheld"]:
+                s["score"] = s["place"] = s["faults"] = s["forfeit"] = None
     return {"matches": page, "next": page[-1]["id"] if len(page) == limit else None}
 
 

@@ -194,15 +194,21 @@ def ladder_tournament(store: ArenaStore, cfg: ArenaConfig) -> int:
 
 @dataclass
 class Fitted:
-    """A leaderboard fitted over ``matches`` recorded matches (refit when more come in)."""
+    """A leaderboard fitted over ``matches`` recorded matches, leaving out those dealt from the
+    seeds ``in_play`` (refit when either changes)."""
 
     matches: int
+    in_play: frozenset[int]
     board: Leaderboard
     at: float = field(default_factory=time.time)
 
 
 class Ratings:
-    """Fitted leaderboards by tournament, refit only when its recorded matches changed."""
+    """Fitted leaderboards by tournament, refit only when its recorded matches changed.
+
+    A match whose deal other seatings still play is left out until they are played (its record is
+    withheld, and the board's games, scores and places would tell its result): a table counts on
+    the board once all of it is played."""
 
     def __init__(self) -> None:
         self._cache: dict[int, Fitted] = {}
@@ -212,19 +218,19 @@ class Ratings:
     def get(self, store: ArenaStore, tournament_id: int, rules: str, *, max_age: float = 0.0) -> Leaderboard:
         """The fitted leaderboard; refit when matches came in since, unless the fit is younger than
         ``max_age`` seconds (the web's readers take one a few seconds old rather than wait for a fit)."""
-        n = store.match_count(tournament_id)
+        key = (store.match_count(tournament_id), frozenset(store.ladder.seeds_in_play(tournament_id)))
         with self._lock:
             hit = self._cache.get(tournament_id)
-        if hit is not None and (hit.matches == n or time.time() - hit.at < max_age):
+        if hit is not None and ((hit.matches, hit.in_play) == key or time.time() - hit.at < max_age):
             return hit.board
         with self._fitting.setdefault(tournament_id, threading.Lock()):  # one fit at a time per board
             with self._lock:
                 hit = self._cache.get(tournament_id)
-            if hit is not None and hit.matches == n:
+            if hit is not None and (hit.matches, hit.in_play) == key:
                 return hit.board
-            board = load_leaderboard(store.ladder, tournament_id=tournament_id, rules=rules)
+            board = load_leaderboard(store.ladder, tournament_id=tournament_id, rules=rules, leave_out_seeds=key[1])
             with self._lock:
-                self._cache[tournament_id] = Fitted(n, board)
+                self._cache[tournament_id] = Fitted(key[0], key[1], board)
         return board
 
 

@@ -35,7 +35,7 @@ import itertools
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -361,16 +361,17 @@ def load_leaderboard(
     rules: str | Rules | None = None,
     anchor: str | None = None,
     provisional_games: int = DEFAULT_PROVISIONAL_GAMES,
+    leave_out_seeds: Collection[int] = (),
 ) -> Leaderboard:
     """The leaderboard of one ruleset of the store's matches (or of one tournament's): ``rules``,
     by default the ruleset of the latest tournament (``_default_ruleset``). Its live Elo counts the
-    same matches; ``other_rulesets`` lists the rest of the selection."""
+    same matches; ``other_rulesets`` lists the rest of the selection. ``leave_out_seeds``: matches
+    dealt from these seeds are not counted (a tournament's deals still played in other seatings)."""
     key = _key(rules) if rules is not None else _default_ruleset(store, tournament_id)
-    lb = compute_leaderboard(
-        _load_summaries(store, tournament_id, key) if key is not None else [],
-        anchor=anchor,
-        provisional_games=provisional_games,
-    )
+    summaries = _load_summaries(store, tournament_id, key) if key is not None else []
+    if leave_out_seeds:
+        summaries = [m for m in summaries if m.seed not in leave_out_seeds]
+    lb = compute_leaderboard(summaries, anchor=anchor, provisional_games=provisional_games)
     if key is not None:
         lb.live_elo = _live_elo(store, tournament_id, key)
         lb.rules = ruleset_text(key)

@@ -42,7 +42,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
@@ -1350,6 +1350,32 @@ class Store:
             [match_id],
         ).fetchone()
         return row is not None
+
+    def seeds_in_play(self, tournament_id: int) -> set[int]:
+        """The seeds of the tournament's deals still to be played in some seating (duplicate deals)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT seed FROM tournament_matches WHERE match_id IS NULL AND tournament_id = ?",
+            [tournament_id],
+        ).fetchall()
+        return {int(r[0]) for r in rows}
+
+    def deals_in_play(self, match_ids: Sequence[str]) -> set[str]:
+        """Those of ``match_ids`` whose deal is still to be played in another seating of their
+        tournament (``deal_in_play`` for many at once: the pending seatings are few, and read once)."""
+        if not match_ids:
+            return set()
+        pending = set(
+            self.db.execute(
+                "SELECT DISTINCT tournament_id, seed FROM tournament_matches WHERE match_id IS NULL"
+            ).fetchall()
+        )
+        if not pending:
+            return set()
+        marks = ", ".join("?" * len(match_ids))
+        rows = self.db.execute(
+            f"SELECT match_id, tournament_id, seed FROM tournament_matches WHERE match_id IN ({marks})", list(match_ids)
+        ).fetchall()
+        return {mid for mid, tid, seed in rows if (tid, seed) in pending}
 
     def resolve_match_id(self, prefix: str) -> str:
         """The id of the one match whose id is or starts with ``prefix``; ``KeyError`` saying why not."""

@@ -141,8 +141,11 @@ async def bot_page(state: ArenaState, viewer: Account, name: str) -> Page:
     rows = [r for r in board["rows"] if r["bot"] == b["name"]]
     all_matches = (await call(api.matches, state, viewer, {"limit": str(api.MAX_PAGE)}))["matches"]
     mine = [m for m in all_matches if any(bot_of(s["bot"]) == b["name"] for s in m["seats"])]
-    # The history in the order played (oldest first), every seat of every match on the page.
-    ordered = [(m["id"], [(s["bot"], s["place"]) for s in m["seats"]]) for m in reversed(all_matches)]
+    # The history in the order played (oldest first), every seat of every match on the page whose
+    # result is shown (a withheld match has none yet).
+    ordered = [
+        (m["id"], [(s["bot"], s["place"]) for s in m["seats"]]) for m in reversed(all_matches) if not m["withheld"]
+    ]
     history: list[tuple[int, float]] = []
     for ln in {s["bot"] for m in mine for s in m["seats"] if bot_of(s["bot"]) == b["name"]}:
         history += online_elo(ordered, ln)
@@ -168,7 +171,7 @@ async def bot_page(state: ArenaState, viewer: Account, name: str) -> Page:
     return "bot.html", {
         "b": b,
         "rows": rows,
-        "recent": [m for m in mine if m["id"] not in withheld][:20],
+        "recent": [m for m in mine if m["id"] not in withheld and not m["withheld"]][:20],
         "rating_svg": rating_svg(history),
         "points_svg": points_svg(points),
         "faults": sorted(faults.items()),

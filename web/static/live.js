@@ -20,13 +20,21 @@
         a.href = "/matches/" + encodeURIComponent(m.id);
         a.textContent = m.id;
         item.appendChild(a);
-        m.seats.slice().sort(function (x, y) { return x.place - y.place; }).forEach(function (s) {
+        // A withheld match (its deal still played in other seats) has no result yet: its seats alone.
+        (m.withheld ? m.seats : m.seats.slice().sort(function (x, y) { return x.place - y.place; })).forEach(function (s) {
           var sp = document.createElement("span");
-          sp.className = "seat place" + s.place;
-          sp.textContent = s.bot + " " + s.score;
+          sp.className = m.withheld ? "seat" : "seat place" + s.place;
+          sp.textContent = m.withheld ? s.bot : s.bot + " " + s.score;
           item.appendChild(document.createTextNode(" "));
           item.appendChild(sp);
         });
+        if (m.withheld) {
+          var note = document.createElement("span");
+          note.className = "pill small";
+          note.textContent = "result to come";
+          item.appendChild(document.createTextNode(" "));
+          item.appendChild(note);
+        }
         newest.appendChild(item);
       });
     }).catch(function () {});
