@@ -161,11 +161,18 @@ class View:
             "created_at": bot.created_at,
         }
 
-    def find_bot(self, name: str) -> BotRow:
+    def shown_bot(self, name: str) -> BotRow | None:
+        """The bot this viewer sees by ``name`` (an anonymous board's rival by alias alone), or None."""
         for b in self.bots.values():
             if self.bot_name(b) == name:
                 return b
-        raise ApiError(404, f"no bot {name!r} in this arena")
+        return None
+
+    def find_bot(self, name: str) -> BotRow:
+        b = self.shown_bot(name)
+        if b is None:
+            raise not_shown(name)
+        return b
 
     def version_dict(self, v: VersionRow) -> dict[str, Any]:
         bot = self.bots[v.bot_id]
@@ -178,6 +185,16 @@ class View:
             for key in ("build_report", "validation_report", "command", "build", "address", "content_hash"):
                 d[key] = None
         return d
+
+
+def not_shown(name: str) -> ApiError:
+    """The one answer to a name this viewer sees no bot by, reading it or submitting to it alike:
+    whether it is free, another participant's hidden name or someone's alias is not told."""
+    return ApiError(
+        404,
+        f"no bot {name!r} that you can see in this arena (a name that is taken but not shown to you "
+        "cannot be submitted to either: choose another)",
+    )
 
 
 # -- endpoints -------------------------------------------------------------------------------------
@@ -317,12 +334,18 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
     except RegistryError as e:
         raise ApiError(400, str(e)) from None
     existing = store.bot(name)
-    if existing is None and store.alias_taken(name):  # an alias names another's bot (or a user)
+    # Taken: another's bot, a house bot, or an alias (another's bot's, or a user's).
+    if (
+        existing is None
+        and store.alias_taken(name)
+        or existing is not None
+        and (existing.owner_id != me.id or existing.house)
+    ):
+        if View(state, me).shown_bot(name) is None:
+            raise not_shown(name)  # as reading it answers: an anonymous board's names stay unknown
+        if existing is not None and existing.house:
+            raise ApiError(403, f"bot {name!r} is a house bot")
         raise ApiError(403, f"bot {name!r} is another participant's: choose another name")
-    if existing is not None and existing.owner_id != me.id:
-        raise ApiError(403, f"bot {name!r} is another participant's: choose another name")
-    if existing is not None and existing.house:
-        raise ApiError(403, f"bot {name!r} is a house bot")
     waiting = [v for v in store.versions_in(WAITING) if v.submitted_by == me.id]
     if len(waiting) >= MAX_WAITING and not me.organiser:
         # One participant's flood must not hold everyone's versions back: the pipeline takes one at a time.

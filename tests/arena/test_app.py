@@ -28,7 +28,7 @@ def test_errors_say_what_to_do(tmp_path: Path) -> None:
     with client:
         h = {"Authorization": f"Bearer {alice}"}
         assert client.get("/api/status", headers={"Authorization": "Basic x"}).status_code == 401
-        assert client.get("/api/bots/nosuch", headers=h).json() == {"error": "no bot 'nosuch' in this arena"}
+        assert client.get("/api/bots/nosuch", headers=h).json()["error"].startswith("no bot 'nosuch' that you can see")
         assert client.get("/api/matches?limit=x", headers=h).status_code == 400
         assert client.get("/api/matches/t9-000001", headers=h).status_code == 404
         assert client.get("/api/leaderboard?board=final", headers=h).status_code == 404
@@ -328,3 +328,59 @@ def test_a_match_s_record_waits_until_its_deal_is_played_in_every_seating(tmp_pa
             assert str(first.seed) in (tmp_path / "later" / "matches" / f"{mid}.html").read_text()
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("anonymous", [True, False])
+def test_a_name_a_participant_may_not_use_answers_alike_whether_it_exists_or_not(
+    tmp_path: Path, anonymous: bool
+) -> None:
+    """Reading a name and submitting to it answer alike (status and message) for a name the viewer
+    sees no bot by: another participant's hidden name, a user's alias, a name nobody has. Submitting
+    to one of them told an anonymous board's real names apart ("another participant's", 403) from
+    the free ones. A participant's own bots, and the bots she can see, answer as before."""
+    from arena.accounts import new_alias
+
+    store = ArenaStore(tmp_path / "arena.db")
+    _o, org = add_user(store, "organiser", organiser=True)
+    a, alice = add_user(store, "alice")
+    b, bob = add_user(store, "bob")
+    bot_id = store.add_bot("alice-bot", a.id, new_alias(store, "alice-bot"))
+    store.add_version(bot_id, a.id, status="valid", kind="address", address="10.255.255.1:1")
+    bot_alias = store.bot("alice-bot").alias  # type: ignore[union-attr]
+    store.close()
+    client = TestClient(build_app(tmp_path, ArenaConfig(anonymous=anonymous), background=False))
+    body = {"address": "10.255.255.1:2"}
+    with client:
+        h = {"Authorization": f"Bearer {bob}"}
+
+        def read(name: str) -> tuple[int, Any]:
+            r = client.get(f"/api/bots/{name}", headers=h)
+            return r.status_code, r.json()
+
+        def submit(name: str) -> tuple[int, Any]:
+            r = client.post(f"/api/bots/{name}/versions", headers=h, json=body)
+            return r.status_code, r.json()
+
+        unseen = ["alice-bot", a.alias] if anonymous else [a.alias, bot_alias]  # names bob sees no bot by
+        for name in unseen:
+            assert read(name) == submit(name), name
+            assert read(name)[0] == 404 and read(name)[1]["error"] == read("nobody-has-it")[1]["error"].replace(
+                "nobody-has-it", name
+            ), name
+            for path in (
+                f"/api/bots/{name}/versions",
+                f"/api/bots/{name}/versions/1",
+                f"/api/bots/{name}/versions/1/log",
+            ):
+                r = client.get(path, headers=h)
+                assert (r.status_code, r.json()) == read(name), path
+        # What bob can see answers as it did: the bot by its shown name is another participant's.
+        shown = bot_alias if anonymous else "alice-bot"
+        assert read(shown)[0] == 200
+        assert submit(shown)[0] == 403 and "another participant's" in submit(shown)[1]["error"]
+        # alice's own bot is hers, by its name, whatever the board shows others.
+        mine = {"Authorization": f"Bearer {alice}"}
+        assert client.get("/api/bots/alice-bot", headers=mine).status_code == 200
+        assert client.post("/api/bots/alice-bot/versions", headers=mine, json=body).status_code == 201
+        assert client.post("/api/bots/bob-bot/versions", headers=h, json=body).status_code == 201  # a free name
+        assert b.id and org
