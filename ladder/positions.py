@@ -281,11 +281,21 @@ def _partner_winning_void(m: Match) -> int | None:
     return seat if trick.seat_of(best, 4) == m.rules.partner(seat) else None
 
 
+def _seeds(salt: int) -> list[int]:
+    """The deals a search tries: ``SEEDS`` from ``salt`` on, then (for a rare position) the first
+    ``SEEDS``, where every position the catalogue names is known to turn up."""
+    fixed = list(range(SEEDS))
+    return fixed if salt == 0 else [salt + k for k in range(SEEDS)] + fixed
+
+
 def _find(
-    rules: Rules, wanted: Callable[[Match], int | None], step: Callable[[Match, SeededRandom], None] = _random_step
+    rules: Rules,
+    wanted: Callable[[Match], int | None],
+    step: Callable[[Match, SeededRandom], None] = _random_step,
+    salt: int = 0,
 ) -> tuple[Match, int] | None:
     """The first state of seeded play where ``wanted`` names the seat to ask, with that seat."""
-    for seed in range(SEEDS):
+    for seed in _seeds(salt):
         m = Match(rules, seed)
         rng = SeededRandom(seed, "validate")
         while not m.over and m.hand_number < HANDS:
@@ -302,7 +312,12 @@ def _to_play(m: Match) -> Observation | None:
 
 def _opening(m: Match) -> int | None:
     o = _to_play(m)
-    return m.turn if o is not None and not o.tricks and o.is_leading else None
+    if o is None or o.tricks or not o.is_leading:
+        return None
+    clubs = m.rules.deck_mask & CLUBS
+    if m.rules.first_lead == "lowest-club" and not o.hand.mask & clubs & -clubs:
+        return None  # the lowest club lies in the kitty: the position is a deal that leads it
+    return m.turn
 
 
 def _follows(m: Match) -> int | None:
@@ -607,7 +622,8 @@ def _split_step(m: Match, rng: SeededRandom) -> None:
         _random_step(m, rng)
 
 
-Build = Callable[[Rules], tuple[Match, int] | None]
+Build = Callable[[Rules, int], tuple[Match, int] | None]
+"""How a position is built under the rules, its seeded searches from a salt (``_seeds``)."""
 
 
 def catalogue(rules: Rules) -> list[tuple[str, Citation, Build]]:
@@ -621,22 +637,36 @@ def catalogue(rules: Rules) -> list[tuple[str, Citation, Build]]:
         out.append((f"pass {direction}{on}", _pass_citation(rules, direction), _built(_passing(direction))))
     if "call" in cycle:
         out.append(("the dealer's call", CALL, _built(_phase(Phase.CALL))))
-        out.append(("pass after a called split", PASS_SPLIT, lambda r: _find(r, _passing("split"), _split_step)))
+        out.append(("pass after a called split", PASS_SPLIT, _searched(_passing("split"), _split_step)))
     lead = "2♣" if rules.first_lead == "lowest-club" else "any card"
     out.append((f"opening lead ({lead})", _opening_citation(rules), _built(_opening)))
     out.append(("follow suit", FOLLOW, _built(_follows)))
     out.append(("void in the suit led", VOID, _built(_void)))
     if not rules.points_on_first_trick and rules.packs == 1:  # a chosen deal is one pack's
         out.append(
-            ("trick one, void in clubs: a safe card", FIRST_TRICK_SAFE, lambda r: _chosen(r, _clubless_mixed(r), 0))
+            (
+                "trick one, void in clubs: a safe card",
+                FIRST_TRICK_SAFE,
+                _unsalted(lambda r: _chosen(r, _clubless_mixed(r), 0)),
+            )
         )
         out.append(
-            ("trick one, a hand of only penalty cards", FIRST_TRICK_PENALTY, lambda r: _chosen(r, _only_penalty(r), 0))
+            (
+                "trick one, a hand of only penalty cards",
+                FIRST_TRICK_PENALTY,
+                _unsalted(lambda r: _chosen(r, _only_penalty(r), 0)),
+            )
         )
     if rules.hearts_lead == "broken":
         out.append(("on lead, hearts unbroken", HEARTS_UNBROKEN, _built(_unbroken_lead)))
         if rules.packs == 1:  # a chosen deal is one pack's
-            out.append(("on lead, hearts unbroken, only hearts", ONLY_HEARTS, lambda r: _chosen(r, *_only_hearts(r))))
+            out.append(
+                (
+                    "on lead, hearts unbroken, only hearts",
+                    ONLY_HEARTS,
+                    _unsalted(lambda r: _chosen(r, *_only_hearts(r))),
+                )
+            )
         if rules.deck_mask & QUEEN_OF_SPADES.mask:
             out.append(("Q♠ on lead at trick two, hearts unbroken", QUEEN_LEAD, _built(_queen_lead)))
     if rules.queen_at_first_safe_chance:
@@ -644,13 +674,13 @@ def catalogue(rules: Rules) -> list[tuple[str, Citation, Build]]:
     if rules.kitty_discard:
         out.append(("the kitty's discard", DISCARD, _built(_phase(Phase.DISCARD))))
     if rules.moon == "shooter-chooses":
-        out.append(("the moon's choice", MOON, lambda r: _find(r, _phase(Phase.MOON), _shooter_step)))
+        out.append(("the moon's choice", MOON, _searched(_phase(Phase.MOON), _shooter_step)))
     if rules.partnership == "team" and rules.moon == "shooter-chooses":
         out.append(
             (
                 "a team's slam (moon): the partner who took Q♠ chooses",
                 TEAM_SLAM,
-                lambda r: _find(r, _team_slam, _team_slam_step),
+                _searched(_team_slam, _team_slam_step),
             )
         )
     if rules.partnership != "none":
@@ -674,15 +704,26 @@ def catalogue(rules: Rules) -> list[tuple[str, Citation, Build]]:
 
 
 def _built(wanted: Callable[[Match], int | None]) -> Build:
-    return lambda rules: _find(rules, wanted)
+    return lambda rules, salt: _find(rules, wanted, salt=salt)
 
 
-def positions(rules: Rules) -> tuple[list[Position], list[tuple[str, Citation]]]:
-    """Every position of the catalogue these rules allow, and those that could not be built."""
+def _searched(wanted: Callable[[Match], int | None], step: Callable[[Match, SeededRandom], None]) -> Build:
+    return lambda rules, salt: _find(rules, wanted, step, salt)
+
+
+def _unsalted(build: Callable[[Rules], tuple[Match, int] | None]) -> Build:
+    """A chosen deal's build: its hands are the position's own, whatever the salt."""
+    return lambda rules, _salt: build(rules)
+
+
+def positions(rules: Rules, salt: int = 0) -> tuple[list[Position], list[tuple[str, Citation]]]:
+    """Every position of the catalogue these rules allow, and those that could not be built.
+    ``salt``: the seeded searches start from it (0: the same positions every time; a secret salt
+    gives deals a bot cannot know in advance)."""
     built: list[Position] = []
     missing: list[tuple[str, Citation]] = []
     for name, cites, build in catalogue(rules):
-        found = build(rules)
+        found = build(rules, salt)
         if found is None:
             missing.append((name, cites))
         else:
@@ -690,13 +731,14 @@ def positions(rules: Rules) -> tuple[list[Position], list[tuple[str, Citation]]]
     return built, missing
 
 
-def play_positions(rules: Rules, count: int) -> list[Position]:
-    """``count`` plays, each from a different seeded deal (for requests of many matches at once)."""
+def play_positions(rules: Rules, count: int, salt: int = 0) -> list[Position]:
+    """``count`` plays, each from a different seeded deal (for requests of many matches at once);
+    ``salt`` as ``positions`` takes it."""
     out: list[Position] = []
     for seed in range(count * 4):
         if len(out) == count:
             break
-        m = Match(rules, 1000 + seed)
+        m = Match(rules, salt + 1000 + seed)
         rng = SeededRandom(seed, "validate", "many")
         while not m.over and m.hand_number < 2:
             o = _to_play(m)

@@ -48,7 +48,7 @@ from referee.faults import MAX_FAULTS, Fault, describe, fault_from_error, fault_
 from referee.match import DECISIONS, NAME_LIMIT, Clock, Decision, MatchSettings, play_match
 from referee.record import FaultKind, utc_now
 from referee.report import latencies, percentile
-from referee.rules import PRESETS, IllegalPlayError, Match, MoonChoice, Observation, Phase, Rules
+from referee.rules import PRESETS, IllegalPlayError, Match, MoonChoice, Observation, Phase, Rules, SeededRandom
 from referee.rules.options import OPTION_NAMES
 from referee.seats import REFEREE_NAME, Ask, GrpcSeat, InProcessSeat, Seat
 from referee.untrusted import inert, inert_text
@@ -252,6 +252,25 @@ def _plain(d: dict[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
 
+# -- what the bot is told ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Guise:
+    """How a validation looks to the bot: as a tournament's matches rather than its own. A bot that
+    could tell would answer well under validation and otherwise after. ``match_id()`` gives each
+    match it is asked about a new id, of the tournament's shape; at each table it is ``name`` (as
+    the tournament names it) among seats named from ``others`` (its other bots'); ``seed`` deals
+    every position and the complete match (secret: a bot cannot know the cards in advance). The
+    complete match is played to the rules' own target, the bot in a seat ``seed`` draws, and server
+    reflection, which no match asks, is not asked."""
+
+    match_id: Callable[[], str]
+    name: str
+    others: Sequence[str]
+    seed: int
+
+
 # -- the session: one clock, one channel, the checks so far ----------------------------------------
 
 
@@ -284,10 +303,33 @@ class _Session:
     latencies: list[float] = field(default_factory=list)
     timeouts: int = 0
     bot: BotInfo | None = None
+    guise: Guise | None = None
+    tables: dict[tuple[str, int], tuple[str, list[str]]] = field(default_factory=dict)  # the guise's
 
     def __post_init__(self) -> None:
         self.seat = GrpcSeat(self.address, "validate", diagnose=self.diagnose)
         self.clock = Clock(self.settings)
+
+    def seed(self, default: int) -> int:
+        """A deal's seed: ``default``, or with a guise one drawn from its secret seed."""
+        return default if self.guise is None else self.guise.seed + default
+
+    def table(self, match_id: str, players: int, seat: int) -> tuple[str, list[str]]:
+        """The match id and the names (in seat order) the bot is told for the check's match
+        ``match_id``, with the bot in ``seat``: the check's own, or the guise's, one per match and
+        seat (a check that asks the bot every seat of a match asks as many matches: a tournament
+        seats a bot once at a table)."""
+        if self.guise is None:
+            return match_id, [f"player {s}" for s in range(players)]
+        key = (match_id, seat)
+        if key not in self.tables:
+            others = list(dict.fromkeys(n for n in self.guise.others if n != self.guise.name))
+            SeededRandom(self.guise.seed, "names", match_id, seat).shuffle(others)
+            self.tables[key] = (self.guise.match_id(), others)
+        disguised, others = self.tables[key]
+        names = [others[i % len(others)] if others else self.guise.name for i in range(players - 1)]
+        names.insert(seat, self.guise.name)
+        return disguised, names
 
     @property
     def budget_ms(self) -> int:
@@ -312,7 +354,7 @@ class _Session:
         clock = clock or self.clock
         decision = DECISIONS[position.phase]
         obs = position.observation()
-        names = [f"player {s}" for s in range(position.rules.players)]
+        match_id, names = self.table(match_id, position.rules.players, position.seat)
         ask = Ask(obs, codec.ViewEncoder(match_id, names, self.budget_ms), int(clock.bank * 1000), decision.rest(obs))
         request = ask.wire()
         t0 = time.perf_counter()
@@ -635,7 +677,7 @@ def _rulesets(s: _Session, bot: BotInfo | None, asked: Sequence[Rules] | None) -
 
 
 async def _positions(s: _Session, rules: Rules, index: int) -> None:
-    built, missing = positions(rules)
+    built, missing = positions(rules, s.seed(0))
     for n, position in enumerate(built):
         asked = await s.ask(position, f"validate-{index}-{n}")
         s.add(_asked_check("position", position.name, position, asked, f"{_shown(asked)}: legal"))
@@ -654,7 +696,7 @@ async def _positions(s: _Session, rules: Rules, index: int) -> None:
 
 async def _statelessness(s: _Session, rules: Rules) -> None:
     """One view asked twice; then two matches' decisions interleaved, each answered from its own view."""
-    built, _ = positions(rules)
+    built, _ = positions(rules, s.seed(0))
     plays = [p for p in built if p.phase is Phase.PLAY and len(p.observation().legal) > 1] or built
     if not plays:
         s.add(Check("stateless", "the same view twice", Outcome.SKIP, "no position under these rules", str(rules)))
@@ -668,7 +710,7 @@ async def _statelessness(s: _Session, rules: Rules) -> None:
         detail += " (different answers: fine for a bot that draws at random)"
     s.add(_asked_check("stateless", "the same view twice", position, bad, detail + ": both legal"))
 
-    tables = [Match(rules, 101), Match(rules, 102)]
+    tables = [Match(rules, s.seed(101)), Match(rules, s.seed(102))]
     ids = ["validate-interleaved-a", "validate-interleaved-b"]
     asked_count = 0
     for _ in range(20):
@@ -699,7 +741,7 @@ async def _concurrency(s: _Session, rules: Rules, bot: BotInfo | None) -> None:
     legally within budget + grace (the deadline once a bot's bank is spent)."""
     declared = bot.max_concurrent_games if bot is not None else 0
     n = min(declared or UNLIMITED_CONCURRENCY, MAX_CONCURRENCY)
-    plays = play_positions(rules, n)
+    plays = play_positions(rules, n, s.seed(0))
     settings = s.settings
     clocks = [Clock(MatchSettings(settings.budget_ms, 0.0, settings.grace_ms)) for _ in plays]
     asked = await asyncio.gather(
@@ -734,13 +776,13 @@ async def _concurrency(s: _Session, rules: Rules, bot: BotInfo | None) -> None:
 async def _cancellation(s: _Session, rules: Rules) -> None:
     """Calls cancelled by the referee's side mid-flight (a match cancelled, a tournament stopped) must not
     break the bot: the next call is answered legally."""
-    plays = play_positions(rules, len(CANCEL_AFTER_MS) + 1)
+    plays = play_positions(rules, len(CANCEL_AFTER_MS) + 1, s.seed(0))
     answered_first = 0
     for i, (position, after_ms) in enumerate(zip(plays, CANCEL_AFTER_MS)):
         decision = DECISIONS[position.phase]
         obs = position.observation()
-        names = [f"player {p}" for p in range(rules.players)]
-        ask = Ask(obs, codec.ViewEncoder(f"validate-cancel-{i}", names, s.budget_ms), 0, decision.rest(obs))
+        match_id, names = s.table(f"validate-cancel-{i}", rules.players, position.seat)
+        ask = Ask(obs, codec.ViewEncoder(match_id, names, s.budget_ms), 0, decision.rest(obs))
         task = asyncio.ensure_future(getattr(s.seat, decision.method)(ask, s.clock.deadline()))
         await asyncio.sleep(after_ms / 1000)
         if task.done():
@@ -794,22 +836,25 @@ def _short(rules: Rules) -> Rules:
 
 async def _match(s: _Session, rules: Rules) -> None:
     """A real match (``referee.match.play_match``): the bot in seat 0, stand-ins in the others, as a
-    tournament seats it (one seat, one request at a time); zero faults expected."""
-    short = _short(rules)
+    tournament seats it (one seat, one request at a time); zero faults expected. Under a guise, the
+    whole match of the rules, the bot in a seat its seed draws, every seat named as ``table`` names it."""
+    short = _short(rules) if s.guise is None else rules
     n = short.players
+    seed = s.seed(MATCH_SEED)
+    k = 0 if s.guise is None else SeededRandom(seed, "seat").below(n)
     name = (s.bot.name if s.bot is not None else "") or "bot"
-    seats: list[Seat] = [s.seat, *(InProcessSeat(_StandIn(), f"stand-in {i}") for i in range(1, n))]
-    record = await play_match(
-        seats,
-        short,
-        MATCH_SEED,
-        settings=s.settings,
-        names=[name[:NAME_LIMIT], *(f"stand-in-{i}" for i in range(1, n))],
-    )
-    s.latencies.extend(latencies(record, 0))
-    faults = [f for f in record.faults if f.seat == 0]
-    me = record.seats[0]
-    where = f"{len(record.hands)} hands of {short} (seed {MATCH_SEED}), the bot in seat 0 against {n - 1} stand-ins"
+    seats: list[Seat] = [InProcessSeat(_StandIn(), f"stand-in {i}") for i in range(n)]
+    seats[k] = s.seat
+    names = [f"stand-in-{i}" for i in range(n)]
+    names[k] = name[:NAME_LIMIT]
+    match_id = None
+    if s.guise is not None:
+        match_id, names = s.table("validate-match", n, k)
+    record = await play_match(seats, short, seed, settings=s.settings, match_id=match_id, names=names)
+    s.latencies.extend(latencies(record, k))
+    faults = [f for f in record.faults if f.seat == k]
+    me = record.seats[k]
+    where = f"{len(record.hands)} hands of {short} (seed {seed}), the bot in seat {k} against {n - 1} stand-ins"
     if not faults:
         s.add(Check("match", "a complete match", Outcome.PASS, f"{where}: no faults; place {me.place}", str(short)))
         return
@@ -870,20 +915,25 @@ async def validate(
     command: str | None = None,
     on_check: Callable[[Check], None] | None = None,
     diagnose: Callable[[], Awaitable[str | None]] | None = None,
+    guise: Guise | None = None,
 ) -> Report:
     """Validate the bot served at ``address``: every check, in order; ``on_check`` sees each as it
     is made. ``rules``: the rulesets to check (default: every one the handshake claims). The time
     control is a match's (``MatchSettings``): each decision may take ``budget + bank left + grace``.
     ``match``: play the complete short match too. ``command`` is only recorded in the report.
     ``diagnose`` says why an unreachable bot is gone when its sandbox knows (a limit it hit: a
-    ``resource_limit`` fault), as a match's seat asks its launcher. Never raises for anything the bot does."""
+    ``resource_limit`` fault), as a match's seat asks its launcher. ``guise``: what the bot is told,
+    to look like a tournament's matches (``Guise``). Never raises for anything the bot does."""
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms)
-    s = _Session(address, settings, on_check, diagnose)
+    s = _Session(address, settings, on_check, diagnose, guise=guise)
     started = utc_now()
     checked: list[Rules] = []
     try:
         await _health(s)
-        await _reflection(s)
+        if guise is None:
+            await _reflection(s)
+        else:
+            s.add(Check("reflection", "reflection", Outcome.SKIP, "not asked: no match asks it"))
         bot = await _handshake(s)
         checked = _rulesets(s, bot, rules)
         for i, r in enumerate(checked):

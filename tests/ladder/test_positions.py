@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder.positions import CITATIONS, catalogue, positions
+from ladder.positions import CITATIONS, catalogue, play_positions, positions
 from ladder.validate import VARIANTS
 from referee.rules import PRESETS, QUEEN_OF_SPADES, Phase, Rules, Suit
 from referee.rules.cards import SUIT_MASKS
@@ -15,6 +15,7 @@ from referee.rules.cards import SUIT_MASKS
 SOURCES = Path(__file__).resolve().parents[3] / "shared" / "rules"
 RULESETS = [*PRESETS, *(text for alternatives in VARIANTS for text in alternatives)]
 HEARTS = SUIT_MASKS[Suit.HEARTS]
+SALT = 3_141_592_653_589_793  # as the arena's validation draws one: a deal a bot cannot know in advance
 
 
 def _norm(text: str) -> str:
@@ -36,12 +37,14 @@ def test_every_position_cites_a_sentence_of_the_list(text: str) -> None:
         assert cites in CITATIONS, (name, cites)
 
 
+@pytest.mark.parametrize("salt", [0, SALT])
 @pytest.mark.parametrize("text", RULESETS)
-def test_each_position_is_the_edge_case_it_names(text: str) -> None:
+def test_each_position_is_the_edge_case_it_names(text: str, salt: int) -> None:
     """Built under each ruleset validate checks, every position is a decision its seat owes now, of the
-    phase its name says, and the play positions are exactly their rule's case (the legal cards show it)."""
+    phase its name says, and the play positions are exactly their rule's case (the legal cards show it);
+    from a secret salt (the arena's validation) as well as from the fixed seeds."""
     rules = Rules.parse(text)
-    built, missing = positions(rules)
+    built, missing = positions(rules, salt)
     assert built
     for p in built:
         o = p.observation()
@@ -154,3 +157,16 @@ def test_positions_are_the_same_every_time() -> None:
         a, _ = positions(Rules.parse(text))
         b, _ = positions(Rules.parse(text))
         assert [(p.name, p.seat, p.observation()) for p in a] == [(p.name, p.seat, p.observation()) for p in b]
+
+
+def test_a_salted_search_deals_other_cards_than_the_fixed_seeds() -> None:
+    """A bot that knows the fixed seeds' positions (the code is public) cannot recognise the salted ones."""
+    rules = Rules()
+    fixed = {p.name: p.observation().hand for p in positions(rules)[0]}
+    salted = {p.name: p.observation().hand for p in positions(rules, SALT)[0]}
+    assert fixed.keys() == salted.keys()
+    searched = [n for n in fixed if not n.startswith(("trick one,", "on lead, hearts unbroken, only"))]
+    assert searched and all(fixed[n] != salted[n] for n in searched), searched
+    assert [p.observation().hand for p in play_positions(rules, 4)] != [
+        p.observation().hand for p in play_positions(rules, 4, SALT)
+    ]
