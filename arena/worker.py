@@ -17,6 +17,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import functools
+import itertools
 import json
 import logging
 import os
@@ -42,7 +43,7 @@ from ladder.launcher import BotStartError, Launcher
 from ladder.leaderboard import Leaderboard, load_leaderboard
 from ladder.registry import BotEntry
 from ladder.tournament import TournamentSpec, create_tournament, get_tournament, play_tournament
-from ladder.validate import validate
+from ladder.validate import Guise, validate
 from ladder.venue import VenueError
 from referee.match import MatchSettings
 from referee.record import MatchRecord, utc_now
@@ -350,11 +351,34 @@ class ArenaWorker:
                     bank_ms=self.cfg.bank_ms,
                     grace_ms=self.cfg.grace_ms,
                     command=v.command,
+                    guise=self.guise(store, v),
                 )
             report = result.to_dict()
         except BotStartError as e:
             report = {"ok": False, "error": f"the bot did not start: {e.reason}", "log": e.tail}
         store.set_status(v.id, "valid" if report["ok"] else "failed", validation_report=report)
+
+    def guise(self, store: ArenaStore, v: VersionRow) -> Guise:
+        """What version ``v`` is told while it is validated: what the ladder tells it. Each match
+        is the ladder's next id but a few (``t{TOURNAMENT}-{INDEX:06d}``); it is named, and the
+        stand-ins are, as the ladder names them (``shown_names``: aliases on an anonymous board),
+        the stand-ins after bots it could meet (not its owner's); the deals come from a secret seed."""
+        tid = ladder_tournament(store, self.cfg)
+        shown = self.shown_names(store)
+        owners = self.owners(store)
+        owner = owners.get(v.ladder_name)
+        others = [
+            shown.get(o.ladder_name, o.ladder_name)
+            for o in store.newest_valid()
+            if o.bot_id != v.bot_id and (owner is None or owners.get(o.ladder_name) != owner)
+        ]
+        index = itertools.count(store.next_index(tid) + secrets.randbelow(2 * self.cfg.concurrency + 8))
+        return Guise(
+            match_id=lambda: f"t{tid}-{next(index):06d}",
+            name=shown.get(v.ladder_name, v.ladder_name),
+            others=others,
+            seed=_secret_seed(),
+        )
 
     async def _reached(self, store: ArenaStore, v: VersionRow) -> BotEntry:
         """How version ``v`` is started or reached now: a participant's hosted bot at the address
