@@ -20,12 +20,14 @@ import pytest
 from arena_helpers import ROOT
 from starlette.testclient import TestClient
 
-from arena.accounts import add_user
+from arena.accounts import add_user, new_alias
 from arena.app import build_app
-from arena.config import ArenaConfig, Limits
+from arena.config import ArenaConfig, HouseBot, Limits
 from arena.hosted_address import AddressRefused, embedded_ipv4, local_reason, own_networks, pin, resolve_host
 from arena.store import ArenaStore
+from arena.worker import start_final, sync_house
 from ladder.launcher import free_port
+from ladder.tournament import get_tournament
 
 # Every spelling of an address that names this machine, or no machine: loopback, unspecified,
 # link-local, multicast, reserved, in IPv4's numeric forms and embedded in IPv6 each way.
@@ -232,3 +234,67 @@ def test_a_name_that_rebinds_to_this_machine_after_its_check_reaches_only_the_ch
     assert f"{public}:{port}" in json.dumps(v["validation_report"]), "it tried the checked address"
     assert seen.read_text() == "", "the bot on this machine was never reached"
     assert asked == ["localhost", "localhost"], "resolved once at submission, once for the validation"
+
+
+def _hosted(store: ArenaStore, owner: str, address: str) -> None:
+    """A participant's hosted bot, valid (as if its validation had passed when its name resolved elsewhere)."""
+    user = store.user_by_name(owner)
+    assert user is not None
+    bot_id = store.add_bot(f"{owner}-bot", user.id, new_alias(store, owner))
+    store.add_version(bot_id, user.id, status="valid", kind="address", address=address)
+
+
+HOUSE = (
+    HouseBot("lowest", command="python -m clients.bots.lowest --port {port}"),
+    HouseBot("random", command="python -m clients.bots.random --port {port} --seed 1"),
+    HouseBot("heuristic", command="python -m clients.bots.heuristic --port {port}"),
+)
+
+
+def test_the_ladder_reaches_a_hosted_bot_only_at_the_address_it_checked_for_the_batch(
+    tmp_path: Path, watched: tuple[int, Path]
+) -> None:
+    """As the validation: a name that the arena's check resolves to a public address and anyone else to
+    127.0.0.1 is reached at the public address (where nothing answers: it sits out), never here."""
+    port, seen = watched
+    cfg = ArenaConfig(rules="standard,target=20", house=HOUSE)
+    store = ArenaStore(tmp_path / "arena.db")
+    _o, org = add_user(store, "organiser", organiser=True)
+    add_user(store, "alice")
+    sync_house(store, cfg)
+    _hosted(store, "alice", f"localhost:{port}")
+    store.close()
+
+    def rebinding(host: str) -> Sequence[str]:
+        return ["203.0.113.7"] if host == "localhost" else resolve_host(host)
+
+    with TestClient(build_app(tmp_path, cfg, resolve=rebinding)) as client:
+        o = {"Authorization": f"Bearer {org}"}
+        # Until the ladder has tried it: it says why alice's bot sits out, or the bot here is called.
+        while not (events := [e for e in client.get("/api/status", headers=o).json()["events"] if "alice-bot" in e]):
+            if seen.read_text():
+                break
+            time.sleep(0.2)
+    assert seen.read_text() == "", "the bot on this machine was never reached"
+    assert f"203.0.113.7:{port}" in events[0], events
+
+
+def test_the_final_reaches_a_hosted_bot_at_the_address_checked_when_it_is_made(tmp_path: Path) -> None:
+    """The final's entries are the checked literals; a hosted bot whose name names this machine when
+    the final is made sits it out (the house bots fill its seat)."""
+    cfg = ArenaConfig(house=HOUSE)
+    store = ArenaStore(tmp_path / "arena.db")
+    try:
+        add_user(store, "organiser", organiser=True)
+        add_user(store, "alice")
+        add_user(store, "bob")
+        sync_house(store, cfg)
+        _hosted(store, "alice", "bots.example:4000")
+        _hosted(store, "bob", "rebound.example:4000")
+        answers = {"bots.example": ["203.0.113.9"], "rebound.example": ["127.0.0.1"]}
+        tid = start_final(store, cfg, resolve=lambda host: answers[host])
+        entries = {e.name: e for e in get_tournament(store.ladder, tid).bots}
+        assert entries["alice-bot.v1"].address == "203.0.113.9:4000"
+        assert "bob-bot.v1" not in entries and len(entries) == 4, sorted(entries)
+    finally:
+        store.close()
