@@ -497,6 +497,9 @@ async def match(request: Request, state: ArenaState, me: Account) -> Any:
     return data
 
 
+HIDDEN = "(address hidden)"
+
+
 def without_addresses(text: str | None, addresses: list[str]) -> str | None:
     """``text`` with each of ``addresses`` (and what gRPC makes of it: ``ipv4:HOST:PORT``, a unix
     socket's path, the port after any host) written as ``(address hidden)``."""
@@ -510,9 +513,6 @@ def without_addresses(text: str | None, addresses: list[str]) -> str | None:
             port = address.rpartition(":")[2]
             text = re.sub(rf"[\w.%\[\]:-]*:{re.escape(port)}(?!\d)", HIDDEN, text)
     return text
-
-
-HIDDEN = "(address hidden)"
 
 
 async def live(request: Request, state: ArenaState, me: Account) -> Any:
