@@ -333,6 +333,13 @@ class ArenaWorker:
         try:
             async with Launcher(logs, startup_timeout=20.0, sandbox=play_mode()) as launcher:
                 address = await start_bot(launcher, entry)
+
+                async def diagnose() -> str | None:
+                    return await launcher.diagnose(entry.name, address)
+
+                async def vouch() -> str | None:
+                    return await launcher.vouch(entry.name, address)
+
                 result = await validate(
                     address,
                     rules=[Rules.parse(self.cfg.rules)],
@@ -340,6 +347,8 @@ class ArenaWorker:
                     bank_ms=self.cfg.bank_ms,
                     grace_ms=self.cfg.grace_ms,
                     command=v.command,
+                    diagnose=diagnose,
+                    vouch=vouch,
                 )
             report = result.to_dict()
         except BotStartError as e:

@@ -891,6 +891,9 @@ async def _validated(
         async def diagnose() -> str | None:  # a limit the sandbox stopped the bot at: resource_limit
             return await launcher.diagnose("validate", started)
 
+        async def vouch() -> str | None:  # another process serving its address: impersonation
+            return await launcher.vouch("validate", started)
+
         return await validate(
             started,
             rules=rules,
@@ -900,6 +903,7 @@ async def _validated(
             on_check=on_check,
             command=command,
             diagnose=diagnose,
+            vouch=vouch,
         )
 
 

@@ -278,6 +278,7 @@ class _Session:
     settings: MatchSettings
     on_check: Callable[[Check], None] | None
     diagnose: Callable[[], Awaitable[str | None]] | None = None
+    vouch: Callable[[], Awaitable[str | None]] | None = None
     seat: GrpcSeat = field(init=False)
     clock: Clock = field(init=False)
     checks: list[Check] = field(default_factory=list)
@@ -286,7 +287,7 @@ class _Session:
     bot: BotInfo | None = None
 
     def __post_init__(self) -> None:
-        self.seat = GrpcSeat(self.address, "validate", diagnose=self.diagnose)
+        self.seat = GrpcSeat(self.address, "validate", diagnose=self.diagnose, vouch=self.vouch)
         self.clock = Clock(self.settings)
 
     @property
@@ -870,15 +871,18 @@ async def validate(
     command: str | None = None,
     on_check: Callable[[Check], None] | None = None,
     diagnose: Callable[[], Awaitable[str | None]] | None = None,
+    vouch: Callable[[], Awaitable[str | None]] | None = None,
 ) -> Report:
     """Validate the bot served at ``address``: every check, in order; ``on_check`` sees each as it
     is made. ``rules``: the rulesets to check (default: every one the handshake claims). The time
     control is a match's (``MatchSettings``): each decision may take ``budget + bank left + grace``.
     ``match``: play the complete short match too. ``command`` is only recorded in the report.
     ``diagnose`` says why an unreachable bot is gone when its sandbox knows (a limit it hit: a
-    ``resource_limit`` fault), as a match's seat asks its launcher. Never raises for anything the bot does."""
+    ``resource_limit`` fault), as a match's seat asks its launcher; ``vouch`` what its launcher saw
+    serving the address when that was not the bot it started (an ``impersonation`` fault). Never
+    raises for anything the bot does."""
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms)
-    s = _Session(address, settings, on_check, diagnose)
+    s = _Session(address, settings, on_check, diagnose, vouch)
     started = utc_now()
     checked: list[Rules] = []
     try:

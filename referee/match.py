@@ -21,6 +21,7 @@ from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
 from referee.faults import (
     FORFEIT_AT_ONCE,
+    FORFEIT_REASONS,
     MAX_FAULTS,
     Fault,
     answer_text,
@@ -736,13 +737,7 @@ class _Referee:
             st.forfeit = True
             if st.notifier is not None:
                 st.notifier.pending.clear()
-            st.forfeit_reason = (
-                ForfeitReason.RESOURCE_LIMIT
-                if fault.kind is FaultKind.RESOURCE_LIMIT
-                else ForfeitReason.UNREACHABLE
-                if fault.kind in FORFEIT_AT_ONCE
-                else ForfeitReason.FAULTS
-            )
+            st.forfeit_reason = FORFEIT_REASONS.get(fault.kind, ForfeitReason.FAULTS)
             action += "; the bot forfeits: substitutes play the rest of its match"
         self.record.faults.append(
             FaultRecord(

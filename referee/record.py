@@ -35,6 +35,7 @@ class FaultKind(str, enum.Enum):
     WRONG_CALL = "wrong_call"  # pass_cycle call: the dealer's call is no pass (see rules.pass_call)
     WRONG_CHARGE = "wrong_charge"  # turbo_charging: a card not A♥ Q♠ J♦ 10♣, twice, or more than allowed
     RESOURCE_LIMIT = "resource_limit"  # a sandboxed bot was stopped at a limit (the detail names it)
+    IMPERSONATION = "impersonation"  # the seat's socket was served by a process not started for the seat
 
 
 class ForfeitReason(str, enum.Enum):
@@ -43,6 +44,7 @@ class ForfeitReason(str, enum.Enum):
     UNREACHABLE = "unreachable"  # a transport fault: the bot could not be reached, so it cannot come back
     FAULTS = "faults"  # as many faults as the match's fault limit
     RESOURCE_LIMIT = "resource_limit"  # stopped at a resource limit of its sandbox: it cannot come back this match
+    IMPERSONATION = "impersonation"  # another process served its seat: nothing it answers can count
 
 
 class MatchStatus(str, enum.Enum):

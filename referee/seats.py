@@ -93,6 +93,11 @@ class ResourceLimitHit(BotUnreachable):
     launcher observed and names (``memory: ...``); never inferred from what the bot says."""
 
 
+class Impersonation(SeatError):
+    """The seat's socket is served by a process that is not the seat's bot (its launcher looked:
+    the socket's kind, owner and listening process), so nothing that answers there is the bot's."""
+
+
 class SeatClosed(BotUnreachable):
     """A call on a ``GrpcSeat`` after its ``close()`` (the bot is gone for this seat)."""
 
@@ -263,11 +268,15 @@ class GrpcSeat:
         *,
         max_receive_bytes: int = MAX_RECEIVE_BYTES,
         diagnose: Callable[[], Awaitable[str | None]] | None = None,
+        vouch: Callable[[], Awaitable[str | None]] | None = None,
     ) -> None:
         self.address: str | None = address  # always set: typed as the Seat interface has it
         self.name = name
         # Asked when the bot is unreachable: the resource limit its launcher stopped it at, if any.
         self.diagnose = diagnose
+        # Asked before every handshake: what its launcher saw serving the address, when that is not
+        # the seat's own bot (None when it is).
+        self.vouch = vouch
         self.max_receive_bytes = max_receive_bytes
         self._hard_limit = 4 * max_receive_bytes
         self._options = [o for o in CHANNEL_OPTIONS if o[0] != "grpc.max_receive_message_length"]
@@ -374,6 +383,8 @@ class GrpcSeat:
         caller asks again.
         """
         stub = self.stub()
+        if self.vouch is not None and (seen := await self.vouch()) is not None:
+            raise Impersonation(f"the seat is not served by its own bot: {seen}", seen)
         if self._hello is not None:
             return self._hello
         task = self._hello_task

@@ -136,8 +136,12 @@ def test_every_sample_bot_passes(name: str, validations: dict[str, Validation]) 
     assert report.latency.decisions > 150 and report.checks[-1].name == "latency"
 
 
-# resource_limit needs a sandbox to stop the bot at a limit: tests/sandbox/test_validate_sandboxed.py.
-@pytest.mark.parametrize("kind", [k for k in FaultKind if k is not FaultKind.RESOURCE_LIMIT], ids=lambda k: k.value)
+# resource_limit needs a sandbox to stop the bot at a limit (tests/sandbox/test_validate_sandboxed.py),
+# impersonation a launcher that saw another process serve the bot (tests/ladder/test_impersonation.py).
+LAUNCHER_KINDS = (FaultKind.RESOURCE_LIMIT, FaultKind.IMPERSONATION)
+
+
+@pytest.mark.parametrize("kind", [k for k in FaultKind if k not in LAUNCHER_KINDS], ids=lambda k: k.value)
 def test_each_fault_kind_is_caught(kind: FaultKind, validations: dict[str, Validation]) -> None:
     """A bot wrong in one way fails, and the checks that fail name exactly that fault kind (the referee's
     own classification), with the evidence: the request sent and what came back."""
