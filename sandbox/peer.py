@@ -78,7 +78,43 @@ def check_unix(path: Path, root_pid: int, uid: int | None) -> None:
         raise PeerMismatch(f"its socket is served by pid {pid}, which is not a process of its sandbox")
 
 
+_SOCK_DIAG = 4  # NETLINK_SOCK_DIAG
+_BY_FAMILY = 20  # SOCK_DIAG_BY_FAMILY
+_LISTEN = 10  # TCP_LISTEN
+
+
+def _diag_listeners(family: int) -> dict[int, set[int]]:
+    """Listening TCP sockets of ``family`` by port: their inodes, asked of the kernel over netlink
+    (sock_diag walks the listening sockets only; /proc/net/tcp walks the whole table, ~5 ms)."""
+    req = struct.pack("=BBBBI", family, socket.IPPROTO_TCP, 0, 0, 1 << _LISTEN) + b"\0" * 48
+    msg = struct.pack("=IHHII", 16 + len(req), _BY_FAMILY, 0x301, 1, 0) + req  # NLM_F_REQUEST | NLM_F_DUMP
+    out: dict[int, set[int]] = {}
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _SOCK_DIAG) as s:
+        s.settimeout(1.0)
+        s.sendto(msg, (0, 0))
+        while True:
+            data = s.recv(65536)
+            pos = 0
+            while pos + 16 <= len(data):
+                length, kind = struct.unpack_from("=IH", data, pos)
+                if kind == 3:  # NLMSG_DONE
+                    return out
+                if kind == 2:  # NLMSG_ERROR
+                    raise OSError("sock_diag refused the request")
+                body = pos + 16
+                sport = struct.unpack_from("!H", data, body + 4)[0]
+                inode = struct.unpack_from("=I", data, body + 4 + 48 + 16)[0]
+                out.setdefault(sport, set()).add(inode)
+                pos += (length + 3) & ~3
+                if length == 0:
+                    return out
+
+
 def _listening_inodes(port: int) -> set[int]:
+    try:
+        return _diag_listeners(socket.AF_INET).get(port, set()) | _diag_listeners(socket.AF_INET6).get(port, set())
+    except OSError:
+        pass  # no netlink here (a restricted container): the slower table
     out: set[int] = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
