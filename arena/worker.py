@@ -340,6 +340,7 @@ class ArenaWorker:
                     bank_ms=self.cfg.bank_ms,
                     grace_ms=self.cfg.grace_ms,
                     command=v.command,
+                    isolation=launcher.isolation(entry.name),
                 )
             report = result.to_dict()
         except BotStartError as e:
