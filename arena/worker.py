@@ -349,6 +349,7 @@ class ArenaWorker:
                     command=v.command,
                     diagnose=diagnose,
                     vouch=vouch,
+                    isolation=launcher.isolation(entry.name),
                 )
             report = result.to_dict()
         except BotStartError as e:

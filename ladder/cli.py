@@ -848,6 +848,7 @@ async def _validated(
     from ladder.inprocess import BotModule, is_module_spec
     from ladder.launcher import Launcher
     from ladder.validate import validate
+    from sandbox import Isolation
 
     if address is not None and is_module_spec(address):
         import logging
@@ -874,6 +875,7 @@ async def _validated(
                         bank_ms=bank_ms,
                         grace_ms=grace_ms,
                         on_check=on_check,
+                        isolation=Isolation("in-process"),  # served by the SDK's server in this process
                     )
             finally:
                 sdk_log.removeHandler(handler)
@@ -881,7 +883,13 @@ async def _validated(
     if command is None:
         assert address is not None
         return await validate(
-            address, rules=rules, budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, on_check=on_check
+            address,
+            rules=rules,
+            budget_ms=budget_ms,
+            bank_ms=bank_ms,
+            grace_ms=grace_ms,
+            on_check=on_check,
+            isolation=Isolation("remote"),
         )
     from sandbox import SandboxMode
 
@@ -904,6 +912,7 @@ async def _validated(
             command=command,
             diagnose=diagnose,
             vouch=vouch,
+            isolation=launcher.isolation("validate"),
         )
 
 

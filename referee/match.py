@@ -75,6 +75,7 @@ from referee.seats import (
     reach,
     unreachable_message,
 )
+from sandbox.isolation import Isolation
 
 T = TypeVar("T")
 _PLAY = Phase.PLAY  # a module global: cheaper than the enum's class attribute on the hot path
@@ -1013,6 +1014,7 @@ class _Referee:
                 address=st.seat.address,
                 time_bank_left_ms=round(st.clock.bank * 1000, 1),
                 team=s % 2 if m.rules.partnership != "none" else None,
+                isolation=getattr(st.seat, "isolation", None),  # a seat that does not say: unknown
             )
             for s, st in enumerate(self.states)
         ]
@@ -1065,7 +1067,7 @@ async def play_remote(
         raise ValueError(f"the rules ({rules.name}) need {rules.players} seats, not {len(seats)}")
     channels: dict[str, GrpcSeat] = {}
     for name, address in seats:
-        channels.setdefault(address, GrpcSeat(address, name))
+        channels.setdefault(address, GrpcSeat(address, name, isolation=Isolation("remote")))
     try:
         errors = await reach(list(channels.values()), reach_timeout)
         problems, missing = [], []

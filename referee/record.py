@@ -2,7 +2,8 @@
 
 The referee returns a ``MatchRecord``; ``ladder.store`` writes it to SQLite and reads it back.
 Cards are kept as text (``"QS"``, ``"10H"``) so that a record is readable as it stands, survives
-JSON and SQLite unchanged, and parses back with ``Card.parse``.
+JSON and SQLite unchanged, and parses back with ``Card.parse``. A seat's ``isolation`` (what guarded
+its bot) is a ``sandbox.isolation.Isolation``, kept as its text too (``str``; ``Isolation.parse``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import enum
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from sandbox.isolation import Isolation
 
 
 def utc_now() -> str:
@@ -66,6 +69,7 @@ class SeatRecord:
     address: str | None = None  # where the bot was served (None for an in-process seat)
     time_bank_left_ms: float | None = None
     team: int | None = None  # under rules.partnership: 0 (seats 0 and 2) or 1 (seats 1 and 3); None without
+    isolation: Isolation | None = None  # what guarded the bot (its seat says); None: unknown, as in older stores
 
 
 @dataclass(slots=True)  # one per decision: no __dict__ each
@@ -162,14 +166,16 @@ class MatchRecord:
         return [s.final_score for s in self.seats]
 
     def decisions(self) -> dict[str, Any]:
-        """Everything the seed, the rules and the bots decide: the record without ids, clocks or
-        latencies. Two runs of the same seed, rules and deterministic bots give equal decisions."""
+        """Everything the seed, the rules and the bots decide: the record without ids, clocks,
+        latencies or where and how the bots ran. Two runs of the same seed, rules and deterministic
+        bots give equal decisions."""
         d = dataclasses.asdict(self)
         for k in ("match_id", "started_at", "finished_at", "tournament_id"):
             d.pop(k)
         for s in d["seats"]:
             s.pop("time_bank_left_ms")
             s.pop("address")
+            s.pop("isolation")
         for h in d["hands"]:
             for latency in ("moon_choice_latency_ms", "discard_latency_ms", "pass_call_latency_ms"):
                 h.pop(latency)

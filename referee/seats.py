@@ -29,6 +29,7 @@ from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc, codec
 from referee.rules import Card, MoonChoice, Observation
 from referee.untrusted import inert
+from sandbox.isolation import Isolation
 
 T = TypeVar("T")
 _perf_counter = time.perf_counter
@@ -219,10 +220,13 @@ class Ask:
 
 @runtime_checkable
 class Seat(Protocol):
-    """The referee's side of one bot. ``timeout`` is the whole deadline of the call, in seconds."""
+    """The referee's side of one bot. ``timeout`` is the whole deadline of the call, in seconds.
+    ``isolation`` is what guards the bot, as whoever made the seat knows it (None: unknown); the
+    match record keeps it."""
 
     name: str | None
     address: str | None
+    isolation: Isolation | None
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse: ...
 
@@ -269,9 +273,13 @@ class GrpcSeat:
         max_receive_bytes: int = MAX_RECEIVE_BYTES,
         diagnose: Callable[[], Awaitable[str | None]] | None = None,
         vouch: Callable[[], Awaitable[str | None]] | None = None,
+        isolation: Isolation | None = None,
     ) -> None:
+        """``isolation``: what guards the bot, from whoever started it (its launcher); None when
+        nobody here knows."""
         self.address: str | None = address  # always set: typed as the Seat interface has it
         self.name = name
+        self.isolation = isolation
         # Asked when the bot is unreachable: the resource limit its launcher stopped it at, if any.
         self.diagnose = diagnose
         # Asked before every handshake: what its launcher saw serving the address, when that is not
@@ -486,6 +494,7 @@ class InProcessSeat:
     """
 
     address: str | None = None
+    isolation: Isolation | None = Isolation("in-process")
 
     def __init__(self, bot: Any, name: str | None = None) -> None:
         self.bot = bot
