@@ -328,4 +328,5 @@ def test_a_restarted_bots_earlier_folder_is_gone_before_it_starts_again(tmp_path
 
 
 def _groups() -> list[Path]:
-    return [p for top in ("memory", "pids") for p in (cgroup.CGROUP_ROOT / top / "hearts-arena").glob("*")]
+    tops = [cgroup.CGROUP_ROOT / top / "hearts-arena" for top in ("memory", "pids")]
+    return [p for top in tops for p in top.glob("*") if p.is_dir()]
