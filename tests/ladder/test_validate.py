@@ -194,7 +194,7 @@ def test_the_json_report_reads_back(validations: dict[str, Validation]) -> None:
         assert v.out.isascii()
         data = json.loads(v.out)
         assert (data["schema"], data["version"]) == ("hearts-arena/validate", 2)
-        assert data["isolation"] == "none"
+        assert data["isolation"] == "none:peer-checked"
         report = Report.from_dict(data)
         assert report.to_dict() == data
         assert data["ok"] is report.ok and data["counts"] == report.counts()

@@ -67,8 +67,10 @@ def test_a_match_stores_and_shows_each_seats_isolation(tmp_path: Path) -> None:
         seats = store.load_match(match_id).seats
     boxed = seats[0].isolation
     assert boxed is not None and boxed.kind == "sandbox" and NAMESPACES <= set(boxed.features), boxed
-    assert [s.isolation for s in seats[1:]] == [Isolation("none"), Isolation("in-process"), Isolation("remote")]
-    texts = [str(boxed), "none", "in-process", "remote"]
+    plain = Isolation("none", ("peer-checked",))  # its port's listener checked to be its own
+    assert [s.isolation for s in seats[1:]] == [plain, Isolation("in-process"), Isolation("remote")]
+    assert {"seccomp", "no-userns", "peer-checked"} <= set(boxed.features), boxed
+    texts = [str(boxed), "none:peer-checked", "in-process", "remote"]
 
     # hearts replay: a line per seat, in words.
     replay = " ".join(hearts("replay", match_id, "--db", str(db)).split())  # rich wraps long lines
@@ -97,7 +99,7 @@ def test_a_match_stores_and_shows_each_seats_isolation(tmp_path: Path) -> None:
     assert sorted(rows) == [0, 1, 2, 3]
     assert f"sandboxed ({', '.join(boxed.features)})" in rows[0] and f"<code>{texts[0]}</code>" in rows[0]
     assert all(f"<code>{f}</code>: {FEATURE_DOCS[f]}" in rows[0] for f in boxed.features)
-    assert "no sandbox" in rows[1] and "<code>none</code>" in rows[1]
+    assert "no sandbox" in rows[1] and "<code>none:peer-checked</code>" in rows[1]
     assert "in the referee&#39;s process (trusted code)" in rows[2] and "<code>in-process</code>" in rows[2]
     assert "remote (served elsewhere, not started here)" in rows[3] and "<code>remote</code>" in rows[3]
 
