@@ -344,6 +344,13 @@ class ArenaWorker:
         try:
             async with Launcher(logs, startup_timeout=20.0, sandbox=play_mode()) as launcher:
                 address = await start_bot(launcher, entry)
+
+                async def diagnose() -> str | None:
+                    return await launcher.diagnose(entry.name, address)
+
+                async def vouch() -> str | None:
+                    return await launcher.vouch(entry.name, address)
+
                 result = await validate(
                     address,
                     rules=[Rules.parse(self.cfg.rules)],
@@ -351,6 +358,9 @@ class ArenaWorker:
                     bank_ms=self.cfg.bank_ms,
                     grace_ms=self.cfg.grace_ms,
                     command=v.command,
+                    diagnose=diagnose,
+                    vouch=vouch,
+                    isolation=launcher.isolation(entry.name),
                     guise=self.guise(store, v),
                 )
             report = result.to_dict()

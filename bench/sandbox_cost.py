@@ -5,7 +5,7 @@
 - decisions per second: whole matches among four trivial bots (``lowest``) played ``--tables`` at
   once, plain and sandboxed (target: >= 0.95x). The sandboxed run includes everything the
   sandbox adds: the unix socket, the watch's thread reading /proc in the referee's process, the
-  log pump.
+  log pump, the check of who serves each seat before every handshake (seated as a tournament seats them).
 
 Rounds alternate which goes first; the figure reported is the median of the rounds' ratios
 (pairing cancels this shared machine's drift, the median ignores a round other work disturbed).
@@ -28,9 +28,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ladder.launcher import Launcher  # noqa: E402
+from ladder.tournament import launcher_seat  # noqa: E402
 from referee.match import MatchSettings, play_match  # noqa: E402
 from referee.rules import Rules  # noqa: E402
-from referee.seats import GrpcSeat  # noqa: E402
 from sandbox import SandboxMode, SandboxUnavailable, probe  # noqa: E402
 
 BOT = "python -m clients.bots.lowest --port {port}"
@@ -50,7 +50,7 @@ async def decisions_per_s(mode: SandboxMode, logs: Path, matches: int, tables: i
     async with Launcher(logs, sandbox=mode) as launcher:
         names = [f"b{i}" for i in range(4)]
         addresses = await launcher.start_many((n, BOT, None) for n in names)
-        seats = [GrpcSeat(addresses[n], n) for n in names]
+        seats = [launcher_seat(launcher, n, addresses[n]) for n in names]  # as a tournament seats them
         sem = asyncio.Semaphore(tables)
 
         async def one(seed: int) -> int:

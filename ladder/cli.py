@@ -848,6 +848,7 @@ async def _validated(
     from ladder.inprocess import BotModule, is_module_spec
     from ladder.launcher import Launcher
     from ladder.validate import validate
+    from sandbox import Isolation
 
     if address is not None and is_module_spec(address):
         import logging
@@ -874,6 +875,7 @@ async def _validated(
                         bank_ms=bank_ms,
                         grace_ms=grace_ms,
                         on_check=on_check,
+                        isolation=Isolation("in-process"),  # served by the SDK's server in this process
                     )
             finally:
                 sdk_log.removeHandler(handler)
@@ -881,7 +883,13 @@ async def _validated(
     if command is None:
         assert address is not None
         return await validate(
-            address, rules=rules, budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, on_check=on_check
+            address,
+            rules=rules,
+            budget_ms=budget_ms,
+            bank_ms=bank_ms,
+            grace_ms=grace_ms,
+            on_check=on_check,
+            isolation=Isolation("remote"),
         )
     from sandbox import SandboxMode
 
@@ -890,6 +898,9 @@ async def _validated(
 
         async def diagnose() -> str | None:  # a limit the sandbox stopped the bot at: resource_limit
             return await launcher.diagnose("validate", started)
+
+        async def vouch() -> str | None:  # another process serving its address: impersonation
+            return await launcher.vouch("validate", started)
 
         return await validate(
             started,
@@ -900,6 +911,8 @@ async def _validated(
             on_check=on_check,
             command=command,
             diagnose=diagnose,
+            vouch=vouch,
+            isolation=launcher.isolation("validate"),
         )
 
 

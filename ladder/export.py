@@ -34,10 +34,12 @@ from referee.record import (
     SeatRecord,
 )
 from referee.rules import Rules
+from sandbox import Isolation
 
 SCHEMA = "hearts-arena/match"
-VERSION = 2  # bump on any change a reader of the last version would misread; adding a field is one too
+VERSION = 3  # bump on any change a reader of the last version would misread; adding a field is one too
 # 2: hands[].charges (turbo_charging); a version 1 object has none, and reads as charging nothing.
+# 3: seats[].isolation (str(Isolation), or null: unknown); an object of version 1 or 2 reads as unknown.
 
 
 class ExportError(ValueError):
@@ -69,7 +71,7 @@ def match_to_json(record: MatchRecord) -> dict[str, Any]:
         **_fields(
             record,
             rules=str(Rules.from_dict(record.rules)),
-            seats=[_fields(s) for s in record.seats],
+            seats=[_fields(s, isolation=str(s.isolation) if s.isolation is not None else None) for s in record.seats],
             hands=[
                 _fields(h, passes=[_fields(p) for p in h.passes], charges=[_fields(c) for c in h.charges])
                 for h in record.hands
@@ -97,6 +99,7 @@ def match_from_json(obj: dict[str, Any]) -> MatchRecord:
                     **{
                         **s,
                         "forfeit_reason": ForfeitReason(s["forfeit_reason"]) if s["forfeit_reason"] else None,
+                        "isolation": _isolation(s.get("isolation")),
                     }
                 )
                 for s in obj["seats"]
@@ -127,6 +130,15 @@ def match_from_json(obj: dict[str, Any]) -> MatchRecord:
         )
     except (KeyError, TypeError, ValueError) as e:
         raise ExportError(f"not a well-formed match of version {version}: {type(e).__name__}: {e}") from None
+
+
+def _isolation(value: Any) -> Isolation | None:
+    """A seat's exported isolation read back: null (or absent, before version 3) is unknown."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"a seat's isolation is text or null, not {type(value).__name__}")
+    return Isolation.parse(value)
 
 
 def dumps(obj: dict[str, Any]) -> str:

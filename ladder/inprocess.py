@@ -49,6 +49,7 @@ from hearts.v1.codec import ViewEncoder
 from referee.record import utc_now
 from referee.rules import Card, Observation
 from referee.seats import Ask, BotErrorStatus, BotTimeout
+from sandbox import Isolation
 
 __all__ = ["BotModule", "BotModuleError", "SdkSeat", "is_module_spec", "load_seat", "print_to"]
 
@@ -206,6 +207,7 @@ class SdkSeat:
     """
 
     address: str | None = None
+    isolation: Isolation | None = Isolation("in-process")
 
     def __init__(self, bot: BotProtocol, name: str | None = None, *, log: TextIO | None = None) -> None:
         self.methods = methods = BotMethods(bot)  # TypeError for an object that is no bot

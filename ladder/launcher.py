@@ -11,7 +11,7 @@ A bot's stdout and stderr go to ``LOG_DIR/NAME.log`` (appended, with a header pe
 bot that fails to start raises ``BotStartError`` naming the command, the log and its last lines.
 
 Processes are made with ``subprocess`` (fork + exec at once): a plain fork of a process that has
-used gRPC breaks the child's gRPC (shared/notes/grpc-python.md). Each bot gets its own session,
+used gRPC breaks the child's gRPC ("Wrong file descriptor generation"). Each bot gets its own session,
 so a Ctrl-C at the terminal reaches the tournament (which stops the bots in order) and not the
 bots mid-match. On Linux the bot also gets PR_SET_PDEATHSIG, so a tournament that is killed
 outright (SIGKILL) takes its bots with it instead of leaving them listening.
@@ -57,7 +57,10 @@ from sandbox import (
     probe_limits,
     rotate,
 )
-from sandbox.bwrap import bot_uid, hidden
+from sandbox.bwrap import bot_uid, disables_userns, hidden
+from sandbox.cgroup import BotCgroup
+from sandbox.peer import PeerMismatch, check_tcp, check_unix, pin
+from sandbox.seccomp import seccomp_fd
 
 __all__ = [
     "DEFAULT_STARTUP_TIMEOUT",
@@ -71,7 +74,7 @@ __all__ = [
     "log_tail",
 ]
 
-DEFAULT_STARTUP_TIMEOUT: float = 15.0  # cutechess pings with a 15 s limit (shared/notes/anchors.md)
+DEFAULT_STARTUP_TIMEOUT: float = 15.0  # cutechess pings with a 15 s limit too
 DEFAULT_STOP_GRACE: float = 5.0
 MAX_RESTARTS: int = 5  # after this many restarts a bot is left down: its seats forfeit quickly
 _BOT_SERVICE = "hearts.v1.BotService"
@@ -79,10 +82,14 @@ _LISTENING = re.compile(r"listening on (\S+:\d+)")
 _PLACEHOLDER = re.compile(r"\{(port|host|name|address)\}")
 # Exec the command with PR_SET_PDEATHSIG set (it survives exec): the bot gets SIGTERM when the
 # tournament dies. Checks the parent is still there, in case it died before prctl ran.
+# A sandboxed bot's first process joins its control groups here, before anything runs (a bot that
+# cannot be counted does not start).
 _PDEATHSIG_SHIM = (
     "import ctypes, os, signal, sys\n"
     "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)\n"
     "os.getppid() == int(sys.argv[1]) or sys.exit(1)\n"
+    "for p in filter(None, os.environ.pop('HEARTS_CGROUPS', '').split(os.pathsep)):\n"
+    "    open(p, 'w').write(str(os.getpid()))\n"
     "try:\n"
     "    os.execvp(sys.argv[2], sys.argv[2:])\n"
     "except OSError as e:\n"  # one line in the bot's log, as a shell says it, not this shim's traceback
@@ -190,11 +197,27 @@ async def health_check(address: str, timeout: float = 1.0) -> bool:
 
 @dataclass
 class _Start:
-    """One sandboxed start of a bot: its process, its limits, the limit it was stopped at."""
+    """One sandboxed start of a bot: its process, its limits, the limit it was stopped at; in
+    the sandbox, its shared directory, the pinned name of its socket, its uid and control group,
+    and what served its socket when that was not the bot itself."""
 
     proc: subprocess.Popen[bytes]
     limits: Limits
     limit_hit: str | None = None
+    sock_dir: Path | None = None
+    pinned: Path | None = None
+    uid: int | None = None
+    cgroup: BotCgroup | None = None
+    impostor: str | None = None
+
+    def discard(self) -> None:
+        """What the start left on disk and in the kernel, once its processes are gone."""
+        if self.sock_dir is not None:
+            shutil.rmtree(self.sock_dir, ignore_errors=True)
+        if self.pinned is not None:
+            self.pinned.unlink(missing_ok=True)
+        if self.cgroup is not None:
+            self.cgroup.remove()
 
 
 @dataclass
@@ -499,6 +522,8 @@ class Launcher:
         for bp in self.bots.values():
             if bp.pump is not None:
                 await asyncio.to_thread(bp.pump.join, 2.0)
+            for start in bp.started.values():
+                start.discard()
         if self._run_dir is not None:
             shutil.rmtree(self._run_dir, ignore_errors=True)
 
@@ -524,12 +549,23 @@ class Launcher:
         uid = bot_uid() if full and os.geteuid() == 0 else None
         if bp.pump is not None:  # the last start's log ends (its tail, what it dropped) before this one's begins
             await asyncio.to_thread(bp.pump.join, 2.0)
+        for earlier in bp.started.values():  # an ended start's folder and group go before the next begins
+            if earlier.proc.poll() is not None:
+                earlier.discard()
         # Short: a unix socket's path has room for about 107 bytes, and bot names are free in length.
-        sock_dir = self._run_dir / f"{list(self.bots).index(bp.name)}-{bp.starts + 1}"
-        sock_dir.mkdir(mode=0o700)
-        if uid is not None:
-            os.chown(sock_dir, uid, uid)  # the bot's own uid creates its socket there
+        tag = f"{list(self.bots).index(bp.name)}-{bp.starts + 1}"
+        sock_dir = self._run_dir / tag
+        cgroup: BotCgroup | None = None
+        pinned: Path | None = None
         if full:
+            sock_dir.mkdir(mode=0o700)
+            if uid is not None:
+                os.chown(sock_dir, uid, uid)  # the bot's own uid creates its socket there
+            pins = self._run_dir / "pins"  # the referee's own names of the sockets: no bot sees this folder
+            pins.mkdir(mode=0o700, exist_ok=True)
+            pinned = pins / f"{tag}.sock"
+            if uid is not None:
+                cgroup = BotCgroup.make(f"{self._run_dir.name}/{tag}", bp.limits.memory_mb, bp.limits.processes)
             inner = f"unix:{SOCKET_DIR}/{BOT_SOCKET}"
             argv, bot_dir = _absolute(expand_command(bp.command, port=0, name=bp.name, address=inner), bp.cwd)
             env = {
@@ -546,17 +582,28 @@ class Launcher:
             if missing is not None:
                 raise BotStartError(bp.name, missing, command=bp.command)
             assert self._bwrap is not None
-            spec = SandboxSpec(argv=argv, socket_dir=sock_dir, limits=bp.limits, bot_dir=bot_dir, env=env, uid=uid)
+            filter_fd = seccomp_fd()
+            spec = SandboxSpec(
+                argv=argv,
+                socket_dir=sock_dir,
+                limits=bp.limits,
+                bot_dir=bot_dir,
+                env=env,
+                uid=uid,
+                seccomp_fd=filter_fd,
+            )
             full_argv = build_argv(spec, self._bwrap)
             # bwrap reads its options from a pipe and runs a start script it copies in, so its
             # command line, which the bot can read as its parent's, shows nothing of the host.
             short, options, script = hidden(full_argv)
             script_fd = _pipe_with(script)
             args_fd = _pipe_with(options.replace(b"{SCRIPT_FD}", str(script_fd).encode()))
-            pass_fds: tuple[int, ...] = (args_fd, script_fd)
+            pass_fds: tuple[int, ...] = (args_fd, script_fd, filter_fd)
             full_argv = [a.replace("{ARGS_FD}", str(args_fd)) for a in short]
             popen_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-            address = f"unix:{sock_dir / BOT_SOCKET}"
+            if cgroup is not None:
+                popen_env["HEARTS_CGROUPS"] = os.pathsep.join(str(p) for p in cgroup.procs)
+            address = f"unix:{pinned}"
         else:
             port = free_port(bp.host)
             argv = expand_command(bp.command, port=port, host=bp.host, name=bp.name)
@@ -599,7 +646,9 @@ class Launcher:
             for fd in pass_fds:
                 os.close(fd)
         bp.proc, bp.limit_hit = proc, None
-        start = bp.started[address] = _Start(proc, bp.limits)
+        start = bp.started[address] = _Start(
+            proc, bp.limits, sock_dir=sock_dir if full else None, pinned=pinned, uid=uid, cgroup=cgroup
+        )
         bp.pump = LogPump(
             read_end, log, cap, lambda n: self._hit(bp, start, f"log: more than {bp.limits.log_mb} MiB of output")
         )
@@ -614,7 +663,11 @@ class Launcher:
         bp.starts += 1
         bp.address = address
         try:
-            address = await self._await_ready(bp, offset)
+            if full:
+                await self._await_pinned(bp, start, offset)
+            if start.impostor is None:  # an impostor's seats forfeit at their handshake: nothing to wait for
+                address = await self._await_ready(bp, offset)
+                await self.vouch(bp.name, address)
         except BotStartError as e:
             await _terminate(bp.proc, self.stop_grace)
             limit = await self.diagnose(bp.name, address, wait=0.5)
@@ -627,12 +680,73 @@ class Launcher:
                     tail=e.tail,
                 ) from None
             raise
-        if uid is not None:
-            # Its socket made, the shared directory becomes root's: the bot can write nothing
-            # more there, on the host's disk (the watch bounds it until now).
-            os.chown(sock_dir, 0, 0)
-            os.chmod(sock_dir, 0o755)
         return address
+
+    async def _await_pinned(self, bp: BotProcess, start: _Start, offset: int) -> None:
+        """Wait for the bot's socket in its shared directory, then pin it (``sandbox.peer.pin``):
+        the referee reaches the bot through the pinned name alone. What stood there, if it was not
+        the bot's own socket, is kept as the start's ``impostor``, and its seats forfeit."""
+        assert bp.proc is not None and start.sock_dir is not None and start.pinned is not None
+        shared = start.sock_dir / BOT_SOCKET
+        deadline = time.monotonic() + self.startup_timeout
+        while True:
+            if bp.proc.poll() is not None:
+                raise BotStartError(
+                    bp.name,
+                    f"the process exited with code {bp.proc.returncode} before serving",
+                    command=bp.command,
+                    log_path=bp.log_path,
+                    tail=log_tail(bp.log_path or Path(), since=offset),
+                )
+            if os.path.lexists(shared):
+                if start.uid is not None:
+                    # The shared directory becomes root's: the bot can put nothing more there, nor
+                    # anything in its socket's place (the watch bounds what it wrote until now).
+                    os.chown(start.sock_dir, 0, 0)
+                    os.chmod(start.sock_dir, 0o755)
+                try:
+                    pin(shared, start.pinned, start.uid)
+                except PeerMismatch as e:
+                    start.impostor = str(e)
+                except FileNotFoundError:
+                    await asyncio.sleep(0.02)  # gone again: a server replacing its own socket
+                    continue
+                return
+            if time.monotonic() > deadline:
+                raise BotStartError(
+                    bp.name,
+                    f"made no socket at {SOCKET_DIR}/{BOT_SOCKET} within {self.startup_timeout:g} s",
+                    command=bp.command,
+                    log_path=bp.log_path,
+                    tail=log_tail(bp.log_path or Path(), since=offset),
+                )
+            await asyncio.sleep(0.02)
+
+    async def vouch(self, name: str, address: str) -> str | None:
+        """What serves bot ``name``'s start at ``address`` when it is not that start's own
+        processes (a link or another's socket in its place, another's port), or None: asked
+        before every handshake, so a seat is played by the bot it names or not at all."""
+        bp = self.bots.get(name)
+        if bp is None or bp.remote:
+            return None
+        start = bp.started.get(address)
+        if start is not None and start.impostor is not None:
+            return start.impostor
+        proc = start.proc if start is not None else bp.proc if address == bp.address else None
+        if proc is None or proc.poll() is not None:
+            return None  # gone: the call finds it unreachable, a fault of its own
+        try:
+            if start is not None and start.pinned is not None:
+                check_unix(start.pinned, proc.pid, start.uid)
+            elif not address.startswith("unix:"):
+                check_tcp(int(address.rsplit(":", 1)[1]), proc.pid)
+        except PeerMismatch as e:
+            if start is not None:
+                start.impostor = str(e)
+            return str(e)
+        except (OSError, ValueError):
+            return None  # nothing listens (yet, or any more): not an impostor
+        return None
 
     def isolation(self, name: str) -> Isolation:
         """How bot ``name`` runs now: its kind and, sandboxed, the kernel features in force."""
@@ -640,12 +754,17 @@ class Launcher:
         if bp.remote:
             return Isolation("remote")
         if bp.sandbox is SandboxMode.OFF:
-            return Isolation("none")
+            return Isolation("none", ("peer-checked",))
         if bp.sandbox is SandboxMode.LIMITS_ONLY:
-            return Isolation("limits-only", ("rlimits", "watch"))
-        features = ["mount-ns", "pid-ns", "net-ns", "ipc-ns", "rlimits", "watch"]
+            return Isolation("limits-only", ("peer-checked", "rlimits", "watch"))
+        features = ["mount-ns", "pid-ns", "net-ns", "ipc-ns", "rlimits", "watch", "seccomp", "peer-checked"]
         if os.geteuid() == 0:
             features.append("own-uid")
+        if os.geteuid() == 0 or (self._bwrap is not None and disables_userns(self._bwrap)):
+            features.append("no-userns")  # refused by the seccomp filter, and by bubblewrap where it can
+        start = bp.started.get(bp.address or "")
+        if start is not None and start.cgroup is not None:
+            features += start.cgroup.features
         return Isolation("sandbox", tuple(features))
 
     async def diagnose(self, name: str, address: str | None = None, wait: float = 1.0) -> str | None:
@@ -667,6 +786,11 @@ class Launcher:
             end = time.monotonic() + 0.5
             while start.limit_hit is None and time.monotonic() < end:
                 await asyncio.sleep(0.01)
+        if start.limit_hit is None and start.cgroup is not None and start.cgroup.oom_kills() > 0:
+            start.limit_hit = (
+                f"memory: over the limit of {start.limits.memory_mb} MiB counted by its memory cgroup "
+                "(every page it held: processes, tmpfs, shared memory)"
+            )
         if start.limit_hit is not None:
             return start.limit_hit
         # A signal the kernel sends at an rlimit: the process itself (-N) or bubblewrap's report of

@@ -64,6 +64,7 @@ from referee.record import (
     utc_now,
 )
 from referee.rules import Rules
+from sandbox import Isolation
 
 # -- schema --------------------------------------------------------------------------------------
 
@@ -500,6 +501,20 @@ _PLAYS_VIEW = (
 )
 
 
+def _m16_seat_isolation(db: sqlite_utils.Database) -> None:
+    """What guarded each seat's bot (``str(Isolation)``: ``none``, ``in-process``, ``remote``,
+    ``limits-only``, ``sandbox:FEATURE,...``); NULL where it is unknown, as for every match before
+    this migration."""
+    if "isolation" in db["seats"].columns_dict:  # a store rewound to an earlier version (tests do) has it
+        return
+    _executescript_in_transaction(
+        db,
+        """
+    ALTER TABLE seats ADD COLUMN isolation TEXT;  -- NULL: not known
+    """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -516,6 +531,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m13_turbo_charges,
     _m14_seat_teams,
     _m15_hand_plays_by_column,
+    _m16_seat_isolation,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]
@@ -792,6 +808,13 @@ def canonical_rules(rules: dict[str, Any]) -> str:
 @functools.lru_cache(maxsize=64)
 def _canonical(key: str) -> str:
     return str(Rules.from_dict(json.loads(key)))
+
+
+def _by_name(cur: sqlite3.Cursor) -> Iterator[dict[str, Any]]:
+    """A query's rows keyed by column name: a reader that does not depend on the columns' order."""
+    names = [d[0] for d in cur.description]
+    for row in cur:
+        yield dict(zip(names, row))
 
 
 def _insert(conn: sqlite3.Connection, table: str, rows: list[dict[str, Any]]) -> None:
@@ -1235,6 +1258,7 @@ class Store:
                         "address": s.address,
                         "time_bank_left_ms": s.time_bank_left_ms,
                         "team": s.team,
+                        "isolation": str(s.isolation) if s.isolation is not None else None,
                     }
                     for i, s in enumerate(record.seats)
                 ],
@@ -1410,22 +1434,25 @@ class Store:
         mid, tid, seed, rules, status, started, finished, winners = row
         seats = [
             SeatRecord(
-                seat=r[0],
-                bot=r[1],
-                final_score=r[2],
-                place=r[3],
-                faults=r[4],
-                forfeit=bool(r[5]),
-                forfeit_reason=ForfeitReason(r[6]) if r[6] else None,
-                address=r[7],
-                time_bank_left_ms=r[8],
-                team=r[9],
+                seat=r["seat"],
+                bot=r["bot"],
+                final_score=r["final_score"],
+                place=r["place"],
+                faults=r["faults"],
+                forfeit=bool(r["forfeit"]),
+                forfeit_reason=ForfeitReason(r["forfeit_reason"]) if r["forfeit_reason"] else None,
+                address=r["address"],
+                time_bank_left_ms=r["time_bank_left_ms"],
+                team=r["team"],
+                isolation=Isolation.parse(r["isolation"]) if r["isolation"] is not None else None,
             )
-            for r in q(
-                "SELECT s.seat, b.name, s.final_score, s.place, s.faults, s.forfeit, s.forfeit_reason, "
-                "s.address, s.time_bank_left_ms, s.team FROM seats s JOIN bots b ON b.id = s.bot_id "
-                "WHERE s.match_id = ? ORDER BY s.seat",
-                [mid],
+            for r in _by_name(
+                q(
+                    "SELECT s.seat, b.name AS bot, s.final_score, s.place, s.faults, s.forfeit, s.forfeit_reason, "
+                    "s.address, s.time_bank_left_ms, s.team, s.isolation FROM seats s JOIN bots b ON b.id = s.bot_id "
+                    "WHERE s.match_id = ? ORDER BY s.seat",
+                    [mid],
+                )
             )
         ]
         passes: dict[int, list[PassRecord]] = {}

@@ -592,13 +592,24 @@ def sandbox_options(entries: Mapping[str, BotEntry]) -> dict[str, tuple[SandboxM
 
 
 def launcher_seat(launcher: Launcher, name: str, address: str) -> GrpcSeat:
-    """The bot's seat; an unreachable sandboxed bot is asked of its launcher, which knows whether
-    its sandbox stopped it at a limit (a ``resource_limit`` fault, not a transport one)."""
+    """The bot's seat, with the isolation its launcher runs it under (the record keeps it); an
+    unreachable sandboxed bot is asked of its launcher, which knows whether its sandbox stopped it
+    at a limit (a ``resource_limit`` fault, not a transport one), and before every handshake the
+    launcher vouches that the bot it started serves the address."""
 
     async def diagnose() -> str | None:
         return await launcher.diagnose(name, address)
 
-    return GrpcSeat(address, name, diagnose=diagnose if launcher.bots[name].sandbox is not SandboxMode.OFF else None)
+    async def vouch() -> str | None:
+        return await launcher.vouch(name, address)
+
+    return GrpcSeat(
+        address,
+        name,
+        diagnose=diagnose if launcher.bots[name].sandbox is not SandboxMode.OFF else None,
+        vouch=vouch,
+        isolation=launcher.isolation(name),
+    )
 
 
 async def _stop(seats: Mapping[str, Seat], launcher: Launcher) -> None:

@@ -52,9 +52,11 @@ from referee.rules import PRESETS, IllegalPlayError, Match, MoonChoice, Observat
 from referee.rules.options import OPTION_NAMES
 from referee.seats import REFEREE_NAME, Ask, GrpcSeat, InProcessSeat, Seat
 from referee.untrusted import inert, inert_text
+from sandbox import Isolation
 
 SCHEMA = "hearts-arena/validate"
-VERSION = 1  # bump on any change a reader of version 1 would misread; adding a field is one too
+VERSION = 2  # bump on any change a reader of the last version would misread; adding a field is one too
+# 2: isolation (str(Isolation), or null: unknown); a version 1 report reads as unknown.
 
 HANDSHAKE_S = 5.0  # the referee's handshake deadline (MatchSettings.handshake_ms)
 PROBE_S = 3.0  # health and reflection: answered at once by any gRPC library that serves them
@@ -194,6 +196,7 @@ class Report:
     started_at: str
     finished_at: str
     command: str | None = None
+    isolation: Isolation | None = None  # what guarded the bot while it was checked; None: unknown
 
     @property
     def ok(self) -> bool:
@@ -215,6 +218,7 @@ class Report:
             "counts": self.counts(),
             "address": self.address,
             "command": self.command,
+            "isolation": str(self.isolation) if self.isolation is not None else None,
             "bot": _plain(asdict(self.bot)) if self.bot is not None else None,
             "rules": list(self.rules),
             "budget_ms": self.budget_ms,
@@ -228,12 +232,16 @@ class Report:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Report:
-        if d.get("schema") != SCHEMA or d.get("version") != VERSION:
-            raise ValueError(f"not a {SCHEMA} report of version {VERSION}: {d.get('schema')!r} {d.get('version')!r}")
+        if d.get("schema") != SCHEMA or d.get("version") not in range(1, VERSION + 1):
+            raise ValueError(
+                f"not a {SCHEMA} report of versions 1 to {VERSION}: {d.get('schema')!r} {d.get('version')!r}"
+            )
         bot = d["bot"]
+        isolation = d.get("isolation")  # none in version 1
         return cls(
             address=d["address"],
             command=d["command"],
+            isolation=Isolation.parse(isolation) if isolation is not None else None,
             bot=BotInfo(**{**bot, "presets": tuple(bot["presets"]), "options": tuple(bot["options"])})
             if bot is not None
             else None,
@@ -297,6 +305,8 @@ class _Session:
     settings: MatchSettings
     on_check: Callable[[Check], None] | None
     diagnose: Callable[[], Awaitable[str | None]] | None = None
+    vouch: Callable[[], Awaitable[str | None]] | None = None
+    isolation: Isolation | None = None
     seat: GrpcSeat = field(init=False)
     clock: Clock = field(init=False)
     checks: list[Check] = field(default_factory=list)
@@ -307,7 +317,9 @@ class _Session:
     tables: dict[tuple[str, int], tuple[str, list[str]]] = field(default_factory=dict)  # the guise's
 
     def __post_init__(self) -> None:
-        self.seat = GrpcSeat(self.address, "validate", diagnose=self.diagnose)
+        self.seat = GrpcSeat(
+            self.address, "validate", diagnose=self.diagnose, vouch=self.vouch, isolation=self.isolation
+        )
         self.clock = Clock(self.settings)
 
     def seed(self, default: int) -> int:
@@ -915,6 +927,8 @@ async def validate(
     command: str | None = None,
     on_check: Callable[[Check], None] | None = None,
     diagnose: Callable[[], Awaitable[str | None]] | None = None,
+    vouch: Callable[[], Awaitable[str | None]] | None = None,
+    isolation: Isolation | None = None,
     guise: Guise | None = None,
 ) -> Report:
     """Validate the bot served at ``address``: every check, in order; ``on_check`` sees each as it
@@ -922,10 +936,13 @@ async def validate(
     control is a match's (``MatchSettings``): each decision may take ``budget + bank left + grace``.
     ``match``: play the complete short match too. ``command`` is only recorded in the report.
     ``diagnose`` says why an unreachable bot is gone when its sandbox knows (a limit it hit: a
-    ``resource_limit`` fault), as a match's seat asks its launcher. ``guise``: what the bot is told,
-    to look like a tournament's matches (``Guise``). Never raises for anything the bot does."""
+    ``resource_limit`` fault), as a match's seat asks its launcher; ``vouch`` what its launcher saw
+    serving the address when that was not the bot it started (an ``impersonation`` fault).
+    ``isolation``: what guards the bot, from whoever started it (its launcher), kept in the report
+    and in its match's record. ``guise``: what the bot is told, to look like a tournament's matches
+    (``Guise``). Never raises for anything the bot does."""
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms)
-    s = _Session(address, settings, on_check, diagnose, guise=guise)
+    s = _Session(address, settings, on_check, diagnose, vouch, isolation, guise=guise)
     started = utc_now()
     checked: list[Rules] = []
     try:
@@ -962,6 +979,7 @@ async def validate(
         latency=Latency.of(s.latencies),
         started_at=started,
         finished_at=utc_now(),
+        isolation=isolation,
     )
 
 
@@ -989,6 +1007,8 @@ def render(report: Report, *, verbose: bool = False) -> RenderableType:
     head.append(f" at {inert(report.address)}")
     if report.command is not None:
         head.append(f", started by {inert(report.command)}")
+    if report.isolation is not None:
+        head.append(f"; {report.isolation.label}")
     parts: list[RenderableType] = [head]
     table = Table(title_justify="left", expand=True)
     table.add_column("check", ratio=2, overflow="fold")

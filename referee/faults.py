@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hearts.v1.codec import moon_choice_from_wire
-from referee.record import FaultKind
+from referee.record import FaultKind, ForfeitReason
 from referee.rules import (
     Card,
     CardNotHeldError,
@@ -29,6 +29,7 @@ from referee.seats import (
     BotErrorStatus,
     BotTimeout,
     BotUnreachable,
+    Impersonation,
     MalformedReply,
     OversizedReply,
     ResourceLimitHit,
@@ -38,9 +39,17 @@ from referee.seats import (
 MAX_FAULTS = 3
 """Faults after which a bot forfeits the match."""
 
-FORFEIT_AT_ONCE = frozenset({FaultKind.TRANSPORT, FaultKind.RESOURCE_LIMIT})
+FORFEIT_AT_ONCE = frozenset({FaultKind.TRANSPORT, FaultKind.RESOURCE_LIMIT, FaultKind.IMPERSONATION})
 """Kinds that end a bot's match at the first occurrence: an unreachable bot cannot come back, nor
-one its sandbox stopped at a limit (it is restarted for its next match)."""
+one its sandbox stopped at a limit (it is restarted for its next match), nor a seat that another
+process was serving (its answers are not its own)."""
+
+FORFEIT_REASONS = {
+    FaultKind.TRANSPORT: ForfeitReason.UNREACHABLE,
+    FaultKind.RESOURCE_LIMIT: ForfeitReason.RESOURCE_LIMIT,
+    FaultKind.IMPERSONATION: ForfeitReason.IMPERSONATION,
+}
+"""The forfeit each kind of ``FORFEIT_AT_ONCE`` records."""
 
 MAX_ANSWER_CARDS = 52
 """No answer of several cards (a pass, a discard) ever needs more than a hand holds; a hand never
@@ -61,6 +70,7 @@ class Fault(Exception):
 _SEAT_FAULTS: tuple[tuple[type[SeatError], FaultKind], ...] = (
     (BotTimeout, FaultKind.TIMEOUT),
     (ResourceLimitHit, FaultKind.RESOURCE_LIMIT),  # before its base, BotUnreachable
+    (Impersonation, FaultKind.IMPERSONATION),
     (BotUnreachable, FaultKind.TRANSPORT),
     (OversizedReply, FaultKind.OVERSIZED),
     (MalformedReply, FaultKind.MALFORMED),

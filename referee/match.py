@@ -21,6 +21,7 @@ from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
 from referee.faults import (
     FORFEIT_AT_ONCE,
+    FORFEIT_REASONS,
     MAX_FAULTS,
     Fault,
     answer_text,
@@ -74,6 +75,7 @@ from referee.seats import (
     reach,
     unreachable_message,
 )
+from sandbox.isolation import Isolation
 
 T = TypeVar("T")
 _PLAY = Phase.PLAY  # a module global: cheaper than the enum's class attribute on the hot path
@@ -736,13 +738,7 @@ class _Referee:
             st.forfeit = True
             if st.notifier is not None:
                 st.notifier.pending.clear()
-            st.forfeit_reason = (
-                ForfeitReason.RESOURCE_LIMIT
-                if fault.kind is FaultKind.RESOURCE_LIMIT
-                else ForfeitReason.UNREACHABLE
-                if fault.kind in FORFEIT_AT_ONCE
-                else ForfeitReason.FAULTS
-            )
+            st.forfeit_reason = FORFEIT_REASONS.get(fault.kind, ForfeitReason.FAULTS)
             action += "; the bot forfeits: substitutes play the rest of its match"
         self.record.faults.append(
             FaultRecord(
@@ -1018,6 +1014,7 @@ class _Referee:
                 address=st.seat.address,
                 time_bank_left_ms=round(st.clock.bank * 1000, 1),
                 team=s % 2 if m.rules.partnership != "none" else None,
+                isolation=getattr(st.seat, "isolation", None),  # a seat that does not say: unknown
             )
             for s, st in enumerate(self.states)
         ]
@@ -1070,7 +1067,7 @@ async def play_remote(
         raise ValueError(f"the rules ({rules.name}) need {rules.players} seats, not {len(seats)}")
     channels: dict[str, GrpcSeat] = {}
     for name, address in seats:
-        channels.setdefault(address, GrpcSeat(address, name))
+        channels.setdefault(address, GrpcSeat(address, name, isolation=Isolation("remote")))
     try:
         errors = await reach(list(channels.values()), reach_timeout)
         problems, missing = [], []

@@ -2,7 +2,8 @@
 
 The referee returns a ``MatchRecord``; ``ladder.store`` writes it to SQLite and reads it back.
 Cards are kept as text (``"QS"``, ``"10H"``) so that a record is readable as it stands, survives
-JSON and SQLite unchanged, and parses back with ``Card.parse``.
+JSON and SQLite unchanged, and parses back with ``Card.parse``. A seat's ``isolation`` (what guarded
+its bot) is a ``sandbox.isolation.Isolation``, kept as its text too (``str``; ``Isolation.parse``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import enum
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from sandbox.isolation import Isolation
 
 
 def utc_now() -> str:
@@ -35,6 +38,7 @@ class FaultKind(str, enum.Enum):
     WRONG_CALL = "wrong_call"  # pass_cycle call: the dealer's call is no pass (see rules.pass_call)
     WRONG_CHARGE = "wrong_charge"  # turbo_charging: a card not A♥ Q♠ J♦ 10♣, twice, or more than allowed
     RESOURCE_LIMIT = "resource_limit"  # a sandboxed bot was stopped at a limit (the detail names it)
+    IMPERSONATION = "impersonation"  # the seat's socket was served by a process not started for the seat
 
 
 class ForfeitReason(str, enum.Enum):
@@ -43,6 +47,7 @@ class ForfeitReason(str, enum.Enum):
     UNREACHABLE = "unreachable"  # a transport fault: the bot could not be reached, so it cannot come back
     FAULTS = "faults"  # as many faults as the match's fault limit
     RESOURCE_LIMIT = "resource_limit"  # stopped at a resource limit of its sandbox: it cannot come back this match
+    IMPERSONATION = "impersonation"  # another process served its seat: nothing it answers can count
 
 
 class MatchStatus(str, enum.Enum):
@@ -64,6 +69,7 @@ class SeatRecord:
     address: str | None = None  # where the bot was served (None for an in-process seat)
     time_bank_left_ms: float | None = None
     team: int | None = None  # under rules.partnership: 0 (seats 0 and 2) or 1 (seats 1 and 3); None without
+    isolation: Isolation | None = None  # what guarded the bot (its seat says); None: unknown, as in older stores
 
 
 @dataclass(slots=True)  # one per decision: no __dict__ each
@@ -160,14 +166,16 @@ class MatchRecord:
         return [s.final_score for s in self.seats]
 
     def decisions(self) -> dict[str, Any]:
-        """Everything the seed, the rules and the bots decide: the record without ids, clocks or
-        latencies. Two runs of the same seed, rules and deterministic bots give equal decisions."""
+        """Everything the seed, the rules and the bots decide: the record without ids, clocks,
+        latencies or where and how the bots ran. Two runs of the same seed, rules and deterministic
+        bots give equal decisions."""
         d = dataclasses.asdict(self)
         for k in ("match_id", "started_at", "finished_at", "tournament_id"):
             d.pop(k)
         for s in d["seats"]:
             s.pop("time_bank_left_ms")
             s.pop("address")
+            s.pop("isolation")
         for h in d["hands"]:
             for latency in ("moon_choice_latency_ms", "discard_latency_ms", "pass_call_latency_ms"):
                 h.pop(latency)

@@ -65,6 +65,15 @@ def _forfeit_text(seat: SeatRecord) -> str:
     return str(ForfeitReason(seat.forfeit_reason).value) if seat.forfeit_reason else "forfeit"
 
 
+UNKNOWN_ISOLATION = "isolation unknown (not recorded)"
+"""What a seat recorded without its isolation shows (a match stored before the store kept it)."""
+
+
+def isolation_text(seat: SeatRecord) -> str:
+    """What guarded the seat's bot, for a person: its isolation's label, or that it is unknown."""
+    return seat.isolation.label if seat.isolation is not None else UNKNOWN_ISOLATION
+
+
 def _teams_text(rules: Rules, names: Sequence[str]) -> str:
     """Under partnership, who plays with whom: '  teams: a & c against b & d'; else empty."""
     if rules.partnership == "none":
@@ -191,8 +200,8 @@ def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick], tup
 
 
 def replay(record: MatchRecord) -> RenderableType:
-    """The match hand by hand, trick by trick: the deal, the passes, every trick's leader, cards,
-    winner and points, and each hand's score."""
+    """The match hand by hand, trick by trick: what guarded each seat's bot, the deal, the passes,
+    every trick's leader, cards, winner and points, and each hand's score."""
     rules = Rules.from_dict(record.rules)
     names = _names(record)
     n = len(names)
@@ -207,6 +216,7 @@ def replay(record: MatchRecord) -> RenderableType:
             style="bold",
         )
     ]
+    parts.extend(Text(f"  seat {s.seat} {names[s.seat]}: {isolation_text(s)}") for s in record.seats)
     for (number, tricks, kitty), h in zip(_tricks_by_hand(record), record.hands):
         called = (
             f" (called by the dealer: {h.pass_call}" + (", substitute)" if h.pass_call_substituted else ")")

@@ -29,6 +29,7 @@ from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc, codec
 from referee.rules import Card, MoonChoice, Observation
 from referee.untrusted import inert
+from sandbox.isolation import Isolation
 
 T = TypeVar("T")
 _perf_counter = time.perf_counter
@@ -91,6 +92,11 @@ class BotUnreachable(SeatError):
 class ResourceLimitHit(BotUnreachable):
     """The bot is unreachable because its sandbox stopped it at a resource limit, which the
     launcher observed and names (``memory: ...``); never inferred from what the bot says."""
+
+
+class Impersonation(SeatError):
+    """The seat's socket is served by a process that is not the seat's bot (its launcher looked:
+    the socket's kind, owner and listening process), so nothing that answers there is the bot's."""
 
 
 class SeatClosed(BotUnreachable):
@@ -214,10 +220,13 @@ class Ask:
 
 @runtime_checkable
 class Seat(Protocol):
-    """The referee's side of one bot. ``timeout`` is the whole deadline of the call, in seconds."""
+    """The referee's side of one bot. ``timeout`` is the whole deadline of the call, in seconds.
+    ``isolation`` is what guards the bot, as whoever made the seat knows it (None: unknown); the
+    match record keeps it."""
 
     name: str | None
     address: str | None
+    isolation: Isolation | None
 
     async def handshake(self, request: pb.HandshakeRequest, timeout: float) -> pb.HandshakeResponse: ...
 
@@ -263,11 +272,19 @@ class GrpcSeat:
         *,
         max_receive_bytes: int = MAX_RECEIVE_BYTES,
         diagnose: Callable[[], Awaitable[str | None]] | None = None,
+        vouch: Callable[[], Awaitable[str | None]] | None = None,
+        isolation: Isolation | None = None,
     ) -> None:
+        """``isolation``: what guards the bot, from whoever started it (its launcher); None when
+        nobody here knows."""
         self.address: str | None = address  # always set: typed as the Seat interface has it
         self.name = name
+        self.isolation = isolation
         # Asked when the bot is unreachable: the resource limit its launcher stopped it at, if any.
         self.diagnose = diagnose
+        # Asked before every handshake: what its launcher saw serving the address, when that is not
+        # the seat's own bot (None when it is).
+        self.vouch = vouch
         self.max_receive_bytes = max_receive_bytes
         self._hard_limit = 4 * max_receive_bytes
         self._options = [o for o in CHANNEL_OPTIONS if o[0] != "grpc.max_receive_message_length"]
@@ -374,6 +391,8 @@ class GrpcSeat:
         caller asks again.
         """
         stub = self.stub()
+        if self.vouch is not None and (seen := await self.vouch()) is not None:
+            raise Impersonation(f"the seat is not served by its own bot: {seen}", seen)
         if self._hello is not None:
             return self._hello
         task = self._hello_task
@@ -475,6 +494,7 @@ class InProcessSeat:
     """
 
     address: str | None = None
+    isolation: Isolation | None = Isolation("in-process")
 
     def __init__(self, bot: Any, name: str | None = None) -> None:
         self.bot = bot

@@ -22,6 +22,7 @@ No environment passes in but what ``env`` holds.
 from __future__ import annotations
 
 import enum
+import functools
 import importlib.util
 import itertools
 import os
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox.limits import Limits
+from sandbox.seccomp import SeccompUnavailable, filter_bpf
 
 __all__ = [
     "BOT_SOCKET",
@@ -45,6 +47,7 @@ __all__ = [
     "SandboxUnavailable",
     "bot_uid",
     "build_argv",
+    "disables_userns",
     "hidden",
     "limits_only_argv",
     "probe",
@@ -96,6 +99,10 @@ def probe() -> str:
         raise SandboxUnavailable(f"--sandbox needs bubblewrap (bwrap), which is not installed: {INSTALL_HINT}")
     if shutil.which("prlimit") is None or (os.geteuid() == 0 and shutil.which("setpriv") is None):
         raise SandboxUnavailable("--sandbox needs prlimit and setpriv (util-linux): apt-get install util-linux")
+    try:
+        filter_bpf()
+    except SeccompUnavailable as e:
+        raise SandboxUnavailable(f"--sandbox: {e}") from None
     argv = [path, *_namespaces(), "--die-with-parent", *_system_binds(), "--", "/bin/true"]
     try:
         run = subprocess.run(argv, capture_output=True, text=True, timeout=20)
@@ -109,6 +116,16 @@ def probe() -> str:
             "user.max_user_namespaces > 0), or a container forbids them: run as root, or allow them"
         )
     return path
+
+
+@functools.cache
+def disables_userns(bwrap: str = "bwrap") -> bool:
+    """Whether this bubblewrap has ``--disable-userns`` (0.8 and later)."""
+    try:
+        run = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--disable-userns" in run.stdout + run.stderr
 
 
 def bot_uid() -> int:
@@ -191,6 +208,7 @@ class SandboxSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     uid: int | None = None
     extra_ro: list[Path] = field(default_factory=list)
+    seccomp_fd: int | None = None  # the filter's pipe (``sandbox.seccomp.seccomp_fd``), passed to bubblewrap
 
 
 def prlimit_args(limits: Limits) -> list[str]:
@@ -231,9 +249,13 @@ def build_argv(spec: SandboxSpec, bwrap: str = "bwrap") -> list[str]:
         ro.append(spec.bot_dir)
     ro = [p for p in ro if p.exists()]
     out = [bwrap, *_namespaces(), "--die-with-parent", "--new-session", "--clearenv"]
+    if os.geteuid() != 0 and disables_userns(bwrap):
+        out.append("--disable-userns")  # run as a user, the bot's own user namespace is the last it gets
+    if spec.seccomp_fd is not None:
+        out += ["--seccomp", str(spec.seccomp_fd)]
     for k, v in spec.env.items():
         out += ["--setenv", k, v]
-    # The tmpfs first: a tmpfs mounted after a bind would hide it (shared/notes/sandbox.md).
+    # The tmpfs first: a tmpfs mounted after a bind would hide it.
     out += ["--perms", "1777", "--size", str(spec.limits.scratch_mb * 1024 * 1024), "--tmpfs", "/tmp"]
     out += ["--perms", "0755", "--dir", "/run", "--perms", "0755", "--dir", SOCKET_DIR]
     out += _dirs_for(ro)

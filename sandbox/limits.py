@@ -36,6 +36,7 @@ class Limits:
     open_files: int = 256  # RLIMIT_NOFILE per process
     file_size_mb: int = 64  # RLIMIT_FSIZE: the largest file it may write
     scratch_mb: int = 64  # its writable /tmp, a tmpfs of this size
+    files: int = 10_000  # files and folders in its /tmp (the watch: a tmpfs counts inodes, not only bytes)
     log_mb: int = 4  # output kept per start: the first and last halves, with what was dropped between
 
     def __post_init__(self) -> None:
@@ -88,5 +89,6 @@ LIMIT_DOCS: dict[str, str] = {
     "open_files": "open files per process (RLIMIT_NOFILE)",
     "file_size_mb": "largest file it may write (RLIMIT_FSIZE), MiB",
     "scratch_mb": "its writable /tmp, MiB",
+    "files": "files and folders in its /tmp",
     "log_mb": "output kept per start (head and tail), MiB",
 }

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox.cgroup import remove_run, run_groups
 from sandbox.limits import MB, Limits
 
 __all__ = ["TICK_S", "Usage", "Watch", "Watcher", "tree", "usage"]
@@ -38,8 +39,10 @@ TICK_S = 0.05  # 0.3 ms of the referee process's CPU per bot per tick, measured:
 CPU_WINDOW_S = 0.1
 LOW_PRIORITY = 19
 SHARED_ENTRIES = 16  # a bot's shared directory holds its socket: a few entries at most
+SHARED_BYTES = 1024 * 1024  # and a socket has no size: this is far more than a bot needs
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _HZ = os.sysconf("SC_CLK_TCK")
+_OWN_MOUNTS = os.readlink("/proc/self/ns/mnt") if os.path.exists("/proc/self/ns/mnt") else ""
 
 
 def tree(root: int) -> list[int]:
@@ -144,13 +147,17 @@ def dir_usage(path: Path, most: int) -> tuple[int, int]:
     return entries, size
 
 
-def scratch_free(pid: int) -> int | None:
-    """Free bytes of the bot's /tmp, seen through its process's root; None if it cannot be seen."""
+def scratch_free(pid: int) -> tuple[int, int] | None:
+    """(free bytes, inodes in use) of the bot's /tmp, seen through its process's root; None if it
+    cannot be seen, or the process is not in the sandbox's mounts yet (the launch shim, before it
+    becomes bubblewrap, sees the host's /tmp)."""
     try:
+        if os.readlink(f"/proc/{pid}/ns/mnt") == _OWN_MOUNTS:
+            return None
         st = os.statvfs(f"/proc/{pid}/root/tmp")
     except OSError:
         return None
-    return st.f_bavail * st.f_frsize
+    return st.f_bavail * st.f_frsize, st.f_files - st.f_ffree
 
 
 @dataclass
@@ -193,7 +200,7 @@ class Watcher:
         shared_dir: Path | None = None,
     ) -> None:
         """``shared_dir``: the host directory the bot shares with the referee (its socket's), on
-        the host's disk, held to ``scratch_mb`` and ``SHARED_ENTRIES`` entries like its scratch."""
+        the host's disk, held to ``SHARED_ENTRIES`` entries and ``SHARED_BYTES``."""
         with self._lock:
             self._bots[key] = _Watched(
                 root, limits, on_hit, sandboxed, window_start=time.monotonic(), shared_dir=shared_dir
@@ -250,13 +257,15 @@ class Watcher:
         elif u.tasks >= lim.processes:
             why = f"processes: {u.tasks} threads and processes, the limit is {lim.processes}"
         elif w.sandboxed:
-            free = scratch_free(u.pids[0])
-            if free is not None and free < 64 * 1024:
+            scratch = scratch_free(u.pids[0])
+            if scratch is not None and scratch[0] < 64 * 1024:
                 why = f"disk: the scratch space /tmp is full ({lim.scratch_mb} MiB)"
+            elif scratch is not None and scratch[1] > lim.files:
+                why = f"files: {scratch[1]} files and folders in /tmp, the limit is {lim.files}"
             elif w.shared_dir is not None:
                 entries, size = dir_usage(w.shared_dir, SHARED_ENTRIES + 1)
-                if entries > SHARED_ENTRIES or size > lim.scratch_mb * MB:
-                    why = f"disk: {entries} entries, {size / MB:.0f} MiB in its shared directory /run/hearts"
+                if entries > SHARED_ENTRIES or size > SHARED_BYTES:
+                    why = f"disk: {entries} entries, {size / 1024:.0f} KiB in its shared directory /run/hearts"
         if why is not None:
             self.kill(w, why)
             return
@@ -403,6 +412,11 @@ def _serve(tick: float, run_dir: str | None = None) -> None:
     watcher.close()
     if run_dir is not None:
         shutil.rmtree(run_dir, ignore_errors=True)
+        for _ in range(20):  # a group is removable once its last process has exited
+            remove_run(Path(run_dir).name)
+            if not run_groups(Path(run_dir).name):
+                break
+            time.sleep(0.1)
 
 
 def _renice(pids: list[int], nice: int) -> None:

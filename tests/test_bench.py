@@ -91,6 +91,13 @@ def test_arena_bench_serves_the_leaderboard_over_http_and_reports_its_figures() 
     assert r["median_ms"] > 0 and r["first_request_with_fit_ms"] > 0 and r["target_ms"] == 200
 
 
+def test_signin_bench_floods_from_distinct_addresses_and_reports_each_answer() -> None:
+    r = json.loads(_bench("signin.py", "--addresses", "2", "--wrong", "3", "--json"))
+    assert r["wrong_tokens"] == 6 and r["wrong_answers"] == {"401": 6}
+    assert r["during_status"] == {"first_sign_in": 200, "leaderboard_api": 200, "page": 200}
+    assert all(v > 0 for v in (*r["idle_ms"].values(), *r["during_ms"].values()))
+
+
 def test_cluster_bench_reports_both_ratios_and_the_writers_cost() -> None:
     out = _bench(
         "cluster.py", "--deals", "1", "--think-ms", "5", "--slots", "2", "--tasks", "50", "--saves", "40", "--json"

@@ -1,5 +1,6 @@
 """Dependencies point one way: web (the site) → arena → cluster → ladder → referee → the codec → rules;
-clients → the codec and rules; ladder → sandbox, which imports nothing of ours.
+clients → the codec and rules; ladder → sandbox, which imports nothing of ours; the referee takes from
+the sandbox only ``sandbox.isolation``, the value a seat's record keeps.
 
 The engine (referee/rules) must stay pure: no I/O libraries, no asyncio, no protobuf, nothing
 else of ours. These checks read every module's imports, so a stray import fails here first.
@@ -114,6 +115,13 @@ def test_only_the_store_runs_sql(path: Path) -> None:
     """The store owns the schema and every statement on it; the rest of the code calls its parts."""
     calls = _sql_calls(path)
     assert not calls, f"{path.relative_to(ROOT)} runs SQL ({', '.join(calls)}): give the store a method for it"
+
+
+@pytest.mark.parametrize("path", _modules("referee"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_referee_takes_only_the_isolation_value_from_the_sandbox(path: Path) -> None:
+    """A record says what guarded each seat's bot; running bots (bubblewrap, limits, the watch) is the ladder's."""
+    bad = sorted(n for n in _imports(path) if n.split(".")[0] == "sandbox" and n != "sandbox.isolation")
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
 @pytest.mark.parametrize("path", _modules("sandbox"), ids=lambda p: str(p.relative_to(ROOT)))

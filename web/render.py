@@ -19,10 +19,13 @@ from urllib.parse import quote
 
 import jinja2
 
+from sandbox.isolation import FEATURE_DOCS, Isolation, IsolationError
+
 __all__ = [
     "Card",
     "card",
     "env",
+    "isolations",
     "places",
     "points_svg",
     "rating_svg",
@@ -82,6 +85,32 @@ def sort_cards(cards: Sequence[str]) -> list[str]:
 
 def seat_names(match: dict[str, Any]) -> list[str]:
     return [str(s["bot"]) for s in sorted(match["seats"], key=lambda s: s["seat"])]
+
+
+UNKNOWN_ISOLATION = "unknown (not recorded)"
+"""What a seat without a recorded isolation shows (a match stored before the store kept it)."""
+
+
+def isolations(match: dict[str, Any]) -> list[dict[str, Any]]:
+    """What guarded each seat's bot, in seat order, from the seats' recorded ``isolation`` text: its
+    label, its exact text and the features in force with what each guarantees; unknown where the
+    record has none (exported before version 3, or stored before the store kept it)."""
+    out = []
+    for s in sorted(match["seats"], key=lambda s: s["seat"]):
+        text = s.get("isolation")
+        try:
+            iso = Isolation.parse(text) if isinstance(text, str) else None
+        except IsolationError:
+            iso = None  # not one this version knows: shown as the record has it
+        out.append(
+            {
+                "seat": s["seat"],
+                "text": text if isinstance(text, str) else None,
+                "label": iso.label if iso is not None else (str(text) if text is not None else UNKNOWN_ISOLATION),
+                "features": [(f, FEATURE_DOCS[f]) for f in iso.features] if iso is not None else [],
+            }
+        )
+    return out
 
 
 def teams(match: dict[str, Any]) -> list[list[int]]:
@@ -330,7 +359,9 @@ def env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    e.globals.update(card=card, places=places, sort_cards=sort_cards, teams=teams, team_totals=team_totals)
+    e.globals.update(
+        card=card, places=places, sort_cards=sort_cards, teams=teams, team_totals=team_totals, isolations=isolations
+    )
     e.filters["q"] = lambda s: quote(str(s), safe="")
     e.filters["pct"] = lambda x: "—" if x is None or x != x else f"{x:.1f}%"
     e.filters["num"] = lambda x, d=1: "—" if x is None or (isinstance(x, float) and x != x) else f"{x:.{d}f}"

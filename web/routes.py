@@ -12,7 +12,6 @@ POST whose Origin is another site is refused as well.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import hmac
@@ -212,13 +211,11 @@ async def signin(request: Request) -> Response:
     token = str(form.get("token", "")).strip()
     state = _state(request)
     try:
-        account = (
-            await asyncio.to_thread(lambda: state.guard.authenticate(state.store, token, client_address(request)))
-            if token
-            else None
-        )
+        account = await state.guard.authenticate(state.store, token, client_address(request)) if token else None
     except SignInLimited as e:
-        return render(request, "signin.html", {"title": "Sign in", "error": f"{str(e)[0].upper()}{str(e)[1:]}."}, 429)
+        page = render(request, "signin.html", {"title": "Sign in", "error": f"{str(e)[0].upper()}{str(e)[1:]}."}, 429)
+        page.headers["Retry-After"] = str(max(1, round(e.retry_after)))
+        return page
     if account is None:
         return render(request, "signin.html", {"title": "Sign in", "error": "That token is not valid here."}, 401)
     user = state.store.user(account.id)

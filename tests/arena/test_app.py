@@ -3,6 +3,7 @@ HTTP tests do not need a running ladder for."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -112,61 +113,23 @@ def test_the_guard_forgets_failures_once_they_leave_its_window(tmp_path: Path) -
     _p, bob = add_user(store, "bob")
     now = [1000.0]
     guard = SignInGuard(max_failures=3, window_s=60.0, clock=lambda: now[0])
-    try:
+
+    async def steps() -> None:
         for t in (0.0, 10.0, 20.0):
             now[0] = 1000.0 + t
-            assert guard.authenticate(store, "1.wrong", "10.0.0.7") is None
+            assert await guard.authenticate(store, "1.wrong", "10.0.0.7") is None
         with pytest.raises(SignInLimited) as limited:
-            guard.authenticate(store, bob, "10.0.0.7")
+            await guard.authenticate(store, bob, "10.0.0.7")
         assert limited.value.retry_after == pytest.approx(40.0)  # the first failure leaves at t=60
-        account = guard.authenticate(store, bob, "10.0.0.8")  # another address is not concerned
+        account = await guard.authenticate(store, bob, "10.0.0.8")  # another address is not concerned
         assert account is not None and account.name == "bob"
         now[0] = 1060.5  # the first failure has left: two remain, under the limit
         assert guard.retry_after("10.0.0.7") is None
+
+    try:
+        asyncio.run(steps())
     finally:
         store.close()
-
-
-def test_one_token_check_at_a_time_whatever_the_request_threads(tmp_path: Path, monkeypatch: Any) -> None:
-    """Guesses sent at once are checked one after another: they cannot take every core from the
-    ladder's matches (the check itself is the real scrypt, timed by a wrapper that counts overlaps)."""
-    import threading
-    import time
-
-    from arena import accounts
-
-    store = ArenaStore(tmp_path / "arena.db")
-    add_user(store, "carol")
-    store.close()
-    real, inside, most = accounts._check, [0], [0]
-    lock = threading.Lock()
-
-    def counted(token: str, stored: str) -> bool:
-        with lock:
-            inside[0] += 1
-            most[0] = max(most[0], inside[0])
-        try:
-            time.sleep(0.02)  # widens the window in which a second check would overlap
-            return real(token, stored)
-        finally:
-            with lock:
-                inside[0] -= 1
-
-    monkeypatch.setattr(accounts, "_check", counted)
-
-    def guess(i: int) -> None:
-        s = ArenaStore(tmp_path / "arena.db")
-        try:
-            assert accounts.authenticate(s, f"1.guess{i}") is None
-        finally:
-            s.close()
-
-    threads = [threading.Thread(target=guess, args=(i,)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert most[0] == 1
 
 
 def test_a_participant_s_versions_are_kept_within_their_storage_quota(tmp_path: Path) -> None:

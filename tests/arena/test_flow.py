@@ -146,6 +146,18 @@ def test_two_participants_submit_validate_play_and_stay_anonymous(tmp_path: Path
             assert all(r.status_code in (200, 409) for r in answers)
             record = next(r.json() for r in answers if r.status_code == 200)
             assert record["schema"] == "hearts-arena/match" and len(record["plays"]) > 0
+        # Each seat records what guarded its bot: the house bots started as they are, bob's served by
+        # him, alice's in the arena's sandbox (limits only where bubblewrap cannot run), as validated.
+        with a.client(a.organiser) as c:
+            kinds = {
+                s["bot"].rsplit(".v", 1)[0]: s["isolation"].partition(":")[0]
+                for m in c.get("/api/matches?limit=50").json()["matches"]
+                for s in c.get(f"/api/matches/{m['id']}").json()["seats"]
+            }
+            report = c.get("/api/bots/alice-lowbot/versions/1").json()["validation_report"]
+        assert kinds["random"] == kinds["lowest"] == kinds["heuristic"] == "none", kinds
+        assert kinds["bobs-bot"] == "remote" and kinds["alice-lowbot"] in ("sandbox", "limits-only"), kinds
+        assert report["version"] == 2 and report["isolation"].partition(":")[0] == kinds["alice-lowbot"]
         # bob's server goes down: that costs only his results; the ladder goes on without him.
         hosted.terminate()
         hosted.wait()

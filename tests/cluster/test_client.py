@@ -50,6 +50,8 @@ def test_the_cluster_records_the_same_matches_as_this_process(dask_cluster: Loca
     assert get_tournament(there, tid2).status == "finished"
     mine, theirs = _decisions(here, tid), _decisions(there, tid2)
     assert len(mine) == 8 and mine == theirs  # same seeds, same plays: only where they were played differs
+    # Each seat's isolation as the worker's own launcher ran the bot: started by command, no sandbox.
+    assert all(str(s.isolation) == "none" for m in there.match_ids() for s in there.load_match(m).seats)
     # Each worker started its own copy of every bot, its log under logs/cluster/HOST-WORKER/.
     logs = sorted(p.parent.name for p in (tmp_path / "logs" / "cluster").glob("*/lowest.log"))
     assert len(logs) == 2, logs
@@ -239,6 +241,9 @@ def test_each_worker_runs_its_bots_in_the_sandbox_when_asked(dask_cluster: Local
     assert len(logs) == 2
     for log in logs:
         assert "start 1 of lowest (sandboxed (bubblewrap))" in log.read_text()
+    seats = [s for m in store.match_ids() for s in store.load_match(m).seats]
+    assert len(seats) == 16 and all(s.isolation is not None and s.isolation.kind == "sandbox" for s in seats)
+    assert all({"mount-ns", "pid-ns", "net-ns"} <= set(s.isolation.features) for s in seats if s.isolation)
 
 
 def test_two_databases_tournament_1_share_a_cluster_without_stopping_each_others_bots(

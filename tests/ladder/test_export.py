@@ -106,6 +106,8 @@ def check_object(obj: dict[str, Any], rec: Any, where: str) -> None:
             for i, (o, r) in enumerate(zip(got, value, strict=True)):
                 assert isinstance(r, PassRecord if name == "passes" else ChargeRecord)
                 check_object(o, r, f"{where}.{name}[{i}]")
+        elif isinstance(rec, SeatRecord) and name == "isolation":
+            assert got == (str(value) if value is not None else None), f"{where}.isolation: its text"
         elif isinstance(rec, MatchRecord) and name == "rules":
             assert got == str(Rules.from_dict(value)), f"{where}.rules: the canonical text"
             assert Rules.parse(got).to_dict() == value, f"{where}.rules: reads back"
@@ -122,7 +124,7 @@ def test_every_field_of_every_record_is_exported_and_reads_back(arena: tuple[Pat
         assert [o["match_id"] for o in exported] == ids == sorted(ids) and len(ids) == 2 * len(RULESETS) + IN_TOURNAMENT
         records = [store.load_match(i) for i in ids]
     for obj, rec in zip(exported, records, strict=True):
-        assert (obj["schema"], obj["version"]) == (SCHEMA, VERSION) == ("hearts-arena/match", 2)
+        assert (obj["schema"], obj["version"]) == (SCHEMA, VERSION) == ("hearts-arena/match", 3)
         assert list(obj)[:2] == ["schema", "version"]
         check_object(obj, rec, rec.match_id)
         assert match_from_json(obj) == rec
@@ -141,6 +143,7 @@ def test_every_field_of_every_record_is_exported_and_reads_back(arena: tuple[Pat
     assert not any(h.charges for r in records if r.rules != Rules.parse(TURBO).to_dict() for h in r.hands)
     assert any(r.tournament_id is not None for r in records) and any(len(r.seats) == 3 for r in records)
     assert any(s["bot"] == HOSTILE_NAME for o in exported for s in o["seats"])
+    assert all(s["isolation"] == "in-process" for o in exported for s in o["seats"])  # every seat an InProcessSeat
     assert all(o["plays"][0]["latency_ms"] is not None for o in exported)
 
 
@@ -157,12 +160,26 @@ def test_a_reader_refuses_another_schema_or_a_later_version(arena: tuple[Path, i
     db, _ = arena
     with Store(db, readonly=True) as store:
         obj = match_to_json(store.load_match(next(store.match_ids())))
-    with pytest.raises(ExportError, match="versions 1 to 2"):
-        match_from_json({**obj, "version": 3})
+    with pytest.raises(ExportError, match="versions 1 to 3"):
+        match_from_json({**obj, "version": 4})
     with pytest.raises(ExportError, match="not a hearts-arena match"):
         match_from_json({**obj, "schema": "pgn"})
     with pytest.raises(ExportError, match="not a well-formed match"):
         match_from_json({k: v for k, v in obj.items() if k != "seed"})
+
+
+def test_an_older_version_reads_as_isolation_unknown_and_a_bad_isolation_is_refused(arena: tuple[Path, int]) -> None:
+    """Version 3 added each seat's isolation: an object of version 2 (none) reads as unknown. A seat's
+    isolation is its text (``str(Isolation)``) or null: anything else is no match of this schema."""
+    db, _ = arena
+    with Store(db, readonly=True) as store:
+        obj = match_to_json(store.load_match(next(store.match_ids())))
+    older = {**obj, "version": 2, "seats": [{k: v for k, v in s.items() if k != "isolation"} for s in obj["seats"]]}
+    assert all(s.isolation is None for s in match_from_json(older).seats)
+    for bad in ("jail", "sandbox:x-ray", 7, ["sandbox"]):
+        hostile = {**obj, "seats": [{**obj["seats"][0], "isolation": bad}, *obj["seats"][1:]]}
+        with pytest.raises(ExportError, match="not a well-formed match"):
+            match_from_json(hostile)
 
 
 def test_match_ids_pages_by_key_and_filters_by_tournament(arena: tuple[Path, int]) -> None:

@@ -342,6 +342,7 @@ def test_a_tournament_over_worker_processes_records_exactly_what_one_process_doe
             assert summary.played == 20 and len(seen) == 20 and all(seen)
             records = {mid: store.load_match(mid) for mid in store.match_ids()}
             assert len(records) == 20 and all(r.plays for r in records.values())
+            assert all(str(s.isolation) == "in-process" for r in records.values() for s in r.seats)
             decisions.append({mid: r.decisions() for mid, r in records.items()})
             store.close()
         assert decisions[0] == decisions[1]

@@ -136,8 +136,12 @@ def test_every_sample_bot_passes(name: str, validations: dict[str, Validation]) 
     assert report.latency.decisions > 150 and report.checks[-1].name == "latency"
 
 
-# resource_limit needs a sandbox to stop the bot at a limit: tests/sandbox/test_validate_sandboxed.py.
-@pytest.mark.parametrize("kind", [k for k in FaultKind if k is not FaultKind.RESOURCE_LIMIT], ids=lambda k: k.value)
+# resource_limit needs a sandbox to stop the bot at a limit (tests/sandbox/test_validate_sandboxed.py),
+# impersonation a launcher that saw another process serve the bot (tests/ladder/test_impersonation.py).
+LAUNCHER_KINDS = (FaultKind.RESOURCE_LIMIT, FaultKind.IMPERSONATION)
+
+
+@pytest.mark.parametrize("kind", [k for k in FaultKind if k not in LAUNCHER_KINDS], ids=lambda k: k.value)
 def test_each_fault_kind_is_caught(kind: FaultKind, validations: dict[str, Validation]) -> None:
     """A bot wrong in one way fails, and the checks that fail name exactly that fault kind (the referee's
     own classification), with the evidence: the request sent and what came back."""
@@ -182,19 +186,23 @@ def test_bot_text_is_shown_inert(validations: dict[str, Validation]) -> None:
 
 
 def test_the_json_report_reads_back(validations: dict[str, Validation]) -> None:
-    """--json is one ASCII object of schema hearts-arena/validate version 1, and Report.from_dict reads it
-    back to the same object, for a passing bot and a failing one."""
+    """--json is one ASCII object of schema hearts-arena/validate version 2, and Report.from_dict reads it
+    back to the same object, for a passing bot and a failing one; with what guarded the bot (started by
+    --command without --sandbox: none). A version 1 report, before the isolation, reads as unknown."""
     for key in ("sample:random", "faulty:illegal_card"):
         v = validations[key]
         assert v.out.isascii()
         data = json.loads(v.out)
-        assert (data["schema"], data["version"]) == ("hearts-arena/validate", 1)
+        assert (data["schema"], data["version"]) == ("hearts-arena/validate", 2)
+        assert data["isolation"] == "none:peer-checked"
         report = Report.from_dict(data)
         assert report.to_dict() == data
         assert data["ok"] is report.ok and data["counts"] == report.counts()
         assert data["command"] == v.args[1] and data["bot"]["name"] == ("random" if key.startswith("s") else "illegal")
-    with pytest.raises(ValueError, match="not a hearts-arena/validate report of version 1"):
-        Report.from_dict({**data, "version": 2})
+    older = {k: v for k, v in data.items() if k != "isolation"}
+    assert Report.from_dict({**older, "version": 1}).isolation is None
+    with pytest.raises(ValueError, match="not a hearts-arena/validate report of versions 1 to 2"):
+        Report.from_dict({**data, "version": 3})
 
 
 def test_an_unreachable_address_fails_at_once(tmp_path: Path) -> None:

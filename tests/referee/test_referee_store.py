@@ -15,6 +15,7 @@ from referee.match import MatchSettings, play_match
 from referee.record import FaultKind, MatchRecord
 from referee.rules import Card, Observation, Rules, cards_of
 from referee.seats import InProcessSeat
+from sandbox.isolation import FEATURE_DOCS, KINDS, Isolation
 
 TABLES = ("bots", "matches", "seats", "hands", "passes", "charges", "hand_plays", "faults")
 
@@ -323,6 +324,48 @@ def test_a_partnership_matchs_teams_round_trip(tmp_path: Path) -> None:
     with Store(tmp_path / "arena.db") as db:
         assert all(s.team is None for s in db.load_match(rec.match_id).seats)
         assert db.db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
+def test_each_seats_isolation_round_trips_and_an_older_store_reads_it_as_unknown(tmp_path: Path) -> None:
+    """seats.isolation keeps what guarded each seat's bot as ``str(Isolation)`` (migration 16): every kind,
+    a sandbox with every feature, and unknown (None, NULL) read back unchanged. A store of the migration
+    before gains the column, its matches' seats unknown; matches saved after keep theirs."""
+    from rich.console import Console
+
+    from referee.report import replay
+
+    rec = a_record()
+    assert [s.isolation for s in rec.seats] == [Isolation("in-process")] * 4  # the referee took each seat's
+    every = a_record(seed=6)
+    kinds = [Isolation("sandbox", tuple(FEATURE_DOCS)), Isolation("limits-only", ("rlimits", "watch")), None]
+    kinds += [Isolation(k) for k in KINDS if k != "sandbox"]
+    for seat, isolation in zip(every.seats, kinds):
+        seat.isolation = isolation
+    other = a_record(seed=7)
+    for seat, isolation in zip(other.seats, kinds[3:]):
+        seat.isolation = isolation
+    path = tmp_path / "arena.db"
+    with Store(path) as db:
+        for r in (rec, every, other):
+            db.save_match(r)
+            assert db.load_match(r.match_id) == r
+        stored = db.db.execute("SELECT isolation FROM seats WHERE match_id = ? ORDER BY seat", [every.match_id])
+        assert [row[0] for row in stored] == [str(i) if i is not None else None for i in kinds[:4]]
+        # As a database of the migration before is: no isolation column.
+        db.db.execute("ALTER TABLE seats DROP COLUMN isolation")
+        db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m16_seat_isolation)}")
+        db.db.conn.commit()
+    with Store(path) as db:
+        assert db.version == len(MIGRATIONS) and "isolation" in db.db["seats"].columns_dict
+        back = db.load_match(every.match_id)
+        assert all(s.isolation is None for s in back.seats)
+        console = Console(record=True, width=200)
+        console.print(replay(back))  # hearts replay's line for each such seat
+        assert "seat 0 alpha: isolation unknown (not recorded)\n" in console.export_text()
+        assert back.decisions() == every.decisions()  # nothing else changed
+        later = a_record(seed=8)
+        db.save_match(later)
+        assert db.load_match(later.match_id) == later
 
 
 def test_plays_kept_a_row_each_by_older_databases_are_migrated_into_a_row_per_hand(tmp_path: Path) -> None:

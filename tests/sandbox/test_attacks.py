@@ -9,23 +9,27 @@ untouched: no fault, no forfeit.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from ladder.launcher import BotStartError, Launcher
 from ladder.registry import BotEntry
 from ladder.store import Store
 from ladder.tournament import RunSummary, TournamentSpec, create_tournament, run_tournament
 from referee.match import MatchSettings
-from sandbox import Limits, SandboxMode
+from sandbox import Limits, SandboxMode, cgroup
 
 pytestmark = pytest.mark.needs_bwrap
 
@@ -211,3 +215,118 @@ def test_a_cpu_burner_is_capped_and_the_others_stay_within_a_20_ms_budget(tmp_pa
     latencies = _honest_latencies(run)
     p95, quiet_p95 = latencies[int(len(latencies) * 0.95)], quiet[int(len(quiet) * 0.95)]
     assert p95 < max(20.0, 2 * quiet_p95), (p95, quiet_p95, latencies[-20:])
+
+
+def test_a_bot_whose_socket_links_to_a_neighbours_forfeits_for_impersonation(tmp_path: Path) -> None:
+    """Before serving, the attacker makes its socket a link to an honest bot's: the referee, on the
+    host, would follow it and play the honest bot in the attacker's seat."""
+    run = play(tmp_path, "symlink")
+    assert set(run.attacks("symlink")) == {"linked /run/hearts/bot.sock to ../0-1/bot.sock"}
+    details = _faults(run, "impersonation")
+    assert details and all("symbolic link (to '../0-1/bot.sock')" in d for d in details), details
+    assert set(run.summary.bot_faults["attacker"]) == {"impersonation"}
+    assert run.summary.bot_forfeits["attacker"] == run.summary.played
+    reasons = run.store.db.execute(
+        "SELECT DISTINCT s.forfeit_reason FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = 'attacker'"
+    ).fetchall()
+    assert reasons == [("impersonation",)]
+    run.honest_untouched()
+
+
+def test_a_bot_cannot_make_a_user_namespace_to_mount_a_tmpfs(tmp_path: Path) -> None:
+    run = play(tmp_path, "userns", limits=Limits(memory_mb=128))
+    tried = run.attacks("userns")
+    assert tried and all(t.startswith("refused") and "Operation not permitted" in t for t in tried), tried
+    assert "attacker" not in run.summary.bot_faults  # refused, not stopped: it plays on
+    run.honest_untouched()
+
+
+@pytest.mark.skipif(cgroup.available() is None, reason="no writable cgroup tree here (run as root)")
+def test_memory_held_in_its_own_tmp_counts_against_its_memory_limit(tmp_path: Path) -> None:
+    """A tmpfs page is in no process's resident set: the bot's memory cgroup counts it."""
+    limits = Limits(memory_mb=100, scratch_mb=700, file_size_mb=1024)
+    run = play(tmp_path, "tmp-memory", limits=limits)
+    assert not any(t.startswith("OPEN") for t in run.attacks("tmp-memory")), run.attacks("tmp-memory")
+    details = _faults(run, "resource_limit")
+    assert details and all("memory" in d and "cgroup" in d for d in details), details
+    run.honest_untouched()
+
+
+def test_a_bot_making_files_without_end_is_stopped_at_its_file_count(tmp_path: Path) -> None:
+    run = play(tmp_path, "files", limits=Limits(files=2000))
+    assert not any(t.startswith("OPEN") for t in run.attacks("files")), run.attacks("files")
+    details = _faults(run, "resource_limit")
+    assert details and all("files:" in d and "the limit is 2000" in d for d in details), details
+    run.honest_untouched()
+
+
+def test_a_finished_tournament_leaves_no_folder_or_group_of_any_bot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    groups_before = set(_groups())
+    run = play(tmp_path / "t", "none")
+    assert run.summary.played > 0
+    assert list(scratch.iterdir()) == []
+    assert set(_groups()) - groups_before == set()
+
+
+def test_a_restart_loop_filling_the_shared_folder_keeps_one_starts_folder_at_most(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot that writes files into the folder it shares with the referee (on the host's disk)
+    before serving, at every start: each start is stopped at once, its folder gone before the next
+    start begins, and nothing is left once the launcher stops."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    groups_before = set(_groups())
+    bot = _bot_dir(tmp_path, "filler", {})
+    os.chmod(tmp_path, 0o755)
+
+    async def starts() -> list[str]:
+        async with Launcher(tmp_path / "logs", sandbox=SandboxMode.FULL, max_restarts=10) as launcher:
+            with pytest.raises(BotStartError) as e:
+                await launcher.start("filler", f"python {bot}/bot.py shared-fill")
+            seen = [e.value.reason]
+            bp = launcher.bots["filler"]
+            for _ in range(3):  # restarted, as a tournament restarts a bot for its next match
+                bp.failed = None
+                await launcher.ensure("filler")
+                seen.append(bp.failed or "")
+                assert launcher._run_dir is not None
+                folders = [p.name for p in launcher._run_dir.iterdir() if p.name != "pins"]
+                assert folders == [f"0-{bp.starts}"], folders  # the earlier starts' folders are gone
+        return seen
+
+    reasons = asyncio.run(starts())
+    assert all("shared directory" in r for r in reasons), reasons
+    assert list(scratch.iterdir()) == []
+    assert set(_groups()) - groups_before == set()
+
+
+def test_a_restarted_bots_earlier_folder_is_gone_before_it_starts_again(tmp_path: Path) -> None:
+    bot = _bot_dir(tmp_path, "honest", {})
+    os.chmod(tmp_path, 0o755)
+
+    async def scenario() -> None:
+        async with Launcher(tmp_path / "logs", sandbox=SandboxMode.FULL) as launcher:
+            first = await launcher.start("honest", f"python {bot}/bot.py none")
+            start = launcher.bots["honest"].started[first]
+            assert start.sock_dir is not None and start.sock_dir.exists()
+            os.killpg(start.proc.pid, signal.SIGKILL)
+            start.proc.wait()
+            second = await launcher.ensure("honest")
+            assert second != first
+            assert not start.sock_dir.exists() and start.pinned is not None and not start.pinned.exists()
+            assert launcher.isolation("honest").kind == "sandbox"
+            assert {"seccomp", "no-userns", "peer-checked"} <= set(launcher.isolation("honest").features)
+
+    asyncio.run(scenario())
+
+
+def _groups() -> list[Path]:
+    tops = [cgroup.CGROUP_ROOT / top / "hearts-arena" for top in ("memory", "pids")]
+    return [p for top in tops for p in top.glob("*") if p.is_dir()]

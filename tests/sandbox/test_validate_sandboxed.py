@@ -43,6 +43,7 @@ def _validate(tmp_path: Path, attack: str, budget_ms: int = 500) -> tuple[int, R
 def test_a_good_bot_passes_every_check_in_the_sandbox(tmp_path: Path) -> None:
     code, report, err = _validate(tmp_path, "none")
     assert code == 0 and report.ok, [c for c in report.checks if c.outcome.value == "fail"] or err
+    assert report.isolation is not None and report.isolation.kind == "sandbox", report.isolation  # as it ran
 
 
 def test_a_bot_stopped_at_its_memory_limit_fails_as_resource_limit(tmp_path: Path) -> None:

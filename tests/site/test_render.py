@@ -3,6 +3,7 @@ escaping, the plots."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -170,3 +171,23 @@ def test_a_partnership_match_shows_the_teams_and_their_totals() -> None:
     assert "15 : 0" in html and "place 3 · team 1" in html and XSS not in html
     plain = {**m, "rules": "standard", "seats": [{k: v for k, v in s.items() if k != "team"} for s in m["seats"]]}
     assert teams(plain) == [] and "Partners:" not in page(plain) and "Teams" not in page(plain)
+
+
+def test_the_match_page_shows_each_seats_isolation_as_data() -> None:
+    """What guarded each seat's bot, in words, as its text and with what each feature in force
+    guarantees; unknown for a seat recorded without it; a text this version cannot read is shown
+    as it is, escaped."""
+    from sandbox.isolation import FEATURE_DOCS
+
+    m = _match()
+    isolations = ["sandbox:net-ns,pid-ns", None, XSS, "in-process"]
+    for s, iso in zip(m["seats"], isolations):
+        if iso is not None:
+            s["isolation"] = iso
+    html = _render(m, 0)
+    rows = dict(re.findall(r'<tr data-seat="(\d)">(.*?)</tr>', html, re.S))
+    assert "sandboxed (net-ns, pid-ns)" in rows["0"] and "<code>sandbox:net-ns,pid-ns</code>" in rows["0"]
+    assert f"<code>pid-ns</code>: {FEATURE_DOCS['pid-ns']}" in rows["0"]
+    assert "unknown (not recorded)" in rows["1"] and "<code>" not in rows["1"]
+    assert XSS not in html and "&lt;img src=x onerror=alert(1)&gt;" in rows["2"]
+    assert "in the referee&#39;s process (trusted code)" in rows["3"]

@@ -194,6 +194,67 @@ def leave_a_child() -> None:
     report("setsid-child", "started")
 
 
+def take_a_neighbours_socket() -> None:
+    """Before serving: its own socket a link to another bot's, whose folder name is easy to guess
+    (the folders are numbered; /proc/self/mountinfo shows the host's path)."""
+    target = targets().get("neighbour", "../0-1/bot.sock")
+    os.symlink(target, "/run/hearts/bot.sock")
+    report("symlink", f"linked /run/hearts/bot.sock to {target}")
+    time.sleep(3600)
+
+
+def mount_a_tmpfs_of_its_own() -> None:
+    """A user namespace of its own, a tmpfs mounted in it, memory written there: in no process's count."""
+    import subprocess
+
+    script = "mkdir -p /tmp/m && mount -t tmpfs -o size=2g none /tmp/m && dd if=/dev/zero of=/tmp/m/f bs=1M count=900"
+    run = subprocess.run(["unshare", "-Urm", "sh", "-c", script], capture_output=True, text=True)
+    if run.returncode == 0:
+        report("userns", "OPEN mounted a tmpfs and held 900 MB in it")
+        time.sleep(20)
+    else:
+        report("userns", f"refused: {run.stderr.strip().splitlines()[-1:] or run.returncode}")
+
+
+def hold_memory_in_tmp() -> None:
+    """Memory in its own /tmp (a tmpfs): pages of no process's resident set."""
+    written = 0
+    try:
+        with open("/tmp/hoard", "wb") as f:
+            while written < 600 * 1024 * 1024:
+                f.write(b"\1" * (1024 * 1024))
+                written += 1024 * 1024
+        report("tmp-memory", f"OPEN held {written >> 20} MB in /tmp")
+        time.sleep(20)
+    except OSError as e:
+        report("tmp-memory", f"stopped at {written >> 20} MB: {type(e).__name__}")
+
+
+def make_many_files() -> None:
+    made = 0
+    try:
+        os.makedirs("/tmp/many", exist_ok=True)
+        for made in range(100_000):
+            open(f"/tmp/many/{made}", "w").close()
+        report("files", "OPEN made 100000 files")
+        time.sleep(20)
+    except OSError as e:
+        report("files", f"stopped at {made}: {type(e).__name__}")
+
+
+def fill_the_shared_dir_then_serve() -> None:
+    """Before serving, files in the folder shared with the referee (on the host's disk), at every start."""
+    try:
+        for i in range(8):
+            with open(f"/run/hearts/fill{i}", "wb") as f:
+                for _ in range(8):
+                    f.write(b"\0" * (1024 * 1024))
+        report("shared-fill", "OPEN wrote 64 MB")
+    except OSError as e:
+        report("shared-fill", f"stopped: {type(e).__name__}")
+    time.sleep(1)
+
+
 ATTACKS = {
     "peek": peek,
     "assassin": assassinate,
@@ -208,6 +269,11 @@ ATTACKS = {
     "spin": spin,
     "network": call_out,
     "setsid": leave_a_child,
+    "symlink": take_a_neighbours_socket,
+    "userns": mount_a_tmpfs_of_its_own,
+    "tmp-memory": hold_memory_in_tmp,
+    "files": make_many_files,
+    "shared-fill": fill_the_shared_dir_then_serve,
     "none": lambda: None,
 }
 
@@ -227,6 +293,6 @@ class Attacker:
 
 
 if __name__ == "__main__":
-    if ATTACK == "setsid":
-        leave_a_child()
+    if ATTACK in ("setsid", "symlink", "shared-fill"):  # attacks made before serving
+        ATTACKS[ATTACK]()
     serve(Attacker())
