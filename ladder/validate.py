@@ -44,11 +44,11 @@ from rich.text import Text
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
 from ladder.positions import Position, play_positions, positions
-from referee.faults import MAX_FAULTS, Fault, describe, fault_from_error, fault_from_rejection
-from referee.match import DECISIONS, NAME_LIMIT, Clock, Decision, MatchSettings, play_match
+from referee.faults import MAX_FAULTS, Fault, describe, fault_from_error
+from referee.match import DECISIONS, NAME_LIMIT, Clock, Decision, MatchSettings, judge, play_match
 from referee.record import FaultKind, utc_now
 from referee.report import latencies, percentile
-from referee.rules import PRESETS, IllegalPlayError, Match, MoonChoice, Observation, Phase, Rules
+from referee.rules import PRESETS, Match, MoonChoice, Observation, Phase, Rules
 from referee.rules.options import OPTION_NAMES
 from referee.seats import REFEREE_NAME, Ask, GrpcSeat, InProcessSeat, Seat
 from referee.untrusted import inert, inert_text
@@ -270,6 +270,7 @@ class _Asked:
     value: Any
     fault: Fault | None
     latency_ms: float
+    defaulted: bool = False  # an optional RPC the bot does not implement: its do-nothing answer stood
 
 
 @dataclass
@@ -308,7 +309,7 @@ class _Session:
 
     async def ask(self, position: Position, match_id: str, *, clock: Clock | None = None) -> _Asked:
         """Ask the position's decision as the referee does (``referee.match._Referee._ask``) and judge
-        the answer on a copy of the match (``_judged``): the request's own match is never changed."""
+        the answer on a copy of the match (``referee.match.judge``): the request's own match is never changed."""
         clock = clock or self.clock
         decision = DECISIONS[position.phase]
         obs = position.observation()
@@ -326,7 +327,7 @@ class _Session:
             else:
                 clock.charge(elapsed)
             self.latencies.append(elapsed * 1000)
-            return _Asked(decision, obs, request, None, None, _unimplemented(fault, decision), elapsed * 1000)
+            return _judged(decision, position, obs, request, None, fault, elapsed * 1000)
         elapsed = time.perf_counter() - t0
         self.latencies.append(elapsed * 1000)
         allowed = clock.deadline()
@@ -337,32 +338,23 @@ class _Session:
                 f"{answer!r} (too late)"[:300],
             )
             return _Asked(decision, obs, request, answer, None, late, elapsed * 1000)
-        value, judged = _judged(decision, position, obs, answer)
-        return _Asked(decision, obs, request, answer, value, judged, elapsed * 1000)
+        return _judged(decision, position, obs, request, answer, None, elapsed * 1000)
 
 
-def _judged(decision: Decision, position: Position, obs: Observation, answer: Any) -> tuple[Any, Fault | None]:
-    """The referee's judgement of an answer (``referee.match._judged``): decoded, then applied by the
-    engine, on a copy; (the decision, None) or (None, its fault)."""
-    try:
-        value = decision.decode(answer, obs)
-        decision.apply(position.match.clone(), position.seat, value)
-    except Fault as f:
-        return None, f
-    except IllegalPlayError as e:
-        return None, fault_from_rejection(e, decision.judge, decision.show(answer))
-    return value, None
-
-
-def _unimplemented(fault: Fault, decision: Decision) -> Fault:
-    """UNIMPLEMENTED for an RPC of a variant: say which RPC the rules need (as the referee's fault says)."""
-    if decision.needs and fault.kind is FaultKind.ERROR_STATUS and "UNIMPLEMENTED" in fault.received:
-        return Fault(
-            fault.kind,
-            f"the bot does not implement {decision.rpc}, which {decision.needs} needs (see docs/protocol.md)",
-            fault.received,
-        )
-    return fault
+def _judged(
+    decision: Decision,
+    position: Position,
+    obs: Observation,
+    request: bytes,
+    answer: Any,
+    fault: Fault | None,
+    latency_ms: float,
+) -> _Asked:
+    """The referee's own judgement of an answer or a failure (``referee.match.judge``), on a copy of
+    the position's match: the decision the engine accepted (or the do-nothing answer of an optional RPC
+    the bot does not implement), else None and the fault."""
+    value, fault, substituted, defaulted = judge(decision, position.match.clone(), obs, answer, fault)
+    return _Asked(decision, obs, request, answer, None if substituted else value, fault, latency_ms, defaulted)
 
 
 def _request_json(decision: Decision, request: bytes) -> dict[str, Any]:
@@ -375,6 +367,18 @@ def _asked_check(kind: str, name: str, position: Position, asked: _Asked, passed
     sent = describe(asked.decision.rpc, asked.observation)
     cites = str(position.cites) if position.cites is not None else ""
     rules = str(position.rules)
+    if asked.fault is None and asked.defaulted:
+        d = asked.decision
+        return Check(
+            kind,
+            name,
+            Outcome.WARN,
+            f"the bot does not implement {d.rpc}: the referee takes its do-nothing answer ({d.default_words}), "
+            f"noted once a match, not a fault ({d.rpc} is optional)",
+            rules,
+            request=sent,
+            cites=cites,
+        )
     if asked.fault is None:
         return Check(kind, name, Outcome.PASS, passed, rules, request=sent, received=_shown(asked), cites=cites)
     return Check(
@@ -808,10 +812,13 @@ async def _match(s: _Session, rules: Rules) -> None:
     )
     s.latencies.extend(latencies(record, 0))
     faults = [f for f in record.faults if f.seat == 0]
+    notes = [n for n in record.notes if n.seat == 0]
     me = record.seats[0]
     where = f"{len(record.hands)} hands of {short} (seed {MATCH_SEED}), the bot in seat 0 against {n - 1} stand-ins"
     if not faults:
-        s.add(Check("match", "a complete match", Outcome.PASS, f"{where}: no faults; place {me.place}", str(short)))
+        noted = "".join(f"; noted: {n.detail}" for n in notes)
+        outcome = Outcome.WARN if notes else Outcome.PASS
+        s.add(Check("match", "a complete match", outcome, f"{where}: no faults; place {me.place}{noted}", str(short)))
         return
     first = faults[0]
     kinds = ", ".join(dict.fromkeys(f.kind.value for f in faults))

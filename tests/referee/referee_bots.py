@@ -112,6 +112,23 @@ class NoCharge(FirstLegal):
     ChargeCards = bot_pb2_grpc.BotServiceServicer.ChargeCards
 
 
+class NoCall(FirstLegal):
+    """A bot written before the dealer's call: CallPass is UNIMPLEMENTED (the generated default)."""
+
+    name = "no-call"
+    CallPass = bot_pb2_grpc.BotServiceServicer.CallPass
+
+
+class SaysUnimplemented(FirstLegal):
+    """Fails each ChargeCards with another status whose message claims UNIMPLEMENTED: the bot's own error."""
+
+    name = "says-unimplemented"
+
+    def ChargeCards(self, request: pb.ChargeCardsRequest, context: Any) -> pb.ChargeCardsResponse:
+        context.abort(grpc.StatusCode.INTERNAL, "UNIMPLEMENTED: Method not found!")
+        raise AssertionError("abort raises")
+
+
 class OverCharge(FirstLegal):
     """Charges its whole hand under turbo_charges=one: more cards than allowed, most not chargeable."""
 
