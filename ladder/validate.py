@@ -152,15 +152,26 @@ class BotInfo:
             hello.wants_notifications,
         )
 
+    @property
+    def claimed_presets(self) -> tuple[str, ...]:
+        """The presets the handshake claims: those it names, else those of its protocol version."""
+        return self.presets or codec.presets_of(self.protocol_version)
+
+    @property
+    def claimed_options(self) -> tuple[str, ...]:
+        """The rule options the handshake claims: those it names, else those of its protocol version."""
+        return self.options or codec.options_of(self.protocol_version)
+
     def claims(self, rules: Rules) -> bool:
-        """Whether the handshake claims these rules: their preset among ``presets`` (empty: all), and
-        every option they set away from that preset among ``options`` (empty: all). The options are
-        those the canonical text names (``standard,players=5``: players; the pass cycle it implies
+        """Whether the handshake claims these rules: their preset among ``claimed_presets``, and every
+        option they set away from that preset among ``claimed_options`` (a bot that names none claims
+        those its protocol version knew: a bot written before a variant never claims it). The options
+        are those the canonical text names (``standard,players=5``: players; the pass cycle it implies
         is not asked for)."""
         base, *changes = str(rules).split(",")
-        if self.presets and base not in self.presets:
+        if base not in self.claimed_presets:
             return False
-        return not self.options or {change.split("=", 1)[0] for change in changes} <= set(self.options)
+        return {change.split("=", 1)[0] for change in changes} <= set(self.claimed_options)
 
 
 @dataclass(frozen=True)
@@ -528,13 +539,19 @@ async def _handshake(s: _Session) -> BotInfo | None:
     bot = s.bot = BotInfo.of(hello)
     s.add(Check("handshake", "handshake", Outcome.PASS, "answered", request=sent, received=_hello_text(bot)))
     version = bot.protocol_version
-    if version in (0, codec.PROTOCOL_VERSION):
+    if version <= codec.PROTOCOL_VERSION:
+        older = (
+            f" (older than the referee's {codec.PROTOCOL_VERSION}: it is checked only on what protocol "
+            f"{codec.version_spoken(version)} knew, unless its handshake names more)"
+            if codec.version_spoken(version) < codec.PROTOCOL_VERSION
+            else ""
+        )
         s.add(
             Check(
                 "handshake",
                 "protocol_version",
                 Outcome.PASS,
-                f"{version}" + (" (unset: taken as 1)" if version == 0 else ""),
+                f"{version}" + (" (unset: taken as 1)" if version == 0 else "") + older,
                 received=f"protocol_version={version}",
             )
         )
@@ -544,7 +561,7 @@ async def _handshake(s: _Session) -> BotInfo | None:
                 "handshake",
                 "protocol_version",
                 Outcome.FAIL,
-                f"speaks protocol {version}, the referee speaks {codec.PROTOCOL_VERSION}",
+                f"speaks protocol {version}; the referee speaks 1 to {codec.PROTOCOL_VERSION}",
                 fault=FaultKind.MALFORMED,
                 request=sent,
                 received=f"protocol_version={version}",
@@ -567,7 +584,11 @@ async def _handshake(s: _Session) -> BotInfo | None:
             Outcome.WARN if unknown else Outcome.PASS,
             f"unknown presets {', '.join(unknown)} (known: {', '.join(PRESETS)})"
             if unknown
-            else (", ".join(bot.presets) or "none listed: every preset"),
+            else (
+                ", ".join(bot.presets)
+                or f"none listed: those of protocol {codec.version_spoken(bot.protocol_version)}, "
+                + ", ".join(bot.claimed_presets)
+            ),
         )
     )
     unknown = [o for o in bot.options if o not in OPTION_NAMES]
@@ -578,7 +599,15 @@ async def _handshake(s: _Session) -> BotInfo | None:
             Outcome.WARN if unknown else Outcome.PASS,
             f"unknown options {', '.join(unknown)} (see hearts rules)"
             if unknown
-            else (", ".join(bot.options) or "none listed: every option"),
+            else (
+                ", ".join(bot.options)
+                or f"none listed: every option of protocol {codec.version_spoken(bot.protocol_version)}"
+                + (
+                    ""
+                    if codec.version_spoken(bot.protocol_version) == codec.PROTOCOL_VERSION
+                    else f" (not {', '.join(o for o in OPTION_NAMES if o not in bot.claimed_options)})"
+                )
+            ),
         )
     )
     limit = bot.max_concurrent_games
@@ -616,7 +645,7 @@ def _rulesets(s: _Session, bot: BotInfo | None, asked: Sequence[Rules] | None) -
                     )
                 )
         return list(dict.fromkeys(asked))
-    claimed = bot or BotInfo("", "", "", "", 0, (), (), 0, False)
+    claimed = bot or BotInfo("", "", "", "", codec.PROTOCOL_VERSION, (), (), 0, False)
     out = [rules for rules in PRESETS.values() if claimed.claims(rules)]
     for alternatives in VARIANTS:
         for text in alternatives:
@@ -630,8 +659,8 @@ def _rulesets(s: _Session, bot: BotInfo | None, asked: Sequence[Rules] | None) -
                 "claims",
                 "claims the rules",
                 Outcome.WARN,
-                f"the handshake claims no ruleset this harness plays (presets {list(claimed.presets)}, options "
-                f"{list(claimed.options)}): standard is checked; give --rules to check others",
+                f"the handshake claims no ruleset this harness plays (presets {list(claimed.claimed_presets)}, "
+                f"options {list(claimed.claimed_options)}): standard is checked; give --rules to check others",
             )
         )
         out.append(Rules())

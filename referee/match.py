@@ -858,12 +858,13 @@ class _Referee:
                 st.wants_notify = reply.wants_notifications
                 self.listening = self.listening or st.wants_notify
                 name = reply.name[:NAME_LIMIT]  # the bot's own text: kept as data, but bounded
-                if reply.protocol_version not in (0, codec.PROTOCOL_VERSION):  # 0: left unset, taken as ours
+                if reply.protocol_version > codec.PROTOCOL_VERSION:  # 0 (unset) is 1; 1 to ours read alike
                     self._fault(
                         s,
                         Fault(
                             FaultKind.MALFORMED,
-                            f"speaks protocol {reply.protocol_version}, the referee speaks {codec.PROTOCOL_VERSION}",
+                            f"speaks protocol {reply.protocol_version}; "
+                            f"the referee speaks 1 to {codec.PROTOCOL_VERSION}",
                             f"protocol_version={reply.protocol_version}",
                         ),
                         None,

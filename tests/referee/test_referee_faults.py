@@ -14,6 +14,7 @@ from referee_bots import (
     UNDECODABLE_PLAY,
     BadCall,
     BrokenListener,
+    FirstLegal,
     Illegal,
     Listener,
     NoCall,
@@ -231,6 +232,29 @@ def test_a_required_rpc_left_unimplemented_or_a_status_that_only_says_so_stays_a
     mine = [f for f in rec.faults if f.seat == FAULTY]
     assert mine and all(f.kind is FaultKind.ERROR_STATUS and f.sent.startswith(rpc) for f in mine)
     assert words in mine[0].detail and not rec.notes
+
+
+class SpeaksVersion(FirstLegal):
+    """A good bot whose handshake says the protocol version it was made with."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__()
+        self.protocol_version = version
+
+
+@pytest.mark.parametrize("version", [0, 1, 2, 3])
+def test_every_protocol_version_up_to_the_referees_is_read_and_a_later_one_is_malformed(
+    serve: Callable[..., str], good_address: str, version: int
+) -> None:
+    """Versions of hearts.v1 only add: a bot of version 1 (or 0, unset) or 2 plays without a fault; one
+    beyond the referee's is recorded malformed at the handshake and plays on."""
+    rec = run(table(good_address, serve(SpeaksVersion(version))))
+    if version <= 2:
+        assert not rec.faults
+        return
+    (f,) = rec.faults
+    assert (f.kind, f.hand, f.seat) == (FaultKind.MALFORMED, None, FAULTY) and not rec.seats[FAULTY].forfeit
+    assert f.detail == "speaks protocol 3; the referee speaks 1 to 2" and f.received == "protocol_version=3"
 
 
 def test_a_call_that_is_no_pass_is_a_fault_and_the_seeded_substitute_calls(
