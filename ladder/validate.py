@@ -34,7 +34,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import grpc
-from google.protobuf import json_format
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 from rich.console import Group, RenderableType
@@ -466,11 +467,113 @@ _REFLECTION_METHODS = (
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 )
+_SERVICE = pb.DESCRIPTOR.services_by_name["BotService"]
+MAX_REFLECTED_FILES = 64
+"""Files a bot's reflection may serve for hearts.v1.BotService and its imports (bot.proto has none)."""
+
+
+class _Unresolved(Exception):
+    """Reflection lists the service but cannot resolve it, or a type it uses; the message says where."""
+
+
+_Reflect = Callable[..., Any]  # a ServerReflectionInfo stream-stream callable
+
+
+async def _reflect(call: _Reflect, request: reflection_pb2.ServerReflectionRequest) -> Any:
+    """One request on its own reflection stream, and its first reply: a bot that sends more is not read."""
+    stream = call(iter([request]), timeout=PROBE_S)
+    try:
+        async for reply in stream:
+            return reply
+    finally:
+        stream.cancel()
+    raise _Unresolved("the stream ended without a reply")
+
+
+async def _files(call: _Reflect, request: reflection_pb2.ServerReflectionRequest, what: str) -> list[Any]:
+    """The file descriptors one request is answered with; ``_Unresolved`` for an error or none."""
+    try:
+        reply = await _reflect(call, request)
+    except grpc.aio.AioRpcError as e:
+        raise _Unresolved(f"{what} failed: {e.code().name}: {(e.details() or '')[:200]}") from None
+    except _Unresolved as e:
+        raise _Unresolved(f"{what}: {e}") from None
+    if reply.HasField("error_response"):
+        error = reply.error_response
+        code = next((c.name for c in grpc.StatusCode if c.value[0] == error.error_code), str(error.error_code))
+        raise _Unresolved(f"{what} answered {code}: {error.error_message[:200]}")
+    protos = reply.file_descriptor_response.file_descriptor_proto
+    if not protos:
+        raise _Unresolved(f"{what} answered no file descriptor")
+    try:
+        return [descriptor_pb2.FileDescriptorProto.FromString(raw) for raw in protos[:MAX_REFLECTED_FILES]]
+    except DecodeError:
+        raise _Unresolved(f"{what} answered a file descriptor that does not decode") from None
+
+
+async def _resolve(call: _Reflect) -> tuple[Any, int]:
+    """hearts.v1.BotService as grpcurl resolves it: the file containing the symbol, then each file it
+    imports by name, built into a descriptor pool of their own; then every message type its methods use,
+    and the types of their fields, found in it. (the service's descriptor, how many message types)."""
+    files: dict[str, Any] = {}
+    for f in await _files(
+        call,
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol=_SERVICE.full_name),
+        "file_containing_symbol",
+    ):
+        files.setdefault(f.name, f)
+    while missing := [(d, f.name) for f in list(files.values()) for d in f.dependency if d not in files]:
+        if len(files) >= MAX_REFLECTED_FILES:
+            raise _Unresolved(f"more than {MAX_REFLECTED_FILES} files for one service")
+        name, importer = missing[0]
+        what = f"file_by_filename {name} (imported by {importer})"
+        for f in await _files(call, reflection_pb2.ServerReflectionRequest(file_by_filename=name), what):
+            files.setdefault(f.name, f)
+        if name not in files:
+            raise _Unresolved(f"{what} answered other files")
+    pool = descriptor_pool.DescriptorPool()
+    built: set[str] = set()
+
+    def build(name: str, importers: tuple[str, ...]) -> None:
+        if name in built:
+            return
+        if name in importers:
+            raise _Unresolved(f"{name} imports itself through {' -> '.join(importers)}")
+        for dependency in files[name].dependency:
+            build(dependency, (*importers, name))
+        try:
+            pool.Add(files[name])
+        except (TypeError, ValueError) as e:
+            raise _Unresolved(f"{name} does not build: {str(e)[:200]}") from None
+        built.add(name)
+
+    for name in list(files):
+        build(name, ())
+    try:
+        service = pool.FindServiceByName(_SERVICE.full_name)
+    except KeyError:
+        raise _Unresolved(
+            f"the files served for it ({', '.join(files)[:200]}) define no {_SERVICE.full_name}"
+        ) from None
+    seen: set[str] = set()
+    todo = [t for m in service.methods for t in (m.input_type, m.output_type)]
+    while todo:
+        message = todo.pop()
+        if message.full_name in seen:
+            continue
+        seen.add(message.full_name)
+        try:
+            pool.FindMessageTypeByName(message.full_name)
+        except KeyError:
+            raise _Unresolved(f"message type {message.full_name} is not in the files served") from None
+        todo += [f.message_type for f in message.fields if f.message_type is not None]
+    return service, len(seen)
 
 
 async def _reflection(s: _Session) -> None:
-    """Server reflection listing hearts.v1.BotService (v1 or v1alpha, whose messages are the same): a
-    convenience for grpcurl, so its absence is a warning."""
+    """Server reflection listing hearts.v1.BotService (v1 or v1alpha, whose messages are the same), and
+    resolving it as grpcurl does (``_resolve``). A convenience for grpcurl, so its absence is a warning;
+    a reflection that lists the service but cannot describe it misleads every tool that trusts it: a failure."""
     statuses = []
     async with grpc.aio.insecure_channel(s.address) as channel:
         for method in _REFLECTION_METHODS:
@@ -480,29 +583,27 @@ async def _reflection(s: _Session) -> None:
                 response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
             )
             try:
-                replies = [
-                    r
-                    async for r in call(
-                        iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=PROBE_S
-                    )
-                ]
-            except grpc.aio.AioRpcError as e:
-                statuses.append(f"{method.split('/')[1]}: {e.code().name}")
+                reply = await _reflect(call, reflection_pb2.ServerReflectionRequest(list_services=""))
+            except (grpc.aio.AioRpcError, _Unresolved) as e:
+                why = e.code().name if isinstance(e, grpc.aio.AioRpcError) else str(e)
+                statuses.append(f"{method.split('/')[1]}: {why}")
                 continue
-            services = [svc.name for r in replies for svc in r.list_services_response.service]
-            listed = "hearts.v1.BotService" in services
-            s.add(
-                Check(
-                    "reflection",
-                    "reflection",
-                    Outcome.PASS if listed else Outcome.WARN,
-                    f"lists hearts.v1.BotService ({method.split('/')[1].rsplit('.', 2)[1]})"
-                    if listed
-                    else "does not list hearts.v1.BotService (grpcurl then needs -proto)",
-                    request=f"{method} list_services",
-                    received=", ".join(services)[:300],
+            version = method.split("/")[1].rsplit(".", 2)[1]
+            services = [svc.name for svc in reply.list_services_response.service]
+            listed = f"{method} list_services"
+            if _SERVICE.full_name not in services:
+                s.add(
+                    Check(
+                        "reflection",
+                        "reflection",
+                        Outcome.WARN,
+                        "does not list hearts.v1.BotService (grpcurl then needs -proto)",
+                        request=listed,
+                        received=", ".join(services)[:300],
+                    )
                 )
-            )
+                return
+            s.add(await _resolved_check(call, version, listed))
             return
     s.add(
         Check(
@@ -514,6 +615,55 @@ async def _reflection(s: _Session) -> None:
             received="; ".join(statuses),
         )
     )
+
+
+async def _resolved_check(call: _Reflect, version: str, listed: str) -> Check:
+    """The reflection check of a server that lists hearts.v1.BotService: does it resolve, and as bot.proto has it?"""
+    request = f"{listed}, file_containing_symbol {_SERVICE.full_name}, its imports and message types"
+    try:
+        service, types = await _resolve(call)
+    except _Unresolved as e:
+        return Check(
+            "reflection",
+            "reflection",
+            Outcome.FAIL,
+            f"lists hearts.v1.BotService but cannot resolve it ({version}): {e}. grpcurl fails the same way "
+            "('Symbol not found'); serve bot.proto's descriptors (the SDK and the Node bot do), or no reflection",
+            request=request,
+            received=str(e)[:300],
+        )
+    other = [
+        m.name
+        for m in service.methods
+        if m.name in _SERVICE.methods_by_name
+        and (m.input_type.full_name, m.output_type.full_name)
+        != (
+            _SERVICE.methods_by_name[m.name].input_type.full_name,
+            _SERVICE.methods_by_name[m.name].output_type.full_name,
+        )
+    ]
+    if other:
+        return Check(
+            "reflection",
+            "reflection",
+            Outcome.FAIL,
+            f"resolves hearts.v1.BotService ({version}) with other message types than bot.proto's for "
+            f"{', '.join(other)[:200]}: grpcurl would send requests of another shape",
+            request=request,
+        )
+    missing = [m.name for m in _SERVICE.methods if m.name not in service.methods_by_name]
+    found = (
+        f"resolves hearts.v1.BotService ({version}): {len(service.methods)} methods, the {types} message types they use"
+    )
+    if missing:
+        return Check(
+            "reflection",
+            "reflection",
+            Outcome.WARN,
+            f"{found}, but not {', '.join(missing)}: it describes an older bot.proto (grpcurl cannot call those)",
+            request=request,
+        )
+    return Check("reflection", "reflection", Outcome.PASS, found, request=request)
 
 
 async def _handshake(s: _Session) -> BotInfo | None:

@@ -4,18 +4,37 @@ A bot written before Turbo Hearts (generated code that leaves ChargeCards out, s
 UNIMPLEMENTED; a handshake of protocol 1 naming no presets) plays a turbo match without a fault: it
 charges nothing, and the match says so in one note, which ``hearts replay`` shows; ``hearts validate``
 checks it on what protocol 1 knew, as its handshake claims, not on every preset played today.
+
+``hearts validate`` resolves the bot's server reflection as grpcurl does: a reflection that lists
+hearts.v1.BotService but answers NOT_FOUND for its symbol, or serves a file whose import it cannot
+serve, fails the reflection check; the SDK's reflection resolves.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
 from cli_procs import BOTS_DIR, SAMPLE, hearts, query
+from google.protobuf import descriptor_pb2
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2 as rpb
 
-from hearts.v1 import codec
+from clients.bots import make_bot
+from clients.sdk import start_in_thread
+from hearts.v1 import bot_pb2 as pb
+from hearts.v1 import bot_pb2_grpc, codec
 from referee.rules import Rules
+
+sys.path.insert(0, str(BOTS_DIR.parents[1] / "referee"))
+from referee_bots import FirstLegal  # noqa: E402  # the path above first
 
 BEFORE_TURBO = f"python {BOTS_DIR / 'before_turbo.py'} {{port}}"
 
@@ -64,3 +83,117 @@ def test_validate_checks_a_protocol_1_bot_naming_no_presets_on_protocol_1s_rules
     assert result.returncode == 0 and report["ok"], result.stdout[-3000:] + result.stderr
     presets = next(c for c in report["checks"] if c["name"] == "presets")
     assert presets["detail"].startswith("none listed: those of protocol 1, standard, omnibus")
+
+
+# -- reflection, resolved as grpcurl resolves it ---------------------------------------------------------
+
+REFLECTION = (
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+)
+
+
+def _bot_proto(*imports: str) -> bytes:
+    """bot.proto's file descriptor as the bot serves it, with ``imports`` added."""
+    proto = descriptor_pb2.FileDescriptorProto()
+    pb.DESCRIPTOR.CopyToProto(proto)
+    proto.dependency.extend(imports)
+    return proto.SerializeToString()
+
+
+def _symbol_not_found(request: Any) -> Any:
+    """Lists the service, and knows none of its symbols (as the Go bot's reflection did)."""
+    if request.HasField("list_services"):
+        return rpb.ServerReflectionResponse(
+            list_services_response=rpb.ListServiceResponse(service=[rpb.ServiceResponse(name="hearts.v1.BotService")])
+        )
+    return rpb.ServerReflectionResponse(
+        error_response=rpb.ErrorResponse(
+            error_code=grpc.StatusCode.NOT_FOUND.value[0], error_message="Symbol not found"
+        )
+    )
+
+
+def _import_not_served(request: Any) -> Any:
+    """Lists and finds the service, in a file importing one it never serves."""
+    if request.HasField("file_containing_symbol"):
+        return rpb.ServerReflectionResponse(
+            file_descriptor_response=rpb.FileDescriptorResponse(
+                file_descriptor_proto=[_bot_proto("hearts/v1/extra.proto")]
+            )
+        )
+    return _symbol_not_found(request)
+
+
+@contextmanager
+def _reflecting(answer: Callable[[Any], Any]) -> Iterator[str]:
+    """A good bot (real grpcio server on loopback, port 0) with health, whose reflection answers ``answer``."""
+
+    def info(requests: Iterator[Any], context: Any) -> Iterator[Any]:
+        for request in requests:
+            yield answer(request)
+
+    handler = grpc.stream_stream_rpc_method_handler(
+        info,
+        request_deserializer=rpb.ServerReflectionRequest.FromString,
+        response_serializer=lambda m: m.SerializeToString(),
+    )
+
+    class Reflection(grpc.GenericRpcHandler):
+        def service(self, details: Any) -> Any:
+            return handler if details.method in REFLECTION else None
+
+    status = health.HealthServicer()
+    status.set("", health_pb2.HealthCheckResponse.SERVING)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=[("grpc.so_reuseport", 0)])
+    bot_pb2_grpc.add_BotServiceServicer_to_server(FirstLegal(), server)
+    health_pb2_grpc.add_HealthServicer_to_server(status, server)
+    server.add_generic_rpc_handlers((Reflection(),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.stop(0)
+
+
+def _reflection_check(tmp_path: Path, address: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    result = hearts(tmp_path, "validate", address, "--rules", "standard", "--json")
+    report = json.loads(result.stdout)
+    assert result.returncode == (0 if report["ok"] else 1)
+    return report, next(c for c in report["checks"] if c["kind"] == "reflection")
+
+
+@pytest.mark.parametrize(
+    "answer, why",
+    [
+        (_symbol_not_found, "file_containing_symbol answered NOT_FOUND: Symbol not found"),
+        (
+            _import_not_served,
+            "file_by_filename hearts/v1/extra.proto (imported by hearts/v1/bot.proto) answered NOT_FOUND",
+        ),
+    ],
+    ids=["symbol-not-found", "import-not-served"],
+)
+def test_a_reflection_that_lists_the_service_but_cannot_resolve_it_fails(
+    tmp_path: Path, answer: Callable[[Any], Any], why: str
+) -> None:
+    """Before: listing hearts.v1.BotService passed, though grpcurl describe said 'Symbol not found'. Now the
+    service is resolved as grpcurl does, and a reflection that cannot resolve it fails with what it answered."""
+    with _reflecting(answer) as address:
+        report, check = _reflection_check(tmp_path, address)
+    assert check["outcome"] == "fail" and not report["ok"]
+    assert (
+        check["detail"].startswith("lists hearts.v1.BotService but cannot resolve it (v1): ") and why in check["detail"]
+    )
+    assert [c["name"] for c in report["checks"] if c["outcome"] == "fail"] == ["reflection"]  # the bot plays well
+
+
+def test_the_sdks_reflection_resolves_the_service_and_every_message_type(tmp_path: Path) -> None:
+    server = start_in_thread(make_bot("lowest"))
+    try:
+        report, check = _reflection_check(tmp_path, server.address)
+    finally:
+        server.stop()
+    assert check["outcome"] == "pass" and report["ok"]
+    assert check["detail"] == "resolves hearts.v1.BotService (v1alpha): 8 methods, the 23 message types they use"
