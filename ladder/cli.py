@@ -881,7 +881,13 @@ async def _validated(
     if command is None:
         assert address is not None
         return await validate(
-            address, rules=rules, budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, on_check=on_check
+            address,
+            rules=rules,
+            budget_ms=budget_ms,
+            bank_ms=bank_ms,
+            grace_ms=grace_ms,
+            on_check=on_check,
+            startup_timeout=startup_timeout,
         )
     from sandbox import SandboxMode
 

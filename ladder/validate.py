@@ -7,9 +7,11 @@ the fault kind the referee would record and the rule sentence the position exerc
 passes when no check fails (a warning is fine). ``Report.to_dict()`` is the JSON of
 ``hearts validate --json`` (schema ``hearts-arena/validate``, ``version`` 1).
 
-The checks, in order: the health service reports SERVING; server reflection (a warning without
-it); the handshake and its fields; for every ruleset the bot claims (or those asked for), each
-position of ``ladder.positions`` that the ruleset can ask, one request each; statelessness (one
+The checks, in order: the health service reports SERVING (a bot still starting waited for, up to
+the startup timeout, as the launcher waits); server reflection (a warning without it, a failure when
+it lists the service but cannot resolve it as grpcurl does); the handshake and its fields; for
+every ruleset the bot claims (or those asked for), each position of ``ladder.positions`` that the
+ruleset can ask, one request each; statelessness (one
 view asked twice, the views of two matches interleaved); the concurrency the handshake claims
 (that many requests at once); calls cancelled mid-flight do not break the next one; one complete
 short match against stand-ins; the latency of every decision against the budget.
@@ -44,6 +46,7 @@ from rich.text import Text
 
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
+from ladder.launcher import DEFAULT_STARTUP_TIMEOUT
 from ladder.positions import Position, play_positions, positions
 from referee.faults import MAX_FAULTS, Fault, describe, fault_from_error
 from referee.match import DECISIONS, NAME_LIMIT, Clock, Decision, MatchSettings, judge, play_match
@@ -58,7 +61,9 @@ SCHEMA = "hearts-arena/validate"
 VERSION = 1  # bump on any change a reader of version 1 would misread; adding a field is one too
 
 HANDSHAKE_S = 5.0  # the referee's handshake deadline (MatchSettings.handshake_ms)
-PROBE_S = 3.0  # health and reflection: answered at once by any gRPC library that serves them
+PROBE_S = 3.0  # reflection: answered at once by any gRPC library that serves it
+STARTUP_PROBE_S = 0.5  # one health probe while the bot starts (the launcher's)
+STARTUP_POLL_S = 0.05  # between two health probes while the bot starts (the launcher's pace)
 UNLIMITED_CONCURRENCY = 8  # requests sent at once to a bot that declares no limit (0)
 MAX_CONCURRENCY = 32  # the most requests sent at once, whatever a bot declares
 CANCEL_AFTER_MS = (0.0, 1.0, 3.0)  # when each cancelled call is cancelled, after it was sent
@@ -291,6 +296,7 @@ class _Session:
     settings: MatchSettings
     on_check: Callable[[Check], None] | None
     diagnose: Callable[[], Awaitable[str | None]] | None = None
+    startup_s: float = DEFAULT_STARTUP_TIMEOUT  # how long the bot may take to report SERVING
     seat: GrpcSeat = field(init=False)
     clock: Clock = field(init=False)
     checks: list[Check] = field(default_factory=list)
@@ -414,53 +420,117 @@ def _shown(asked: _Asked) -> str:
 # -- the checks ------------------------------------------------------------------------------------
 
 
-async def _health(s: _Session) -> None:
-    """grpc.health.v1 SERVING for the bot service, or for the whole server: what the launcher waits for."""
-    async with grpc.aio.insecure_channel(s.address) as channel:
+@dataclass(frozen=True)
+class _Probe:
+    """One health probe of a starting bot: its answer (``status``, ``code``), and whether a later probe
+    may be answered otherwise (``final`` False: nothing answered yet, or the bot said it is not ready)."""
+
+    service: str
+    status: str | None = None  # the ServingStatus name it answered
+    code: grpc.StatusCode | None = None  # the status of a Check that failed
+    details: str = ""
+    final: bool = True
+
+    @property
+    def serving(self) -> bool:
+        return self.status == "SERVING"
+
+    @property
+    def silent(self) -> bool:
+        """Nothing answered: not listening, or listening but not yet speaking gRPC."""
+        return self.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+async def _probe(address: str) -> _Probe:
+    """One health probe on a channel of its own (a new connection each time, as the launcher's): the bot
+    service's status, else the whole server's."""
+    async with grpc.aio.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         for service in ("hearts.v1.BotService", ""):
             try:
-                reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=PROBE_S)
+                reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=STARTUP_PROBE_S)
             except grpc.aio.AioRpcError as e:
-                if e.code() is grpc.StatusCode.NOT_FOUND and service:
-                    continue  # a server that registers only its own status: ask that
                 code = e.code()
-                why = {
-                    grpc.StatusCode.UNAVAILABLE: "the bot could not be reached",
-                    grpc.StatusCode.UNIMPLEMENTED: "no grpc.health.v1 service",
-                    grpc.StatusCode.DEADLINE_EXCEEDED: f"no answer to grpc.health.v1 Check within {PROBE_S:g} s",
-                }.get(code, "grpc.health.v1 Check failed")
-                s.add(
-                    Check(
-                        "health",
-                        "health",
-                        Outcome.FAIL,
-                        why
-                        if code is grpc.StatusCode.UNAVAILABLE
-                        else f"{why}: the launcher seats only a bot that reports SERVING",
-                        # Unreachable, it is asked nothing more; the rest a match would not record (the launcher
-                        # refuses such a bot before any match), so it names no fault kind.
-                        fault=FaultKind.TRANSPORT if code is grpc.StatusCode.UNAVAILABLE else None,
-                        request=f"grpc.health.v1.Health/Check service {service!r}",
-                        received=f"status {code.name}: {(e.details() or '')[:300]}",
-                    )
+                if code is grpc.StatusCode.NOT_FOUND and service:
+                    continue  # a server that registers only its own status: ask that
+                # NOT_FOUND for both: a server that has not registered its status yet.
+                waits = code in (
+                    grpc.StatusCode.UNAVAILABLE,
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    grpc.StatusCode.NOT_FOUND,
                 )
-                return
+                return _Probe(service, code=code, details=(e.details() or "")[:300], final=not waits)
             status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
-            ok = reply.status == health_pb2.HealthCheckResponse.SERVING
-            s.add(
-                Check(
-                    "health",
-                    "health",
-                    Outcome.PASS if ok else Outcome.FAIL,
-                    (f"{status} for {service}" if service else f"{status} (the server's: none for the bot service)")
-                    if ok
-                    else f"{status}: the launcher seats only a bot that reports SERVING",
-                    request=f"grpc.health.v1.Health/Check service {service!r}",
-                    received=status,
+            return _Probe(service, status=status, final=status == "SERVING")
+    raise AssertionError("unreachable: the loop returns")
+
+
+async def _health(s: _Session) -> None:
+    """grpc.health.v1 SERVING for the bot service, or for the whole server, waited for as the launcher
+    waits for every bot it seats: up to the startup timeout, while nothing answers (the bot is not
+    listening yet, or not yet speaking gRPC) or it says it is not ready (NOT_SERVING, no status yet).
+    The checks then meet the bot as a tournament would, so a slow start gets the same verdict whenever
+    the validation began: what the bot did within the startup timeout, never how far it had got when
+    the first call went out."""
+    deadline = time.monotonic() + s.startup_s
+    probe = await _probe(s.address)
+    while not probe.final and time.monotonic() < deadline:
+        await asyncio.sleep(STARTUP_POLL_S)
+        probe = await _probe(s.address)
+    request = f"grpc.health.v1.Health/Check service {probe.service!r}"
+    if probe.status is not None:
+        ok = probe.serving
+        waited = "" if ok else f" after {s.startup_s:g} s (the startup timeout)"
+        s.add(
+            Check(
+                "health",
+                "health",
+                Outcome.PASS if ok else Outcome.FAIL,
+                (
+                    f"{probe.status} for {probe.service}"
+                    if probe.service
+                    else f"{probe.status} (the server's: none for the bot service)"
                 )
+                if ok
+                else f"{probe.status}{waited}: the launcher seats only a bot that reports SERVING",
+                request=request,
+                received=probe.status,
             )
-            return
+        )
+        return
+    assert probe.code is not None
+    received = f"status {probe.code.name}: {probe.details}"
+    if probe.silent:
+        refused = probe.code is grpc.StatusCode.UNAVAILABLE and "refused" in probe.details.lower()
+        what = f"nothing listens at {s.address}" if refused else "it accepts connections but does not answer them"
+        # Never up: a tournament's launcher would not seat it, and it is asked nothing more.
+        s.add(
+            Check(
+                "health",
+                "health",
+                Outcome.FAIL,
+                f"the bot could not be reached within {s.startup_s:g} s (the startup timeout): {what}",
+                fault=FaultKind.TRANSPORT if refused else FaultKind.TIMEOUT,
+                request=request,
+                received=received,
+            )
+        )
+        raise _Stop(f"not run: the bot did not answer within {s.startup_s:g} s (a tournament would not seat it)")
+    why = {
+        grpc.StatusCode.UNIMPLEMENTED: "no grpc.health.v1 service",
+        grpc.StatusCode.NOT_FOUND: f"no health status for the server nor the bot service after {s.startup_s:g} s",
+    }.get(probe.code, "grpc.health.v1 Check failed")
+    # The rest a match would not record (the launcher refuses such a bot before any match): no fault kind.
+    s.add(
+        Check(
+            "health",
+            "health",
+            Outcome.FAIL,
+            f"{why}: the launcher seats only a bot that reports SERVING",
+            request=request,
+            received=received,
+        )
+    )
 
 
 _REFLECTION_METHODS = (
@@ -1056,15 +1126,18 @@ async def validate(
     command: str | None = None,
     on_check: Callable[[Check], None] | None = None,
     diagnose: Callable[[], Awaitable[str | None]] | None = None,
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
 ) -> Report:
     """Validate the bot served at ``address``: every check, in order; ``on_check`` sees each as it
     is made. ``rules``: the rulesets to check (default: every one the handshake claims). The time
     control is a match's (``MatchSettings``): each decision may take ``budget + bank left + grace``.
     ``match``: play the complete short match too. ``command`` is only recorded in the report.
     ``diagnose`` says why an unreachable bot is gone when its sandbox knows (a limit it hit: a
-    ``resource_limit`` fault), as a match's seat asks its launcher. Never raises for anything the bot does."""
+    ``resource_limit`` fault), as a match's seat asks its launcher. ``startup_timeout``: how long a bot
+    that is still starting may take to report SERVING, as the launcher allows. Never raises for anything
+    the bot does."""
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms)
-    s = _Session(address, settings, on_check, diagnose)
+    s = _Session(address, settings, on_check, diagnose, startup_timeout)
     started = utc_now()
     checked: list[Rules] = []
     try:

@@ -43,9 +43,12 @@ MAX_RECEIVE_BYTES = 64 * 1024
 
 CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.max_receive_message_length", 4 * MAX_RECEIVE_BYTES),  # HARD_RECEIVE_BYTES: see there
-    # A channel made before its bot listens otherwise waits ~0.7 s after the bot comes up.
+    # A channel made before its bot listens otherwise waits ~0.7 s after the bot comes up. Not
+    # grpc.min_reconnect_backoff_ms: it is also the least time a connection attempt is given; short, a
+    # bot that accepted the connection but had not answered it yet would read as unreachable, where the
+    # same silence on a connection already up is a timeout. An attempt runs to the call's deadline:
+    # nothing listening is unreachable, accepting but silent a timeout, whenever the call went out.
     ("grpc.initial_reconnect_backoff_ms", 100),
-    ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 200),
     # A decision is asked once: no hidden retries inside its deadline (and ~10-40 µs less CPU a call).
     ("grpc.enable_retries", 0),

@@ -7,12 +7,15 @@ checks it on what protocol 1 knew, as its handshake claims, not on every preset 
 
 ``hearts validate`` resolves the bot's server reflection as grpcurl does: a reflection that lists
 hearts.v1.BotService but answers NOT_FOUND for its symbol, or serves a file whose import it cannot
-serve, fails the reflection check; the SDK's reflection resolves.
+serve, fails the reflection check; the SDK's reflection resolves. And a bot slow to start gets one
+verdict, whatever stage of its start the validation meets: driven by the connections it has seen, not by
+a clock.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from concurrent import futures
@@ -31,6 +34,7 @@ from clients.bots import make_bot
 from clients.sdk import start_in_thread
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc, codec
+from ladder.launcher import free_port
 from referee.rules import Rules
 
 sys.path.insert(0, str(BOTS_DIR.parents[1] / "referee"))
@@ -197,3 +201,63 @@ def test_the_sdks_reflection_resolves_the_service_and_every_message_type(tmp_pat
         server.stop()
     assert check["outcome"] == "pass" and report["ok"]
     assert check["detail"] == "resolves hearts.v1.BotService (v1alpha): 8 methods, the 23 message types they use"
+
+
+# -- a slow start: one verdict for one behaviour ------------------------------------------------------------
+
+
+@contextmanager
+def _slow_bot(silent: int) -> Iterator[str]:
+    """The slow-starting bot (tests/ladder/bots/slow_start.py), listening already: it serves once it has
+    held ``silent`` connections without a word (never, if negative). Its address."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(BOTS_DIR / "slow_start.py"), str(port), str(silent)],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "bound"  # it listens: no clock
+        yield f"127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def _verdict(report: dict[str, Any]) -> list[tuple[str, str, str, str | None]]:
+    """Every check's kind, name, outcome and fault (the latency's figures left out: they are the clock's)."""
+    return [(c["kind"], c["name"], c["outcome"], c["fault"]) for c in report["checks"] if c["kind"] != "latency"]
+
+
+def test_a_slow_starting_bot_gets_one_verdict_whatever_stage_of_its_start_the_validation_meets(tmp_path: Path) -> None:
+    """Before: the checks began at once, and each called the unfinished start its own way: a health check
+    that met a listener not yet speaking gRPC timed out (3 s, a failure), the referee's own channel gave up
+    connecting after 100 ms and called the same silence 'bot unreachable (is it running?)', and a check that
+    came later passed. Now the validation waits for SERVING as the launcher does, and the referee's seat
+    gives a connection until the call's deadline: the same bot, met 0 to 3 connections into its start,
+    gets the same verdict, which is a pass."""
+    verdicts = {}
+    for silent in (0, 1, 2, 3):
+        with _slow_bot(silent) as address:
+            result = hearts(tmp_path, "validate", address, "--rules", "standard", "--json")
+        report = json.loads(result.stdout)
+        verdicts[silent] = (result.returncode, report["ok"], _verdict(report))
+    assert verdicts[0][:2] == (0, True), verdicts[0]
+    assert all(v == verdicts[0] for v in verdicts.values()), verdicts
+
+
+def test_a_bot_that_never_answers_gets_the_same_failure_every_time(tmp_path: Path) -> None:
+    """A bot that accepts connections and never answers them: one failure saying so (a timeout, as a match
+    would record its calls), after the startup timeout, and nothing more asked; the same on every run."""
+    reports = []
+    for _ in range(2):
+        with _slow_bot(-1) as address:
+            result = hearts(tmp_path, "validate", address, "--startup-timeout", "2", "--json")
+        assert result.returncode == 1
+        reports.append(json.loads(result.stdout))
+    expected = [("health", "health", "fail", "timeout"), ("stopped", "the checks left", "skip", None)]
+    assert [_verdict(r) for r in reports] == [expected, expected]
+    assert reports[0]["checks"][0]["detail"] == (
+        "the bot could not be reached within 2 s (the startup timeout): it accepts connections but does not answer them"
+    )

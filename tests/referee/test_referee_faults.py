@@ -4,6 +4,7 @@ kind and detail, the faulty bot forfeits after 3 faults and places last, the oth
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import socket
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -313,6 +314,22 @@ def test_an_address_where_nothing_listens_forfeits_at_the_handshake(good_address
     assert f.kind is FaultKind.TRANSPORT and f.hand is None and f.sent.startswith("Handshake")
     assert all(p.substituted for p in rec.plays if p.seat == FAULTY)
     assert rec.seats[FAULTY].place == 4
+
+
+def test_a_bot_that_accepts_the_connection_but_never_answers_times_out_and_is_not_unreachable(
+    good_address: str,
+) -> None:
+    """The kind follows what the bot did, not when the connection was made: a listener that accepts and
+    never says a word times out, as the same silence on a connection already up does (the referee's
+    channel used to give up connecting after 100 ms, and called it unreachable: a forfeit at once)."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)  # never accepted: the kernel completes the connections, nobody speaks on them
+        silent = f"127.0.0.1:{listener.getsockname()[1]}"
+        rec = run(table(good_address, silent), settings=dataclasses.replace(FAST, handshake_ms=500))
+    mine = [f for f in rec.faults if f.seat == FAULTY]
+    assert [f.kind for f in mine] == [FaultKind.TIMEOUT] * 3 and mine[0].sent.startswith("Handshake")
+    assert rec.seats[FAULTY].forfeit_reason == "faults" and len(mine) == len(rec.faults)
 
 
 def test_notifications_are_sent_to_bots_that_ask_and_their_errors_are_never_faults(
