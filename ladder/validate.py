@@ -429,6 +429,7 @@ class _Probe:
     status: str | None = None  # the ServingStatus name it answered
     code: grpc.StatusCode | None = None  # the status of a Check that failed
     details: str = ""
+    connected: bool = False  # the probe's connection was up when its Check failed (the status is the bot's)
     final: bool = True
 
     @property
@@ -437,8 +438,10 @@ class _Probe:
 
     @property
     def silent(self) -> bool:
-        """Nothing answered: not listening, or listening but not yet speaking gRPC."""
-        return self.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+        """Nothing answered: no connection (not listening, or dropped), or one on which nothing is said."""
+        if self.code is grpc.StatusCode.UNAVAILABLE:
+            return not self.connected
+        return self.code is grpc.StatusCode.DEADLINE_EXCEEDED
 
 
 async def _probe(address: str) -> _Probe:
@@ -453,13 +456,11 @@ async def _probe(address: str) -> _Probe:
                 code = e.code()
                 if code is grpc.StatusCode.NOT_FOUND and service:
                     continue  # a server that registers only its own status: ask that
-                # NOT_FOUND for both: a server that has not registered its status yet.
-                waits = code in (
-                    grpc.StatusCode.UNAVAILABLE,
-                    grpc.StatusCode.DEADLINE_EXCEEDED,
-                    grpc.StatusCode.NOT_FOUND,
-                )
-                return _Probe(service, code=code, details=(e.details() or "")[:300], final=not waits)
+                # The connection's state, not the status's text, tells a bot's own UNAVAILABLE (an answer)
+                # from no connection at all; NOT_FOUND for both: a server with no status registered yet.
+                connected = channel.get_state(try_to_connect=False) is grpc.ChannelConnectivity.READY
+                probe = _Probe(service, code=code, details=(e.details() or "")[:300], connected=connected)
+                return replace(probe, final=not (probe.silent or code is grpc.StatusCode.NOT_FOUND))
             status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
             return _Probe(service, status=status, final=status == "SERVING")
     raise AssertionError("unreachable: the loop returns")
@@ -501,8 +502,12 @@ async def _health(s: _Session) -> None:
     assert probe.code is not None
     received = f"status {probe.code.name}: {probe.details}"
     if probe.silent:
-        refused = probe.code is grpc.StatusCode.UNAVAILABLE and "refused" in probe.details.lower()
-        what = f"nothing listens at {s.address}" if refused else "it accepts connections but does not answer them"
+        unreachable = probe.code is grpc.StatusCode.UNAVAILABLE  # no connection kept, rather than silence on one
+        what = (
+            f"nothing listens at {s.address} (or it drops every connection)"
+            if unreachable
+            else "it accepts connections but does not answer them"
+        )
         # Never up: a tournament's launcher would not seat it, and it is asked nothing more.
         s.add(
             Check(
@@ -510,7 +515,7 @@ async def _health(s: _Session) -> None:
                 "health",
                 Outcome.FAIL,
                 f"the bot could not be reached within {s.startup_s:g} s (the startup timeout): {what}",
-                fault=FaultKind.TRANSPORT if refused else FaultKind.TIMEOUT,
+                fault=FaultKind.TRANSPORT if unreachable else FaultKind.TIMEOUT,
                 request=request,
                 received=received,
             )

@@ -261,3 +261,30 @@ def test_a_bot_that_never_answers_gets_the_same_failure_every_time(tmp_path: Pat
     assert reports[0]["checks"][0]["detail"] == (
         "the bot could not be reached within 2 s (the startup timeout): it accepts connections but does not answer them"
     )
+
+
+class _ClaimsUnreachable(health.HealthServicer):
+    """A health service that answers every Check with the status a dead bot would leave: its own words."""
+
+    def Check(self, request: Any, context: Any) -> Any:
+        context.abort(grpc.StatusCode.UNAVAILABLE, "failed to connect to all addresses; Connection refused")
+
+
+def test_a_health_status_that_claims_unreachable_is_the_bots_own_answer(tmp_path: Path) -> None:
+    """The connection, not the status, says whether the bot was reached: a bot answering UNAVAILABLE on a
+    connection that is up fails the health check as its own answer, and every other check still runs (before,
+    it read as unreachable and nothing more was asked)."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=[("grpc.so_reuseport", 0)])
+    bot_pb2_grpc.add_BotServiceServicer_to_server(FirstLegal(), server)
+    health_pb2_grpc.add_HealthServicer_to_server(_ClaimsUnreachable(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        result = hearts(tmp_path, "validate", f"127.0.0.1:{port}", "--rules", "standard", "--json")
+    finally:
+        server.stop(0)
+    report = json.loads(result.stdout)
+    health_check, handshake = report["checks"][0], next(c for c in report["checks"] if c["name"] == "handshake")
+    assert (health_check["outcome"], health_check["fault"]) == ("fail", None)
+    assert health_check["detail"] == "grpc.health.v1 Check failed: the launcher seats only a bot that reports SERVING"
+    assert handshake["outcome"] == "pass" and not any(c["kind"] == "stopped" for c in report["checks"])
