@@ -890,6 +890,7 @@ async def _validated(
             grace_ms=grace_ms,
             on_check=on_check,
             isolation=Isolation("remote"),
+            startup_timeout=startup_timeout,
         )
     from sandbox import SandboxMode
 

@@ -29,6 +29,8 @@ from referee.record import (
     HandRecord,
     MatchRecord,
     MatchStatus,
+    NoteKind,
+    NoteRecord,
     PassRecord,
     PlayRecord,
     SeatRecord,
@@ -39,7 +41,8 @@ from sandbox import Isolation
 SCHEMA = "hearts-arena/match"
 VERSION = 3  # bump on any change a reader of the last version would misread; adding a field is one too
 # 2: hands[].charges (turbo_charging); a version 1 object has none, and reads as charging nothing.
-# 3: seats[].isolation (str(Isolation), or null: unknown); an object of version 1 or 2 reads as unknown.
+# 3: seats[].isolation (str(Isolation), or null: unknown) and notes (what the referee did for a seat
+#    that is no fault); an object of version 1 or 2 reads as every isolation unknown and no notes.
 
 
 class ExportError(ValueError):
@@ -78,6 +81,7 @@ def match_to_json(record: MatchRecord) -> dict[str, Any]:
             ],
             plays=[_fields(p) for p in record.plays],
             faults=[_fields(f) for f in record.faults],
+            notes=[_fields(n) for n in record.notes],
         ),
     }
 
@@ -127,6 +131,7 @@ def match_from_json(obj: dict[str, Any]) -> MatchRecord:
             plays=[PlayRecord(**p) for p in obj["plays"]],
             faults=[FaultRecord(**{**f, "kind": FaultKind(f["kind"])}) for f in obj["faults"]],
             tournament_id=obj["tournament_id"],
+            notes=[NoteRecord(**{**n, "kind": NoteKind(n["kind"])}) for n in obj.get("notes", ())],
         )
     except (KeyError, TypeError, ValueError) as e:
         raise ExportError(f"not a well-formed match of version {version}: {type(e).__name__}: {e}") from None

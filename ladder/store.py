@@ -58,6 +58,8 @@ from referee.record import (
     HandRecord,
     MatchRecord,
     MatchStatus,
+    NoteKind,
+    NoteRecord,
     PassRecord,
     PlayRecord,
     SeatRecord,
@@ -515,6 +517,25 @@ def _m16_seat_isolation(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m17_notes(db: sqlite_utils.Database) -> None:
+    """Each match's notes: what the referee did for a seat that is no fault (an optional RPC the bot
+    does not implement, answered by its do-nothing answer), once per match where it first happened."""
+    _executescript_in_transaction(
+        db,
+        """
+    CREATE TABLE IF NOT EXISTS notes (  -- IF NOT EXISTS: a store rewound to an earlier version (tests do)
+        id INTEGER PRIMARY KEY,
+        match_id TEXT NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+        hand INTEGER,
+        seat INTEGER NOT NULL,
+        kind TEXT NOT NULL,               -- referee.record.NoteKind
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS notes_match ON notes (match_id);
+    """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -532,6 +553,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m14_seat_teams,
     _m15_hand_plays_by_column,
     _m16_seat_isolation,
+    _m17_notes,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]
@@ -1336,6 +1358,11 @@ class Store:
                     for f in record.faults
                 ],
             )
+            if record.notes:
+                conn.executemany(
+                    "INSERT INTO notes (match_id, hand, seat, kind, detail) VALUES (?, ?, ?, ?, ?)",
+                    [(mid, n.hand, n.seat, NoteKind(n.kind).value, n.detail) for n in record.notes],
+                )
         return mid
 
     @staticmethod
@@ -1542,6 +1569,10 @@ class Store:
                 [mid],
             )
         ]
+        notes = [
+            NoteRecord(hand=r[0], seat=r[1], kind=NoteKind(r[2]), detail=r[3])
+            for r in q("SELECT hand, seat, kind, detail FROM notes WHERE match_id = ? ORDER BY id", [mid])
+        ]
         return MatchRecord(
             match_id=mid,
             seed=seed,
@@ -1555,6 +1586,7 @@ class Store:
             plays=plays,
             faults=faults,
             tournament_id=tid,
+            notes=notes,
         )
 
     def list_matches(self, *, tournament_id: int | None = None, limit: int | None = None) -> list[MatchSummary]:

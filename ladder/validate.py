@@ -7,9 +7,11 @@ the fault kind the referee would record and the rule sentence the position exerc
 passes when no check fails (a warning is fine). ``Report.to_dict()`` is the JSON of
 ``hearts validate --json`` (schema ``hearts-arena/validate``, ``version`` 1).
 
-The checks, in order: the health service reports SERVING; server reflection (a warning without
-it); the handshake and its fields; for every ruleset the bot claims (or those asked for), each
-position of ``ladder.positions`` that the ruleset can ask, one request each; statelessness (one
+The checks, in order: the health service reports SERVING (a bot still starting waited for, up to
+the startup timeout, as the launcher waits); server reflection (a warning without it, a failure when
+it lists the service but cannot resolve it as grpcurl does); the handshake and its fields; for
+every ruleset the bot claims (or those asked for), each position of ``ladder.positions`` that the
+ruleset can ask, one request each; statelessness (one
 view asked twice, the views of two matches interleaved); the concurrency the handshake claims
 (that many requests at once); calls cancelled mid-flight do not break the next one; one complete
 short match against stand-ins; the latency of every decision against the budget.
@@ -34,7 +36,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import grpc
-from google.protobuf import json_format
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 from rich.console import Group, RenderableType
@@ -43,12 +46,13 @@ from rich.text import Text
 
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
+from ladder.launcher import DEFAULT_STARTUP_TIMEOUT
 from ladder.positions import Position, play_positions, positions
-from referee.faults import MAX_FAULTS, Fault, describe, fault_from_error, fault_from_rejection
-from referee.match import DECISIONS, NAME_LIMIT, Clock, Decision, MatchSettings, play_match
+from referee.faults import MAX_FAULTS, Fault, describe, fault_from_error
+from referee.match import DECISIONS, NAME_LIMIT, Clock, Decision, MatchSettings, judge, play_match
 from referee.record import FaultKind, utc_now
 from referee.report import latencies, percentile
-from referee.rules import PRESETS, IllegalPlayError, Match, MoonChoice, Observation, Phase, Rules, SeededRandom
+from referee.rules import PRESETS, Match, MoonChoice, Observation, Phase, Rules, SeededRandom
 from referee.rules.options import OPTION_NAMES
 from referee.seats import REFEREE_NAME, Ask, GrpcSeat, InProcessSeat, Seat
 from referee.untrusted import inert, inert_text
@@ -59,7 +63,9 @@ VERSION = 2  # bump on any change a reader of the last version would misread; ad
 # 2: isolation (str(Isolation), or null: unknown); a version 1 report reads as unknown.
 
 HANDSHAKE_S = 5.0  # the referee's handshake deadline (MatchSettings.handshake_ms)
-PROBE_S = 3.0  # health and reflection: answered at once by any gRPC library that serves them
+PROBE_S = 3.0  # reflection: answered at once by any gRPC library that serves it
+STARTUP_PROBE_S = 0.5  # one health probe while the bot starts (the launcher's)
+STARTUP_POLL_S = 0.05  # between two health probes while the bot starts (the launcher's pace)
 UNLIMITED_CONCURRENCY = 8  # requests sent at once to a bot that declares no limit (0)
 MAX_CONCURRENCY = 32  # the most requests sent at once, whatever a bot declares
 CANCEL_AFTER_MS = (0.0, 1.0, 3.0)  # when each cancelled call is cancelled, after it was sent
@@ -154,15 +160,26 @@ class BotInfo:
             hello.wants_notifications,
         )
 
+    @property
+    def claimed_presets(self) -> tuple[str, ...]:
+        """The presets the handshake claims: those it names, else those of its protocol version."""
+        return self.presets or codec.presets_of(self.protocol_version)
+
+    @property
+    def claimed_options(self) -> tuple[str, ...]:
+        """The rule options the handshake claims: those it names, else those of its protocol version."""
+        return self.options or codec.options_of(self.protocol_version)
+
     def claims(self, rules: Rules) -> bool:
-        """Whether the handshake claims these rules: their preset among ``presets`` (empty: all), and
-        every option they set away from that preset among ``options`` (empty: all). The options are
-        those the canonical text names (``standard,players=5``: players; the pass cycle it implies
+        """Whether the handshake claims these rules: their preset among ``claimed_presets``, and every
+        option they set away from that preset among ``claimed_options`` (a bot that names none claims
+        those its protocol version knew: a bot written before a variant never claims it). The options
+        are those the canonical text names (``standard,players=5``: players; the pass cycle it implies
         is not asked for)."""
         base, *changes = str(rules).split(",")
-        if self.presets and base not in self.presets:
+        if base not in self.claimed_presets:
             return False
-        return not self.options or {change.split("=", 1)[0] for change in changes} <= set(self.options)
+        return {change.split("=", 1)[0] for change in changes} <= set(self.claimed_options)
 
 
 @dataclass(frozen=True)
@@ -297,6 +314,7 @@ class _Asked:
     value: Any
     fault: Fault | None
     latency_ms: float
+    defaulted: bool = False  # an optional RPC the bot does not implement: its do-nothing answer stood
 
 
 @dataclass
@@ -307,6 +325,7 @@ class _Session:
     diagnose: Callable[[], Awaitable[str | None]] | None = None
     vouch: Callable[[], Awaitable[str | None]] | None = None
     isolation: Isolation | None = None
+    startup_s: float = DEFAULT_STARTUP_TIMEOUT  # how long the bot may take to report SERVING
     seat: GrpcSeat = field(init=False)
     clock: Clock = field(init=False)
     checks: list[Check] = field(default_factory=list)
@@ -362,7 +381,7 @@ class _Session:
 
     async def ask(self, position: Position, match_id: str, *, clock: Clock | None = None) -> _Asked:
         """Ask the position's decision as the referee does (``referee.match._Referee._ask``) and judge
-        the answer on a copy of the match (``_judged``): the request's own match is never changed."""
+        the answer on a copy of the match (``referee.match.judge``): the request's own match is never changed."""
         clock = clock or self.clock
         decision = DECISIONS[position.phase]
         obs = position.observation()
@@ -380,7 +399,7 @@ class _Session:
             else:
                 clock.charge(elapsed)
             self.latencies.append(elapsed * 1000)
-            return _Asked(decision, obs, request, None, None, _unimplemented(fault, decision), elapsed * 1000)
+            return _judged(decision, position, obs, request, None, fault, elapsed * 1000)
         elapsed = time.perf_counter() - t0
         self.latencies.append(elapsed * 1000)
         allowed = clock.deadline()
@@ -391,32 +410,23 @@ class _Session:
                 f"{answer!r} (too late)"[:300],
             )
             return _Asked(decision, obs, request, answer, None, late, elapsed * 1000)
-        value, judged = _judged(decision, position, obs, answer)
-        return _Asked(decision, obs, request, answer, value, judged, elapsed * 1000)
+        return _judged(decision, position, obs, request, answer, None, elapsed * 1000)
 
 
-def _judged(decision: Decision, position: Position, obs: Observation, answer: Any) -> tuple[Any, Fault | None]:
-    """The referee's judgement of an answer (``referee.match._judged``): decoded, then applied by the
-    engine, on a copy; (the decision, None) or (None, its fault)."""
-    try:
-        value = decision.decode(answer, obs)
-        decision.apply(position.match.clone(), position.seat, value)
-    except Fault as f:
-        return None, f
-    except IllegalPlayError as e:
-        return None, fault_from_rejection(e, decision.judge, decision.show(answer))
-    return value, None
-
-
-def _unimplemented(fault: Fault, decision: Decision) -> Fault:
-    """UNIMPLEMENTED for an RPC of a variant: say which RPC the rules need (as the referee's fault says)."""
-    if decision.needs and fault.kind is FaultKind.ERROR_STATUS and "UNIMPLEMENTED" in fault.received:
-        return Fault(
-            fault.kind,
-            f"the bot does not implement {decision.rpc}, which {decision.needs} needs (see docs/protocol.md)",
-            fault.received,
-        )
-    return fault
+def _judged(
+    decision: Decision,
+    position: Position,
+    obs: Observation,
+    request: bytes,
+    answer: Any,
+    fault: Fault | None,
+    latency_ms: float,
+) -> _Asked:
+    """The referee's own judgement of an answer or a failure (``referee.match.judge``), on a copy of
+    the position's match: the decision the engine accepted (or the do-nothing answer of an optional RPC
+    the bot does not implement), else None and the fault."""
+    value, fault, substituted, defaulted = judge(decision, position.match.clone(), obs, answer, fault)
+    return _Asked(decision, obs, request, answer, None if substituted else value, fault, latency_ms, defaulted)
 
 
 def _request_json(decision: Decision, request: bytes) -> dict[str, Any]:
@@ -429,6 +439,18 @@ def _asked_check(kind: str, name: str, position: Position, asked: _Asked, passed
     sent = describe(asked.decision.rpc, asked.observation)
     cites = str(position.cites) if position.cites is not None else ""
     rules = str(position.rules)
+    if asked.fault is None and asked.defaulted:
+        d = asked.decision
+        return Check(
+            kind,
+            name,
+            Outcome.WARN,
+            f"the bot does not implement {d.rpc}: the referee takes its do-nothing answer ({d.default_words}), "
+            f"noted once a match, not a fault ({d.rpc} is optional)",
+            rules,
+            request=sent,
+            cites=cites,
+        )
     if asked.fault is None:
         return Check(kind, name, Outcome.PASS, passed, rules, request=sent, received=_shown(asked), cites=cites)
     return Check(
@@ -452,64 +474,235 @@ def _shown(asked: _Asked) -> str:
 # -- the checks ------------------------------------------------------------------------------------
 
 
-async def _health(s: _Session) -> None:
-    """grpc.health.v1 SERVING for the bot service, or for the whole server: what the launcher waits for."""
-    async with grpc.aio.insecure_channel(s.address) as channel:
+@dataclass(frozen=True)
+class _Probe:
+    """One health probe of a starting bot: its answer (``status``, ``code``), and whether a later probe
+    may be answered otherwise (``final`` False: nothing answered yet, or the bot said it is not ready)."""
+
+    service: str
+    status: str | None = None  # the ServingStatus name it answered
+    code: grpc.StatusCode | None = None  # the status of a Check that failed
+    details: str = ""
+    connected: bool = False  # the probe's connection was up when its Check failed (the status is the bot's)
+    final: bool = True
+
+    @property
+    def serving(self) -> bool:
+        return self.status == "SERVING"
+
+    @property
+    def silent(self) -> bool:
+        """Nothing answered: no connection (not listening, or dropped), or one on which nothing is said."""
+        if self.code is grpc.StatusCode.UNAVAILABLE:
+            return not self.connected
+        return self.code is grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+async def _probe(address: str) -> _Probe:
+    """One health probe on a channel of its own (a new connection each time, as the launcher's): the bot
+    service's status, else the whole server's."""
+    async with grpc.aio.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         for service in ("hearts.v1.BotService", ""):
             try:
-                reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=PROBE_S)
+                reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=STARTUP_PROBE_S)
             except grpc.aio.AioRpcError as e:
-                if e.code() is grpc.StatusCode.NOT_FOUND and service:
-                    continue  # a server that registers only its own status: ask that
                 code = e.code()
-                why = {
-                    grpc.StatusCode.UNAVAILABLE: "the bot could not be reached",
-                    grpc.StatusCode.UNIMPLEMENTED: "no grpc.health.v1 service",
-                    grpc.StatusCode.DEADLINE_EXCEEDED: f"no answer to grpc.health.v1 Check within {PROBE_S:g} s",
-                }.get(code, "grpc.health.v1 Check failed")
-                s.add(
-                    Check(
-                        "health",
-                        "health",
-                        Outcome.FAIL,
-                        why
-                        if code is grpc.StatusCode.UNAVAILABLE
-                        else f"{why}: the launcher seats only a bot that reports SERVING",
-                        # Unreachable, it is asked nothing more; the rest a match would not record (the launcher
-                        # refuses such a bot before any match), so it names no fault kind.
-                        fault=FaultKind.TRANSPORT if code is grpc.StatusCode.UNAVAILABLE else None,
-                        request=f"grpc.health.v1.Health/Check service {service!r}",
-                        received=f"status {code.name}: {(e.details() or '')[:300]}",
-                    )
-                )
-                return
+                if code is grpc.StatusCode.NOT_FOUND and service:
+                    continue  # a server that registers only its own status: ask that
+                # The connection's state, not the status's text, tells a bot's own UNAVAILABLE (an answer)
+                # from no connection at all; NOT_FOUND for both: a server with no status registered yet.
+                connected = channel.get_state(try_to_connect=False) is grpc.ChannelConnectivity.READY
+                probe = _Probe(service, code=code, details=(e.details() or "")[:300], connected=connected)
+                return replace(probe, final=not (probe.silent or code is grpc.StatusCode.NOT_FOUND))
             status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
-            ok = reply.status == health_pb2.HealthCheckResponse.SERVING
-            s.add(
-                Check(
-                    "health",
-                    "health",
-                    Outcome.PASS if ok else Outcome.FAIL,
-                    (f"{status} for {service}" if service else f"{status} (the server's: none for the bot service)")
-                    if ok
-                    else f"{status}: the launcher seats only a bot that reports SERVING",
-                    request=f"grpc.health.v1.Health/Check service {service!r}",
-                    received=status,
+            return _Probe(service, status=status, final=status == "SERVING")
+    raise AssertionError("unreachable: the loop returns")
+
+
+async def _health(s: _Session) -> None:
+    """grpc.health.v1 SERVING for the bot service, or for the whole server, waited for as the launcher
+    waits for every bot it seats: up to the startup timeout, while nothing answers (the bot is not
+    listening yet, or not yet speaking gRPC) or it says it is not ready (NOT_SERVING, no status yet).
+    The checks then meet the bot as a tournament would, so a slow start gets the same verdict whenever
+    the validation began: what the bot did within the startup timeout, never how far it had got when
+    the first call went out."""
+    deadline = time.monotonic() + s.startup_s
+    probe = await _probe(s.address)
+    while not probe.final and time.monotonic() < deadline:
+        await asyncio.sleep(STARTUP_POLL_S)
+        probe = await _probe(s.address)
+    request = f"grpc.health.v1.Health/Check service {probe.service!r}"
+    if probe.status is not None:
+        ok = probe.serving
+        waited = "" if ok else f" after {s.startup_s:g} s (the startup timeout)"
+        s.add(
+            Check(
+                "health",
+                "health",
+                Outcome.PASS if ok else Outcome.FAIL,
+                (
+                    f"{probe.status} for {probe.service}"
+                    if probe.service
+                    else f"{probe.status} (the server's: none for the bot service)"
                 )
+                if ok
+                else f"{probe.status}{waited}: the launcher seats only a bot that reports SERVING",
+                request=request,
+                received=probe.status,
             )
-            return
+        )
+        return
+    assert probe.code is not None
+    received = f"status {probe.code.name}: {probe.details}"
+    if probe.silent:
+        unreachable = probe.code is grpc.StatusCode.UNAVAILABLE  # no connection kept, rather than silence on one
+        what = (
+            f"nothing listens at {s.address} (or it drops every connection)"
+            if unreachable
+            else "it accepts connections but does not answer them"
+        )
+        # Never up: a tournament's launcher would not seat it, and it is asked nothing more.
+        s.add(
+            Check(
+                "health",
+                "health",
+                Outcome.FAIL,
+                f"the bot could not be reached within {s.startup_s:g} s (the startup timeout): {what}",
+                fault=FaultKind.TRANSPORT if unreachable else FaultKind.TIMEOUT,
+                request=request,
+                received=received,
+            )
+        )
+        raise _Stop(f"not run: the bot did not answer within {s.startup_s:g} s (a tournament would not seat it)")
+    why = {
+        grpc.StatusCode.UNIMPLEMENTED: "no grpc.health.v1 service",
+        grpc.StatusCode.NOT_FOUND: f"no health status for the server nor the bot service after {s.startup_s:g} s",
+    }.get(probe.code, "grpc.health.v1 Check failed")
+    # The rest a match would not record (the launcher refuses such a bot before any match): no fault kind.
+    s.add(
+        Check(
+            "health",
+            "health",
+            Outcome.FAIL,
+            f"{why}: the launcher seats only a bot that reports SERVING",
+            request=request,
+            received=received,
+        )
+    )
 
 
 _REFLECTION_METHODS = (
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 )
+_SERVICE = pb.DESCRIPTOR.services_by_name["BotService"]
+MAX_REFLECTED_FILES = 64
+"""Files a bot's reflection may serve for hearts.v1.BotService and its imports (bot.proto has none)."""
+
+
+class _Unresolved(Exception):
+    """Reflection lists the service but cannot resolve it, or a type it uses; the message says where."""
+
+
+_Reflect = Callable[..., Any]  # a ServerReflectionInfo stream-stream callable
+
+
+async def _reflect(call: _Reflect, request: reflection_pb2.ServerReflectionRequest) -> Any:
+    """One request on its own reflection stream, and its first reply: a bot that sends more is not read."""
+    stream = call(iter([request]), timeout=PROBE_S)
+    try:
+        async for reply in stream:
+            return reply
+    finally:
+        stream.cancel()
+    raise _Unresolved("the stream ended without a reply")
+
+
+async def _files(call: _Reflect, request: reflection_pb2.ServerReflectionRequest, what: str) -> list[Any]:
+    """The file descriptors one request is answered with; ``_Unresolved`` for an error or none."""
+    try:
+        reply = await _reflect(call, request)
+    except grpc.aio.AioRpcError as e:
+        raise _Unresolved(f"{what} failed: {e.code().name}: {(e.details() or '')[:200]}") from None
+    except _Unresolved as e:
+        raise _Unresolved(f"{what}: {e}") from None
+    if reply.HasField("error_response"):
+        error = reply.error_response
+        code = next((c.name for c in grpc.StatusCode if c.value[0] == error.error_code), str(error.error_code))
+        raise _Unresolved(f"{what} answered {code}: {error.error_message[:200]}")
+    protos = reply.file_descriptor_response.file_descriptor_proto
+    if not protos:
+        raise _Unresolved(f"{what} answered no file descriptor")
+    try:
+        return [descriptor_pb2.FileDescriptorProto.FromString(raw) for raw in protos[:MAX_REFLECTED_FILES]]
+    except DecodeError:
+        raise _Unresolved(f"{what} answered a file descriptor that does not decode") from None
+
+
+async def _resolve(call: _Reflect) -> tuple[Any, int]:
+    """hearts.v1.BotService as grpcurl resolves it: the file containing the symbol, then each file it
+    imports by name, built into a descriptor pool of their own; then every message type its methods use,
+    and the types of their fields, found in it. (the service's descriptor, how many message types)."""
+    files: dict[str, Any] = {}
+    for f in await _files(
+        call,
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol=_SERVICE.full_name),
+        "file_containing_symbol",
+    ):
+        files.setdefault(f.name, f)
+    while missing := [(d, f.name) for f in list(files.values()) for d in f.dependency if d not in files]:
+        if len(files) >= MAX_REFLECTED_FILES:
+            raise _Unresolved(f"more than {MAX_REFLECTED_FILES} files for one service")
+        name, importer = missing[0]
+        what = f"file_by_filename {name} (imported by {importer})"
+        for f in await _files(call, reflection_pb2.ServerReflectionRequest(file_by_filename=name), what):
+            files.setdefault(f.name, f)
+        if name not in files:
+            raise _Unresolved(f"{what} answered other files")
+    pool = descriptor_pool.DescriptorPool()
+    built: set[str] = set()
+
+    def build(name: str, importers: tuple[str, ...]) -> None:
+        if name in built:
+            return
+        if name in importers:
+            raise _Unresolved(f"{name} imports itself through {' -> '.join(importers)}")
+        for dependency in files[name].dependency:
+            build(dependency, (*importers, name))
+        try:
+            pool.Add(files[name])
+        except (TypeError, ValueError) as e:
+            raise _Unresolved(f"{name} does not build: {str(e)[:200]}") from None
+        built.add(name)
+
+    for name in list(files):
+        build(name, ())
+    try:
+        service = pool.FindServiceByName(_SERVICE.full_name)
+    except KeyError:
+        raise _Unresolved(
+            f"the files served for it ({', '.join(files)[:200]}) define no {_SERVICE.full_name}"
+        ) from None
+    seen: set[str] = set()
+    todo = [t for m in service.methods for t in (m.input_type, m.output_type)]
+    while todo:
+        message = todo.pop()
+        if message.full_name in seen:
+            continue
+        seen.add(message.full_name)
+        try:
+            pool.FindMessageTypeByName(message.full_name)
+        except KeyError:
+            raise _Unresolved(f"message type {message.full_name} is not in the files served") from None
+        todo += [f.message_type for f in message.fields if f.message_type is not None]
+    return service, len(seen)
 
 
 async def _reflection(s: _Session) -> None:
-    """Server reflection listing hearts.v1.BotService (v1 or v1alpha, whose messages are the same): a
-    convenience for grpcurl, so its absence is a warning."""
+    """Server reflection listing hearts.v1.BotService (v1 or v1alpha, whose messages are the same), and
+    resolving it as grpcurl does (``_resolve``). A convenience for grpcurl, so its absence is a warning;
+    a reflection that lists the service but cannot describe it misleads every tool that trusts it: a failure."""
     statuses = []
     async with grpc.aio.insecure_channel(s.address) as channel:
         for method in _REFLECTION_METHODS:
@@ -519,29 +712,27 @@ async def _reflection(s: _Session) -> None:
                 response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
             )
             try:
-                replies = [
-                    r
-                    async for r in call(
-                        iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=PROBE_S
-                    )
-                ]
-            except grpc.aio.AioRpcError as e:
-                statuses.append(f"{method.split('/')[1]}: {e.code().name}")
+                reply = await _reflect(call, reflection_pb2.ServerReflectionRequest(list_services=""))
+            except (grpc.aio.AioRpcError, _Unresolved) as e:
+                why = e.code().name if isinstance(e, grpc.aio.AioRpcError) else str(e)
+                statuses.append(f"{method.split('/')[1]}: {why}")
                 continue
-            services = [svc.name for r in replies for svc in r.list_services_response.service]
-            listed = "hearts.v1.BotService" in services
-            s.add(
-                Check(
-                    "reflection",
-                    "reflection",
-                    Outcome.PASS if listed else Outcome.WARN,
-                    f"lists hearts.v1.BotService ({method.split('/')[1].rsplit('.', 2)[1]})"
-                    if listed
-                    else "does not list hearts.v1.BotService (grpcurl then needs -proto)",
-                    request=f"{method} list_services",
-                    received=", ".join(services)[:300],
+            version = method.split("/")[1].rsplit(".", 2)[1]
+            services = [svc.name for svc in reply.list_services_response.service]
+            listed = f"{method} list_services"
+            if _SERVICE.full_name not in services:
+                s.add(
+                    Check(
+                        "reflection",
+                        "reflection",
+                        Outcome.WARN,
+                        "does not list hearts.v1.BotService (grpcurl then needs -proto)",
+                        request=listed,
+                        received=", ".join(services)[:300],
+                    )
                 )
-            )
+                return
+            s.add(await _resolved_check(call, version, listed))
             return
     s.add(
         Check(
@@ -553,6 +744,55 @@ async def _reflection(s: _Session) -> None:
             received="; ".join(statuses),
         )
     )
+
+
+async def _resolved_check(call: _Reflect, version: str, listed: str) -> Check:
+    """The reflection check of a server that lists hearts.v1.BotService: does it resolve, and as bot.proto has it?"""
+    request = f"{listed}, file_containing_symbol {_SERVICE.full_name}, its imports and message types"
+    try:
+        service, types = await _resolve(call)
+    except _Unresolved as e:
+        return Check(
+            "reflection",
+            "reflection",
+            Outcome.FAIL,
+            f"lists hearts.v1.BotService but cannot resolve it ({version}): {e}. grpcurl fails the same way "
+            "('Symbol not found'); serve bot.proto's descriptors (the SDK and the Node bot do), or no reflection",
+            request=request,
+            received=str(e)[:300],
+        )
+    other = [
+        m.name
+        for m in service.methods
+        if m.name in _SERVICE.methods_by_name
+        and (m.input_type.full_name, m.output_type.full_name)
+        != (
+            _SERVICE.methods_by_name[m.name].input_type.full_name,
+            _SERVICE.methods_by_name[m.name].output_type.full_name,
+        )
+    ]
+    if other:
+        return Check(
+            "reflection",
+            "reflection",
+            Outcome.FAIL,
+            f"resolves hearts.v1.BotService ({version}) with other message types than bot.proto's for "
+            f"{', '.join(other)[:200]}: grpcurl would send requests of another shape",
+            request=request,
+        )
+    missing = [m.name for m in _SERVICE.methods if m.name not in service.methods_by_name]
+    found = (
+        f"resolves hearts.v1.BotService ({version}): {len(service.methods)} methods, the {types} message types they use"
+    )
+    if missing:
+        return Check(
+            "reflection",
+            "reflection",
+            Outcome.WARN,
+            f"{found}, but not {', '.join(missing)}: it describes an older bot.proto (grpcurl cannot call those)",
+            request=request,
+        )
+    return Check("reflection", "reflection", Outcome.PASS, found, request=request)
 
 
 async def _handshake(s: _Session) -> BotInfo | None:
@@ -578,13 +818,19 @@ async def _handshake(s: _Session) -> BotInfo | None:
     bot = s.bot = BotInfo.of(hello)
     s.add(Check("handshake", "handshake", Outcome.PASS, "answered", request=sent, received=_hello_text(bot)))
     version = bot.protocol_version
-    if version in (0, codec.PROTOCOL_VERSION):
+    if version <= codec.PROTOCOL_VERSION:
+        older = (
+            f" (older than the referee's {codec.PROTOCOL_VERSION}: it is checked only on what protocol "
+            f"{codec.version_spoken(version)} knew, unless its handshake names more)"
+            if codec.version_spoken(version) < codec.PROTOCOL_VERSION
+            else ""
+        )
         s.add(
             Check(
                 "handshake",
                 "protocol_version",
                 Outcome.PASS,
-                f"{version}" + (" (unset: taken as 1)" if version == 0 else ""),
+                f"{version}" + (" (unset: taken as 1)" if version == 0 else "") + older,
                 received=f"protocol_version={version}",
             )
         )
@@ -594,7 +840,7 @@ async def _handshake(s: _Session) -> BotInfo | None:
                 "handshake",
                 "protocol_version",
                 Outcome.FAIL,
-                f"speaks protocol {version}, the referee speaks {codec.PROTOCOL_VERSION}",
+                f"speaks protocol {version}; the referee speaks 1 to {codec.PROTOCOL_VERSION}",
                 fault=FaultKind.MALFORMED,
                 request=sent,
                 received=f"protocol_version={version}",
@@ -617,7 +863,11 @@ async def _handshake(s: _Session) -> BotInfo | None:
             Outcome.WARN if unknown else Outcome.PASS,
             f"unknown presets {', '.join(unknown)} (known: {', '.join(PRESETS)})"
             if unknown
-            else (", ".join(bot.presets) or "none listed: every preset"),
+            else (
+                ", ".join(bot.presets)
+                or f"none listed: those of protocol {codec.version_spoken(bot.protocol_version)}, "
+                + ", ".join(bot.claimed_presets)
+            ),
         )
     )
     unknown = [o for o in bot.options if o not in OPTION_NAMES]
@@ -628,7 +878,15 @@ async def _handshake(s: _Session) -> BotInfo | None:
             Outcome.WARN if unknown else Outcome.PASS,
             f"unknown options {', '.join(unknown)} (see hearts rules)"
             if unknown
-            else (", ".join(bot.options) or "none listed: every option"),
+            else (
+                ", ".join(bot.options)
+                or f"none listed: every option of protocol {codec.version_spoken(bot.protocol_version)}"
+                + (
+                    ""
+                    if codec.version_spoken(bot.protocol_version) == codec.PROTOCOL_VERSION
+                    else f" (not {', '.join(o for o in OPTION_NAMES if o not in bot.claimed_options)})"
+                )
+            ),
         )
     )
     limit = bot.max_concurrent_games
@@ -666,7 +924,7 @@ def _rulesets(s: _Session, bot: BotInfo | None, asked: Sequence[Rules] | None) -
                     )
                 )
         return list(dict.fromkeys(asked))
-    claimed = bot or BotInfo("", "", "", "", 0, (), (), 0, False)
+    claimed = bot or BotInfo("", "", "", "", codec.PROTOCOL_VERSION, (), (), 0, False)
     out = [rules for rules in PRESETS.values() if claimed.claims(rules)]
     for alternatives in VARIANTS:
         for text in alternatives:
@@ -680,8 +938,8 @@ def _rulesets(s: _Session, bot: BotInfo | None, asked: Sequence[Rules] | None) -
                 "claims",
                 "claims the rules",
                 Outcome.WARN,
-                f"the handshake claims no ruleset this harness plays (presets {list(claimed.presets)}, options "
-                f"{list(claimed.options)}): standard is checked; give --rules to check others",
+                f"the handshake claims no ruleset this harness plays (presets {list(claimed.claimed_presets)}, "
+                f"options {list(claimed.claimed_options)}): standard is checked; give --rules to check others",
             )
         )
         out.append(Rules())
@@ -865,10 +1123,13 @@ async def _match(s: _Session, rules: Rules) -> None:
     record = await play_match(seats, short, seed, settings=s.settings, match_id=match_id, names=names)
     s.latencies.extend(latencies(record, k))
     faults = [f for f in record.faults if f.seat == k]
+    notes = [x for x in record.notes if x.seat == k]
     me = record.seats[k]
     where = f"{len(record.hands)} hands of {short} (seed {seed}), the bot in seat {k} against {n - 1} stand-ins"
     if not faults:
-        s.add(Check("match", "a complete match", Outcome.PASS, f"{where}: no faults; place {me.place}", str(short)))
+        noted = "".join(f"; noted: {n.detail}" for n in notes)
+        outcome = Outcome.WARN if notes else Outcome.PASS
+        s.add(Check("match", "a complete match", outcome, f"{where}: no faults; place {me.place}{noted}", str(short)))
         return
     first = faults[0]
     kinds = ", ".join(dict.fromkeys(f.kind.value for f in faults))
@@ -930,6 +1191,7 @@ async def validate(
     vouch: Callable[[], Awaitable[str | None]] | None = None,
     isolation: Isolation | None = None,
     guise: Guise | None = None,
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
 ) -> Report:
     """Validate the bot served at ``address``: every check, in order; ``on_check`` sees each as it
     is made. ``rules``: the rulesets to check (default: every one the handshake claims). The time
@@ -940,9 +1202,10 @@ async def validate(
     serving the address when that was not the bot it started (an ``impersonation`` fault).
     ``isolation``: what guards the bot, from whoever started it (its launcher), kept in the report
     and in its match's record. ``guise``: what the bot is told, to look like a tournament's matches
-    (``Guise``). Never raises for anything the bot does."""
+    (``Guise``). ``startup_timeout``: how long a bot that is still starting may take to report
+    SERVING, as the launcher allows. Never raises for anything the bot does."""
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms)
-    s = _Session(address, settings, on_check, diagnose, vouch, isolation, guise=guise)
+    s = _Session(address, settings, on_check, diagnose, vouch, isolation, guise=guise, startup_s=startup_timeout)
     started = utc_now()
     checked: list[Rules] = []
     try:

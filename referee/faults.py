@@ -28,6 +28,7 @@ from referee.rules.cards import DECK
 from referee.seats import (
     BotErrorStatus,
     BotTimeout,
+    BotUnimplemented,
     BotUnreachable,
     Impersonation,
     MalformedReply,
@@ -57,13 +58,15 @@ holds more than the deck. An answer longer than the seat's hand is refused befor
 
 
 class Fault(Exception):
-    """A judged fault: its kind, a one-line detail and what came back."""
+    """A judged fault: its kind, a one-line detail and what came back. ``unimplemented``: the bot does
+    not implement the RPC (``BotUnimplemented``), which the referee's judge reads (``referee.match.judge``)."""
 
-    def __init__(self, kind: FaultKind, detail: str, received: str) -> None:
+    def __init__(self, kind: FaultKind, detail: str, received: str, *, unimplemented: bool = False) -> None:
         super().__init__(f"{kind.value}: {detail}")
         self.kind = kind
         self.detail = detail
         self.received = received
+        self.unimplemented = unimplemented
 
 
 # The kind of each failure a seat observed. Order matters: a subclass before its base.
@@ -87,7 +90,7 @@ def fault_from_error(error: BaseException) -> Fault:
     if isinstance(error, SeatError):
         for cls, kind in _SEAT_FAULTS:
             if isinstance(error, cls):
-                return Fault(kind, error.detail, error.received)
+                return Fault(kind, error.detail, error.received, unimplemented=isinstance(error, BotUnimplemented))
     return Fault(FaultKind.ERROR_STATUS, f"the seat failed: {type(error).__name__}", repr(error)[:300])
 
 

@@ -50,6 +50,8 @@ from referee.record import (
     HandRecord,
     MatchRecord,
     MatchStatus,
+    NoteKind,
+    NoteRecord,
     PassRecord,
     PlayRecord,
     SeatRecord,
@@ -59,6 +61,7 @@ from referee.rules import (
     DECK,
     IllegalPlayError,
     Match,
+    MoonChoice,
     Observation,
     Phase,
     Rules,
@@ -306,44 +309,43 @@ def _late(answer: object, elapsed: float, allowed: float) -> Fault:
     )
 
 
-def _judged(
+def judge(
     decision: Decision, m: Match, o: Observation, answer: object, fault: Fault | None
-) -> tuple[Any, Fault | None, bool]:
-    """The judge and substitute stages: judge a seat's answer once, with the engine's own check, as
-    it is applied; no answer, or a refused one, gets the seeded substitute. (the decision applied,
-    the fault if any, whether the substitute stood in)."""
+) -> tuple[Any, Fault | None, bool, bool]:
+    """The judge and substitute stages, the one place a seat's answer is judged (every decision of a
+    match but plays, which ``_played`` writes out, and every answer of ``hearts validate``): decoded,
+    then applied with the engine's own check. An RPC the bot does not implement is the do-nothing
+    answer of an optional decision (``Decision.default``), no fault; of a required one, the fault,
+    naming the rule that asks it. No answer, or a refused one, gets the seeded substitute. Returns (the
+    decision applied, the fault if any, whether the substitute stood in, whether the do-nothing answer did)."""
+    if fault is not None and fault.unimplemented:
+        if decision.default is not None:
+            value = decision.default(o)
+            decision.apply(m, o.seat, value)
+            return value, None, False, True
+        if decision.needs:
+            fault = Fault(
+                fault.kind,
+                f"the bot does not implement {decision.rpc}, which {decision.needs} needs (see docs/protocol.md)",
+                fault.received,
+                unimplemented=True,
+            )
     if answer is not None:
         try:
             value = decision.decode(answer, o)
             decision.apply(m, o.seat, value)
-            return value, fault, False
+            return value, fault, False, False
         except Fault as f:
             fault = f
         except IllegalPlayError as e:
             fault = fault_from_rejection(e, decision.judge, decision.show(answer))
-    return _substituted(decision, m, o), fault, True
+    return _substituted(decision, m, o), fault, True, False
 
 
 def _substituted(decision: Decision, m: Match, o: Observation) -> Any:
     value = decision.substitute(m.seed, o)
     decision.apply(m, o.seat, value)
     return value
-
-
-def _unimplemented(fault: Fault | None, decision: Decision) -> Fault | None:
-    """A bot written before a variant's RPC answers UNIMPLEMENTED: say which RPC the rules need."""
-    if (
-        decision.needs
-        and fault is not None
-        and fault.kind is FaultKind.ERROR_STATUS
-        and "UNIMPLEMENTED" in fault.received
-    ):
-        return Fault(
-            fault.kind,
-            f"the bot does not implement {decision.rpc}, which {decision.needs} needs (see docs/protocol.md)",
-            fault.received,
-        )
-    return fault
 
 
 @dataclass(frozen=True)
@@ -358,6 +360,9 @@ class Decision:
     ``instead`` says in words what the referee did instead (after the decision was applied);
     ``trick`` is the trick a fault names (None outside trick play); ``record`` writes the decision
     into the match record. ``needs`` names the rule option that asks this RPC of bots written before it.
+    ``default`` is the do-nothing answer of an optional decision (None: a required one), what stands when
+    the bot does not implement the RPC: always legal, and what the rules would do without the option that
+    asks it, so a bot could give it itself; ``default_words`` says it for the match's note.
     """
 
     phase: Phase
@@ -373,6 +378,8 @@ class Decision:
     trick: Callable[[Observation], int | None]
     record: Callable[[MatchRecord, Match, Observation, Any, float | None, bool], None]
     needs: str = ""
+    default: Callable[[Observation], Any] | None = None
+    default_words: str = ""
 
 
 def _record_pass(
@@ -503,6 +510,9 @@ DECISIONS: dict[Phase, Decision] = {
             lambda o: len(o.tricks),
             _record_discard,
             needs="kitty_discard=true",
+            # As if the kitty went to the taker's tricks unseen (kitty_discard=false): the kitty's own cards.
+            default=lambda o: tuple(o.kitty.cards),
+            default_words="discarded the cards the kitty brought (as if they went to its tricks unseen)",
         ),
         Decision(
             Phase.CHARGE,
@@ -518,6 +528,8 @@ DECISIONS: dict[Phase, Decision] = {
             _no_trick,
             _record_charge,
             needs="turbo_charging=true",
+            default=lambda o: (),  # 002 'each player may turbo-charge': charging is a choice
+            default_words="charged nothing",
         ),
         Decision(
             Phase.MOON,
@@ -532,6 +544,8 @@ DECISIONS: dict[Phase, Decision] = {
             lambda m, choice: f"chose the seeded substitute {choice.value}",
             _no_trick,
             _record_moon,
+            default=lambda o: MoonChoice.ADD_TO_OTHERS,  # the moon's scoring when nobody chooses (001)
+            default_words="the moon scored add-to-others (the usual scoring)",
         ),
     )
 }
@@ -648,6 +662,7 @@ class _Referee:
         self.fast_play = True  # plays by the written-out path (False: the general one, to test they agree)
         self.listening = False  # whether any seat asked for notifications (set by the handshakes)
         self.shown_names: list[str] | None = None  # the names the bots are told (None: self.names)
+        self.noted: set[tuple[int, str]] = set()  # (seat, RPC) of each optional RPC noted as unimplemented
 
     # -- asking ----------------------------------------------------------------------------------
 
@@ -712,8 +727,10 @@ class _Referee:
             ]
         else:
             outcomes = await asyncio.gather(*(self._answer(decision, o) for o in obs))  # ask
-        for o, (answer, latency, fault) in zip(obs, outcomes):
-            value, fault, substituted = _judged(decision, m, o, answer, _unimplemented(fault, decision))
+        for o, (answer, latency, asked) in zip(obs, outcomes):
+            value, fault, substituted, defaulted = judge(decision, m, o, answer, asked)
+            if defaulted:
+                self._note_unimplemented(o, decision)
             if fault is not None:
                 self._fault(
                     o.seat,
@@ -730,6 +747,23 @@ class _Referee:
         if st.forfeit:
             return None, None, None  # nothing is asked of a forfeited seat
         return await self._ask(o.seat, getattr(st.seat, decision.method), self._asked(o, st, decision.rest(o)))
+
+    def _note_unimplemented(self, o: Observation, decision: Decision) -> None:
+        """Note, once per match and seat, an optional RPC the bot does not implement (no fault). In the
+        referee's own words: the note holds no text of the bot's."""
+        key = (o.seat, decision.rpc)
+        if key in self.noted:
+            return
+        self.noted.add(key)
+        self.record.notes.append(
+            NoteRecord(
+                hand=o.hand_number,
+                seat=o.seat,
+                kind=NoteKind.UNIMPLEMENTED,
+                detail=f"does not implement {decision.rpc}: {decision.default_words}, and so each time it "
+                f"is asked this match; not a fault ({decision.rpc} is optional, see docs/protocol.md)",
+            )
+        )
 
     def _fault(self, s: int, fault: Fault, hand: int | None, trick: int | None, sent: str, action: str) -> None:
         st = self.states[s]
@@ -820,12 +854,13 @@ class _Referee:
                 st.wants_notify = reply.wants_notifications
                 self.listening = self.listening or st.wants_notify
                 name = reply.name[:NAME_LIMIT]  # the bot's own text: kept as data, but bounded
-                if reply.protocol_version not in (0, codec.PROTOCOL_VERSION):  # 0: left unset, taken as ours
+                if reply.protocol_version > codec.PROTOCOL_VERSION:  # 0 (unset) is 1; 1 to ours read alike
                     self._fault(
                         s,
                         Fault(
                             FaultKind.MALFORMED,
-                            f"speaks protocol {reply.protocol_version}, the referee speaks {codec.PROTOCOL_VERSION}",
+                            f"speaks protocol {reply.protocol_version}; "
+                            f"the referee speaks 1 to {codec.PROTOCOL_VERSION}",
                             f"protocol_version={reply.protocol_version}",
                         ),
                         None,

@@ -41,6 +41,13 @@ class FaultKind(str, enum.Enum):
     IMPERSONATION = "impersonation"  # the seat's socket was served by a process not started for the seat
 
 
+class NoteKind(str, enum.Enum):
+    """What a note records: something the referee did for a seat that is no fault. The value is what the
+    store and the docs show."""
+
+    UNIMPLEMENTED = "unimplemented"  # an optional RPC the bot does not implement: its do-nothing answer stood
+
+
 class ForfeitReason(str, enum.Enum):
     """Why a bot forfeited a match. The value is what the store keeps; the fault records say the rest."""
 
@@ -143,6 +150,16 @@ class FaultRecord:
 
 
 @dataclass
+class NoteRecord:
+    """Something worth knowing about a seat that is no fault, recorded once per match where it first happened."""
+
+    hand: int | None  # the hand it first happened in
+    seat: int
+    kind: NoteKind
+    detail: str  # what happened and what the referee did, in a line
+
+
+@dataclass
 class MatchRecord:
     match_id: str
     seed: int
@@ -156,6 +173,7 @@ class MatchRecord:
     plays: list[PlayRecord] = field(default_factory=list)
     faults: list[FaultRecord] = field(default_factory=list)
     tournament_id: int | None = None
+    notes: list[NoteRecord] = field(default_factory=list)  # in the order they happened
 
     @property
     def bots(self) -> list[str]:

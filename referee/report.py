@@ -87,7 +87,8 @@ def _team_totals_text(rules: Rules, names: Sequence[str], totals: Sequence[int])
 
 
 def summary(record: MatchRecord) -> RenderableType:
-    """Scores by hand, the final standing with latencies, and the faults (with partners, the teams too)."""
+    """Scores by hand, the final standing with latencies, the faults and the notes (with partners, the
+    teams too)."""
     rules = Rules.from_dict(record.rules)
     names = _names(record)
     teams = rules.partnership != "none"
@@ -166,6 +167,18 @@ def summary(record: MatchRecord) -> RenderableType:
                 inert_text(f.action),
             )
         parts.append(faults)
+    if record.notes:
+        notes = Table(title=f"Notes ({len(record.notes)}): no faults, worth knowing", title_justify="left")
+        for col in ("hand", "seat", "kind", "detail"):
+            notes.add_column(col)
+        for entry in record.notes:
+            notes.add_row(
+                "-" if entry.hand is None else str(entry.hand),
+                Text(names[entry.seat]),
+                entry.kind.value,
+                inert_text(entry.detail),
+            )
+        parts.append(notes)
     return Group(*parts)
 
 

@@ -6,7 +6,11 @@ by the same code. A call that brings no answer raises a ``SeatError`` of the kin
 observed: ``BotTimeout`` (the deadline passed, by the referee's own clock), ``BotUnreachable`` (no
 connection), ``BotErrorStatus`` (the bot answered an error status, or an in-process bot raised),
 ``OversizedReply`` (more bytes than the receive limit, measured) or ``MalformedReply`` (bytes that
-are no reply). What a bot says about itself (a status code, a message) never picks the kind.
+are no reply). What a bot says about itself (a status code, a message) never picks the kind. One
+status is told apart within ``BotErrorStatus``: ``BotUnimplemented``, the bot does not implement the
+RPC (UNIMPLEMENTED, or an in-process bot without the method); the referee alone decides what that
+means for the decision (``referee.match.judge``): an optional decision takes its do-nothing answer,
+which the bot could have given itself, so saying UNIMPLEMENTED gains a bot nothing.
 
 Every decision comes to a seat as one ``Ask``: the seat's observation, from which the referee
 builds the wire request only when a seat sends one. A gRPC seat sends those bytes; an in-process
@@ -40,9 +44,12 @@ MAX_RECEIVE_BYTES = 64 * 1024
 
 CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.max_receive_message_length", 4 * MAX_RECEIVE_BYTES),  # HARD_RECEIVE_BYTES: see there
-    # A channel made before its bot listens otherwise waits ~0.7 s after the bot comes up.
+    # A channel made before its bot listens otherwise waits ~0.7 s after the bot comes up. Not
+    # grpc.min_reconnect_backoff_ms: it is also the least time a connection attempt is given; short, a
+    # bot that accepted the connection but had not answered it yet would read as unreachable, where the
+    # same silence on a connection already up is a timeout. An attempt runs to the call's deadline:
+    # nothing listening is unreachable, accepting but silent a timeout, whenever the call went out.
     ("grpc.initial_reconnect_backoff_ms", 100),
-    ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 200),
     # A decision is asked once: no hidden retries inside its deadline (and ~10-40 µs less CPU a call).
     ("grpc.enable_retries", 0),
@@ -108,6 +115,12 @@ class SeatClosed(BotUnreachable):
 
 class BotErrorStatus(SeatError):
     """The bot answered with an error status (over gRPC), or raised (in process)."""
+
+
+class BotUnimplemented(BotErrorStatus):
+    """The bot does not implement the RPC: the status UNIMPLEMENTED (what gRPC answers for a method a
+    server does not serve, as generated code does for one it leaves out), or an in-process bot without
+    the method."""
 
 
 class OversizedReply(SeatError):
@@ -198,7 +211,10 @@ async def _rpc_failure(
             )
     if code is grpc.StatusCode.UNAVAILABLE and not await _still_connected(channel):
         return BotUnreachable("bot unreachable (is it running?)", received)
-    return BotErrorStatus(f"the bot answered {code.name}" + (f": {details[:200]}" if details else ""), received)
+    said = f"the bot answered {code.name}" + (f": {details[:200]}" if details else "")
+    if code is grpc.StatusCode.UNIMPLEMENTED:
+        return BotUnimplemented(said, received)
+    return BotErrorStatus(said, received)
 
 
 class Ask:
@@ -484,13 +500,14 @@ class GrpcSeat:
 class InProcessSeat:
     """A Python object seated directly: fast local play and tests.
 
-    The object has ``pass_cards(obs)``, ``play_card(obs)`` and optionally ``choose_moon(obs)``,
-    ``discard_cards(obs)`` (asked only under kitty_discard), ``charge_cards(obs)`` (every seat, under
-    turbo_charging), ``call_pass(obs)`` (the dealer, where
-    the pass cycle says call; default ``"left"``)
-    and ``notify(request)``; each may be a coroutine function (then the deadline applies) or a
-    plain one (then the referee can only measure it afterwards). Answers may be Cards, card text,
-    wire enum values or MoonChoices; anything else goes to the referee as a malformed answer.
+    The object has ``pass_cards(obs)``, ``play_card(obs)`` and, for the rules that ask them,
+    ``choose_moon(obs)``, ``discard_cards(obs)`` (under kitty_discard), ``charge_cards(obs)`` (every seat,
+    under turbo_charging), ``call_pass(obs)`` (the dealer, where the pass cycle says call) and
+    ``notify(request)``; each may be a coroutine function (then the deadline applies) or a plain one
+    (then the referee can only measure it afterwards). A method the object lacks is
+    ``BotUnimplemented``, as UNIMPLEMENTED is over gRPC: the referee decides what stands instead.
+    Answers may be Cards, card text, wire enum values or MoonChoices; anything else goes to the
+    referee as a malformed answer.
     """
 
     address: str | None = None
@@ -504,9 +521,12 @@ class InProcessSeat:
         return f"InProcessSeat({self.bot!r}, name={self.name!r})"
 
     async def _call(self, method: str, arg: Any, timeout: float) -> Any:
+        call = getattr(self.bot, method, None)
+        if not callable(call):  # looked up first: an AttributeError raised inside a method is the bot's error
+            raise BotUnimplemented(f"the bot has no {method} method", f"no {method}")
         t0 = _perf_counter()
         try:
-            result = getattr(self.bot, method)(arg)
+            result = call(arg)
             if inspect.isawaitable(result):
                 result = await asyncio.wait_for(result, timeout)
         except Exception as e:
@@ -530,25 +550,17 @@ class InProcessSeat:
         return _card_value(await self._call("play_card", ask.observation, timeout))
 
     async def discard_cards(self, ask: Ask, timeout: float) -> list[int]:
-        # A bot without discard_cards is asked anyway: the AttributeError is its fault (error_status),
-        # as UNIMPLEMENTED is for a gRPC bot, and the seeded substitute discards for it.
         return _card_values(await self._call("discard_cards", ask.observation, timeout))
 
     async def charge_cards(self, ask: Ask, timeout: float) -> list[int]:
-        # Asked anyway, as discard_cards is: a bot without it faults (error_status), as UNIMPLEMENTED does
-        # for a gRPC bot, and the substitute charges nothing. None (or an empty list) charges nothing.
         answer = await self._call("charge_cards", ask.observation, timeout)
-        return [] if answer is None else _card_values(answer)
+        return [] if answer is None else _card_values(answer)  # None (or an empty list) charges nothing
 
     async def call_pass(self, ask: Ask, timeout: float) -> object:
-        if not hasattr(self.bot, "call_pass"):
-            return "left"  # the plain pass, for bots that never thought of it (as the SDK does)
         answer = await self._call("call_pass", ask.observation, timeout)
         return "" if answer is None else answer  # None is an answer (no call: a fault), not a missing one
 
     async def choose_moon(self, ask: Ask, timeout: float) -> int:
-        if not hasattr(self.bot, "choose_moon"):
-            return pb.MOON_CHOICE_ADD_TO_OTHERS  # the usual scoring, for bots that never thought of it
         answer = await self._call("choose_moon", ask.observation, timeout)
         if isinstance(answer, int):
             return answer

@@ -106,3 +106,37 @@ def test_the_protocol_docs_name_every_value_of_each_named_option() -> None:
     ):
         missing = [v for v in values if f'`"{v}"`' not in rows[field]]
         assert not missing, f"docs/protocol.md's Rules table does not name {missing} for {field}"
+
+
+def test_every_preset_option_and_rpc_belongs_to_one_protocol_version() -> None:
+    """hearts.v1.codec.VERSIONS says which version added each preset, rule option and RPC: all of them, once
+    each, the last version being the one the referee speaks. A preset added without a version fails here."""
+    from hearts.v1 import bot_pb2 as pb
+    from hearts.v1 import codec
+    from referee.rules import PRESETS
+    from referee.rules.options import OPTION_NAMES
+
+    assert [v.number for v in codec.VERSIONS] == list(range(1, codec.PROTOCOL_VERSION + 1))
+    for what, every in (
+        ("presets", list(PRESETS)),
+        ("options", list(OPTION_NAMES)),
+        ("rpcs", [m.name for m in pb.DESCRIPTOR.services_by_name["BotService"].methods]),
+    ):
+        listed = [x for v in codec.VERSIONS for x in getattr(v, what)]
+        assert sorted(listed) == sorted(every), f"{what}: {sorted(set(every) ^ set(listed))}"
+        assert len(listed) == len(set(listed)), what
+    assert codec.presets_of(0) == codec.presets_of(1) == codec.VERSIONS[0].presets
+    assert set(codec.presets_of(codec.PROTOCOL_VERSION)) == set(PRESETS) == set(codec.presets_of(99))
+
+
+def test_the_protocol_docs_table_of_versions_is_the_codecs() -> None:
+    """docs/protocol.md's table of protocol versions lists exactly what each version added."""
+    from hearts.v1 import codec
+
+    text = (ROOT / "docs" / "protocol.md").read_text()
+    table = text[text.index("### Protocol versions") : text.index("### Trying a bot by hand")]
+    rows = [line.split("|")[1:-1] for line in table.splitlines() if re.match(r"\| \d+ \|", line)]
+    assert [int(r[0]) for r in rows] == [v.number for v in codec.VERSIONS]
+    for row, version in zip(rows, codec.VERSIONS, strict=True):
+        for cell, names in zip(row[1:], (version.presets, version.options, version.rpcs), strict=True):
+            assert re.findall(r"`([^`]+)`", cell) == list(names), f"version {version.number}: {cell}"

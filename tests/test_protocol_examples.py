@@ -27,6 +27,7 @@ from google.protobuf.message import Message
 from clients.bots import make_bot
 from clients.sdk import ThreadedBotServer, start_in_thread
 from hearts.v1 import bot_pb2 as pb
+from hearts.v1.codec import PROTOCOL_VERSION
 from referee.rules import TURBO_CARDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,7 +86,7 @@ def test_each_sample_gets_a_valid_answer_from_an_sdk_bot(rpc: str, sdk_bot: Thre
         reply = call(request, timeout=5)
     view = getattr(request, "view", None)
     if rpc == "Handshake":
-        assert reply.protocol_version == 1 and reply.name
+        assert reply.protocol_version == PROTOCOL_VERSION and reply.name
     elif rpc == "PassCards":
         assert len(set(reply.cards)) == view.rules.pass_count and set(reply.cards) <= set(view.hand)
     elif rpc == "PlayCard":

@@ -18,7 +18,7 @@ const { HealthImplementation } = require('grpc-health-check');
 const { ReflectionService } = require('@grpc/reflection');
 
 const PROTO = path.join(__dirname, '..', '..', 'proto', 'hearts', 'v1', 'bot.proto');
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2; // it answers every RPC and plays every preset of version 2 (docs/protocol.md)
 const MOON_CHOICE_ADD_TO_OTHERS = 1;
 
 // keepCase: fields keep their .proto names (legal_cards, pass_count); enums stay numbers, which

@@ -54,7 +54,7 @@ def stub(node_bot: tuple[subprocess.Popen[str], str]) -> Iterator[bot_pb2_grpc.B
 
 def test_handshake_and_health(stub: bot_pb2_grpc.BotServiceStub, node_bot: tuple[subprocess.Popen[str], str]) -> None:
     reply = stub.Handshake(pb.HandshakeRequest(protocol_version=1, referee="test"), timeout=5)
-    assert (reply.protocol_version, reply.name, reply.language) == (1, "node-lowest", "javascript")
+    assert (reply.protocol_version, reply.name, reply.language) == (2, "node-lowest", "javascript")
     assert not reply.wants_notifications
     with grpc.insecure_channel(node_bot[1]) as channel:  # what the tournament launcher waits for
         health = health_pb2_grpc.HealthStub(channel)

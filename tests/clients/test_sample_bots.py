@@ -14,6 +14,7 @@ from bot_harness import SAMPLE_BOTS, Tally, play_match, request_view, step
 from clients.bots import make_bot
 from clients.view import view_from_wire
 from hearts.v1 import bot_pb2 as pb
+from hearts.v1.codec import PROTOCOL_VERSION
 from referee.rules import PRESETS, Match, Phase, Rules, cards_of
 
 # Option mixes beyond the presets: other table sizes, scatter and mix passes, a kitty, the
@@ -190,7 +191,7 @@ def test_the_heuristic_bot_beats_the_baselines() -> None:
 @pytest.mark.parametrize("bot", SAMPLE_BOTS)
 def test_handshake_introduces_the_bot(bot: str, bot_stubs: dict) -> None:
     reply = bot_stubs[bot].Handshake(pb.HandshakeRequest(protocol_version=1, referee="test"), timeout=5)
-    assert reply.protocol_version == 1
+    assert reply.protocol_version == PROTOCOL_VERSION == 2  # the SDK's bots know every RPC and preset
     assert reply.language == "python"
     assert reply.name == {"minimal": "Lowest"}.get(bot, bot)
     assert not reply.wants_notifications

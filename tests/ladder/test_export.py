@@ -36,7 +36,17 @@ from ladder.registry import BotEntry
 from ladder.store import Store
 from ladder.tournament import TournamentSpec, create_tournament, pending_matches, save_scheduled
 from referee.match import MatchSettings, play_match
-from referee.record import ChargeRecord, FaultRecord, HandRecord, MatchRecord, PassRecord, PlayRecord, SeatRecord
+from referee.record import (
+    ChargeRecord,
+    FaultRecord,
+    HandRecord,
+    MatchRecord,
+    NoteKind,
+    NoteRecord,
+    PassRecord,
+    PlayRecord,
+    SeatRecord,
+)
 from referee.rules import Rules
 from referee.seats import InProcessSeat
 
@@ -46,7 +56,7 @@ TURBO = "turbo"  # turbo-charging: every hand's charges (the random bot charges 
 RULESETS = (FAST, KITTY_CALL, "nasty,players=3,target=20", TURBO)
 HOSTILE_NAME = 'rude "\x1b[31m\u202e\\'  # bot-controlled text: kept, escaped by JSON
 IN_TOURNAMENT = 8  # 4 bots at one table, 2 deals, each in 4 seat rotations
-NESTED = {"seats": SeatRecord, "hands": HandRecord, "plays": PlayRecord, "faults": FaultRecord}
+NESTED = {"seats": SeatRecord, "hands": HandRecord, "plays": PlayRecord, "faults": FaultRecord, "notes": NoteRecord}
 
 
 def seat(name: str, i: int) -> InProcessSeat:
@@ -135,11 +145,16 @@ def test_every_field_of_every_record_is_exported_and_reads_back(arena: tuple[Pat
     assert any(s.forfeit and s.forfeit_reason for r in records for s in r.seats)
     assert any(h.discard_seat is not None and h.discard for h in hands)
     assert any(h.pass_call is not None and h.pass_call_latency_ms is not None for h in hands)
-    # 002 Turbo: each seat's charge of each hand, a charged card among them, a substitute's (the cheat has no
-    # charge_cards: it faults, and charges nothing) too
-    turbo = [h for r in records if r.rules == Rules.parse(TURBO).to_dict() for h in r.hands]
+    # 002 Turbo: each seat's charge of each hand, a charged card among them, a substitute's (for the cheat once
+    # it forfeited) too; the cheat has no charge_cards: it charges nothing, no fault, and a note says so
+    turbo_records = [r for r in records if r.rules == Rules.parse(TURBO).to_dict()]
+    turbo = [h for r in turbo_records for h in r.hands]
     assert turbo and all(len(h.charges) == 4 for h in turbo)
     assert any(c.cards for h in turbo for c in h.charges) and any(c.substituted for h in turbo for c in h.charges)
+    assert all(
+        any(n.kind is NoteKind.UNIMPLEMENTED and "ChargeCards" in n.detail for n in r.notes) for r in turbo_records
+    )
+    assert not any(f.sent.startswith("ChargeCards") for r in turbo_records for f in r.faults)
     assert not any(h.charges for r in records if r.rules != Rules.parse(TURBO).to_dict() for h in r.hands)
     assert any(r.tournament_id is not None for r in records) and any(len(r.seats) == 3 for r in records)
     assert any(s["bot"] == HOSTILE_NAME for o in exported for s in o["seats"])

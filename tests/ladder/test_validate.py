@@ -205,9 +205,10 @@ def test_the_json_report_reads_back(validations: dict[str, Validation]) -> None:
         Report.from_dict({**data, "version": 3})
 
 
-def test_an_unreachable_address_fails_at_once(tmp_path: Path) -> None:
+def test_an_unreachable_address_fails_once_its_startup_timeout_is_over(tmp_path: Path) -> None:
+    """Nothing listens: the bot is waited for as a starting bot is (--startup-timeout), then fails, asked nothing."""
     port = free_port()
-    result = hearts(tmp_path, "validate", f"127.0.0.1:{port}", "--json")
+    result = hearts(tmp_path, "validate", f"127.0.0.1:{port}", "--json", "--startup-timeout", "1")
     assert result.returncode == 1, result.stdout + result.stderr
     report = Report.from_dict(json.loads(result.stdout))
     assert [(c.name, c.outcome, c.fault) for c in report.checks] == [
@@ -215,7 +216,11 @@ def test_an_unreachable_address_fails_at_once(tmp_path: Path) -> None:
         ("the checks left", Outcome.SKIP, None),
         ("latency", Outcome.SKIP, None),
     ]
-    table = hearts(tmp_path, "validate", f"127.0.0.1:{port}")
+    assert report.checks[0].detail == (
+        "the bot could not be reached within 1 s (the startup timeout): "
+        f"nothing listens at 127.0.0.1:{port} (or it drops every connection)"
+    )
+    table = hearts(tmp_path, "validate", f"127.0.0.1:{port}", "--startup-timeout", "1")
     assert table.returncode == 1 and "the bot could not be reached" in table.stdout and "FAILED" in table.stdout
 
 

@@ -15,6 +15,7 @@ import grpc
 
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
+from hearts.v1.codec import PROTOCOL_VERSION
 
 SERVER_OPTIONS = [("grpc.so_reuseport", 0)]  # a clash on a port must fail loudly
 
@@ -33,9 +34,11 @@ def start_server(*handlers: Any, workers: int = 8) -> tuple[grpc.Server, str]:
 
 
 class FirstLegal(bot_pb2_grpc.BotServiceServicer):
-    """A good bot: the first cards of its hand, the first legal card, the usual moon scoring."""
+    """A good bot: the first cards of its hand, the first legal card, the usual moon scoring. It answers
+    every RPC of the protocol, so its handshake says the newest version."""
 
     name = "first-legal"
+    protocol_version = PROTOCOL_VERSION
 
     def __init__(self) -> None:
         self.calls = 0
@@ -43,7 +46,9 @@ class FirstLegal(bot_pb2_grpc.BotServiceServicer):
         self.lock = threading.Lock()
 
     def Handshake(self, request: pb.HandshakeRequest, context: Any) -> pb.HandshakeResponse:
-        return pb.HandshakeResponse(protocol_version=1, name=self.name, version="1", language="python")
+        return pb.HandshakeResponse(
+            protocol_version=self.protocol_version, name=self.name, version="1", language="python"
+        )
 
     def PassCards(self, request: pb.PassCardsRequest, context: Any) -> pb.PassCardsResponse:
         with self.lock:
@@ -106,10 +111,29 @@ class NoDiscard(FirstLegal):
 
 
 class NoCharge(FirstLegal):
-    """A bot written before turbo_charging: ChargeCards is UNIMPLEMENTED (the generated default)."""
+    """A bot written before turbo_charging: ChargeCards is UNIMPLEMENTED (the generated default), and its
+    handshake says protocol 1, naming no presets."""
 
     name = "no-charge"
+    protocol_version = 1
     ChargeCards = bot_pb2_grpc.BotServiceServicer.ChargeCards
+
+
+class NoCall(FirstLegal):
+    """A bot written before the dealer's call: CallPass is UNIMPLEMENTED (the generated default)."""
+
+    name = "no-call"
+    CallPass = bot_pb2_grpc.BotServiceServicer.CallPass
+
+
+class SaysUnimplemented(FirstLegal):
+    """Fails each ChargeCards with another status whose message claims UNIMPLEMENTED: the bot's own error."""
+
+    name = "says-unimplemented"
+
+    def ChargeCards(self, request: pb.ChargeCardsRequest, context: Any) -> pb.ChargeCardsResponse:
+        context.abort(grpc.StatusCode.INTERNAL, "UNIMPLEMENTED: Method not found!")
+        raise AssertionError("abort raises")
 
 
 class OverCharge(FirstLegal):
@@ -127,7 +151,7 @@ class Listener(FirstLegal):
     name = "listener"
 
     def Handshake(self, request: pb.HandshakeRequest, context: Any) -> pb.HandshakeResponse:
-        return pb.HandshakeResponse(protocol_version=1, name=self.name, wants_notifications=True)
+        return pb.HandshakeResponse(protocol_version=self.protocol_version, name=self.name, wants_notifications=True)
 
 
 class BrokenListener(Listener):

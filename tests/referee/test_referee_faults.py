@@ -4,6 +4,7 @@ kind and detail, the faulty bot forfeits after 3 faults and places last, the oth
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import socket
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -14,8 +15,10 @@ from referee_bots import (
     UNDECODABLE_PLAY,
     BadCall,
     BrokenListener,
+    FirstLegal,
     Illegal,
     Listener,
+    NoCall,
     NoCharge,
     NoDiscard,
     NotHeld,
@@ -24,6 +27,7 @@ from referee_bots import (
     PassOn,
     Raiser,
     RepeatPass,
+    SaysUnimplemented,
     ShortDiscard,
     ShortPass,
     Sleeper,
@@ -35,7 +39,7 @@ from referee_bots import (
 )
 
 from referee.match import MatchSettings, play_match
-from referee.record import FaultKind, MatchRecord
+from referee.record import FaultKind, MatchRecord, NoteKind
 from referee.rules import Rules
 from referee.seats import GrpcSeat, InProcessSeat, Seat
 
@@ -131,23 +135,17 @@ def test_passing_no_cards_is_passing_on_when_the_rules_allow_it(serve: Callable[
 KITTY_DISCARD = Rules.parse("standard,kitty=first-trick,hand_size=12,kitty_discard=true,target=60")
 
 
-@pytest.mark.parametrize(
-    "make_bot, kind, words",
-    [
-        (ShortDiscard, FaultKind.WRONG_DISCARD, "exactly 4 cards (as many as the kitty), not 3"),
-        (NoDiscard, FaultKind.ERROR_STATUS, "does not implement DiscardCards, which kitty_discard=true needs"),
-    ],
-)
 def test_a_wrong_discard_is_a_fault_and_the_seeded_substitute_discards(
-    serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], kind: FaultKind, words: str
+    serve: Callable[..., str], good_address: str
 ) -> None:
     """002 kitty_discard: the kitty's taker must discard as many cards as the kitty held; a bot that cannot
     is faulted like any other, and the match goes on with the substitute's discard."""
-    rec = run(table(good_address, serve(make_bot())), seed=5, rules=KITTY_DISCARD)
+    rec = run(table(good_address, serve(ShortDiscard())), seed=5, rules=KITTY_DISCARD)
     mine = [f for f in rec.faults if f.seat == FAULTY]
-    assert mine and all(f.kind is kind for f in mine)
+    assert mine and all(f.kind is FaultKind.WRONG_DISCARD for f in mine)
     f = mine[0]
-    assert words in f.detail + f.received and f.sent.startswith("DiscardCards hand") and "kitty" in f.sent
+    assert "exactly 4 cards (as many as the kitty), not 3" in f.detail
+    assert f.sent.startswith("DiscardCards hand") and "kitty" in f.sent
     assert "discarded the seeded substitute" in f.action
     faulted = {f.hand for f in mine}
     for h in rec.hands:
@@ -156,39 +154,108 @@ def test_a_wrong_discard_is_a_fault_and_the_seeded_substitute_discards(
             assert not h.discard_substituted
         elif h.hand in faulted:
             assert h.discard_substituted
-    assert not [f for f in rec.faults if f.seat != FAULTY]
+    assert not [f for f in rec.faults if f.seat != FAULTY] and not rec.notes
     assert max(rec.hands[-1].totals) >= 60
 
 
 TURBO = Rules.parse("turbo,target=60")
 
 
-@pytest.mark.parametrize(
-    "make_bot, kind, words",
-    [
-        (NoCharge, FaultKind.ERROR_STATUS, "does not implement ChargeCards, which turbo_charging=true needs"),
-        (OverCharge, FaultKind.WRONG_CHARGE, "may charge one card or none, not 13"),
-    ],
-)
-def test_a_missing_or_wrong_charge_is_a_fault_and_the_substitute_charges_nothing(
-    serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], kind: FaultKind, words: str
+def test_a_wrong_charge_is_a_fault_and_the_substitute_charges_nothing(
+    serve: Callable[..., str], good_address: str
 ) -> None:
-    """002 Turbo Hearts: 'each player may turbo-charge one of the following cards': a bot written before
-    ChargeCards (UNIMPLEMENTED) or one charging too much is faulted, the substitute charges nothing (a
-    charge is optional: 'may'), and the match goes on; under other rules ChargeCards is never asked."""
-    rec = run(table(good_address, serve(make_bot())), seed=3, rules=TURBO)
+    """002 Turbo Hearts: 'each player may turbo-charge one of the following cards': a bot charging too much
+    is faulted, the substitute charges nothing (a charge is optional: 'may'), and the match goes on; under
+    other rules ChargeCards is never asked."""
+    rec = run(table(good_address, serve(OverCharge())), seed=3, rules=TURBO)
     mine = [f for f in rec.faults if f.seat == FAULTY]
-    assert mine and all(f.kind is kind for f in mine) and not [f for f in rec.faults if f.seat != FAULTY]
+    assert (
+        mine and all(f.kind is FaultKind.WRONG_CHARGE for f in mine) and not [f for f in rec.faults if f.seat != FAULTY]
+    )
     f = mine[0]
-    assert words in f.detail + f.received and f.sent.startswith("ChargeCards hand") and f.trick is None
+    assert "may charge one card or none, not 13" in f.detail + f.received
+    assert f.sent.startswith("ChargeCards hand") and f.trick is None
     assert f.action.startswith("charged nothing (the seeded substitute)")
     for h in rec.hands:
         (charge,) = [c for c in h.charges if c.seat == FAULTY]
         assert charge.substituted and charge.cards == ()
         assert all(not c.substituted and c.cards == () for c in h.charges if c.seat != FAULTY)
-    assert max(rec.hands[-1].totals) >= 60
-    plain = run(table(good_address, serve(make_bot())), seed=3, rules=RULES)
+    assert max(rec.hands[-1].totals) >= 60 and not rec.notes
+    plain = run(table(good_address, serve(OverCharge())), seed=3, rules=RULES)
     assert not plain.faults and not any(h.charges for h in plain.hands)
+
+
+@pytest.mark.parametrize(
+    "make_bot, rules, rpc",
+    [(NoCharge, TURBO, "ChargeCards"), (NoDiscard, KITTY_DISCARD, "DiscardCards")],
+    ids=["charge", "discard"],
+)
+def test_an_optional_rpc_left_unimplemented_is_its_do_nothing_answer_noted_once_not_a_fault(
+    serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], rules: Rules, rpc: str
+) -> None:
+    """A bot written before a variant (generated code answers UNIMPLEMENTED for the RPC it leaves out) plays
+    the variant's optional decision as doing nothing: it charges nothing (002 Turbo Hearts: 'may'), or
+    discards the very cards the kitty brought (as if they had gone to its tricks unseen). No fault, no
+    forfeit, no substitute: one note for the match, at the hand it was first asked."""
+    rec = run(table(good_address, serve(make_bot())), seed=5, rules=rules)
+    assert not rec.faults and not rec.seats[FAULTY].forfeit and rec.seats[FAULTY].faults == 0
+    (note,) = rec.notes
+    assert note.seat == FAULTY and note.kind is NoteKind.UNIMPLEMENTED
+    assert note.detail.startswith(f"does not implement {rpc}: ") and "not a fault" in note.detail
+    if rpc == "ChargeCards":
+        assert note.hand == 0
+        for h in rec.hands:
+            (charge,) = [c for c in h.charges if c.seat == FAULTY]
+            assert charge.cards == () and not charge.substituted and charge.latency_ms is not None
+    else:
+        taken = [h for h in rec.hands if h.discard_seat == FAULTY]
+        assert taken and note.hand == taken[0].hand
+        for h in taken:
+            assert sorted(h.discard) == sorted(h.kitty) and not h.discard_substituted
+    assert max(rec.hands[-1].totals) >= 60
+
+
+@pytest.mark.parametrize(
+    "make_bot, rules, rpc, words",
+    [
+        (NoCall, Rules.parse("standard,pass_cycle=call,target=60"), "CallPass", "which pass_cycle=call needs"),
+        (SaysUnimplemented, TURBO, "ChargeCards", "the bot answered INTERNAL: UNIMPLEMENTED"),
+    ],
+    ids=["call-is-required", "a-message-is-no-status"],
+)
+def test_a_required_rpc_left_unimplemented_or_a_status_that_only_says_so_stays_a_fault(
+    serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], rules: Rules, rpc: str, words: str
+) -> None:
+    """The dealer's call has no do-nothing answer (any pass the referee named would be a choice of the game):
+    UNIMPLEMENTED is a fault, the seeded substitute calls. And only the status code UNIMPLEMENTED means
+    unimplemented: another status whose message says so is the bot's error."""
+    rec = run(table(good_address, serve(make_bot())), seed=2, rules=rules)
+    mine = [f for f in rec.faults if f.seat == FAULTY]
+    assert mine and all(f.kind is FaultKind.ERROR_STATUS and f.sent.startswith(rpc) for f in mine)
+    assert words in mine[0].detail and not rec.notes
+
+
+class SpeaksVersion(FirstLegal):
+    """A good bot whose handshake says the protocol version it was made with."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__()
+        self.protocol_version = version
+
+
+@pytest.mark.parametrize("version", [0, 1, 2, 3])
+def test_every_protocol_version_up_to_the_referees_is_read_and_a_later_one_is_malformed(
+    serve: Callable[..., str], good_address: str, version: int
+) -> None:
+    """Versions of hearts.v1 only add: a bot of version 1 (or 0, unset) or 2 plays without a fault; one
+    beyond the referee's is recorded malformed at the handshake and plays on."""
+    rec = run(table(good_address, serve(SpeaksVersion(version))))
+    if version <= 2:
+        assert not rec.faults
+        return
+    (f,) = rec.faults
+    assert (f.kind, f.hand, f.seat) == (FaultKind.MALFORMED, None, FAULTY) and not rec.seats[FAULTY].forfeit
+    assert f.detail == "speaks protocol 3; the referee speaks 1 to 2" and f.received == "protocol_version=3"
 
 
 def test_a_call_that_is_no_pass_is_a_fault_and_the_seeded_substitute_calls(
@@ -247,6 +314,22 @@ def test_an_address_where_nothing_listens_forfeits_at_the_handshake(good_address
     assert f.kind is FaultKind.TRANSPORT and f.hand is None and f.sent.startswith("Handshake")
     assert all(p.substituted for p in rec.plays if p.seat == FAULTY)
     assert rec.seats[FAULTY].place == 4
+
+
+def test_a_bot_that_accepts_the_connection_but_never_answers_times_out_and_is_not_unreachable(
+    good_address: str,
+) -> None:
+    """The kind follows what the bot did, not when the connection was made: a listener that accepts and
+    never says a word times out, as the same silence on a connection already up does (the referee's
+    channel used to give up connecting after 100 ms, and called it unreachable: a forfeit at once)."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)  # never accepted: the kernel completes the connections, nobody speaks on them
+        silent = f"127.0.0.1:{listener.getsockname()[1]}"
+        rec = run(table(good_address, silent), settings=dataclasses.replace(FAST, handshake_ms=500))
+    mine = [f for f in rec.faults if f.seat == FAULTY]
+    assert [f.kind for f in mine] == [FaultKind.TIMEOUT] * 3 and mine[0].sent.startswith("Handshake")
+    assert rec.seats[FAULTY].forfeit_reason == "faults" and len(mine) == len(rec.faults)
 
 
 def test_notifications_are_sent_to_bots_that_ask_and_their_errors_are_never_faults(

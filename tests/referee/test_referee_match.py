@@ -13,7 +13,7 @@ from referee_bots import FirstLegal, Unspecified
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 from referee.match import Clock, MatchSettings, play_match
-from referee.record import FaultKind, MatchRecord
+from referee.record import FaultKind, MatchRecord, NoteKind
 from referee.rules import Match, Observation, Phase, Rules
 from referee.seats import Ask, GrpcSeat, InProcessSeat, Seat
 
@@ -148,6 +148,68 @@ def test_a_malformed_moon_choice_is_a_fault_and_a_seeded_substitute_chooses(serv
         "add-to-others",
         "subtract-from-shooter",
     )
+
+
+class Reckless(First):
+    """High without choose_moon: a bot written for rules that never ask how a moon scores."""
+
+    def play_card(self, obs: Observation) -> Any:
+        return obs.legal[-1]
+
+
+class GrpcReckless(FirstLegal):
+    """GrpcHigh without ChooseMoon: UNIMPLEMENTED, as generated code answers."""
+
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        return pb.PlayCardResponse(card=request.view.legal_cards[-1])
+
+    ChooseMoon = bot_pb2_grpc.BotServiceServicer.ChooseMoon
+
+
+@pytest.mark.parametrize("over", ["in-process", "grpc"])
+def test_a_shooter_that_cannot_choose_gets_the_usual_scoring_and_a_note(serve: Callable[..., str], over: str) -> None:
+    """ChooseMoon is optional: a bot without it (no method in process, UNIMPLEMENTED over gRPC) scores its
+    moon as the rules do when nobody chooses (add to the others), with no fault and one note."""
+    shooter: Seat = (
+        InProcessSeat(Reckless(), "high") if over == "in-process" else GrpcSeat(serve(GrpcReckless()), "high")
+    )
+    rec = run([shooter] + [InProcessSeat(First(), f"f{i}") for i in range(3)], MOON, 8)
+    hand = rec.hands[3]
+    assert (hand.moon, hand.moon_choice, hand.moon_choice_substituted) == (0, "add-to-others", False)
+    assert hand.score == (0, 26, 26, 26) and not rec.faults
+    assert [(n.hand, n.seat, n.kind) for n in rec.notes] == [(3, 0, NoteKind.UNIMPLEMENTED)]
+    assert "does not implement ChooseMoon: the moon scored add-to-others" in rec.notes[0].detail
+
+
+class Charging(First):
+    def charge_cards(self, obs: Observation) -> Any:
+        return [c for c in obs.hand if str(c) in ("AH", "QS", "JD", "10C")][:1]
+
+
+def test_an_in_process_bot_without_charge_cards_charges_nothing_noted_once() -> None:
+    """As a gRPC bot's UNIMPLEMENTED: an in-process bot without charge_cards charges nothing every hand, no
+    fault, one note; the bots that charge are untouched."""
+    seats = [InProcessSeat(First(), "old")] + [InProcessSeat(Charging(), f"c{i}") for i in range(3)]
+    rec = run(seats, Rules.parse("turbo,target=60"), 3)
+    assert not rec.faults and len(rec.hands) > 1
+    assert [(n.hand, n.seat) for n in rec.notes] == [(0, 0)] and "ChargeCards" in rec.notes[0].detail
+    assert all(c.cards == () and not c.substituted for h in rec.hands for c in h.charges if c.seat == 0)
+    assert any(c.cards for h in rec.hands for c in h.charges if c.seat != 0)
+
+
+def test_an_in_process_dealer_without_call_pass_is_faulted() -> None:
+    """CallPass is required, in process as over gRPC: a dealer without call_pass is an error_status fault
+    naming the RPC, and the seeded substitute calls."""
+    rec = run(
+        [InProcessSeat(First(), "old")] + [InProcessSeat(Feeder(), f"f{i}") for i in range(3)],
+        Rules.parse("standard,pass_cycle=call,target=60"),
+        3,
+        MatchSettings(max_faults=100),
+    )
+    mine = [f for f in rec.faults if f.seat == 0]
+    assert mine and all(f.kind is FaultKind.ERROR_STATUS and f.sent.startswith("CallPass") for f in mine)
+    assert "does not implement CallPass, which pass_cycle=call needs" in mine[0].detail and not rec.notes
+    assert all(h.pass_call_substituted == (h.dealer == 0) for h in rec.hands)
 
 
 # -- determinism ---------------------------------------------------------------------------------
@@ -395,6 +457,9 @@ class Shooter:
     def pass_cards(self, obs: Observation) -> Any:
         return sorted(obs.hand.cards, key=lambda c: c.rank)[: obs.rules.pass_count]
 
+    def call_pass(self, obs: Observation) -> Any:
+        return "left"
+
     def play_card(self, obs: Observation) -> Any:
         return max(obs.legal.cards, key=lambda c: c.rank)
 
@@ -404,6 +469,9 @@ class Feeder:
 
     def pass_cards(self, obs: Observation) -> Any:
         return sorted(obs.hand.cards, key=lambda c: -c.rank)[: obs.rules.pass_count]
+
+    def call_pass(self, obs: Observation) -> Any:
+        return "left"
 
     def play_card(self, obs: Observation) -> Any:
         cur, pts = obs.current_trick.cards, obs.rules.card_points

@@ -17,7 +17,7 @@ from referee.rules import Card, Observation, Rules, cards_of
 from referee.seats import InProcessSeat
 from sandbox.isolation import FEATURE_DOCS, KINDS, Isolation
 
-TABLES = ("bots", "matches", "seats", "hands", "passes", "charges", "hand_plays", "faults")
+TABLES = ("bots", "matches", "seats", "hands", "passes", "charges", "hand_plays", "faults", "notes")
 
 
 class First:
@@ -120,8 +120,10 @@ def test_a_match_with_kitty_discards_round_trips_and_replays(tmp_path: Path) -> 
 
     rec = a_record(rules="standard,kitty=first-trick,hand_size=12,kitty_discard=true,target=40")
     assert all(h.discard_seat is not None and len(h.discard) == 4 for h in rec.hands)
-    # First has no discard_cards: its discards are faults and substitutes; Sloppy inherits the same.
-    assert any(f.sent.startswith("DiscardCards") for f in rec.faults)
+    # First has no discard_cards: it discards what the kitty brought, no fault, a note once a match for each
+    # seat that took the kitty (Sloppy inherits the same); the notes round-trip with the rest.
+    assert not any(f.sent.startswith("DiscardCards") for f in rec.faults)
+    assert rec.notes and len(rec.notes) == len({h.discard_seat for h in rec.hands})
     with Store(tmp_path / "arena.db") as db:
         db.save_match(rec)
         back = db.load_match(rec.match_id)

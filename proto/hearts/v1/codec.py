@@ -14,14 +14,103 @@ computed from the generated descriptors, so an edit of bot.proto cannot silently
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from hearts.v1 import bot_pb2 as pb
 from referee.rules import OPTIONS, Card, CardSet, HandResult, MoonChoice, Observation, Rules, Trick
 from referee.rules.cards import DECK, FULL_MASK, PACK_BITS, card_set
 
-PROTOCOL_VERSION = 1
-"""The version of hearts.v1 spoken here: the referee sends it, bots answer with theirs."""
+PROTOCOL_VERSION = 2
+"""The newest version of hearts.v1, spoken here: the referee sends it; a bot answers the version it was
+written for, any from 1 to this one (0, left unset, is 1). Every version reads the same bytes: a later
+one only adds presets, rule options and RPCs (``VERSIONS``)."""
+
+
+@dataclass(frozen=True)
+class ProtocolVersion:
+    """What one version of hearts.v1 added: its presets, rule options and RPCs. A bot of that version
+    was written knowing them and those of the versions before, and nothing later."""
+
+    number: int
+    presets: tuple[str, ...]
+    options: tuple[str, ...]
+    rpcs: tuple[str, ...]
+
+
+VERSIONS: tuple[ProtocolVersion, ...] = (
+    # As first published: the seven RPCs, the presets and options of 001 and 004 and the first of 002.
+    ProtocolVersion(
+        1,
+        ("standard", "omnibus", "spot", "black-maria", "no-passing", "nasty"),
+        (
+            "players",
+            "removed_cards",
+            "kitty",
+            "kitty_discard",
+            "hand_size",
+            "pass_cycle",
+            "pass_count",
+            "pass_on",
+            "first_lead",
+            "hearts_lead",
+            "queen_breaks_hearts",
+            "lead_hearts_with_queen",
+            "points_on_first_trick",
+            "queen_at_first_safe_chance",
+            "points",
+            "bonus_card",
+            "bonus_points",
+            "moon",
+            "sun_points",
+            "no_tricks_bonus",
+            "exact_target_reset",
+            "target",
+            "tied_lowest",
+        ),
+        ("Handshake", "PassCards", "PlayCard", "ChooseMoon", "CallPass", "DiscardCards", "Notify"),
+    ),
+    # The variants of 002 that need fields or an RPC a version 1 bot never reads: Booster Nines
+    # (Trick.boosted), Turbo Hearts (ChargeCards), Partnership Hearts (GameView.partner), Cancellation
+    # Hearts (Rules.packs), and a reset's own total (Rules.exact_reset_at).
+    ProtocolVersion(
+        2,
+        ("booster-nines", "turbo", "partnership", "partnership-individual", "cancellation"),
+        (
+            "booster_nines",
+            "ten_of_clubs_doubles",
+            "turbo_charging",
+            "turbo_charges",
+            "charged_singleton",
+            "exact_reset_at",
+            "partnership",
+            "packs",
+        ),
+        ("ChargeCards",),
+    ),
+)
+"""Every version of hearts.v1, oldest first; the last is ``PROTOCOL_VERSION``. A preset or option added
+later must go into a new version (with a bump of ``PROTOCOL_VERSION``): a bot of an earlier version
+that names no presets claims only what its version knew (tested)."""
+
+
+def version_spoken(version: int) -> int:
+    """The version a handshake's ``protocol_version`` stands for: 0 (unset) is 1; one beyond ours is read
+    as ours (the referee records it as malformed, and speaks its own)."""
+    return min(max(version, 1), PROTOCOL_VERSION)
+
+
+def presets_of(version: int) -> tuple[str, ...]:
+    """The presets a bot of protocol ``version`` knows: what a handshake naming none claims."""
+    n = version_spoken(version)
+    return tuple(p for v in VERSIONS if v.number <= n for p in v.presets)
+
+
+def options_of(version: int) -> tuple[str, ...]:
+    """The rule options a bot of protocol ``version`` knows: what a handshake naming none claims."""
+    n = version_spoken(version)
+    return tuple(o for v in VERSIONS if v.number <= n for o in v.options)
+
 
 PASS_DIRECTIONS: dict[str, pb.PassDirection] = {
     "left": pb.PASS_DIRECTION_LEFT,
