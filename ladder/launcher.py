@@ -842,7 +842,7 @@ def _absolute(argv: list[str], cwd: Path | None, path: str | None = None) -> _Bo
     is not the user's) and every argument naming an existing file or directory made absolute (the
     bot runs in its own directory inside the sandbox), and that directory: the one holding the
     first file named (the script, or the binary itself). ``python -m PKG`` from a folder holding
-    PKG: PKG is the bot's own, bound and imported from that folder; the SDK's packages (``python -m
+    PKG: PKG is the bot's own (``_own_module``); the SDK's packages (``python -m
     clients.bots.random``) are the SDK's, given to every Python bot."""
     base = cwd or Path.cwd()
     out, bot_dir = [argv[0]], None
@@ -884,22 +884,31 @@ def _python_module(argv: Sequence[str]) -> int | None:
 
 
 def _own_module(module: str, base: Path, files: _BotFiles) -> None:
-    """Give the bot the package (or module file) ``python -m MODULE`` imports from ``base``, unless
-    it is the SDK's: the package is its directory, ``base`` its import folder, and nothing else of
-    ``base`` is bound."""
-    top = module.split(".")[0]
-    if not top.isidentifier():
+    """Give the bot what ``python -m MODULE`` imports from ``base``, unless it is the SDK's: the
+    package holding the module (the module itself where it is a package) as its directory, the
+    ``__init__.py`` of each package above it, and nothing else of ``base``, which is its import
+    folder. A module named deep in a tree gets its own folder, never the tree's top."""
+    parts = module.split(".")
+    if not all(parts) or any(os.sep in p for p in parts):
         return
-    sdk = {p.resolve() for p in sdk_dirs()}
-    for found in (base / top, base / f"{top}.py"):
-        if found.exists() and found.resolve() not in sdk:
-            found = Path(os.path.abspath(found))
-            if found.is_dir():
-                files.bot_dir = found
-            else:
-                files.extra.append(found)
-            files.pythonpath.append(found.parent)
-            return
+    if (base / parts[0]).resolve() in {p.resolve() for p in sdk_dirs()}:
+        return
+    *above, last = parts
+    if (base.joinpath(*parts)).is_dir():
+        package = parts
+    elif base.joinpath(*above, f"{last}.py").is_file():
+        package = above
+    else:
+        return
+    if package:
+        files.bot_dir = Path(os.path.abspath(base.joinpath(*package)))
+    else:  # a module file beside the others: that file alone
+        files.extra.append(Path(os.path.abspath(base / f"{last}.py")))
+    for i in range(1, len(package)):
+        init = base.joinpath(*package[:i], "__init__.py")
+        if init.is_file():
+            files.extra.append(Path(os.path.abspath(init)))
+    files.pythonpath.append(Path(os.path.abspath(base)))
 
 
 def _missing_program(program: str, *, cwd: Path | None, path: str | None) -> str | None:

@@ -188,3 +188,19 @@ def test_python_m_names_a_module_only_among_pythons_own_options(tmp_path: Path) 
     files = _absolute(["python", "bot.py", "-m", "mybot"], tmp_path)  # the script's own argument
     assert files.bot_dir == tmp_path and files.pythonpath == []
     assert _absolute(["python", "-c", "pass", "-m", "mybot"], tmp_path).pythonpath == []
+
+
+def test_python_m_gives_the_package_holding_the_module_never_the_top_of_its_tree(tmp_path: Path) -> None:
+    (tmp_path / "mybot").mkdir()
+    (tmp_path / "mybot" / "main.py").write_text("")
+    (tmp_path / "contest" / "versions" / "me" / "3").mkdir(parents=True)
+    (tmp_path / "contest" / "arena.db").write_text("")
+    (tmp_path / "contest" / "versions" / "me" / "3" / "bot.py").write_text("")
+    (tmp_path / "contest" / "__init__.py").write_text("")
+    assert _absolute(["python", "-m", "mybot.main"], tmp_path).bot_dir == tmp_path / "mybot"
+    files = _absolute(["python", "-m", "contest.versions.me.3.bot"], tmp_path)
+    assert files.bot_dir == tmp_path / "contest" / "versions" / "me" / "3"
+    assert files.extra == [tmp_path / "contest" / "__init__.py"] and files.pythonpath == [tmp_path]
+    (tmp_path / "solo.py").write_text("")
+    files = _absolute(["python", "-m", "solo"], tmp_path)
+    assert files.bot_dir is None and files.extra == [tmp_path / "solo.py"]
