@@ -256,7 +256,7 @@ def runtime(argv: Sequence[str], path: str = SANDBOX_PATH) -> Runtime:
         out.binds += sorted(prefixes)
         packages = sdk_dirs()
         if script is not None and _in_venv(program, Path(sys.prefix)):
-            packages += _package_dirs(_console_script_packages(script))
+            packages += _package_dirs(_console_script_packages(str(script), script.stat().st_mtime_ns))
         for pkg in packages:
             if pkg.name == "clients":  # the SDK and the sample bots, not the Node bot's directory
                 out.binds += sorted(p for p in pkg.iterdir() if p.name not in ("node", "__pycache__"))
@@ -285,21 +285,23 @@ def _in_venv(program: Path, prefix: Path) -> bool:
         return False
 
 
-def _console_script_packages(script: Path) -> list[str]:
+@functools.lru_cache(maxsize=64)
+def _console_script_packages(script: str, mtime_ns: int) -> tuple[str, ...]:
     """The top-level packages of the distribution whose console script ``script`` is, in the
     harness's own environment (its entry imports its siblings: ``hearts``'s ``web.cli`` imports the
-    arena and the ladder); none for a script no distribution there installed."""
+    arena and the ladder); none for a script no distribution there installed. Kept per version of
+    the script (``mtime_ns``): reading the environment's metadata would take some 50 ms a start."""
     try:
-        m = _ENTRY.search(script.read_text(errors="replace")[:4096])
+        m = _ENTRY.search(Path(script).read_text(errors="replace")[:4096])
     except OSError:
-        return []
+        return ()
     if m is None:
-        return []
-    for ep in importlib.metadata.entry_points(group="console_scripts", name=script.name):
+        return ()
+    for ep in importlib.metadata.entry_points(group="console_scripts", name=Path(script).name):
         if ep.module == m.group(1) and ep.dist is not None:
             dist = ep.dist.metadata["Name"]
-            return sorted(k for k, v in importlib.metadata.packages_distributions().items() if dist in v)
-    return []
+            return tuple(sorted(k for k, v in importlib.metadata.packages_distributions().items() if dist in v))
+    return ()
 
 
 def _under(p: Path, top: Path) -> bool:
