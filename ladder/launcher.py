@@ -57,7 +57,7 @@ from sandbox import (
     probe_limits,
     rotate,
 )
-from sandbox.bwrap import bot_uid, disables_userns, hidden
+from sandbox.bwrap import SANDBOX_PATH, bot_uid, disables_userns, hidden, sdk_dirs, unreachable
 from sandbox.cgroup import BotCgroup
 from sandbox.peer import PeerMismatch, check_tcp, check_unix, pin
 from sandbox.seccomp import seccomp_fd
@@ -567,9 +567,11 @@ class Launcher:
             if uid is not None:
                 cgroup = BotCgroup.make(f"{self._run_dir.name}/{tag}", bp.limits.memory_mb, bp.limits.processes)
             inner = f"unix:{SOCKET_DIR}/{BOT_SOCKET}"
-            argv, bot_dir = _absolute(expand_command(bp.command, port=0, name=bp.name, address=inner), bp.cwd)
+            expanded = expand_command(bp.command, port=0, name=bp.name, address=inner)
+            files = _absolute(expanded, bp.cwd, path={**os.environ, **bp.env}.get("PATH"))
+            argv = files.argv
             env = {
-                "PATH": "/usr/local/bin:/usr/bin:/bin",
+                "PATH": SANDBOX_PATH,
                 "HOME": "/tmp",
                 "TMPDIR": "/tmp",
                 "LANG": "C.UTF-8",
@@ -582,16 +584,20 @@ class Launcher:
             if missing is not None:
                 raise BotStartError(bp.name, missing, command=bp.command)
             assert self._bwrap is not None
-            filter_fd = seccomp_fd()
             spec = SandboxSpec(
                 argv=argv,
                 socket_dir=sock_dir,
                 limits=bp.limits,
-                bot_dir=bot_dir,
+                bot_dir=files.bot_dir,
                 env=env,
                 uid=uid,
-                seccomp_fd=filter_fd,
+                extra_ro=files.extra,
+                pythonpath=files.pythonpath,
             )
+            missing = unreachable(spec)  # said now: inside, only "No such file or directory" would say it
+            if missing is not None:
+                raise BotStartError(bp.name, missing, command=bp.command)
+            filter_fd = spec.seccomp_fd = seccomp_fd()
             full_argv = build_argv(spec, self._bwrap)
             # bwrap reads its options from a pipe and runs a start script it copies in, so its
             # command line, which the bot can read as its parent's, shows nothing of the host.
@@ -820,25 +826,89 @@ def _pipe_with(data: bytes) -> int:
     return r
 
 
-def _absolute(argv: list[str], cwd: Path | None) -> tuple[list[str], Path | None]:
-    """The argv with every argument naming an existing file or directory made absolute (the bot
-    runs in its own directory inside the sandbox), and that directory: the one holding the first
-    file named (the script, or the binary itself); None when none is (``python -m pkg``)."""
+@dataclass
+class _BotFiles:
+    """What a sandboxed bot is given of its own: its argv (files named absolutely), its directory
+    (bound, and where it starts), more paths to bind, and folders its Python imports from."""
+
+    argv: list[str]
+    bot_dir: Path | None
+    extra: list[Path] = field(default_factory=list)
+    pythonpath: list[Path] = field(default_factory=list)
+
+
+def _absolute(argv: list[str], cwd: Path | None, path: str | None = None) -> _BotFiles:
+    """The argv with its program found (on ``path`` where it is a bare name: the sandbox's own PATH
+    is not the user's) and every argument naming an existing file or directory made absolute (the
+    bot runs in its own directory inside the sandbox), and that directory: the one holding the
+    first file named (the script, or the binary itself). ``python -m PKG`` from a folder holding
+    PKG: PKG is the bot's own (``_own_module``); the SDK's packages (``python -m
+    clients.bots.random``) are the SDK's, given to every Python bot."""
     base = cwd or Path.cwd()
     out, bot_dir = [argv[0]], None
     first = Path(argv[0])
+    interpreter = first.name.startswith(_INTERPRETERS)
     if os.sep in argv[0] and (base / first).is_file():
         out[0] = os.path.abspath(base / first)  # not resolved: a venv's python is a link, and must stay one
-        if not first.name.startswith(_INTERPRETERS):  # a compiled bot: its directory is the binary's
+        if not interpreter:  # a compiled bot: its directory is the binary's
             bot_dir = Path(out[0]).parent
-    for a in argv[1:]:
+    elif os.sep not in argv[0] and (found := shutil.which(argv[0], path=path)) is not None:
+        out[0] = os.path.abspath(found)
+    files = _BotFiles(out, bot_dir)
+    module = _python_module(argv) if interpreter else None
+    if module is not None:
+        _own_module(argv[module], base, files)
+    for i, a in enumerate(argv[1:], 1):
         p = base / a
-        if a and not a.startswith("-") and p.exists():
+        if i == module:
+            pass  # a module's name, not a file
+        elif a and not a.startswith("-") and p.exists():
             a = os.path.abspath(p)
-            if bot_dir is None:
-                bot_dir = Path(a) if p.is_dir() else Path(a).parent
+            if files.bot_dir is None and not files.extra:
+                files.bot_dir = Path(a) if p.is_dir() else Path(a).parent
         out.append(a)
-    return out, bot_dir
+    return files
+
+
+def _python_module(argv: Sequence[str]) -> int | None:
+    """Where ``python [OPTIONS] -m MODULE`` names its module in ``argv``; None for a script, ``-c``
+    or another program (a ``-m`` after those is the bot's own argument)."""
+    if not Path(argv[0]).name.startswith("python"):
+        return None
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and argv[i] not in ("-", "-c"):
+        if argv[i] == "-m":
+            return i + 1 if i + 1 < len(argv) else None
+        i += 2 if argv[i] in ("-W", "-X") else 1
+    return None
+
+
+def _own_module(module: str, base: Path, files: _BotFiles) -> None:
+    """Give the bot what ``python -m MODULE`` imports from ``base``, unless it is the SDK's: the
+    package holding the module (the module itself where it is a package) as its directory, the
+    ``__init__.py`` of each package above it, and nothing else of ``base``, which is its import
+    folder. A module named deep in a tree gets its own folder, never the tree's top."""
+    parts = module.split(".")
+    if not all(parts) or any(os.sep in p for p in parts):
+        return
+    if (base / parts[0]).resolve() in {p.resolve() for p in sdk_dirs()}:
+        return
+    *above, last = parts
+    if (base.joinpath(*parts)).is_dir():
+        package = parts
+    elif base.joinpath(*above, f"{last}.py").is_file():
+        package = above
+    else:
+        return
+    if package:
+        files.bot_dir = Path(os.path.abspath(base.joinpath(*package)))
+    else:  # a module file beside the others: that file alone
+        files.extra.append(Path(os.path.abspath(base / f"{last}.py")))
+    for i in range(1, len(package)):
+        init = base.joinpath(*package[:i], "__init__.py")
+        if init.is_file():
+            files.extra.append(Path(os.path.abspath(init)))
+    files.pythonpath.append(Path(os.path.abspath(base)))
 
 
 def _missing_program(program: str, *, cwd: Path | None, path: str | None) -> str | None:

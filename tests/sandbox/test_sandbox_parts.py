@@ -78,9 +78,9 @@ def test_the_command_line_mounts_tmpfs_first_and_passes_no_host_environment(tmp_
 
 def test_a_command_names_its_files_absolutely_and_its_directory_is_the_scripts(tmp_path: Path) -> None:
     (tmp_path / "bot.py").write_text("")
-    argv, where = _absolute(["/usr/bin/python3", "bot.py", "--port", "0"], tmp_path)
-    assert argv == ["/usr/bin/python3", str(tmp_path / "bot.py"), "--port", "0"] and where == tmp_path
-    assert _absolute(["python", "-m", "clients.bots.random"], tmp_path)[1] is None
+    files = _absolute(["/usr/bin/python3", "bot.py", "--port", "0"], tmp_path)
+    assert files.argv == ["/usr/bin/python3", str(tmp_path / "bot.py"), "--port", "0"] and files.bot_dir == tmp_path
+    assert _absolute(["python", "-m", "clients.bots.random"], tmp_path).bot_dir is None
     assert expand_command("b --listen {address}", port=0, address="unix:/run/hearts/bot.sock")[2] == (
         "unix:/run/hearts/bot.sock"
     )
@@ -177,3 +177,30 @@ def test_a_bot_stopped_at_a_limit_while_starting_is_told_so(tmp_path: Path) -> N
     error = asyncio.run(run())
     assert "stopped by its sandbox at a limit, log" in error.reason, error.reason
     assert len(str(error)) < 2000 and "more characters)" in error.tail  # its megabyte line, cut
+
+
+def test_python_m_names_a_module_only_among_pythons_own_options(tmp_path: Path) -> None:
+    (tmp_path / "mybot").mkdir()
+    (tmp_path / "bot.py").write_text("")
+    files = _absolute(["python", "-X", "dev", "-m", "mybot", "--port", "0"], tmp_path)
+    assert files.argv[3:5] == ["-m", "mybot"]  # a module's name, though a folder of that name is here
+    assert files.bot_dir == tmp_path / "mybot" and files.pythonpath == [tmp_path]
+    files = _absolute(["python", "bot.py", "-m", "mybot"], tmp_path)  # the script's own argument
+    assert files.bot_dir == tmp_path and files.pythonpath == []
+    assert _absolute(["python", "-c", "pass", "-m", "mybot"], tmp_path).pythonpath == []
+
+
+def test_python_m_gives_the_package_holding_the_module_never_the_top_of_its_tree(tmp_path: Path) -> None:
+    (tmp_path / "mybot").mkdir()
+    (tmp_path / "mybot" / "main.py").write_text("")
+    (tmp_path / "contest" / "versions" / "me" / "3").mkdir(parents=True)
+    (tmp_path / "contest" / "arena.db").write_text("")
+    (tmp_path / "contest" / "versions" / "me" / "3" / "bot.py").write_text("")
+    (tmp_path / "contest" / "__init__.py").write_text("")
+    assert _absolute(["python", "-m", "mybot.main"], tmp_path).bot_dir == tmp_path / "mybot"
+    files = _absolute(["python", "-m", "contest.versions.me.3.bot"], tmp_path)
+    assert files.bot_dir == tmp_path / "contest" / "versions" / "me" / "3"
+    assert files.extra == [tmp_path / "contest" / "__init__.py"] and files.pythonpath == [tmp_path]
+    (tmp_path / "solo.py").write_text("")
+    files = _absolute(["python", "-m", "solo"], tmp_path)
+    assert files.bot_dir is None and files.extra == [tmp_path / "solo.py"]
