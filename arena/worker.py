@@ -50,6 +50,7 @@ from referee.record import MatchRecord, utc_now
 from referee.rules import Rules
 from sandbox import SOCKET_DIR, Limits, SandboxMode, SandboxSpec, SandboxUnavailable, build_argv, probe, probe_limits
 from sandbox.bwrap import bot_uid
+from sandbox.seccomp import seccomp_fd
 
 __all__ = ["ArenaWorker", "bot_entry", "ladder_tournament", "start_bot"]
 
@@ -94,6 +95,36 @@ def in_version(command: str, folder: Path) -> str:
         out.append(w)
     # Quoted only where needed: a placeholder like {port} stays as the author wrote it.
     return " ".join(w if re.fullmatch(r"[\w{}./:=,+@%-]+", w) else shlex.quote(w) for w in out)
+
+
+def outside_version(command: str, folder: Path) -> str | None:
+    """Why a submitted command may not run, or None: a word naming a file or folder of the host
+    outside the version's own folder (and outside the system's ``/usr``, which every sandbox holds
+    read-only). The sandbox gives a bot the folder of the files its command names, so such a word
+    would hand it the host's folder (the arena's database beside it)."""
+    try:
+        words = shlex.split(command)
+    except ValueError as e:
+        return f"the command cannot be read ({e}): quote it as a shell would"
+    top = folder.resolve()
+    for i, w in enumerate(words):
+        if not w or w.startswith("-") and "/" not in w:
+            continue
+        value = w.split("=", 1)[1] if w.startswith("-") and "=" in w else w
+        if i == 0 and "/" not in value:
+            continue  # a program found on PATH: the system's
+        for base in (folder, Path.cwd()):
+            p = base / value
+            if not p.exists():
+                continue
+            real = p.resolve()
+            if real == top or top in real.parents or Path("/usr") in real.parents:
+                break
+            return (
+                f"the command names {value!r}, which is not a file of this version: a bot may name only "
+                "its own files (paths relative to its archive's top folder) and the system's programs"
+            )
+    return None
 
 
 def bot_entry(v: VersionRow, cfg: ArenaConfig) -> BotEntry:
@@ -315,6 +346,11 @@ class ArenaWorker:
 
     async def check_version(self, store: ArenaStore, v: VersionRow) -> None:
         """Build (if it has a build command) and validate one version; its status and reports say how it went."""
+        if v.command is not None and v.path is not None and v.kind != "house":
+            problem = outside_version(v.command, Path(v.path))
+            if problem is not None:
+                store.set_status(v.id, "failed", validation_report={"ok": False, "error": problem})
+                return
         if v.build and v.path is not None:
             store.set_status(v.id, "building")
             report = await _build(v.build, Path(v.path), self.cfg.limits.build_timeout_s, bot_limits(self.cfg))
@@ -674,7 +710,9 @@ def _start_final(store: ArenaStore, cfg: ArenaConfig, resolve: Resolve) -> int:
     return tid
 
 
-def _build_argv(command: str, folder: Path, timeout: float, limits: Limits) -> tuple[list[str], int | None]:
+def _build_argv(
+    command: str, folder: Path, timeout: float, limits: Limits, filter_fd: int | None = None
+) -> tuple[list[str], int | None]:
     """The command line of a build, and the uid it runs as (None: this process's). In the full
     sandbox the version's directory is the one writable directory it has, mounted where the
     sandbox shares a directory (``SOCKET_DIR``), with no network; else through ``arena.jail``."""
@@ -698,6 +736,7 @@ def _build_argv(command: str, folder: Path, timeout: float, limits: Limits) -> t
         limits=dataclasses.replace(limits, cpu_seconds=cpu),
         env=env,
         uid=uid,
+        seccomp_fd=filter_fd,
     )
     return build_argv(spec, probe()), uid
 
@@ -720,20 +759,26 @@ def _tree_bytes(folder: Path) -> int:
 async def _build(command: str, folder: Path, timeout: float, limits: Limits) -> dict[str, Any]:
     """Run a version's build command in its directory, within ``timeout`` seconds."""
     t0 = time.monotonic()
-    argv, uid = _build_argv(command, folder, timeout, limits)
+    filter_fd = seccomp_fd() if sandbox_mode()[0] is SandboxMode.FULL else None  # the bots' seccomp filter
+    argv, uid = _build_argv(command, folder, timeout, limits, filter_fd)
     if uid is not None:  # the build's own uid writes the directory; root owns it again after
         await asyncio.to_thread(_chown_tree, folder, uid)
     try:
-        return await _run_build(argv, command, folder, timeout, t0)
+        return await _run_build(argv, command, folder, timeout, t0, filter_fd)
     finally:
+        if filter_fd is not None:
+            os.close(filter_fd)
         if uid is not None:
             await asyncio.to_thread(_chown_tree, folder, 0)
 
 
-async def _run_build(argv: list[str], command: str, folder: Path, timeout: float, t0: float) -> dict[str, Any]:
+async def _run_build(
+    argv: list[str], command: str, folder: Path, timeout: float, t0: float, filter_fd: int | None = None
+) -> dict[str, Any]:
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=folder,
+        pass_fds=() if filter_fd is None else (filter_fd,),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,

@@ -564,8 +564,6 @@ class Launcher:
             pins = self._run_dir / "pins"  # the referee's own names of the sockets: no bot sees this folder
             pins.mkdir(mode=0o700, exist_ok=True)
             pinned = pins / f"{tag}.sock"
-            if uid is not None:
-                cgroup = BotCgroup.make(f"{self._run_dir.name}/{tag}", bp.limits.memory_mb, bp.limits.processes)
             inner = f"unix:{SOCKET_DIR}/{BOT_SOCKET}"
             expanded = expand_command(bp.command, port=0, name=bp.name, address=inner)
             files = _absolute(expanded, bp.cwd, path={**os.environ, **bp.env}.get("PATH"))
@@ -597,6 +595,8 @@ class Launcher:
             missing = unreachable(spec)  # said now: inside, only "No such file or directory" would say it
             if missing is not None:
                 raise BotStartError(bp.name, missing, command=bp.command)
+            if uid is not None:  # made once the start is sure to be tried: a refused one leaves no group
+                cgroup = BotCgroup.make(f"{self._run_dir.name}/{tag}", bp.limits.memory_mb, bp.limits.processes)
             filter_fd = spec.seccomp_fd = seccomp_fd()
             full_argv = build_argv(spec, self._bwrap)
             # bwrap reads its options from a pipe and runs a start script it copies in, so its
@@ -646,6 +646,8 @@ class Launcher:
         except OSError as e:
             os.close(read_end)
             log.close()
+            if cgroup is not None:
+                cgroup.remove()
             raise BotStartError(bp.name, f"cannot run the command: {e}", command=bp.command) from None
         finally:
             os.close(write_end)

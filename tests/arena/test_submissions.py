@@ -162,3 +162,45 @@ def test_an_archive_naming_one_member_twice_is_refused() -> None:
         zf.writestr("bot.toml", MANIFEST)
     with pytest.raises(ArchiveError, match="more than once"):
         check_archive(buf.getvalue(), LIMITS)
+
+
+def test_a_command_naming_a_host_file_outside_its_version_is_refused_before_it_runs(
+    tmp_path: Path, arena_factory: list[Arena]
+) -> None:
+    """The sandbox gives a bot the folder of the files its command names: a command naming the
+    arena's database would be handed the arena's own folder (read-only, database included)."""
+    a = make_arena(tmp_path, house=HOUSE2)
+    arena_factory.append(a)
+    alice = a.add_user("alice")
+    a.serve()
+    db = a.dir / "arena.db"
+    folder = write_bot(tmp_path / "reader", GOOD_BOT)
+    (folder / "bot.toml").write_text(f'command = "python bot.py --port {{port}} {db}"\nlanguage = "python"\n')
+    with a.client(alice) as c:
+        r = c.post(
+            "/api/bots/mine/versions", content=zip_directory(folder), headers={"Content-Type": "application/zip"}
+        )
+        assert r.status_code == 201, r.text
+        v = a.wait_for(alice, lambda v: v["status"] in ("valid", "failed"), path="/api/bots/mine/versions/1")
+    assert v["status"] == "failed", v
+    assert f"names {str(db)!r}, which is not a file of this version" in v["validation_report"]["error"], v
+    assert not (a.dir / "logs" / "validate").exists() or not any((a.dir / "logs" / "validate").glob("*mine*"))
+
+
+def test_a_build_cannot_make_a_namespace_either(tmp_path: Path, arena_factory: list[Arena]) -> None:
+    """A build runs under the bots' seccomp filter: no user namespace, so no mount of its own."""
+    a = make_arena(tmp_path, house=HOUSE2)
+    arena_factory.append(a)
+    alice = a.add_user("alice")
+    a.serve()
+    folder = write_bot(tmp_path / "ns", GOOD_BOT, build="unshare -Urm true 2> unshare.txt; echo $? > rc.txt")
+    with a.client(alice) as c:
+        if c.get("/api/status").json()["sandbox"] != "sandboxed (bubblewrap)":
+            pytest.skip("bubblewrap cannot run here: builds run without the sandbox, and it says so")
+        zipped = {"Content-Type": "application/zip"}
+        r = c.post("/api/bots/mine/versions", content=zip_directory(folder), headers=zipped)
+        assert r.status_code == 201, r.text
+        a.wait_for(alice, lambda v: v["status"] in ("valid", "failed"), path="/api/bots/mine/versions/1")
+    built = a.dir / "versions" / "mine" / "1"
+    assert (built / "rc.txt").read_text().strip() != "0"
+    assert "Operation not permitted" in (built / "unshare.txt").read_text()
