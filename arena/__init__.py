@@ -1,1 +1,1 @@
-"""The arena (issue #14): participants submit bots that are validated and ranked continuously; see docs/arena.md."""
+"""The arena: participants submit bots that are validated and ranked continuously; see docs/arena.md."""

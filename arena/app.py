@@ -623,7 +623,7 @@ def build_app(
 
     app = Starlette(routes=routes(), lifespan=lifespan)
     app.state.arena = state
-    # The web site (web/, issue #15) and any other extension mount their pages here, found by their
+    # The web site (web/) and any other extension mount their pages here, found by their
     # entry points (group hearts_arena.site): the arena never imports them.
     for ep in importlib.metadata.entry_points(group="hearts_arena.site"):
         ep.load()(app, state)

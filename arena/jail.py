@@ -4,7 +4,7 @@ The launcher starts every submitted bot through this (``arena.worker.bot_entry``
 the version's directory, sets the bot's CPU-time limit (RLIMIT_CPU, ``[sandbox] cpu_s``), no core
 files and a 64 MiB largest file, makes a leading ``python`` this interpreter (as the launcher
 does), and execs the command, so the bot's relative paths are its own files. These limits are not
-isolation: the sandbox of issue #13 (bubblewrap) is what keeps a bot from the rest of the machine.
+isolation: the sandbox (bubblewrap) is what keeps a bot from the rest of the machine.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ last run stopped: a version caught mid-validation is validated again, the ladder
 matches are played first, and a recorded match is never played again (``ladder.tournament``).
 
 ``start_bot`` is the ONE function by which the arena starts a submitted bot, for validation and
-for play alike (through ``bot_entry``): switching to the sandbox of issue #13 is a change here.
+for play alike (through ``bot_entry``): switching to the sandbox is a change here.
 """
 
 from __future__ import annotations

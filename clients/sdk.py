@@ -84,7 +84,7 @@ __all__ = [
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name  # "hearts.v1.BotService"
 
 # A second bot started on a taken port must fail loudly, not silently share the port's traffic
-# (SO_REUSEPORT is on by default in gRPC: shared/notes/grpc-python.md).
+# (SO_REUSEPORT is on by default in gRPC: a second server on a taken port binds silently).
 SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (("grpc.so_reuseport", 0),)
 
 log = logging.getLogger("hearts.sdk")

@@ -4,7 +4,7 @@ Each ``Position`` is a ``Match`` at the moment one seat owes a decision: the tri
 nothing but penalty cards, a void in the suit led, a hand of only hearts on lead before hearts are
 broken, Q♠ on lead, a pass of each direction of the cycle, a pass where passing on is allowed, the
 kitty's discard, the dealer's call, the moon's choice. Each cites the sentence of the rule sources
-(shared/rules/) that it exercises, as the rules tests do.
+(docs/rules.md) that it exercises, as the rules tests do.
 
 Every position is reached through the engine's own checked moves, never by editing its state
 behind its back: common ones by playing seeded deals forward until they occur; rare ones from a

@@ -11,7 +11,7 @@ bottleneck: it only hands out batches and counts what comes back, each record wi
 matches of milliseconds share a commit, a slow bot's go one at a time.
 
 The pool starts its processes by *spawn*: a fork of a parent that has used gRPC breaks the
-child's gRPC (shared/notes/grpc-python.md). Workers ignore SIGINT: a Ctrl-C reaches the parent,
+child's gRPC ("Wrong file descriptor generation"). Workers ignore SIGINT: a Ctrl-C reaches the parent,
 which stops handing out matches and waits for the batches in flight (a fraction of a second) to be saved.
 """
 

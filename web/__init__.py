@@ -1,1 +1,1 @@
-"""The arena's web site (issue #15): server-rendered pages on the arena's app, and the static site."""
+"""The arena's web site: server-rendered pages on the arena's app, and the static site."""

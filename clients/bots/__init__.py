@@ -2,7 +2,7 @@
 
 - ``random``: a uniformly random legal move from its own seeded RNG (``--seed``).
 - ``lowest``: always the lowest legal card; passes its highest cards. A deterministic baseline.
-- ``heuristic``: the tips of shared/rules/003 (pass high spades and hearts, void a short suit,
+- ``heuristic``: the tips of rule source 003 (docs/rules.md) (pass high spades and hearts, void a short suit,
   duck with the highest losing card, dump Q♠ and high hearts when void).
 - ``montecarlo``: perfect-information Monte Carlo over sampled worlds with the engine's compiled
   rollouts, within a set share of its clock (clients/bots/montecarlo.py).

@@ -1,4 +1,4 @@
-"""A heuristic bot following the strategy tips of shared/rules/003.
+"""A heuristic bot following the strategy tips of rule source 003 (docs/rules.md).
 
 Passing: Q♠ K♠ A♠ go unless enough low spades protect them; then high hearts; then, when the
 slots left allow, a whole short side suit (to be void of it early); then the most dangerous rest.

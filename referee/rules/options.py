@@ -1,7 +1,7 @@
 """Rule options, the table that documents them, and named presets.
 
 Every variant of the rule sources is an option of one frozen ``Rules`` value or a named preset:
-the engine reads options, it is never forked. The sources are the files in shared/rules/:
+the engine reads options, it is never forked. The sources (docs/rules.md):
 
 - ``000`` 000_93466bf2ef5d25de.txt (equal lowest totals share the win)
 - ``001`` 001_7c47ddaca2398b03.txt (the default ruleset)
