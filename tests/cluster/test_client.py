@@ -51,7 +51,7 @@ def test_the_cluster_records_the_same_matches_as_this_process(dask_cluster: Loca
     mine, theirs = _decisions(here, tid), _decisions(there, tid2)
     assert len(mine) == 8 and mine == theirs  # same seeds, same plays: only where they were played differs
     # Each seat's isolation as the worker's own launcher ran the bot: started by command, no sandbox.
-    assert all(str(s.isolation) == "none" for m in there.match_ids() for s in there.load_match(m).seats)
+    assert all(str(s.isolation) == "none:peer-checked" for m in there.match_ids() for s in there.load_match(m).seats)
     # Each worker started its own copy of every bot, its log under logs/cluster/HOST-WORKER/.
     logs = sorted(p.parent.name for p in (tmp_path / "logs" / "cluster").glob("*/lowest.log"))
     assert len(logs) == 2, logs
