@@ -66,6 +66,7 @@ class SeatRecord:
     address: str | None = None  # where the bot was served (None for an in-process seat)
     time_bank_left_ms: float | None = None
     team: int | None = None  # under rules.partnership: 0 (seats 0 and 2) or 1 (seats 1 and 3); None without
+    kind: str = "bot"  # who sat there: "bot", or "human" (a person at the table, never rated with the bots)
 
 
 @dataclass(slots=True)  # one per decision: no __dict__ each
