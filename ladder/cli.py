@@ -1524,7 +1524,11 @@ def ladder_command(
         shown = lb.rules or ruleset
         under = f" under rules {shown}" if shown else ""
         console.print(
-            Text(f"no matches recorded in {db}{under}" if not lb.self_play else f"no matches to rate in {db}{under}"),
+            Text(
+                f"no matches to rate in {db}{under}"
+                if lb.self_play or lb.with_people
+                else f"no matches recorded in {db}{under}"
+            ),
             soft_wrap=True,
         )
         for note in lb.notes:

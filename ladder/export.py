@@ -36,8 +36,9 @@ from referee.record import (
 from referee.rules import Rules
 
 SCHEMA = "hearts-arena/match"
-VERSION = 2  # bump on any change a reader of the last version would misread; adding a field is one too
+VERSION = 3  # bump on any change a reader of the last version would misread; adding a field is one too
 # 2: hands[].charges (turbo_charging); a version 1 object has none, and reads as charging nothing.
+# 3: seats[].kind ("bot" or "human"); an older object has none, and reads as bots in every seat.
 
 
 class ExportError(ValueError):

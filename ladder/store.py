@@ -500,6 +500,19 @@ _PLAYS_VIEW = (
 )
 
 
+def _m16_seat_kinds(db: sqlite_utils.Database) -> None:
+    """Who sat in each seat: a bot, or a person at the table (``hearts play``), whom the ladder never
+    rates. Every match before this migration was among bots."""
+    if "kind" in db["seats"].columns_dict:  # a store rewound to an earlier version (tests do) has it
+        return
+    _executescript_in_transaction(
+        db,
+        """
+    ALTER TABLE seats ADD COLUMN kind TEXT NOT NULL DEFAULT 'bot';  -- bot | human
+    """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -516,6 +529,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m13_turbo_charges,
     _m14_seat_teams,
     _m15_hand_plays_by_column,
+    _m16_seat_kinds,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]
@@ -1090,15 +1104,15 @@ class LadderReads:
 
     def seat_results(self, tournament_id: int | None = None, rules: str | None = None) -> Iterator[tuple[Any, ...]]:
         """Each seat of each finished match, by match and seat: (match id, seed, rules, hands, seat,
-        bot, final score, place, forfeit, faults, moons and suns shot)."""
+        bot, final score, place, forfeit, faults, moons and suns shot, who sat: ``bot`` or ``human``)."""
         filters, args = _match_filters(tournament_id, rules)
         where = ["m.status = 'finished'", *filters]
         sql = (
             "SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
             "s.faults, "
             # A sun takes every penalty card too; the engine records it as sun with moon NULL.
-            "(SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id AND (h.moon = s.seat OR h.sun = s.seat)) "
-            "FROM matches m "
+            "(SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id AND (h.moon = s.seat OR h.sun = s.seat)), "
+            "s.kind FROM matches m "
             "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
             "LEFT JOIN (SELECT match_id, COUNT(*) AS n FROM hands GROUP BY match_id) hc ON hc.match_id = m.id "
             f"WHERE {' AND '.join(where)} ORDER BY m.id, s.seat"
@@ -1235,6 +1249,7 @@ class Store:
                         "address": s.address,
                         "time_bank_left_ms": s.time_bank_left_ms,
                         "team": s.team,
+                        "kind": s.kind,
                     }
                     for i, s in enumerate(record.seats)
                 ],
@@ -1394,10 +1409,11 @@ class Store:
                 address=r[7],
                 time_bank_left_ms=r[8],
                 team=r[9],
+                kind=r[10],
             )
             for r in q(
                 "SELECT s.seat, b.name, s.final_score, s.place, s.faults, s.forfeit, s.forfeit_reason, "
-                "s.address, s.time_bank_left_ms, s.team FROM seats s JOIN bots b ON b.id = s.bot_id "
+                "s.address, s.time_bank_left_ms, s.team, s.kind FROM seats s JOIN bots b ON b.id = s.bot_id "
                 "WHERE s.match_id = ? ORDER BY s.seat",
                 [mid],
             )

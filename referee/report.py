@@ -128,7 +128,7 @@ def summary(record: MatchRecord) -> RenderableType:
         lat = latencies(record, s.seat)
         standing.add_row(
             str(s.seat),
-            Text(names[s.seat]),
+            Text(names[s.seat] + (" (a person)" if s.kind == "human" else "")),
             str(s.final_score),
             *(
                 (str(s.team if s.team is not None else s.seat % 2), str(rules.team_totals(record.scores)[s.seat % 2]))

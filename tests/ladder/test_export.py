@@ -122,7 +122,7 @@ def test_every_field_of_every_record_is_exported_and_reads_back(arena: tuple[Pat
         assert [o["match_id"] for o in exported] == ids == sorted(ids) and len(ids) == 2 * len(RULESETS) + IN_TOURNAMENT
         records = [store.load_match(i) for i in ids]
     for obj, rec in zip(exported, records, strict=True):
-        assert (obj["schema"], obj["version"]) == (SCHEMA, VERSION) == ("hearts-arena/match", 2)
+        assert (obj["schema"], obj["version"]) == (SCHEMA, VERSION) == ("hearts-arena/match", 3)
         assert list(obj)[:2] == ["schema", "version"]
         check_object(obj, rec, rec.match_id)
         assert match_from_json(obj) == rec
@@ -157,8 +157,11 @@ def test_a_reader_refuses_another_schema_or_a_later_version(arena: tuple[Path, i
     db, _ = arena
     with Store(db, readonly=True) as store:
         obj = match_to_json(store.load_match(next(store.match_ids())))
-    with pytest.raises(ExportError, match="versions 1 to 2"):
-        match_from_json({**obj, "version": 3})
+    with pytest.raises(ExportError, match="versions 1 to 3"):
+        match_from_json({**obj, "version": 4})
+    # A version 2 object has no seat kinds: its seats read as bots.
+    older = {**obj, "version": 2, "seats": [{k: v for k, v in s.items() if k != "kind"} for s in obj["seats"]]}
+    assert [s.kind for s in match_from_json(older).seats] == ["bot"] * len(obj["seats"])
     with pytest.raises(ExportError, match="not a hearts-arena match"):
         match_from_json({**obj, "schema": "pgn"})
     with pytest.raises(ExportError, match="not a well-formed match"):
