@@ -45,6 +45,7 @@ def main() -> None:
       hearts validate localhost:50051   check a bot before it plays (or --command CMD)
       hearts tournament run --bots bots.toml --db arena.db
       hearts ladder --db arena.db       the leaderboard
+      hearts play                       play against the bots yourself, in your browser
       hearts arena init DIR             an arena service: bots submitted, validated, ranked continuously
     """
 

@@ -35,7 +35,7 @@ from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
 from referee.faults import MAX_ANSWER_CARDS, Fault
 from referee.match import MatchSettings
-from referee.rules import CardNotLegalError, IllegalPlayError
+from referee.rules import Card, CardNotLegalError, IllegalPlayError
 from referee.seats import Ask, BotTimeout
 
 UNTIMED = MatchSettings(budget_ms=24 * 3600 * 1000, bank_ms=0)
@@ -135,7 +135,8 @@ def refusal_text(error: Exception) -> AnswerRefused:
     """The referee's refusal of an answer in the person's words: a forbidden card's rule, else the
     engine's (or the fault's) own message."""
     if isinstance(error, CardNotLegalError) and error.rule:
-        return AnswerRefused(f"{error.tried} cannot be played: {error.rule}", error.rule)
+        card = error.tried.symbol if isinstance(error.tried, Card) else error.tried
+        return AnswerRefused(f"{card} cannot be played: {error.rule}", error.rule)
     if isinstance(error, Fault):
         return AnswerRefused(error.detail)
     if isinstance(error, IllegalPlayError):
@@ -300,8 +301,8 @@ class HumanSeat:
             "request": _message(request),
             "deadline_ms": int(timeout * 1000),
         }
-        if kind is _PLAY and ask.trial is not None:
-            event["refusals"] = self._refusals(ask)
+        if kind in (_PLAY, _CHARGE) and ask.trial is not None:
+            event["refusals"] = self._refusals(ask, kind is _CHARGE)
         pending = _Pending(number, kind, ask, asyncio.get_running_loop().create_future())
         self._pending = pending
         self.tell(event)
@@ -320,16 +321,16 @@ class HumanSeat:
             self._pending = None
             self.tell({"type": "done", "id": number, "how": how})
 
-    def _refusals(self, ask: Ask) -> dict[str, str]:
-        """Each held card the rules forbid now, with the rule (the engine's refusal of it): what a
-        dimmed card says when the person asks why."""
+    def _refusals(self, ask: Ask, charge: bool) -> dict[str, str]:
+        """Each held card the rules forbid now (to play, or to charge alone), with the referee's
+        refusal of it: what a dimmed card says when the person asks why."""
         o = ask.observation
         assert ask.trial is not None
         out: dict[str, str] = {}
-        for c in o.hand.cards:
-            if c in o.legal:
+        for c in sorted(set(o.hand.cards), key=lambda c: c.index):
+            if not charge and c in o.legal:
                 continue
-            error = ask.trial(c.index + 1)
+            error = ask.trial([c.index + 1] if charge else c.index + 1)
             if error is not None:
                 refused = refusal_text(error)
                 out[pb.Card.Name(c.index + 1)] = refused.rule or refused.reason
