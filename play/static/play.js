@@ -148,6 +148,8 @@
     if (v.hearts_broken) notes.push("hearts broken");
     if ((v.table || []).length) notes.push(`${v.table.length} cards on the table`);
     if ((v.kitty || []).length) notes.push(`kitty ${cardsText(v.kitty)}`);
+    const own = (v.charges || []).filter((c) => (c.seat || 0) === S.me).map((c) => c.card);
+    if (own.length) notes.push(`you charged ${cardsText(own)}`);
     $("center").textContent = notes.join(" · ");
   }
 
