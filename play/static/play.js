@@ -525,7 +525,7 @@
       S.trick.winner = winner;
       drawTrick();
       const plays = (t.cards || []).map((c, i) => `${who(((t.leader || 0) + i) % S.players)} ${cardText(c)}`).join(", ");
-      const end = t.no_winner ? "the cards cancel: they stay on the table" : `${Who(winner)} ${winner === S.me ? "take" : "takes"} it`;
+      const end = t.no_winner ? "the cards cancel: they stay on the table" : `${who(winner)} ${winner === S.me ? "take" : "takes"} it`;
       log(`Trick ${S.tricks + 1}: ${plays}; ${end}.`, { kind: "trick", hand: n.trick_completed.hand_number || 0,
         trick: S.tricks, leader: t.leader || 0, winner: winner === undefined ? "" : winner, cards: (t.cards || []).join(" ") });
       S.tricks += 1;

@@ -189,12 +189,12 @@ def test_a_whole_match_by_keyboard_alone_against_the_record_and_no_message_carri
             i = rng.choice(legal)
             _go_to(page, i)
             plays += 1
-            if plays == 6 and not shot:
-                shot = True
-                page.wait_for_timeout(150)
-                page.screenshot(path=str(tmp_path / "play.png"))
+            if plays >= 6 and not shot and page.locator("#trick .card").count() >= 2:
+                shot = True  # a hand in progress, a trick on the felt: docs/play.png
+                clip = {"x": 0, "y": 0, "width": 1200, "height": 680}
+                page.screenshot(path=str(tmp_path / "play.png"), clip=clip)
                 if os.environ.get("HEARTS_PLAY_SCREENSHOT"):
-                    page.screenshot(path=os.environ["HEARTS_PLAY_SCREENSHOT"])
+                    page.screenshot(path=os.environ["HEARTS_PLAY_SCREENSHOT"], clip=clip)
             chosen_plays.append(hand[i]["card"])
             page.keyboard.press("Space")
         else:
