@@ -18,6 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ladder"))
 from cli_procs import Run  # noqa: E402
+from play_helpers import Table  # noqa: E402
 
 CHROMIUM = os.environ.get("HEARTS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 try:
@@ -50,21 +51,6 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield b
         b.close()
-
-
-class Table:
-    """A ``hearts play`` process and the address of its page (read from its output)."""
-
-    def __init__(self, run: Run, url: str, db: Path, started: float) -> None:
-        self.run, self.url, self.db, self.started = run, url, db, started
-
-    @property
-    def base(self) -> str:
-        return self.url.split("/?", 1)[0]
-
-    @property
-    def key(self) -> str:
-        return self.url.split("key=", 1)[1]
 
 
 @pytest.fixture

@@ -10,99 +10,13 @@ import os
 import random
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from conftest import Table
+from play_helpers import HEARTS, Table, _enum, _finish, _go_to, _hand, _page, _record, _turn, _wait
 
-from hearts.v1 import bot_pb2 as pb
-from ladder.store import Store
 from referee.record import FaultKind, MatchRecord
-from referee.rules import Card
-
-HEARTS = str(Path(sys.executable).with_name("hearts"))
-
-# Every message the page's EventSource receives, kept as it came (the test reads them afterwards).
-CAPTURE = """
-(() => {
-  const Real = window.EventSource;
-  window.__pushed = [];
-  window.EventSource = function (url, opts) {
-    const es = new Real(url, opts);
-    es.addEventListener("message", (m) => window.__pushed.push(m.data));
-    return es;
-  };
-  window.EventSource.prototype = Real.prototype;
-})();
-"""
-
-
-def _page(browser: Any, **kw: Any) -> Any:
-    context = browser.new_context(**kw)
-    context.add_init_script(CAPTURE)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.on("dialog", lambda d: (page.errors.append("dialog: " + d.message), d.dismiss()))
-    return page
-
-
-def _wait(page: Any, test: str, timeout: float = 60) -> None:
-    """Poll ``test`` (a JavaScript expression) in the page until it is true: evaluated by the browser
-    itself, as the page's policy forbids a script to evaluate text."""
-    deadline = time.monotonic() + timeout
-    while not page.evaluate(test):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not true within {timeout} s: {test}\n{page.text_content('#status')}")
-        page.wait_for_timeout(20)
-
-
-def _turn(page: Any, last: str) -> tuple[str, str]:
-    """Wait for the next decision (a new ask), a held deal, or the end: (phase, ask id)."""
-    _wait(
-        page,
-        f"""(() => {{ const b = document.body.dataset;
-            return (b.ask && b.ask !== {json.dumps(last)}) || b.phase === "hold" || b.phase === "over"; }})()""",
-    )
-    return page.evaluate("document.body.dataset.phase"), page.evaluate("document.body.dataset.ask || ''")
-
-
-def _hand(page: Any) -> list[dict[str, Any]]:
-    return page.eval_on_selector_all(
-        "#hand .card",
-        """cs => cs.map(c => ({card: c.dataset.card, dimmed: c.classList.contains("dimmed"),
-            focused: document.activeElement === c, label: c.getAttribute("aria-label")}))""",
-    )
-
-
-def _go_to(page: Any, target: int) -> None:
-    """Move the focus to card ``target`` of the hand with the arrow keys alone."""
-    hand = _hand(page)
-    here = next(i for i, c in enumerate(hand) if c["focused"])
-    key = "ArrowRight" if target > here else "ArrowLeft"
-    for _ in range(abs(target - here)):
-        page.keyboard.press(key)
-    assert _hand(page)[target]["focused"]
-
-
-def _enum(card: str) -> str:
-    """A record's card ("QS") as the wire names it (CARD_QUEEN_OF_SPADES)."""
-    return pb.Card.Name(Card.parse(card).index + 1)
-
-
-def _record(db: Path) -> MatchRecord:
-    with Store(db, readonly=True) as store:
-        (mid,) = list(store.match_ids())
-        return store.load_match(mid)
-
-
-def _finish(t: Table, page: Any) -> MatchRecord:
-    code = t.run.wait(60)
-    assert code == 0, t.run.output()
-    assert not page.errors, page.errors
-    return _record(t.db)
 
 
 def _tricks_by_hand(record: MatchRecord) -> dict[int, list[list[str]]]:
@@ -235,19 +149,23 @@ def test_a_whole_match_by_keyboard_alone_against_the_record_and_no_message_carri
 
 def test_one_hand_by_taps_on_a_phone(table: Any, browser: Any) -> None:
     """On a 390 x 844 touch screen: tap Start, tap three cards and Pass cards, tap a legal card each
-    turn. Nothing is wider than the screen, every card is a target of at least 44 x 44 CSS pixels,
-    and the record holds the tapped cards."""
+    turn (and Deal again when a tie for lowest deals on). Nothing is wider than the screen, every card
+    is a target of at least 44 x 44 CSS pixels, and the record holds the tapped cards."""
     t: Table = table("--rules", "standard,target=1", "--seed", "4", "--name", "pat")
     page = _page(browser, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     page.goto(t.url + "&pace=40")  # the cards come to the trick one by one, briefly
     page.tap("#overlay-go")
     tapped_pass: list[str] = []
+    tapped_passes: list[list[str]] = []
     tapped: list[str] = []
     last = ""
     while True:
         phase, last = _turn(page, last)
-        if phase in ("over", "hold"):
+        if phase == "over":
             break
+        if phase == "hold":  # a tie for lowest deals on: tap to deal again
+            page.tap("#overlay-go")
+            continue
         cards = page.locator("#hand .card")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"the page is {width} px wide on a 390 px screen"
@@ -259,6 +177,8 @@ def test_one_hand_by_taps_on_a_phone(table: Any, browser: Any) -> None:
             for i in (0, 1, 2):
                 cards.nth(i).tap()
                 tapped_pass.append(hand[i]["card"])
+            tapped_passes.append(tapped_pass)
+            tapped_pass = []
             page.tap("#actions button.primary")
         else:
             i = next(i for i, c in enumerate(hand) if not c["dimmed"])
@@ -266,8 +186,7 @@ def test_one_hand_by_taps_on_a_phone(table: Any, browser: Any) -> None:
             cards.nth(i).tap()
     _wait(page, "document.querySelector('.recorded') !== null")
     record = _finish(t, page)
-    assert len(record.hands) == 1
-    assert [_enum(c) for c in record.hands[0].passes[0].cards] == tapped_pass
+    assert [[_enum(c) for c in p.cards] for h in record.hands for p in h.passes if p.seat == 0] == tapped_passes
     assert [_enum(p.card) for p in record.plays if p.seat == 0] == tapped
     for name in ("heuristic", "lowest", "random"):  # every seat laid out on the small screen
         box = page.locator(f".seat:has-text('{name}')").bounding_box()
@@ -286,8 +205,11 @@ def test_an_illegal_card_is_refused_with_the_rule_the_engine_names(table: Any, b
     last = ""
     while True:
         phase, last = _turn(page, last)
-        if phase in ("over", "hold"):
+        if phase == "over":
             break
+        if phase == "hold":  # a tie for lowest deals on
+            page.keyboard.press("Space")
+            continue
         hand = _hand(page)
         if phase == "pass":
             for i in range(3):

@@ -9,8 +9,7 @@ import re
 from typing import Any
 
 import pytest
-from conftest import Table
-from test_play_page import _finish, _hand, _page, _turn
+from play_helpers import Table, _finish, _hand, _page, _turn
 
 RULESETS = [
     "standard,players=3,target=1",

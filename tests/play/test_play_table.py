@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from cli_runner import run
-from conftest import Table
+from play_helpers import Table
 
 import play.cli  # noqa: F401  (hearts play, on the ladder's command group)
 from ladder.store import Store
