@@ -132,6 +132,9 @@ def _default_name() -> str:
     "--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="The page's port on 127.0.0.1 (0: any)."
 )
 @click.option("--no-browser", is_flag=True, help="Print the page's address instead of opening a browser.")
+@click.option(
+    "--tui", is_flag=True, help="Play in this terminal instead of a browser, with the same keys (no server at all)."
+)
 @_STARTUP_TIMEOUT_OPTION
 @_SANDBOX_OPTION
 @_DB_OPTION
@@ -146,6 +149,7 @@ def play_command(
     away: float,
     port: int,
     no_browser: bool,
+    tui: bool,
     startup_timeout: float,
     sandbox: str,
     db: str,
@@ -163,6 +167,7 @@ def play_command(
       hearts play
       hearts play --rules spot --seat heuristic --seat montecarlo --seat lowest
       hearts play --seat "me2=python my_bot.py" --clock 20 --bank 60 --no-browser
+      hearts play --tui
     """
     import asyncio
 
@@ -173,10 +178,14 @@ def play_command(
     from play.table import Table
     from referee.human import UNTIMED, HumanSeat
     from referee.match import MatchSettings
-    from referee.report import summary
     from sandbox import SandboxMode, SandboxUnavailable
 
     r = _parse_rules(ruleset, "--rules")
+    if tui:
+        from play.tui import has_terminal
+
+        if not has_terminal():
+            raise click.UsageError("--tui needs a terminal (its input and output): run it in one, or play in a browser")
     if seat_specs and len(seat_specs) != r.players - 1:
         raise click.UsageError(
             f"the rules {ruleset!r} seat {r.players} players: you and {r.players - 1} bots; give --seat "
@@ -218,6 +227,17 @@ def play_command(
         startup_timeout=startup_timeout,
         sandbox=SandboxMode(sandbox),
     )
+    if tui:
+        from play.tui import at_terminal
+
+        try:
+            record = asyncio.run(at_terminal(sitting, console))
+        except (BotStartError, BotModuleError, SandboxUnavailable) as e:
+            raise click.ClickException(inert(str(e), limit=4000, multiline=True)) from None
+        except KeyboardInterrupt:
+            raise click.ClickException("stopped: the match was not finished, nothing was recorded") from None
+        _recorded(record, db)
+        return
     try:
         sock = listen(port)
     except PortTaken as e:
@@ -245,6 +265,12 @@ def play_command(
         raise click.ClickException("stopped: the match was not finished, nothing was recorded") from None
     finally:
         sock.close()
+    _recorded(record, db)
+
+
+def _recorded(record: Any, db: str) -> None:
+    from referee.report import summary
+
     console.print(summary(record))
     console.print(f"recorded in {db}; replay with:")
     console.print(f"  hearts replay {record.match_id} --db {db}", soft_wrap=True)

@@ -78,7 +78,7 @@ class Sitting:
 
 
 async def sit(s: Sitting, sock: socket.socket, on_listening: Callable[[str], None]) -> MatchRecord:
-    """Serve the table, seat the bots, wait for the person's start, play and record the match."""
+    """Serve the table's page, seat the bots, wait for the person's start, play and record the match."""
     server = _Server(
         uvicorn.Config(
             table_app(s.table), log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
@@ -88,22 +88,7 @@ async def sit(s: Sitting, sock: socket.socket, on_listening: Callable[[str], Non
     serving = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         on_listening(s.table.url)
-        names = [e.name for e in s.entries]
-        async with started_bots(
-            list({e.name: e for e in s.entries}.values()),
-            log_dir=s.log_dir,
-            startup_timeout=s.startup_timeout,
-            sandbox=s.sandbox,
-        ) as chairs:
-            s.person.tell({"type": "ready", "rules": str(s.rules)})
-            await s.table.start.wait()
-            seats = [chairs[n] for n in names]
-            seats.insert(s.person_seat, s.person)
-            shown = list(names)
-            shown.insert(s.person_seat, s.person.name or "person")
-            record = await play_match(seats, s.rules, s.seed, settings=s.settings, names=shown)
-        await asyncio.to_thread(_save, s.db, record)
-        s.person.tell({"type": "recorded", "match_id": record.match_id, "db": s.db})
+        record = await play_and_record(s)
         await _linger(s.table)
         return record
     finally:
@@ -112,6 +97,28 @@ async def sit(s: Sitting, sock: socket.socket, on_listening: Callable[[str], Non
         server.should_exit = True
         with contextlib.suppress(Exception):
             await serving
+
+
+async def play_and_record(s: Sitting) -> MatchRecord:
+    """Seat the bots, wait for the person's start (``s.table.start``), play the match with the person
+    in their seat, record it, and tell the person where it is."""
+    names = [e.name for e in s.entries]
+    async with started_bots(
+        list({e.name: e for e in s.entries}.values()),
+        log_dir=s.log_dir,
+        startup_timeout=s.startup_timeout,
+        sandbox=s.sandbox,
+    ) as chairs:
+        s.person.tell({"type": "ready", "rules": str(s.rules)})
+        await s.table.start.wait()
+        seats = [chairs[n] for n in names]
+        seats.insert(s.person_seat, s.person)
+        shown = list(names)
+        shown.insert(s.person_seat, s.person.name or "person")
+        record = await play_match(seats, s.rules, s.seed, settings=s.settings, names=shown)
+    await asyncio.to_thread(_save, s.db, record)
+    s.person.tell({"type": "recorded", "match_id": record.match_id, "db": s.db})
+    return record
 
 
 def _save(db: str, record: MatchRecord) -> None:

@@ -143,6 +143,7 @@ def test_stream_after_stream_is_refused_past_the_limit(table: Any) -> None:
         (["--name", "lowest"], "'lowest' is a bot at this table: give yourself another name"),
         (["--seat", "nobody", "--seat", "lowest", "--seat", "random"], "seat 'nobody': no bot of that name"),
         (["--clock", "0"], "--clock"),
+        (["--tui"], "--tui needs a terminal"),
     ],
 )
 def test_options_a_person_gets_wrong_say_what_to_do(table: Any, tmp_path: Any, args: list[str], says: str) -> None:
