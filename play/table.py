@@ -70,12 +70,15 @@ class Table:
 
     @property
     def url(self) -> str:
+        """The page's address, with the table's key: what the person opens."""
         return f"http://127.0.0.1:{self.port}/?key={self.key}"
 
     def hosts(self) -> tuple[str, ...]:
+        """The ``Host`` values a request to this server may carry (never a rebound name)."""
         return (f"127.0.0.1:{self.port}", f"localhost:{self.port}")
 
     def origins(self) -> tuple[str, ...]:
+        """The origins a POST may come from: the table's own page."""
         return tuple(f"http://{h}" for h in self.hosts())
 
 

@@ -71,6 +71,7 @@ def card_text(name: str) -> str:
 
 
 def cards_text(names: list[str]) -> str:
+    """Cards by their wire names as ``2♣ Q♠``."""
     return " ".join(card_text(n) for n in names)
 
 
@@ -113,6 +114,7 @@ class Terminal:
     # -- the keys -------------------------------------------------------------------------------
 
     def on_keys(self) -> None:
+        """What the terminal sent: each key acted on, then the table drawn anew."""
         try:
             data = os.read(self.keys, 64)
         except OSError:
@@ -126,6 +128,7 @@ class Terminal:
         self.draw()
 
     def key(self, key: str) -> None:
+        """One key, as the page takes it: start, deal again, choose, select, play, confirm, why."""
         if self.phase in ("start", "hold"):
             if key in ("space", "enter"):
                 if self.phase == "start":
@@ -188,6 +191,7 @@ class Terminal:
         return []
 
     def send(self, answer: dict[str, Any]) -> None:
+        """Answer the open decision; a refusal's reason goes to the status line."""
         ask = self.ask
         assert ask is not None
         try:
@@ -202,6 +206,7 @@ class Terminal:
         self.status = "Passed." if ask["rpc"] == "PassCards" else "..."
 
     def close_ask(self) -> None:
+        """The decision is over (answered, or substituted)."""
         self.ask = None
         self.selected = []
         self.phase = "waiting"
@@ -210,9 +215,11 @@ class Terminal:
     # -- the events -----------------------------------------------------------------------------
 
     def who(self, seat: int) -> str:
+        """A seat as the table names it: "you", or its player's name, inert."""
         return "you" if seat == self.me else inert(self.names[seat] if seat < len(self.names) else f"seat {seat}", 24)
 
     def event(self, e: dict[str, Any]) -> None:
+        """One of the seat's events taken into what is drawn."""
         kind = e["type"]
         if kind == "ready":
             self.rules_text = str(e.get("rules", ""))
@@ -234,6 +241,7 @@ class Terminal:
             self.done.set()
 
     def open_ask(self, e: dict[str, Any]) -> None:
+        """A decision asked: its view shown, the focus on a card the request lists as legal."""
         view = e["request"]["view"]
         self.names = list(view.get("player_names", self.names))
         self.me = view.get("seat", 0)
@@ -269,6 +277,7 @@ class Terminal:
             self.status = "Choose: ←/→, then Enter"
 
     def notified(self, n: dict[str, Any]) -> None:
+        """A notification: a trick taken, a hand scored, the match over."""
         players = self.rules.get("players", 4)
         if "trick_completed" in n:
             t = n["trick_completed"].get("trick", {})
@@ -298,6 +307,7 @@ class Terminal:
     # -- drawing --------------------------------------------------------------------------------
 
     def draw(self) -> None:
+        """The whole table, drawn anew: the seats and the trick, your hand, the log, the status."""
         c = self.console
         c.clear()
         parts: list[Any] = [Text(f"Hearts  {self.rules_text}", style="bold")]
@@ -327,6 +337,7 @@ class Terminal:
         c.print(Group(*parts))
 
     def hand_line(self) -> Text:
+        """Your hand: the focused card in brackets, the selected underlined, the forbidden dimmed."""
         line = Text("your hand: ")
         ask = self.ask
         hand = self.view.get("hand", [])
@@ -375,6 +386,7 @@ def raw_keys(stream: TextIO) -> Iterator[int]:
 
 
 def has_terminal() -> bool:
+    """Whether this process reads and writes a terminal (``--tui`` needs one)."""
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
