@@ -45,6 +45,7 @@ def main() -> None:
       hearts validate localhost:50051   check a bot before it plays (or --command CMD)
       hearts tournament run --bots bots.toml --db arena.db
       hearts ladder --db arena.db       the leaderboard
+      hearts play                       play against the bots yourself, in your browser
       hearts arena init DIR             an arena service: bots submitted, validated, ranked continuously
     """
 
@@ -1534,7 +1535,11 @@ def ladder_command(
         shown = lb.rules or ruleset
         under = f" under rules {shown}" if shown else ""
         console.print(
-            Text(f"no matches recorded in {db}{under}" if not lb.self_play else f"no matches to rate in {db}{under}"),
+            Text(
+                f"no matches to rate in {db}{under}"
+                if lb.self_play or lb.with_people
+                else f"no matches recorded in {db}{under}"
+            ),
             soft_wrap=True,
         )
         for note in lb.notes:

@@ -41,8 +41,9 @@ from sandbox import Isolation
 SCHEMA = "hearts-arena/match"
 VERSION = 3  # bump on any change a reader of the last version would misread; adding a field is one too
 # 2: hands[].charges (turbo_charging); a version 1 object has none, and reads as charging nothing.
-# 3: seats[].isolation (str(Isolation), or null: unknown) and notes (what the referee did for a seat
-#    that is no fault); an object of version 1 or 2 reads as every isolation unknown and no notes.
+# 3: seats[].isolation (str(Isolation), or null: unknown), seats[].kind ("bot" or "human") and notes (what
+#    the referee did for a seat that is no fault); an object of version 1 or 2 reads as bots whose
+#    isolation is unknown, and no notes.
 
 
 class ExportError(ValueError):

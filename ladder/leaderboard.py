@@ -17,6 +17,12 @@ name in every seat) says nothing about one bot against another, and its per-bot 
 count one bot several times: it is left out of every figure, and ``Leaderboard.self_play``
 counts the matches left out (a note under the table, ``self_play`` in the JSON).
 
+A match with a person at the table (``hearts play``) is left out too, and counted in
+``Leaderboard.with_people``: people are not rated with the bots. A person's play is neither
+stationary nor independent of the bots' (one learns the bots as one plays them, one leaves and a
+substitute finishes the hand), so their results would move the bots' ratings by what the person
+did that day; and a ladder of bots is what a contest ranks.
+
 A ladder is per ruleset: points per hand, dup Δ and placings mean different things under other
 point schemes and player counts, so ``load_leaderboard`` rates one ruleset (``rules``; by default
 the ruleset of the latest tournament) and lists the others with their match counts
@@ -82,6 +88,7 @@ class SeatResult:
     forfeit: bool = False
     faults: int = 0
     moons: int = 0
+    kind: str = "bot"  # who sat there: a bot, or a person ("human"), never rated
 
 
 @dataclass(frozen=True)
@@ -139,6 +146,8 @@ class Leaderboard:
     live_elo: dict[str, float] = field(default_factory=dict)
     # Matches left out because one bot filled more than one seat (see the module's docstring).
     self_play: int = 0
+    # Matches left out because a person sat at the table (people are not rated with the bots).
+    with_people: int = 0
     # The ruleset rated (its --rules text; None: not loaded from a store, or nothing to rate), and
     # the other rulesets of the same selection, most matches first.
     rules: str | None = None
@@ -147,15 +156,21 @@ class Leaderboard:
     @property
     def notes(self) -> list[str]:
         """Plain remarks on what was rated (printed under the table, listed in the JSON)."""
-        if not self.self_play:
-            return []
-        n = self.self_play
-        matches, verb = ("match", "is") if n == 1 else ("matches", "are")
-        note = (
-            f"{n} {matches} in which one bot filled several seats {verb} left out: "
-            "self-play rates no bot against another"
-        )
-        return [note]
+        notes = []
+        if self.self_play:
+            n = self.self_play
+            matches, verb = ("match", "is") if n == 1 else ("matches", "are")
+            notes.append(
+                f"{n} {matches} in which one bot filled several seats {verb} left out: "
+                "self-play rates no bot against another"
+            )
+        if self.with_people:
+            n = self.with_people
+            matches, verb = ("match", "is") if n == 1 else ("matches", "are")
+            notes.append(
+                f"{n} {matches} with a person at the table {verb} left out: people are not rated with the bots"
+            )
+        return notes
 
     def __getitem__(self, bot: str) -> LeaderboardRow:
         for r in self.rows:
@@ -173,12 +188,15 @@ def compute_leaderboard(
 ) -> Leaderboard:
     """The leaderboard of ``matches``, best first (by the fitted Elo).
 
-    Matches in which one bot filled more than one seat are left out (counted in ``self_play``).
+    Matches in which one bot filled more than one seat are left out (counted in ``self_play``), and
+    matches with a person at the table (counted in ``with_people``).
     """
     ms: list[RatedMatch] = []
-    self_play = 0
+    self_play = with_people = 0
     for m in matches:
-        if len({s.bot for s in m.seats}) < len(m.seats):
+        if any(s.kind != "bot" for s in m.seats):
+            with_people += 1
+        elif len({s.bot for s in m.seats}) < len(m.seats):
             self_play += 1
         else:
             ms.append(m)
@@ -233,7 +251,12 @@ def compute_leaderboard(
             )
         )
     return Leaderboard(
-        rows=rows, warnings=list(ratings.warnings), matches=len(ms), ratings=ratings, self_play=self_play
+        rows=rows,
+        warnings=list(ratings.warnings),
+        matches=len(ms),
+        ratings=ratings,
+        self_play=self_play,
+        with_people=with_people,
     )
 
 
@@ -323,7 +346,14 @@ def _load_summaries(store: Store, tournament_id: int | None, rules_key: str | No
                 deal_key=r0[2],
                 seats=tuple(
                     SeatResult(
-                        bot=r[5], seat=r[4], score=r[6], place=r[7], forfeit=bool(r[8]), faults=r[9], moons=r[10]
+                        bot=r[5],
+                        seat=r[4],
+                        score=r[6],
+                        place=r[7],
+                        forfeit=bool(r[8]),
+                        faults=r[9],
+                        moons=r[10],
+                        kind=r[11],
                     )
                     for r in rows
                 ),
@@ -460,8 +490,9 @@ def _row_dict(lb: Leaderboard, r: LeaderboardRow) -> dict[str, object]:
 
 
 def to_json(lb: Leaderboard) -> str:
-    """The leaderboard as JSON: the ruleset rated, matches, warnings, notes, self_play (matches left
-    out), one object per row (null for no value) and the other rulesets with their match counts."""
+    """The leaderboard as JSON: the ruleset rated, matches, warnings, notes, self_play and with_people
+    (matches left out), one object per row (null for no value) and the other rulesets with their match
+    counts."""
     return json.dumps(
         {
             "rules": lb.rules,
@@ -469,6 +500,7 @@ def to_json(lb: Leaderboard) -> str:
             "warnings": lb.warnings,
             "notes": lb.notes,
             "self_play": lb.self_play,
+            "with_people": lb.with_people,
             "rows": [_row_dict(lb, r) for r in lb.rows],
             "other_rulesets": [{"rules": r.rules, "matches": r.matches} for r in lb.other_rulesets],
         },

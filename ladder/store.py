@@ -536,6 +536,19 @@ def _m17_notes(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m18_seat_kinds(db: sqlite_utils.Database) -> None:
+    """Who sat in each seat: a bot, or a person at the table (``hearts play``), whom the ladder never
+    rates. Every match before this migration was among bots."""
+    if "kind" in db["seats"].columns_dict:  # a store rewound to an earlier version (tests do) has it
+        return
+    _executescript_in_transaction(
+        db,
+        """
+    ALTER TABLE seats ADD COLUMN kind TEXT NOT NULL DEFAULT 'bot';  -- bot | human
+    """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -554,6 +567,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m15_hand_plays_by_column,
     _m16_seat_isolation,
     _m17_notes,
+    _m18_seat_kinds,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]
@@ -1135,15 +1149,15 @@ class LadderReads:
 
     def seat_results(self, tournament_id: int | None = None, rules: str | None = None) -> Iterator[tuple[Any, ...]]:
         """Each seat of each finished match, by match and seat: (match id, seed, rules, hands, seat,
-        bot, final score, place, forfeit, faults, moons and suns shot)."""
+        bot, final score, place, forfeit, faults, moons and suns shot, who sat: ``bot`` or ``human``)."""
         filters, args = _match_filters(tournament_id, rules)
         where = ["m.status = 'finished'", *filters]
         sql = (
             "SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
             "s.faults, "
             # A sun takes every penalty card too; the engine records it as sun with moon NULL.
-            "(SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id AND (h.moon = s.seat OR h.sun = s.seat)) "
-            "FROM matches m "
+            "(SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id AND (h.moon = s.seat OR h.sun = s.seat)), "
+            "s.kind FROM matches m "
             "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
             "LEFT JOIN (SELECT match_id, COUNT(*) AS n FROM hands GROUP BY match_id) hc ON hc.match_id = m.id "
             f"WHERE {' AND '.join(where)} ORDER BY m.id, s.seat"
@@ -1281,6 +1295,7 @@ class Store:
                         "time_bank_left_ms": s.time_bank_left_ms,
                         "team": s.team,
                         "isolation": str(s.isolation) if s.isolation is not None else None,
+                        "kind": s.kind,
                     }
                     for i, s in enumerate(record.seats)
                 ],
@@ -1472,12 +1487,13 @@ class Store:
                 time_bank_left_ms=r["time_bank_left_ms"],
                 team=r["team"],
                 isolation=Isolation.parse(r["isolation"]) if r["isolation"] is not None else None,
+                kind=r["kind"],
             )
             for r in _by_name(
                 q(
                     "SELECT s.seat, b.name AS bot, s.final_score, s.place, s.faults, s.forfeit, s.forfeit_reason, "
-                    "s.address, s.time_bank_left_ms, s.team, s.isolation FROM seats s JOIN bots b ON b.id = s.bot_id "
-                    "WHERE s.match_id = ? ORDER BY s.seat",
+                    "s.address, s.time_bank_left_ms, s.team, s.isolation, s.kind "
+                    "FROM seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = ? ORDER BY s.seat",
                     [mid],
                 )
             )

@@ -32,6 +32,7 @@ ladder's rating is the batch fit (``ladder.leaderboard``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import dataclasses
 import json
@@ -40,7 +41,7 @@ import signal
 import socket
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -839,20 +840,36 @@ async def play_one_match(
     The bots are stopped when the match ends, however it ends. ``BotStartError`` if one cannot be
     started, ``BotModuleError`` if a module names no bot."""
     by_name = {e.name: e for e in entries}
-    names = list(dict.fromkeys(seats))
+    wanted = [by_name[n] for n in dict.fromkeys(seats)]
+    async with started_bots(wanted, log_dir=log_dir, startup_timeout=startup_timeout, sandbox=sandbox) as chairs:
+        return await play_match([chairs[n] for n in seats], rules, seed, settings=settings, names=list(seats))
+
+
+@contextlib.asynccontextmanager
+async def started_bots(
+    entries: Sequence[BotEntry],
+    *,
+    log_dir: Path | str = "logs",
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+    sandbox: SandboxMode | str = SandboxMode.OFF,
+) -> AsyncIterator[dict[str, Seat]]:
+    """Each bot of ``entries`` seated, by name: started by its command, reached at its address or
+    loaded in-process, as a tournament has them; stopped when the block ends, however it ends.
+    ``BotStartError`` if one cannot be started, ``BotModuleError`` if a module names no bot."""
+    by_name = {e.name: e for e in entries}
     chairs: dict[str, Seat] = {
-        n: load_seat(n, module, log_dir) for n in names if (module := by_name[n].module) is not None
+        n: load_seat(n, module, log_dir) for n, e in by_name.items() if (module := e.module) is not None
     }
     if chairs and SandboxMode(sandbox) is not SandboxMode.OFF:
         raise BotModuleError(
             f"in-process bots cannot run in the sandbox: {', '.join(sorted(chairs))}; give each a command instead"
         )
     async with Launcher(log_dir, startup_timeout=startup_timeout, sandbox=sandbox) as launcher:
-        started = ((n, by_name[n].command, by_name[n].address) for n in names if n not in chairs)
+        started = ((n, e.command, e.address) for n, e in by_name.items() if n not in chairs)
         addresses = await launcher.start_many(started, sandbox_options(by_name))
         chairs.update((n, launcher_seat(launcher, n, a)) for n, a in addresses.items())
         try:
-            return await play_match([chairs[n] for n in seats], rules, seed, settings=settings, names=list(seats))
+            yield chairs
         finally:
             for chair in chairs.values():
                 await chair.close()

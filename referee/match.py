@@ -75,6 +75,7 @@ from referee.seats import (
     GrpcSeat,
     Seat,
     SeatUnreachable,
+    Trial,
     reach,
     unreachable_message,
 )
@@ -251,6 +252,9 @@ class _Decisions(_InFlight):
         if held:
             self.timer = asyncio.get_running_loop().call_later(SWEEP_S, self._sweep)
 
+
+DEAL_HOLD_S = 3600.0
+"""The longest a seat may hold the next deal between hands (``hold_deal``: a person reading the scores)."""
 
 MAX_NOTIFY_IN_FLIGHT = 16
 """Notifications in flight per referee process (per event loop): their own bound, so listeners slow
@@ -554,20 +558,39 @@ DECISIONS: dict[Phase, Decision] = {
 
 class _SeatState:
     __slots__ = (
+        "budget_ms",
         "clock",
         "faults",
         "forfeit",
         "forfeit_reason",
+        "hold_deal",
+        "kind",
         "notifier",
         "answers_now",
         "notify_now",
         "play_now",
         "seat",
+        "trials",
+        "views",
         "wants_notify",
     )
 
     def __init__(self, seat: Seat, settings: MatchSettings) -> None:
         self.seat = seat
+        # Who sits there: "bot", or "human" (a person, who never forfeits: the substitute plays for one
+        # who is away, and one who comes back plays on). The record keeps it.
+        self.kind: str = getattr(seat, "kind", "bot")
+        # A seat with its own time control (a person's, untimed or not) keeps its own clock, and its
+        # views say its own budget; every other seat has the match's.
+        own: MatchSettings | None = getattr(seat, "time_control", None)
+        self.budget_ms: int | None = int(own.budget_ms) if own is not None else None
+        self.views: codec.ViewEncoder | None = None  # set once the names are known (the handshakes)
+        # A seat that would take back an answer the referee would refuse (a person) is handed the
+        # referee's own judgement with each decision (``Ask.trial``).
+        self.trials = bool(getattr(seat, "tries_answers", False))
+        # A seat that may hold the next deal (a person reading the hand's scores) offers
+        # ``hold_deal(hand_number, timeout)``, awaited between hands, with no clock running.
+        self.hold_deal: Callable[[int, float], Awaitable[None]] | None = getattr(seat, "hold_deal", None)
         # A seat whose decisions are answered synchronously (an in-process bot's plain methods) offers
         # ``answers_now``, method name -> ``now(ask) -> answer``: no coroutine and no in-flight slot
         # (it never waits on anything).
@@ -579,7 +602,7 @@ class _SeatState:
         )
         # And one whose notifications are taken synchronously offers ``notify_now(request)``.
         self.notify_now: Callable[[pb.NotifyRequest], None] | None = getattr(seat, "notify_now", None)
-        self.clock = Clock(settings)
+        self.clock = Clock(own if own is not None else settings)
         self.faults = 0
         self.forfeit = False
         self.forfeit_reason: ForfeitReason | None = None
@@ -663,6 +686,7 @@ class _Referee:
         self.listening = False  # whether any seat asked for notifications (set by the handshakes)
         self.shown_names: list[str] | None = None  # the names the bots are told (None: self.names)
         self.noted: set[tuple[int, str]] = set()  # (seat, RPC) of each optional RPC noted as unimplemented
+        self.holders = [st for st in self.states if st.hold_deal is not None]  # who may hold the next deal
 
     # -- asking ----------------------------------------------------------------------------------
 
@@ -706,10 +730,26 @@ class _Referee:
             return _failed(clock, e, _perf_counter() - t0)
         return _in_time(clock, answer, _perf_counter() - t0)
 
-    def _asked(self, o: Observation, st: _SeatState, rest: bytes = b"") -> Ask:
+    def _asked(self, o: Observation, st: _SeatState, decision: Decision) -> Ask:
         """The one place a decision is put to a seat: from this seat's observation alone (its wire
         request is encoded from it only if the seat sends one)."""
-        return Ask(o, self.views, int(st.clock.bank * 1000), rest)
+        trial = self._trial(decision, o) if st.trials else None
+        return Ask(o, st.views or self.views, int(st.clock.bank * 1000), decision.rest(o), trial)
+
+    def _trial(self, decision: Decision, o: Observation) -> Trial:
+        """How this decision's answer would be judged (``Ask.trial``): the judge stage of ``_judged``,
+        run on a copy of the match, so nothing is applied. Its refusals speak of the seat's own cards
+        and the public play alone, as any fault record of the seat does."""
+        m = self.match
+
+        def trial(answer: object) -> Exception | None:
+            try:
+                decision.apply(m.clone(), o.seat, decision.decode(answer, o))
+            except (Fault, IllegalPlayError) as e:
+                return e
+            return None
+
+        return trial
 
     async def _decide(self, decision: Decision) -> None:
         """Every seat the engine waits on is asked ``decision`` at once (several only for passes and turbo-charges);
@@ -722,7 +762,7 @@ class _Referee:
         outcomes: Sequence[tuple[Any, float | None, Fault | None]]
         if all(nows):  # every seat asked answers synchronously: one after another, no task each
             outcomes = [
-                (None, None, None) if st.forfeit else self._ask_now(st.clock, now, self._asked(o, st, decision.rest(o)))  # type: ignore[arg-type]
+                (None, None, None) if st.forfeit else self._ask_now(st.clock, now, self._asked(o, st, decision))  # type: ignore[arg-type]
                 for o, st, now in zip(obs, states, nows)
             ]
         else:
@@ -746,7 +786,7 @@ class _Referee:
         st = self.states[o.seat]
         if st.forfeit:
             return None, None, None  # nothing is asked of a forfeited seat
-        return await self._ask(o.seat, getattr(st.seat, decision.method), self._asked(o, st, decision.rest(o)))
+        return await self._ask(o.seat, getattr(st.seat, decision.method), self._asked(o, st, decision))
 
     def _note_unimplemented(self, o: Observation, decision: Decision) -> None:
         """Note, once per match and seat, an optional RPC the bot does not implement (no fault). In the
@@ -768,7 +808,8 @@ class _Referee:
     def _fault(self, s: int, fault: Fault, hand: int | None, trick: int | None, sent: str, action: str) -> None:
         st = self.states[s]
         st.faults += 1
-        if not st.forfeit and (fault.kind in FORFEIT_AT_ONCE or st.faults >= self.settings.max_faults):
+        forfeits = st.kind != "human"  # a person is substituted while away, never forfeited: they may come back
+        if forfeits and not st.forfeit and (fault.kind in FORFEIT_AT_ONCE or st.faults >= self.settings.max_faults):
             st.forfeit = True
             if st.notifier is not None:
                 st.notifier.pending.clear()
@@ -805,7 +846,8 @@ class _Referee:
                     if decision is None:  # a phase this referee does not know would never end: say so
                         raise AssertionError(f"the referee has no decision for the {phase.value} phase")
                     await self._decide(decision)
-                self._close_hands()
+                if self._close_hands() and self.holders:
+                    await self._hold_deal()
             self._finish()
             self._notify_all(
                 lambda s: pb.NotifyRequest(
@@ -872,6 +914,11 @@ class _Referee:
                 self.names[s] = st.seat.name or name or f"seat {s}"
         shown = [n or self.names[s] for s, n in enumerate(self.shown_names)] if self.shown_names else self.names
         self.views = codec.ViewEncoder(self.match_id, shown, self.budget_ms)
+        for st in self.states:
+            budget = st.budget_ms
+            st.views = (
+                codec.ViewEncoder(self.match_id, shown, budget) if budget not in (None, self.budget_ms) else self.views
+            )
 
     def _open_hand(self) -> None:
         hand = self.match.hand
@@ -886,12 +933,13 @@ class _Referee:
             )
         )
 
-    def _close_hands(self) -> None:
-        """Record each newly scored hand, tell the bots, and open the next hand's record."""
+    def _close_hands(self) -> bool:
+        """Record each newly scored hand, tell the bots, and open the next hand's record; whether a
+        next hand was opened."""
         m = self.match
         hands = self.record.hands
         if len(m.results) < len(hands) or hands[-1].totals:
-            return
+            return False
         result = m.results[len(hands) - 1]
         h = hands[-1]
         h.points_taken, h.score, h.totals = result.points_taken, result.score, result.totals
@@ -899,8 +947,25 @@ class _Referee:
         h.moon_choice = result.moon_choice.value if result.moon_choice is not None else None
         scored = codec.hand_scored_to_wire(result, m.rules)
         self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, hand_scored=scored))
-        if not m.over:
-            self._open_hand()
+        if m.over:
+            return False
+        self._open_hand()
+        return True
+
+    async def _hold_deal(self) -> None:
+        """Between hands, the seats that hold the next deal (a person reading the scores) are waited for,
+        each at most ``DEAL_HOLD_S``; no decision's clock runs meanwhile, and a hold that fails or runs
+        out is never a fault: the next hand is dealt."""
+        number = self.match.hand_number
+
+        async def one(st: _SeatState) -> None:
+            assert st.hold_deal is not None
+            try:
+                await asyncio.wait_for(st.hold_deal(number, DEAL_HOLD_S), DEAL_HOLD_S)
+            except Exception:
+                pass
+
+        await asyncio.gather(*(one(st) for st in self.holders))
 
     async def _play(self) -> None:
         """``_decide(DECISIONS[Phase.PLAY])`` written out, with no closures: every play's path (tested
@@ -914,8 +979,9 @@ class _Referee:
         o = m.observation(s)
         answer = latency = fault = None
         if not st.forfeit:
+            trial = self._trial(DECISIONS[_PLAY], o) if st.trials else None
             answer, latency, fault = await self._ask(
-                s, st.seat.play_card, Ask(o, self.views, int(st.clock.bank * 1000))
+                s, st.seat.play_card, Ask(o, st.views or self.views, int(st.clock.bank * 1000), b"", trial)
             )
         self._played(s, o, answer, latency, fault)
 
@@ -923,7 +989,7 @@ class _Referee:
         """Plays while their seats answer synchronously (``play_now``: a bot in this process), up to
         the hand's last card: one after another with no coroutine each, under the same clock and
         faults as ``_ask``, so that such a bot costs little more than the engine's own play."""
-        m, states, views, plays = self.match, self.states, self.views, self.record.plays
+        m, states, plays = self.match, self.states, self.record.plays
         observe, play = m.observation, m.play
         while m.phase is _PLAY:
             s = m.turn
@@ -938,7 +1004,7 @@ class _Referee:
             # value that is no card, a card refused) goes the general way with the same answer.
             t0 = _perf_counter()
             try:
-                answer = now(o, views, int(clock.bank * 1000))
+                answer = now(o, st.views or self.views, int(clock.bank * 1000))
             except Exception as e:
                 trick = self._played(s, o, *_failed(clock, e, _perf_counter() - t0))
             else:
@@ -1050,6 +1116,7 @@ class _Referee:
                 time_bank_left_ms=round(st.clock.bank * 1000, 1),
                 team=s % 2 if m.rules.partnership != "none" else None,
                 isolation=getattr(st.seat, "isolation", None),  # a seat that does not say: unknown
+                kind=st.kind,
             )
             for s, st in enumerate(self.states)
         ]

@@ -77,6 +77,7 @@ class SeatRecord:
     time_bank_left_ms: float | None = None
     team: int | None = None  # under rules.partnership: 0 (seats 0 and 2) or 1 (seats 1 and 3); None without
     isolation: Isolation | None = None  # what guarded the bot (its seat says); None: unknown, as in older stores
+    kind: str = "bot"  # who sat there: "bot", or "human" (a person at the table, never rated with the bots)
 
 
 @dataclass(slots=True)  # one per decision: no __dict__ each

@@ -59,6 +59,11 @@ def latencies(record: MatchRecord, seat: int) -> list[float]:
     return out
 
 
+def _person(record: MatchRecord, seat: int) -> str:
+    """ " (a person)" after the name of a seat a person sat in (hearts play); else nothing."""
+    return " (a person)" if record.seats[seat].kind == "human" else ""
+
+
 def _forfeit_text(seat: SeatRecord) -> str:
     if seat.forfeit_reason == ForfeitReason.FAULTS:
         return f"{seat.faults} faults"
@@ -138,7 +143,7 @@ def summary(record: MatchRecord) -> RenderableType:
         lat = latencies(record, s.seat)
         standing.add_row(
             str(s.seat),
-            Text(names[s.seat]),
+            Text(names[s.seat] + _person(record, s.seat)),
             str(s.final_score),
             *(
                 (str(s.team if s.team is not None else s.seat % 2), str(rules.team_totals(record.scores)[s.seat % 2]))
@@ -225,7 +230,8 @@ def replay(record: MatchRecord) -> RenderableType:
     parts: list[RenderableType] = [
         Text(
             f"Match {record.match_id}  rules {rules}  seed {record.seed}  "
-            f"seats: {', '.join(f'{i} {b}' for i, b in enumerate(names))}" + _teams_text(rules, names),
+            f"seats: {', '.join(f'{i} {b}' + _person(record, i) for i, b in enumerate(names))}"
+            + _teams_text(rules, names),
             style="bold",
         )
     ]

@@ -217,18 +217,35 @@ async def _rpc_failure(
     return BotErrorStatus(said, received)
 
 
+Trial = Callable[[object], Exception | None]
+"""How the referee would judge an answer (a seat's raw answer, as a seat returns it): the fault or
+the engine's refusal it would meet, or None when it would stand. Judged on a copy of the match."""
+
+
 class Ask:
     """One decision asked of a seat: the seat's ``observation``, and ``wire()``, its request as the
     bytes gRPC sends (the view encoded from that observation alone, then the request's other fields,
-    ``rest``, already serialised). Nothing is encoded until a seat asks for the bytes."""
+    ``rest``, already serialised). Nothing is encoded until a seat asks for the bytes.
 
-    __slots__ = ("bank_ms", "observation", "rest", "views")
+    ``trial`` is set for a seat that asks for it (``tries_answers``: a person, who may take a card
+    back when the referee would refuse it): the referee's own judgement of an answer, without
+    applying it."""
 
-    def __init__(self, observation: Observation, views: codec.ViewEncoder, bank_ms: int, rest: bytes = b"") -> None:
+    __slots__ = ("bank_ms", "observation", "rest", "trial", "views")
+
+    def __init__(
+        self,
+        observation: Observation,
+        views: codec.ViewEncoder,
+        bank_ms: int,
+        rest: bytes = b"",
+        trial: Trial | None = None,
+    ) -> None:
         self.observation = observation
         self.views = views
         self.bank_ms = bank_ms
         self.rest = rest
+        self.trial = trial
 
     def wire(self) -> bytes:
         return codec.request_bytes(self.views.encode(self.observation, self.bank_ms), self.rest)

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 __all__ = ["FEATURE_DOCS", "KINDS", "Isolation", "IsolationError"]
 
-KINDS = ("none", "in-process", "remote", "limits-only", "sandbox")
+KINDS = ("none", "in-process", "remote", "limits-only", "sandbox", "person")
 """How a seat's bot ran: started by command with no limits; a class in the referee's process; at an
-address the referee does not start; under rlimits and the watch only; in bubblewrap."""
+address the referee does not start; under rlimits and the watch only; in bubblewrap. Or no bot: a
+person at the table (``hearts play``), with no program of theirs to guard."""
 
 FEATURE_DOCS: dict[str, str] = {
     "mount-ns": "its own root: only the system, its runtime and its own folder, read-only",
@@ -69,4 +70,5 @@ class Isolation:
             "remote": "remote (served elsewhere, not started here)",
             "limits-only": "resource limits only, no isolation",
             "sandbox": f"sandboxed ({', '.join(self.features)})" if self.features else "sandboxed",
+            "person": "a person at the table (no program to guard)",
         }[self.kind]

@@ -1,4 +1,5 @@
 """Dependencies point one way: web (the site) → arena → cluster → ladder → referee → the codec → rules;
+play (hearts play) → ladder;
 clients → the codec and rules; ladder → sandbox, which imports nothing of ours; the referee takes from
 the sandbox only ``sandbox.isolation``, the value a seat's record keeps.
 
@@ -192,3 +193,25 @@ def test_the_cluster_package_needs_no_dask_to_import() -> None:
     """``import cluster`` works without the extra: it says which extra to install when used."""
     found = _module_level_imports(ROOT / "cluster" / "__init__.py")
     assert not {n for n in found if n.split(".")[0] in ("distributed", "dask")}
+
+
+@pytest.mark.parametrize(
+    "path",
+    _modules("arena") + _modules("cluster") + _modules("ladder") + _modules("referee") + _modules("clients")
+    + _modules("sandbox"),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)  # fmt: skip
+def test_nothing_below_the_table_imports_it(path: Path) -> None:
+    """``hearts play`` builds on the ladder and the referee (its command joins ladder.cli's in play/cli.py,
+    which the entry point imports), never the reverse."""
+    bad = sorted(n for n in _imports(path) if n.split(".")[0] == "play")
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", _modules("play"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_table_builds_on_the_ladder_only(path: Path) -> None:
+    """The table imports the ladder, the referee and the sample bots, never the arena, the site or the
+    cluster, and runs no SQL (the ladder's store records its match)."""
+    bad = sorted(n for n in _imports(path) if n.split(".")[0] in ("arena", "web", "cluster"))
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+    assert not _sql_calls(path), f"{path.relative_to(ROOT)} runs SQL"

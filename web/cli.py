@@ -1,5 +1,6 @@
 """The site's command, ``hearts site build``, added on top of the arena's and the ladder's
-(``hearts`` is this module's ``main``: ladder.cli's group with arena.cli's and these commands)."""
+(``hearts`` is this module's ``main``: ladder.cli's group with arena.cli's, play.cli's ``hearts play``
+and these commands)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import click
 
+import play.cli  # noqa: F401  (adds hearts play)
 from arena.cli import main
 from ladder.cli import console
 

@@ -90,11 +90,12 @@ class IllegalPlayError(ValueError):
     answer) learns the kind from the engine's own check instead of repeating it.
     """
 
-    def __init__(self, message: str, *, seat: int, tried: object = None, legal: object = None) -> None:
+    def __init__(self, message: str, *, seat: int, tried: object = None, legal: object = None, rule: str = "") -> None:
         super().__init__(message)
         self.seat = seat
         self.tried = tried
         self.legal = legal
+        self.rule = rule  # a CardNotLegalError's rule in a few words (what a person is told); else empty
 
 
 class NotYourTurnError(IllegalPlayError):
@@ -106,7 +107,20 @@ class CardNotHeldError(IllegalPlayError):
 
 
 class CardNotLegalError(IllegalPlayError):
-    """A card the seat holds but the rules forbid now (following suit, trick one, unbroken hearts)."""
+    """A card the seat holds but the rules forbid now; ``rule`` names the rule that rules it out
+    (follow suit, the opening lead, no points on trick one, unbroken hearts, a charged card, Q♠ first)."""
+
+
+# The rules that rule a held card out, as ``CardNotLegalError.rule`` names them. A rule whose words
+# depend on the hand (the suit led, the opening card) is a format string.
+RULE_FOLLOW_SUIT: Final = "must follow suit: {suit} led"
+RULE_OPENING_LEAD: Final = "{card} must lead the first trick"
+RULE_FIRST_TRICK: Final = "no points on the first trick: no penalty card unless the hand holds nothing else"
+RULE_HEARTS_UNBROKEN: Final = "hearts are not broken: no heart may be led until one has been played"
+RULE_HEARTS_OR_QUEEN_UNBROKEN: Final = "hearts are not broken: no heart may be led until a heart or Q♠ has been played"
+RULE_CHARGED: Final = "a turbo-charged card may not be played the first time its suit is led"
+RULE_QUEEN_FIRST_SAFE: Final = "Q♠ must be played at the first safe chance"
+_SUIT_WORDS: Final = ("clubs", "diamonds", "spades", "hearts")
 
 
 class WrongCountError(IllegalPlayError):
@@ -341,6 +355,7 @@ class Hand:
         self.turn = 0
         self.opening = 0
         self._legal = -1  # the legal set of the seat to play, computed once per decision
+        self.refusal = ""  # the rule that ruled out the card ``_compute_legal`` was asked about
         self._breakers = HEARTS_MASK | (_QS if rules.queen_breaks_hearts else 0)
         # The rule options the legal-move code reads, as plain attributes (read on every decision).
         self._hearts_wait = rules.hearts_lead == "broken"
@@ -424,6 +439,7 @@ class Hand:
         h.turn = self.turn
         h.opening = self.opening
         h._legal = self._legal
+        h.refusal = self.refusal
         h.offsets = self.offsets
         h.charges = list(self.charges)
         h.charged = self.charged
@@ -448,13 +464,19 @@ class Hand:
         self._legal = legal = self._compute_legal(seat)
         return legal
 
-    def _compute_legal(self, seat: int) -> int:
+    def _compute_legal(self, seat: int, tried: int = 0) -> int:
+        """The legal cards of ``seat``, as a bitmask. With ``tried`` (a held card's mask), the rule that
+        rules that card out is left in ``refusal`` (the last stage that removed it; "" if none did)."""
         h = self.hands[seat]
         cards = self.trick_cards
         first = not self.tricks
         if cards:
             legal = h & _SUIT_MASK_OF[cards[0].index] or h  # follow suit if able
+            if tried and not legal & tried:
+                self.refusal = RULE_FOLLOW_SUIT.format(suit=_SUIT_WORDS[cards[0].index // 13])
         elif first and self.opening:
+            if tried and not self.opening & tried:
+                self.refusal = RULE_OPENING_LEAD.format(card=DECK[lowest_bit(self.opening)].symbol)
             return self.opening  # 001: the holder of 2♣ must lead it
         else:
             legal = h
@@ -463,16 +485,59 @@ class Hand:
                 # 001: a hand of nothing but hearts may lead one; 002 option: hearts and Q♠ only.
                 if others and not (self._lead_with_queen and others == _QS):
                     legal = others
+                    if tried and not legal & tried:
+                        self.refusal = RULE_HEARTS_OR_QUEEN_UNBROKEN if self._breakers & _QS else RULE_HEARTS_UNBROKEN
         if self._restricted:
+            allowed = legal
             legal = self._unrestricted(h, legal)
+            if tried and allowed & tried and not legal & tried:
+                self.refusal = RULE_CHARGED
         if first and self._first_trick_safe:
             safe = legal & self._not_penalty
             if safe:  # 001: only a hand of nothing but penalty cards may throw one on trick one
+                if tried and legal & tried and not safe & tried:
+                    self.refusal = RULE_FIRST_TRICK
                 legal = safe
         if self._queen_first_safe and legal & _QS and cards:
             if cards[0].suit is not Suit.SPADES or self.trick_mask & _HIGH_SPADES:
+                if tried and legal & tried and tried != _QS:
+                    self.refusal = RULE_QUEEN_FIRST_SAFE
                 legal = _QS
         return legal
+
+    def refused(self, seat: int, card: Card) -> IllegalPlayError | None:
+        """The error ``play(seat, card)`` would raise, without playing: None when it would be played."""
+        if self.phase is not _PLAY:
+            return NotYourTurnError(
+                f"seat {seat} cannot play {card}: the hand is in the {self.phase.value} phase", seat=seat, tried=card
+            )
+        if seat != self.turn:
+            return NotYourTurnError(
+                f"seat {seat} cannot play {card}: it is seat {self.turn}'s turn", seat=seat, tried=card
+            )
+        legal = self._legal
+        if legal < 0:
+            self._legal = legal = self._compute_legal(seat)  # this decision's legal set, as legal_mask keeps it
+        m = card.mask
+        if legal & m:
+            return None
+        if not self.hands[seat] & m:
+            return CardNotHeldError(
+                f"seat {seat} cannot play {card} (does not hold it); legal: {CardSet(legal)}",
+                seat=seat,
+                tried=card,
+                legal=CardSet(legal),
+            )
+        self.refusal = ""
+        self._compute_legal(seat, m)
+        rule = self.refusal or "the rules forbid it now"
+        return CardNotLegalError(
+            f"seat {seat} cannot play {card} ({rule}); legal: {CardSet(legal)}",
+            seat=seat,
+            tried=card,
+            legal=CardSet(legal),
+            rule=rule,
+        )
 
     def _unrestricted(self, h: int, legal: int) -> int:
         """002 Turbo Hearts: 'A player may not play a turbo-charged card the first time a card of that suit
@@ -495,28 +560,12 @@ class Hand:
 
     def play(self, seat: int, card: Card) -> Trick | None:
         """Play ``card`` for ``seat`` (checked). Returns the trick when this card completed it."""
-        if self.phase is not _PLAY:
-            raise NotYourTurnError(
-                f"seat {seat} cannot play {card}: the hand is in the {self.phase.value} phase", seat=seat, tried=card
-            )
-        if seat != self.turn:
-            raise NotYourTurnError(
-                f"seat {seat} cannot play {card}: it is seat {self.turn}'s turn", seat=seat, tried=card
-            )
-        legal = self._legal
-        if legal < 0:
-            legal = self._compute_legal(seat)
         m = card.mask
-        if not legal & m:
-            held = self.hands[seat] & m
-            error = CardNotLegalError if held else CardNotHeldError
-            why = "the rules forbid it now" if held else "does not hold it"
-            raise error(
-                f"seat {seat} cannot play {card} ({why}); legal: {CardSet(legal)}",
-                seat=seat,
-                tried=card,
-                legal=CardSet(legal),
-            )
+        legal = self._legal
+        if legal < 0 or not legal & m or seat != self.turn or self.phase is not _PLAY:
+            error = self.refused(seat, card)
+            if error is not None:
+                raise error
         # Match.play repeats these lines inline (its hot path); a property test plays both ways at every play.
         self._legal = -1
         self.hands[seat] ^= m

@@ -177,6 +177,9 @@ def test_a_reader_refuses_another_schema_or_a_later_version(arena: tuple[Path, i
         obj = match_to_json(store.load_match(next(store.match_ids())))
     with pytest.raises(ExportError, match="versions 1 to 3"):
         match_from_json({**obj, "version": 4})
+    # A version 2 object has no seat kinds: its seats read as bots.
+    older = {**obj, "version": 2, "seats": [{k: v for k, v in s.items() if k != "kind"} for s in obj["seats"]]}
+    assert [s.kind for s in match_from_json(older).seats] == ["bot"] * len(obj["seats"])
     with pytest.raises(ExportError, match="not a hearts-arena match"):
         match_from_json({**obj, "schema": "pgn"})
     with pytest.raises(ExportError, match="not a well-formed match"):

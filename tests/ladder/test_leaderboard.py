@@ -170,6 +170,26 @@ def test_self_play_is_left_out_of_every_figure_and_counted(board) -> None:
     assert only.rows == [] and only.self_play == 1 and only.notes[0].startswith("1 match in which")
 
 
+def test_a_match_with_a_person_at_the_table_is_left_out_and_counted(board) -> None:
+    """People are not rated with the bots: a match with a person in a seat moves no bot's figures, and
+    the note says how many were left out."""
+    with_person = RatedMatch(
+        "p1",
+        seed=3,
+        hands=4,
+        deal_key="std",
+        seats=(S("alice", 0, 90, 4, kind="human"), S("a", 1, 0, 1), S("b", 2, 10, 2), S("c", 3, 20, 3)),
+    )
+    lb = compute_leaderboard([M1, with_person, M2, M3], provisional_games=2)
+    assert lb.with_people == 1 and lb.matches == 3 and lb.self_play == 0
+    assert lb.rows == board.rows and board.with_people == 0
+    assert lb.notes == ["1 match with a person at the table is left out: people are not rated with the bots"]
+    data = json.loads(to_json(lb))
+    assert data["with_people"] == 1 and data["notes"] == lb.notes
+    only = compute_leaderboard([with_person])
+    assert only.rows == [] and only.with_people == 1
+
+
 def test_ratings_rank_a_match_by_its_recorded_places_not_its_totals() -> None:
     """Under moon=wins-match (the nasty preset) a shot wins the match whatever the shooter's total: the
     referee records place 1 for it, and the ratings must follow the record, not re-rank by totals."""

@@ -11,6 +11,7 @@ import pytest
 
 from ladder import store as store_module
 from ladder.store import MIGRATIONS, Store
+from referee.human import HumanSeat
 from referee.match import MatchSettings, play_match
 from referee.record import FaultKind, MatchRecord
 from referee.rules import Card, Observation, Rules, cards_of
@@ -368,6 +369,54 @@ def test_each_seats_isolation_round_trips_and_an_older_store_reads_it_as_unknown
         later = a_record(seed=8)
         db.save_match(later)
         assert db.load_match(later.match_id) == later
+
+
+def test_a_persons_seat_round_trips_and_older_stores_hold_bots(tmp_path: Path) -> None:
+    """seats.kind keeps who sat in each seat: a person at the table (a ``HumanSeat``) as ``human``, the
+    bots as ``bot``; a store of the migration before gains the column, every seat of its matches a bot."""
+    person = HumanSeat("alice")
+
+    async def at_table() -> MatchRecord:
+        person.join()
+        seats = [
+            person,
+            InProcessSeat(First(), "beta"),
+            InProcessSeat(First(), "gamma"),
+            InProcessSeat(First(), "delta"),
+        ]
+
+        async def answer() -> None:
+            seen = 0
+            while True:
+                for e in await person.next_events(seen):
+                    seen = e["seq"]
+                    if e["type"] == "ask":
+                        view = e["request"]["view"]
+                        first = (
+                            {"cards": view["hand"][:3]} if e["rpc"] == "PassCards" else {"card": view["legal_cards"][0]}
+                        )
+                        person.answer(e["id"], first)
+                    elif e["type"] == "hold":
+                        person.deal_again()
+
+        task = asyncio.create_task(answer())
+        try:
+            return await play_match(seats, Rules.parse("standard,target=30"), 4)
+        finally:
+            task.cancel()
+
+    rec = asyncio.run(at_table())
+    assert [s.kind for s in rec.seats] == ["human", "bot", "bot", "bot"] and rec.seats[0].bot == "alice"
+    with Store(tmp_path / "arena.db") as db:
+        db.save_match(rec)
+        assert db.load_match(rec.match_id) == rec
+        # As a database of the migration before is: no kind column.
+        db.db.execute("ALTER TABLE seats DROP COLUMN kind")
+        db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m18_seat_kinds)}")
+        db.db.conn.commit()
+    with Store(tmp_path / "arena.db") as db:
+        assert [s.kind for s in db.load_match(rec.match_id).seats] == ["bot"] * 4
+        assert db.db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
 
 
 def test_plays_kept_a_row_each_by_older_databases_are_migrated_into_a_row_per_hand(tmp_path: Path) -> None:
