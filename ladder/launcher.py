@@ -477,13 +477,7 @@ class Launcher:
         address = bp.address
         while True:
             if bp.proc.poll() is not None:
-                raise BotStartError(
-                    bp.name,
-                    f"the process exited with code {bp.proc.returncode} before serving",
-                    command=bp.command,
-                    log_path=bp.log_path,
-                    tail=log_tail(bp.log_path, since=offset),
-                )
+                raise _failed(bp, f"the process exited with code {bp.proc.returncode} before serving", offset)
             if address is None:
                 m = _LISTENING.search(log_tail(bp.log_path, 200, since=offset))
                 if m:
@@ -699,13 +693,7 @@ class Launcher:
         deadline = time.monotonic() + self.startup_timeout
         while True:
             if bp.proc.poll() is not None:
-                raise BotStartError(
-                    bp.name,
-                    f"the process exited with code {bp.proc.returncode} before serving",
-                    command=bp.command,
-                    log_path=bp.log_path,
-                    tail=log_tail(bp.log_path or Path(), since=offset),
-                )
+                raise _failed(bp, f"the process exited with code {bp.proc.returncode} before serving", offset)
             if os.path.lexists(shared):
                 if start.uid is not None:
                     # The shared directory becomes root's: the bot can put nothing more there, nor
@@ -721,13 +709,8 @@ class Launcher:
                     continue
                 return
             if time.monotonic() > deadline:
-                raise BotStartError(
-                    bp.name,
-                    f"made no socket at {SOCKET_DIR}/{BOT_SOCKET} within {self.startup_timeout:g} s",
-                    command=bp.command,
-                    log_path=bp.log_path,
-                    tail=log_tail(bp.log_path or Path(), since=offset),
-                )
+                why = f"made no socket at {SOCKET_DIR}/{BOT_SOCKET} within {self.startup_timeout:g} s"
+                raise _failed(bp, why, offset)
             await asyncio.sleep(0.02)
 
     async def vouch(self, name: str, address: str) -> str | None:
@@ -808,6 +791,14 @@ class Launcher:
         elif code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ):
             start.limit_hit = f"file size: the largest file it may write ({start.limits.file_size_mb} MiB)"
         return start.limit_hit
+
+
+def _failed(bp: BotProcess, reason: str, offset: int) -> BotStartError:
+    """A start that failed for ``reason``, with what its log said since ``offset``."""
+    assert bp.log_path is not None
+    return BotStartError(
+        bp.name, reason, command=bp.command, log_path=bp.log_path, tail=log_tail(bp.log_path, since=offset)
+    )
 
 
 def _stronger(a: SandboxMode, b: SandboxMode) -> SandboxMode:

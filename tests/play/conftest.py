@@ -5,52 +5,27 @@ Playwright) the browser tests are skipped with one loud line, as the site's are.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ladder"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from chromium import browser, say_if_skipped, skip_without_chromium  # noqa: E402, F401
 from cli_procs import Run  # noqa: E402
 from play_helpers import Table  # noqa: E402
 
-CHROMIUM = os.environ.get("HEARTS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-try:
-    import playwright.sync_api  # noqa: F401
-
-    WHY_NOT: str | None = None if Path(CHROMIUM).is_file() else f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-except ImportError:
-    WHY_NOT = "Playwright for Python is not installed (pip install -e '.[test]')"
-
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if WHY_NOT is None:
-        return
-    skip = pytest.mark.skip(reason=f"no browser here: {WHY_NOT}")
-    for item in items:
-        if "tests/play/" in str(item.fspath) and "browser" in item.fixturenames:
-            item.add_marker(skip)
+    skip_without_chromium(items, "tests/play/")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if WHY_NOT is not None:
-        terminalreporter.write_line(f"*** BROWSER TESTS SKIPPED: {WHY_NOT} ***", red=True, bold=True)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
+    say_if_skipped(terminalreporter)
 
 
 @pytest.fixture
