@@ -168,7 +168,7 @@ def test_two_participants_submit_validate_play_and_stay_anonymous(tmp_path: Path
             newest = c.get("/api/matches?limit=4").json()["matches"]
         for m in newest:
             assert "bobs-bot.v1" not in [s["bot"] for s in m["seats"]], "he sits out"
-            assert not any(s["forfeit"] for s in m["seats"])
+            assert not any(s["forfeit"] for s in m["seats"]), m  # which seat, and what the list says of it
     finally:
         hosted.terminate()
         hosted.wait()
