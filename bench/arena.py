@@ -24,13 +24,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import httpx
 import uvicorn
 
-from arena.accounts import add_user, hash_token
-from arena.app import build_app
-from arena.config import ArenaConfig
-from arena.store import ArenaStore
-from arena.worker import ladder_tournament
-from ladder.launcher import free_port
-from ladder.schedule import ScheduledMatch
+from ladder.arena.accounts import add_user, hash_token
+from ladder.arena.app import build_app
+from ladder.arena.config import ArenaConfig
+from ladder.arena.store import ArenaStore
+from ladder.arena.worker import ladder_tournament
+from ladder.bots.launcher import free_port
+from ladder.tournament.schedule import ScheduledMatch
 from referee.record import HandRecord, MatchRecord, SeatRecord, utc_now
 from referee.rules import Rules
 

@@ -64,9 +64,9 @@ def _span(records: list[Any]) -> float:
 
 def run(where: str, slots: int, deals: int, think_ms: float, tmp: Path) -> dict[str, Any]:
     """One tournament: ``where`` is local, or cluster-N (N local worker processes)."""
-    from ladder.registry import BotEntry
+    from ladder.bots.registry import BotEntry
     from ladder.store import Store
-    from ladder.tournament import TournamentSpec, create_tournament, play_tournament
+    from ladder.tournament.run import TournamentSpec, create_tournament, play_tournament
 
     command = f"python {Path(__file__).resolve()} --serve --think-ms {think_ms} --port {{port}}"
     bots = [BotEntry(f"thinker-{i}", command=command) for i in range(4)]
@@ -76,7 +76,7 @@ def run(where: str, slots: int, deals: int, think_ms: float, tmp: Path) -> dict[
     venue = None
     workers = 0
     if where.startswith("cluster-"):
-        from cluster import venue as dask_venue
+        from ladder.venues.cluster import venue as dask_venue
 
         workers = int(where.split("-")[1])
         venue = dask_venue(local_workers=workers, slots_per_worker=slots)
@@ -102,9 +102,9 @@ def save_cost(tmp: Path, matches: int) -> tuple[float, float]:
     """ms per match of ``save_scheduled`` (the client's one transaction per match) into a fresh file
     among four bots: over the first 10% of ``matches``, and over the last 10% (the live Elo a save
     reads is kept summed per bot and ruleset, so the two should be alike)."""
-    from ladder.registry import BotEntry
+    from ladder.bots.registry import BotEntry
     from ladder.store import Store
-    from ladder.tournament import TournamentSpec, create_tournament, play_one_match, save_scheduled
+    from ladder.tournament.run import TournamentSpec, create_tournament, play_one_match, save_scheduled
     from referee.rules import Rules
 
     names = [f"b{i}" for i in range(4)]

@@ -3,10 +3,10 @@
 - ``bare``: the engine alone playing whole random matches (a random legal card, a random pass),
   no referee, no record: the ceiling.
 - ``in-process``: the same matches through the referee (``play_match``) with four ``RandomBot``
-  objects seated by ``ladder.inprocess.SdkSeat``: clocks, judging, the full record. Target: at
+  objects seated by ``ladder.bots.inprocess.SdkSeat``: clocks, judging, the full record. Target: at
   least 0.25x bare.
 - ``in-process, a worker's collector``: the same, in a process whose garbage collector is set
-  as a worker sets its own (``ladder.workers.worker_gc``): what a worker's play gains from that
+  as a worker sets its own (``ladder.venues.workers.worker_gc``): what a worker's play gains from that
   alone, so that the workers' ratio can be read against it too.
 - ``tournament``: a stored round robin of those bots (``module = ...`` entries) played by
   ``play_tournament`` into a SQLite file: in one process (``workers=0``), in one worker process,
@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from clients.bots.random import RandomBot  # noqa: E402
-from ladder.inprocess import SdkSeat  # noqa: E402
+from ladder.bots.inprocess import SdkSeat  # noqa: E402
 from referee.match import play_match  # noqa: E402
 from referee.rules import Match, Phase, Rules  # noqa: E402
 from referee.rules.cards import cards_of  # noqa: E402
@@ -88,7 +88,7 @@ def _in_process_for(seconds: float, first_seed: int) -> float:
 
 
 def _in_process_worker_gc(seconds: float, first_seed: int) -> float:
-    from ladder.workers import worker_gc
+    from ladder.venues.workers import worker_gc
 
     worker_gc()
     return asyncio.run(in_process(seconds, first_seed))
@@ -127,9 +127,9 @@ class TournamentRun:
 
 def tournament(workers: int, matches: int) -> TournamentRun:
     """A stored tournament of four in-process random bots, ``workers`` processes (0: this one)."""
-    from ladder.registry import BotEntry
+    from ladder.bots.registry import BotEntry
     from ladder.store import Store
-    from ladder.tournament import TournamentSpec, create_tournament, play_tournament
+    from ladder.tournament.run import TournamentSpec, create_tournament, play_tournament
 
     bots = [BotEntry(f"random-{i}", module="clients.bots.random:RandomBot") for i in range(4)]
     times: list[float] = []

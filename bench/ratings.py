@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # project root
 
-from ladder.ratings import fit_arrays
+from ladder.ratings.fit import fit_arrays
 
 TARGET_SECONDS = 20.0
 

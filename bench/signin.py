@@ -26,11 +26,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import httpx
 import uvicorn
 
-from arena.accounts import add_user
-from arena.app import build_app
-from arena.config import ArenaConfig
-from arena.store import ArenaStore
-from ladder.launcher import free_port
+from ladder.arena.accounts import add_user
+from ladder.arena.app import build_app
+from ladder.arena.config import ArenaConfig
+from ladder.arena.store import ArenaStore
+from ladder.bots.launcher import free_port
 
 
 def _client(url: str, address: str, token: str | None = None) -> httpx.AsyncClient:

@@ -48,7 +48,7 @@ def _candidate(name: str, seed: int):  # type: ignore[no-untyped-def]
 def play_deal(task: tuple[str, int, float, float]) -> dict[str, object]:
     """Every rotation of one deal: the candidate in each seat in turn."""
     from clients.bots.heuristic import HeuristicBot
-    from ladder.inprocess import SdkSeat
+    from ladder.bots.inprocess import SdkSeat
     from referee.match import MatchSettings, play_match
     from referee.rules import Rules
 

@@ -1,5 +1,5 @@
 """Is B better than A? Both play the same duplicate deals, in the same seats, against the same field,
-and a sequential test (``ladder.sprt``) decides as soon as it can.
+and a sequential test (``ladder.ratings.sprt``) decides as soon as it can.
 
 Each deal is played ``players`` times by A (once from every seat, the field in the other seats in
 a fixed order) and as many times by B in the same seats: ``2 × players`` matches. A deal's paired
@@ -16,13 +16,13 @@ from dataclasses import asdict, dataclass
 from dataclasses import field as _field
 from pathlib import Path
 
-from ladder.launcher import DEFAULT_STARTUP_TIMEOUT
-from ladder.registry import BotEntry, add_bots
-from ladder.schedule import ScheduledMatch, match_seed, rotations
-from ladder.sprt import SPRT, Verdict
+from ladder.bots.launcher import DEFAULT_STARTUP_TIMEOUT
+from ladder.bots.registry import BotEntry, add_bots
+from ladder.ratings.sprt import SPRT, Verdict
 from ladder.store import Store
-from ladder.tournament import get_tournament, play_tournament
-from ladder.venue import Venue
+from ladder.tournament.run import get_tournament, play_tournament
+from ladder.tournament.schedule import ScheduledMatch, match_seed, rotations
+from ladder.venues.venue import Venue
 from referee.match import MatchSettings
 from referee.record import MatchRecord
 from referee.rules import Rules

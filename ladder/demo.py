@@ -19,11 +19,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ladder.leaderboard import load_leaderboard, render_table
-from ladder.progress import Progress
-from ladder.registry import BotEntry
+from ladder.bots.registry import BotEntry
+from ladder.ratings.leaderboard import load_leaderboard, render_table
 from ladder.store import Store
-from ladder.tournament import (
+from ladder.tournament.progress import Progress
+from ladder.tournament.run import (
     TournamentSpec,
     create_tournament,
     get_tournament,

@@ -20,6 +20,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from ladder.sandbox import Isolation
 from ladder.store import Store
 from referee.record import (
     ChargeRecord,
@@ -36,7 +37,6 @@ from referee.record import (
     SeatRecord,
 )
 from referee.rules import Rules
-from sandbox import Isolation
 
 SCHEMA = "hearts-arena/match"
 VERSION = 3  # bump on any change a reader of the last version would misread; adding a field is one too

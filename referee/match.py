@@ -42,6 +42,7 @@ from referee.faults import (
     substitute_pass,
     substitute_play,
 )
+from referee.isolation import Isolation
 from referee.record import (
     ChargeRecord,
     FaultKind,
@@ -79,7 +80,6 @@ from referee.seats import (
     reach,
     unreachable_message,
 )
-from sandbox.isolation import Isolation
 
 T = TypeVar("T")
 _PLAY = Phase.PLAY  # a module global: cheaper than the enum's class attribute on the hot path

@@ -3,7 +3,7 @@
 The referee returns a ``MatchRecord``; ``ladder.store`` writes it to SQLite and reads it back.
 Cards are kept as text (``"QS"``, ``"10H"``) so that a record is readable as it stands, survives
 JSON and SQLite unchanged, and parses back with ``Card.parse``. A seat's ``isolation`` (what guarded
-its bot) is a ``sandbox.isolation.Isolation``, kept as its text too (``str``; ``Isolation.parse``).
+its bot) is a ``referee.isolation.Isolation``, kept as its text too (``str``; ``Isolation.parse``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sandbox.isolation import Isolation
+from referee.isolation import Isolation
 
 
 def utc_now() -> str:

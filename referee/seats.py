@@ -31,9 +31,9 @@ import grpc
 
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc, codec
+from referee.isolation import Isolation
 from referee.rules import Card, MoonChoice, Observation
 from referee.untrusted import inert
-from sandbox.isolation import Isolation
 
 T = TypeVar("T")
 _perf_counter = time.perf_counter

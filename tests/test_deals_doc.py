@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder.schedule import build_schedule, match_seed, rotations
+from ladder.tournament.schedule import build_schedule, match_seed, rotations
 from referee.rules import Match, MixRedeal, Rules, deal
 from referee.rules.cards import cards_of
 

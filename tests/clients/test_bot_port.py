@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from clients.sdk import PORT_ENV, bot_port
-from ladder.registry import BotEntry
+from ladder.bots.registry import BotEntry
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament, run_tournament
+from ladder.tournament.run import TournamentSpec, create_tournament, run_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 

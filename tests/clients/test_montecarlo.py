@@ -18,7 +18,7 @@ from positions import random_step  # noqa: E402
 from clients.bots.heuristic import HeuristicBot
 from clients.bots.montecarlo import MonteCarloBot, ThreadedMonteCarloBot
 from clients.view import view_of
-from ladder.inprocess import SdkSeat
+from ladder.bots.inprocess import SdkSeat
 from referee.match import MatchSettings, play_match
 from referee.rules import PRESETS, Match, Phase, Rules
 

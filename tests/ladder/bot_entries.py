@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ladder.registry import BotEntry
+from ladder.bots.registry import BotEntry
 
 # Four bots started by command; for tournaments whose matches a test records by hand.
 BOTS = [BotEntry(n, command=f"python -m clients.bots.lowest --port {{port}} --name {n}") for n in "abcd"]

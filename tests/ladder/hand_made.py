@@ -4,7 +4,7 @@ not the point."""
 from __future__ import annotations
 
 from ladder.store import Store
-from ladder.tournament import pending_matches, save_scheduled
+from ladder.tournament.run import pending_matches, save_scheduled
 from referee.record import HandRecord, MatchRecord, SeatRecord
 from referee.rules import Rules
 

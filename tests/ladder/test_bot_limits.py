@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from ladder.bots.registry import BotEntry, RegistryError, add_bot, get_bot, list_bots, load_bots_file
 from ladder.cli import main
-from ladder.registry import BotEntry, RegistryError, add_bot, get_bot, list_bots, load_bots_file
 from ladder.store import Store
-from ladder.tournament import (
+from ladder.tournament.run import (
     TournamentSpec,
     create_tournament,
     effective_limit,

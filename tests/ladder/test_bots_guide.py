@@ -15,11 +15,11 @@ from pathlib import Path
 import click
 import pytest
 
+from ladder.bots.registry import BotEntry
 from ladder.cli import main
 from ladder.export import write_jsonl
-from ladder.registry import BotEntry
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament, play_tournament
+from ladder.tournament.run import TournamentSpec, create_tournament, play_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")

@@ -16,7 +16,8 @@ from rich.console import Console
 
 from clients.bots import make_bot
 from ladder.export import match_from_json, match_to_json
-from ladder.ratings import MatchResult, fit
+from ladder.ratings.fit import MatchResult, fit
+from ladder.site.render import replay_steps
 from ladder.store import Store
 from referee.match import MatchSettings, play_match
 from referee.record import MatchRecord
@@ -24,7 +25,6 @@ from referee.report import _tricks_by_hand, replay, summary
 from referee.rules import Card, Match, Rules
 from referee.rules.cards import DECK
 from referee.seats import InProcessSeat
-from web.render import replay_steps
 
 RULES = "cancellation,players=10,pass_cycle=left-right-hold,target=40"
 KINDS = ("lowest", "heuristic", "random", "montecarlo")
@@ -144,8 +144,8 @@ def test_the_web_replay_of_ten_seats_labels_each_card_on_the_table(saved: tuple[
     whose each was: at more than five seats each slot carries its seat's label beside its card."""
     import re
 
-    from web.pages import VISITOR
-    from web.render import env, seat_names
+    from ladder.site.pages import VISITOR
+    from ladder.site.render import env, seat_names
 
     record, _ = saved
     data = match_to_json(record)

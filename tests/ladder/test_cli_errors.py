@@ -32,10 +32,10 @@ from cli_runner import run
 from click.testing import CliRunner, Result
 
 from clients.sdk import ThreadedBotServer
+from ladder.bots.registry import load_bots_file
 from ladder.cli import main
-from ladder.registry import load_bots_file
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament, get_tournament, list_tournaments
+from ladder.tournament.run import TournamentSpec, create_tournament, get_tournament, list_tournaments
 
 ROOT = Path(__file__).resolve().parents[2]
 

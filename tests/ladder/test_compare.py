@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ladder.bots.registry import BotEntry
 from ladder.compare import CompareSpec, create_comparison, play_comparison
-from ladder.registry import BotEntry
 from ladder.store import Store
-from ladder.tournament import get_tournament
+from ladder.tournament.run import get_tournament
 
 HEARTS = str(Path(sys.executable).with_name("hearts"))
 FAST = "standard,target=30"  # short matches: what is tested is the comparison

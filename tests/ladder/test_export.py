@@ -22,6 +22,7 @@ from cheat import Cheat
 from cli_runner import ok, run
 
 from clients.bots import make_bot
+from ladder.bots.registry import BotEntry
 from ladder.export import (
     SCHEMA,
     VERSION,
@@ -32,9 +33,8 @@ from ladder.export import (
     match_to_json,
     write_jsonl,
 )
-from ladder.registry import BotEntry
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament, pending_matches, save_scheduled
+from ladder.tournament.run import TournamentSpec, create_tournament, pending_matches, save_scheduled
 from referee.match import MatchSettings, play_match
 from referee.record import (
     ChargeRecord,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ladder.registry import BotEntry
+from ladder.bots.registry import BotEntry
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament, run_tournament
+from ladder.tournament.run import TournamentSpec, create_tournament, run_tournament
 from referee.match import MatchSettings
 from referee.record import FaultKind
 from referee.report import latencies

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from ladder.launcher import free_port
+from ladder.bots.launcher import free_port
 from tests.ladder.cli_procs import FAST, HEARTS
 
 

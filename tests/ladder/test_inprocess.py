@@ -22,10 +22,10 @@ from clients.sdk import Bot, BotServer, View
 from clients.view import view_from_wire, view_of, view_of_play
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1.codec import ViewEncoder
-from ladder.inprocess import BotModule, BotModuleError, SdkSeat, is_module_spec
-from ladder.registry import BotEntry
+from ladder.bots.inprocess import BotModule, BotModuleError, SdkSeat, is_module_spec
+from ladder.bots.registry import BotEntry
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament, play_tournament
+from ladder.tournament.run import TournamentSpec, create_tournament, play_tournament
 from referee.match import MatchSettings, _Referee, play_match
 from referee.record import FaultKind
 from referee.rules import Card, Match, MoonChoice, Phase, Rules
@@ -352,10 +352,10 @@ def test_a_tournament_over_worker_processes_records_exactly_what_one_process_doe
 
 def test_a_worker_starts_without_the_rating_fits_imports() -> None:
     """A worker imports what playing and saving need, not scipy (0.3 s a process, a tenth of a short
-    run): only the fits of ``ladder.ratings`` import it."""
+    run): only the fits of ``ladder.ratings.fit`` import it."""
     code = (
-        "import sys, ladder.workers, ladder.inprocess, ladder.store, ladder.tournament; "
-        "from ladder.workers import _start; print('scipy' in sys.modules)"
+        "import sys, ladder.venues.workers, ladder.bots.inprocess, ladder.store, ladder.tournament.run; "
+        "from ladder.venues.workers import _start; print('scipy' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "False"
@@ -366,7 +366,7 @@ def test_workers_batch_fast_matches_and_report_each_match_as_it_was(tmp_path: Pa
     once, each record handed back is the one stored (without its plays), and matches of slow bots
     go one at a time; once told to hand out no more, the matches not handed out stay pending."""
     from ladder import workers as workers_module
-    from ladder.workers import MatchJob, MatchWorkers
+    from ladder.venues.workers import MatchJob, MatchWorkers
 
     entries = [BotEntry(f"low-{i}", module="clients.bots.lowest:LowestBot") for i in range(4)]
     store = Store(tmp_path / "arena.db")

@@ -14,11 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from clients.bots import make_bot
+from ladder.bots.registry import BotEntry
 from ladder.cli import main
-from ladder.leaderboard import load_leaderboard, ruleset_key, ruleset_text, rulesets
-from ladder.registry import BotEntry
+from ladder.ratings.leaderboard import load_leaderboard, ruleset_key, ruleset_text, rulesets
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament, pending_matches, save_scheduled
+from ladder.tournament.run import TournamentSpec, create_tournament, pending_matches, save_scheduled
 from referee.match import play_match
 from referee.rules import Rules
 from referee.seats import InProcessSeat

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder.launcher import BotStartError, Launcher, expand_command, health_check
+from ladder.bots.launcher import BotStartError, Launcher, expand_command, health_check
 
 HERE = Path(__file__).parent
 RANDOM = "python -m clients.bots.random --port {port} --seed 3"

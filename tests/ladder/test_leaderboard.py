@@ -14,7 +14,8 @@ from bot_entries import BOTS
 from hand_made import play_by_hand, record
 from rich.console import Console
 
-from ladder.leaderboard import (
+from ladder.ratings.fit import ELO_BASE, MatchResult, fit
+from ladder.ratings.leaderboard import (
     RatedMatch,
     SeatResult,
     compute_leaderboard,
@@ -24,9 +25,8 @@ from ladder.leaderboard import (
     to_csv,
     to_json,
 )
-from ladder.ratings import ELO_BASE, MatchResult, fit
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament
+from ladder.tournament.run import TournamentSpec, create_tournament
 from referee.record import HandRecord
 
 
@@ -193,7 +193,7 @@ def test_a_match_with_a_person_at_the_table_is_left_out_and_counted(board) -> No
 def test_ratings_rank_a_match_by_its_recorded_places_not_its_totals() -> None:
     """Under moon=wins-match (the nasty preset) a shot wins the match whatever the shooter's total: the
     referee records place 1 for it, and the ratings must follow the record, not re-rank by totals."""
-    from ladder.leaderboard import RatedMatch, SeatResult
+    from ladder.ratings.leaderboard import RatedMatch, SeatResult
 
     m = RatedMatch(
         "m1",

@@ -1,4 +1,4 @@
-"""The positions ``hearts validate`` asks (ladder/positions.py): each is the edge case it names, reached by
+"""The positions ``hearts validate`` asks (ladder/conformance/positions.py): each is the edge case it names, reached by
 the engine's own moves, under every ruleset validate checks, and cites a sentence that stands in its source."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ladder.positions import CITATIONS, catalogue, play_positions, positions
-from ladder.validate import VARIANTS
+from ladder.conformance.positions import CITATIONS, catalogue, play_positions, positions
+from ladder.conformance.validate import VARIANTS
 from referee.rules import PRESETS, QUEEN_OF_SPADES, Phase, Rules, Suit
 from referee.rules.cards import SUIT_MASKS
 

@@ -34,7 +34,7 @@ from clients.bots import make_bot
 from clients.sdk import start_in_thread
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc, codec
-from ladder.launcher import free_port
+from ladder.bots.launcher import free_port
 from referee.rules import Rules
 
 sys.path.insert(0, str(BOTS_DIR.parents[1] / "referee"))

@@ -1,4 +1,4 @@
-"""Tests for ladder.ratings: batch Plackett–Luce ladder and live pairwise Elo."""
+"""Tests for ladder.ratings.fit: batch Plackett–Luce ladder and live pairwise Elo."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from ladder import ratings as R
-from ladder.ratings import MatchResult, fit, fit_arrays, live_elo_update, places_from_scores
+from ladder.ratings.fit import MatchResult, fit, fit_arrays, live_elo_update, places_from_scores
 
 
 def synthetic(
@@ -432,7 +432,7 @@ def test_partners_sharing_their_teams_place_are_rated_as_tied() -> None:
     """002 Partnership Hearts: 'the partnership with fewer points wins' — the referee places partners
     alike (winners 1 and 1, losers 3 and 3), so the ladder rates partners as tied: a team that always wins
     rates its two bots alike, above both of the losing team's, in the batch fit and in live Elo."""
-    from ladder.ratings import MatchResult, fit, live_elo_update
+    from ladder.ratings.fit import MatchResult, fit, live_elo_update
 
     results = [MatchResult(players=("a", "x", "b", "y"), places=(1, 3, 1, 3)) for _ in range(6)]
     results += [MatchResult(players=("a", "x", "b", "y"), places=(3, 1, 3, 1)) for _ in range(2)]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from cli_runner import ok, run
 
-from ladder.registry import (
+from ladder.bots.registry import (
     BotEntry,
     RegistryError,
     add_bot,
@@ -19,7 +19,7 @@ from ladder.registry import (
     remove_bot,
 )
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament, list_tournaments
+from ladder.tournament.run import TournamentSpec, create_tournament, list_tournaments
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,10 +16,10 @@ from bot_entries import sample
 from cli_procs import FAST
 from cli_runner import ok, run
 
-from ladder.launcher import health_check
-from ladder.registry import BotEntry
+from ladder.bots.launcher import health_check
+from ladder.bots.registry import BotEntry
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament, get_tournament, run_tournament
+from ladder.tournament.run import TournamentSpec, create_tournament, get_tournament, run_tournament
 
 BOTS_TOML = """
 [bots.random]

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from ladder.schedule import (
+from ladder.tournament.schedule import (
     all_tables,
     balanced_tables,
     build_schedule,
@@ -135,13 +135,13 @@ def test_a_gauntlet_needs_three_player_tables() -> None:
 
 
 def test_the_removed_dead_code_is_gone() -> None:
-    import ladder.launcher
-    import ladder.leaderboard
+    import ladder.bots.launcher
+    import ladder.ratings.leaderboard
     import ladder.store
 
     assert not hasattr(ladder.store, "open_store")
-    assert not hasattr(ladder.launcher.Launcher, "stop")
-    assert not hasattr(ladder.leaderboard, "COLUMNS")
+    assert not hasattr(ladder.bots.launcher.Launcher, "stop")
+    assert not hasattr(ladder.ratings.leaderboard, "COLUMNS")
 
 
 def test_with_partners_every_bot_partners_every_other_at_its_table() -> None:

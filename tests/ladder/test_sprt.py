@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from ladder.sprt import SPRT
+from ladder.ratings.sprt import SPRT
 
 TESTS = 1000
 MAX_DEALS = 20_000

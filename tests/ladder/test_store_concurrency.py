@@ -47,7 +47,7 @@ from clients.sdk import ThreadedBotServer
 from ladder import store as store_module
 from ladder.cli import main
 from ladder.store import Store
-from ladder.tournament import (
+from ladder.tournament.run import (
     AlreadyRecorded,
     TournamentBusy,
     TournamentSpec,
@@ -190,7 +190,7 @@ def test_a_runner_that_cannot_be_checked_is_taken_over_with_force_only(tmp_path:
 
 
 def test_a_live_runner_is_never_taken_over_even_with_force(tmp_path: Path) -> None:
-    from ladder.tournament import runner_of  # the identity a runner records
+    from ladder.tournament.run import runner_of  # the identity a runner records
 
     (tmp_path / "bots.toml").write_text(SAMPLE)
     db = tmp_path / "arena.db"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from clients.sdk import Bot, ThreadedBotServer, View, start_in_thread
-from ladder.registry import BotEntry
+from ladder.bots.registry import BotEntry
 from ladder.store import Store
-from ladder.tournament import TournamentSpec, create_tournament, run_tournament
+from ladder.tournament.run import TournamentSpec, create_tournament, run_tournament
 from referee.rules import Card
 
 HERE = Path(__file__).parent

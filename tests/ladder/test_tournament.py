@@ -15,12 +15,12 @@ from bot_entries import remote_bots, sample
 
 from clients.sdk import ThreadedBotServer
 from ladder import tournament
-from ladder.launcher import Launcher
-from ladder.leaderboard import load_leaderboard
-from ladder.progress import Progress
-from ladder.registry import BotEntry
+from ladder.bots.launcher import Launcher
+from ladder.bots.registry import BotEntry
+from ladder.ratings.leaderboard import load_leaderboard
 from ladder.store import Store
-from ladder.tournament import (
+from ladder.tournament.progress import Progress
+from ladder.tournament.run import (
     TournamentSpec,
     create_tournament,
     get_tournament,

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from clients.sdk import ThreadedBotServer
 from ladder.cli import main
 from ladder.store import Store
-from ladder.tournament import get_tournament, list_tournaments
+from ladder.tournament.run import get_tournament, list_tournaments
 
 BOTS = """
 [bots.low]

@@ -27,8 +27,8 @@ from google.protobuf import json_format
 
 from clients.sdk import Bot, ThreadedBotServer, View, start_in_thread
 from hearts.v1 import bot_pb2 as pb
-from ladder.launcher import free_port
-from ladder.validate import VARIANTS, Outcome, Report, validate
+from ladder.bots.launcher import free_port
+from ladder.conformance.validate import VARIANTS, Outcome, Report, validate
 from referee.record import FaultKind
 from referee.rules import Card, Rules
 
@@ -136,7 +136,7 @@ def test_every_sample_bot_passes(name: str, validations: dict[str, Validation]) 
     assert report.latency.decisions > 150 and report.checks[-1].name == "latency"
 
 
-# resource_limit needs a sandbox to stop the bot at a limit (tests/sandbox/test_validate_sandboxed.py),
+# resource_limit needs a sandbox to stop the bot at a limit (tests/ladder/sandbox/test_validate_sandboxed.py),
 # impersonation a launcher that saw another process serve the bot (tests/ladder/test_impersonation.py).
 LAUNCHER_KINDS = (FaultKind.RESOURCE_LIMIT, FaultKind.IMPERSONATION)
 

@@ -12,11 +12,11 @@ import pytest
 from ladder import store as store_module
 from ladder.store import MIGRATIONS, Store
 from referee.human import HumanSeat
+from referee.isolation import FEATURE_DOCS, KINDS, Isolation
 from referee.match import MatchSettings, play_match
 from referee.record import FaultKind, MatchRecord
 from referee.rules import Card, Observation, Rules, cards_of
 from referee.seats import InProcessSeat
-from sandbox.isolation import FEATURE_DOCS, KINDS, Isolation
 
 TABLES = ("bots", "matches", "seats", "hands", "passes", "charges", "hand_plays", "faults", "notes")
 

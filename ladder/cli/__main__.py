@@ -1,0 +1,8 @@
+"""``python -m ladder.cli``: the ``hearts`` command."""
+
+import os
+
+from ladder.site.cli import main
+
+os.environ.setdefault("PYTHONUNBUFFERED", "1")
+main()

@@ -1,0 +1,52 @@
+"""The site's command, ``hearts site build``, added on top of the arena's and the ladder's
+(``hearts`` is this module's ``main``: ladder.cli's group with ladder.arena.cli's, ladder.table.cli's ``hearts play``
+and these commands)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+import ladder.table.cli  # noqa: F401  (adds hearts play)
+from ladder.arena.cli import main
+from ladder.cli import console
+
+__all__ = ["main"]
+
+
+@main.group()
+def site() -> None:
+    """The arena's web site: `hearts arena serve` serves it; `hearts site build` writes it as files."""
+
+
+@site.command("build")
+@click.option(
+    "--db",
+    "db",
+    required=True,
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="The arena's database, DIR/arena.db (DIR/arena.toml beside it is read too).",
+)
+@click.option(
+    "--replays", type=int, default=200, show_default=True, help="How many of the newest matches get a replay page."
+)
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+def site_build(db: Path, replays: int, out: Path) -> None:
+    """Write the leaderboard, the matches, the bots' pages and the replays to OUT as a static site."""
+    from ladder.arena.config import ArenaConfigError, load_config
+    from ladder.site.static_site import build_site
+
+    arena_dir = db.resolve().parent
+    try:
+        cfg = load_config(arena_dir)
+    except ArenaConfigError as e:
+        raise click.ClickException(str(e)) from None
+    n = build_site(arena_dir, cfg, out, replays=replays)
+    console.print(f"wrote {n} pages to {out}/ (open {out}/index.html)", highlight=False, markup=False)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()

@@ -1,0 +1,371 @@
+"""The site's templates and what they draw: cards, the replay's steps, the SVG plots.
+
+One Jinja2 environment, autoescape on for every template (``select_autoescape`` with the default
+on): every bot-controlled string (names, versions, fault texts, reports, logs) reaches the page
+escaped, in text and in attributes alike. No template marks bot text ``|safe``; the replay's data
+goes into a ``<script type="application/json">`` through ``|tojson``, which writes ``<``, ``>``,
+``&`` and ``'`` as ``\\u003c`` and so on, and the viewer reads it with ``JSON.parse`` and writes
+it with ``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import jinja2
+
+from referee.isolation import FEATURE_DOCS, Isolation, IsolationError
+
+__all__ = [
+    "Card",
+    "card",
+    "env",
+    "isolations",
+    "places",
+    "points_svg",
+    "rating_svg",
+    "replay_steps",
+    "seat_names",
+    "team_totals",
+    "teams",
+]
+
+HERE = Path(__file__).resolve().parent
+SUITS = {"S": ("♠", "spades", "black"), "H": ("♥", "hearts", "red"), "D": ("♦", "diamonds", "red"),
+         "C": ("♣", "clubs", "black")}  # fmt: skip
+RANK_ORDER = {r: i for i, r in enumerate(["2", "3", "4", "5", "6", "7", "8", "9", "10", "T", "J", "Q", "K", "A"])}
+SUIT_ORDER = {"C": 0, "D": 1, "S": 2, "H": 3}
+RANK_NAMES = {"J": "jack", "Q": "queen", "K": "king", "A": "ace", "T": "10"}
+COMPASS = ["South", "West", "North", "East"]  # seat 0 drawn at the bottom, play goes clockwise
+# Where each seat sits at a table of 3, 4 or 5 (the stylesheet places each).
+PLACES = {
+    3: ["South", "West", "East"],
+    4: COMPASS,
+    5: ["South", "West", "Northwest", "Northeast", "East"],
+}
+
+
+def places(n: int) -> list[str]:
+    return PLACES.get(n, [f"Seat {i + 1}" for i in range(n)])
+
+
+@dataclass(frozen=True)
+class Card:
+    text: str  # as recorded: "QS", "10H"
+    rank: str  # "Q", "10"
+    symbol: str  # "♠"
+    suit: str  # "spades"
+    colour: str  # "red" | "black"
+    label: str  # "queen of spades": what a screen reader says
+
+    @property
+    def short(self) -> str:
+        return self.rank + self.symbol
+
+
+def card(text: str) -> Card:
+    rank, s = text[:-1], text[-1:].upper()
+    symbol, suit, colour = SUITS.get(s, ("?", "unknown", "black"))
+    rank = "10" if rank == "T" else rank
+    return Card(text, rank, symbol, suit, colour, f"{RANK_NAMES.get(rank, rank)} of {suit}")
+
+
+def card_key(text: str) -> tuple[int, int]:
+    return SUIT_ORDER.get(text[-1:].upper(), 9), RANK_ORDER.get(text[:-1], 99)
+
+
+def sort_cards(cards: Sequence[str]) -> list[str]:
+    return sorted(cards, key=card_key)
+
+
+def seat_names(match: dict[str, Any]) -> list[str]:
+    return [str(s["bot"]) for s in sorted(match["seats"], key=lambda s: s["seat"])]
+
+
+UNKNOWN_ISOLATION = "unknown (not recorded)"
+"""What a seat without a recorded isolation shows (a match stored before the store kept it)."""
+
+
+def isolations(match: dict[str, Any]) -> list[dict[str, Any]]:
+    """What guarded each seat's bot, in seat order, from the seats' recorded ``isolation`` text: its
+    label, its exact text and the features in force with what each guarantees; unknown where the
+    record has none (exported before version 3, or stored before the store kept it)."""
+    out = []
+    for s in sorted(match["seats"], key=lambda s: s["seat"]):
+        text = s.get("isolation")
+        try:
+            iso = Isolation.parse(text) if isinstance(text, str) else None
+        except IsolationError:
+            iso = None  # not one this version knows: shown as the record has it
+        out.append(
+            {
+                "seat": s["seat"],
+                "text": text if isinstance(text, str) else None,
+                "label": iso.label if iso is not None else (str(text) if text is not None else UNKNOWN_ISOLATION),
+                "features": [(f, FEATURE_DOCS[f]) for f in iso.features] if iso is not None else [],
+            }
+        )
+    return out
+
+
+def teams(match: dict[str, Any]) -> list[list[int]]:
+    """Under partnership (002 Partnership Hearts), each team's seats, team 0 first: [[0, 2], [1, 3]], as
+    the seats' recorded ``team`` says; empty for a match without partners (or exported before teams)."""
+    by_team: dict[int, list[int]] = {}
+    for s in sorted(match["seats"], key=lambda s: s["seat"]):
+        if s.get("team") is not None:
+            by_team.setdefault(int(s["team"]), []).append(int(s["seat"]))
+    return [by_team[t] for t in sorted(by_team)]
+
+
+def team_totals(match: dict[str, Any], totals: Sequence[int]) -> list[int]:
+    """The teams' totals from the seats' (team 0 first): the one total partners carry under
+    partnership=team, the partners' sum under individual; empty without partners."""
+    from referee.rules import Rules  # the engine only for pages that show teams
+
+    if not totals or not teams(match):
+        return []
+    return list(Rules.parse(str(match["rules"])).team_totals(totals))
+
+
+def _trick_winner(cards: list[tuple[int, str]], cancelling: bool = False) -> int | None:
+    """The seat whose card takes the trick. ``cancelling`` (two packs, 002 Cancellation Hearts): two
+    identical cards cancel, and a trick whose cards of the suit led all cancel has no winner (None)."""
+    led = cards[0][1][-1:]
+    played = [c for _, c in cards]
+    standing = [c for c in cards if c[1][-1:] == led and not (cancelling and played.count(c[1]) > 1)]
+    if not standing:
+        return None
+    return max(standing, key=lambda c: RANK_ORDER.get(c[1][:-1], 0))[0]
+
+
+def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
+    """The replay, one snapshot per step: each hand's deal, its passes, each card played, its score.
+
+    Two packs (more than five seats: 002 Cancellation Hearts) list a card held twice twice; a trick with
+    no winner stays on the table and counts for the winner of the next (the last: the previous winner's).
+
+    A snapshot holds the four hands as they stand (sorted), the cards on the table, the totals
+    before the hand, tricks taken, a caption and a mark (a fault or a substituted play) where one
+    happened. Hands after the pass are the cards each seat then plays, so every variant's pass
+    (left, scatter, kitty) is drawn as it was played.
+    """
+    names = seat_names(match)
+    n = len(names)
+    faults: dict[tuple[Any, Any, int], list[dict[str, Any]]] = {}
+    for f in match.get("faults", []):
+        faults.setdefault((f["hand"], f["trick"], f["seat"]), []).append(f)
+    plays_by_hand: dict[int, list[dict[str, Any]]] = {}
+    for p in match.get("plays", []):
+        plays_by_hand.setdefault(p["hand"], []).append(p)
+    steps: list[dict[str, Any]] = []
+    totals = [0] * n
+    cancelling = n > 5  # 6 to 10 seats play with two packs only
+    for h in match.get("hands", []):
+        hi = h["hand"]
+        plays = plays_by_hand.get(hi, [])
+        hands = [sort_cards(d) for d in h["deal"]]
+        tricks = [0] * n
+        carried = [0, -1]  # two packs: winnerless tricks waiting for a winner, and the last winner
+
+        def credit(current: list[tuple[int, str]], tricks: list[int] = tricks, carried: list[int] = carried) -> None:
+            w = _trick_winner(current, cancelling)
+            if w is None:
+                carried[0] += 1
+            else:
+                tricks[w] += 1 + carried[0]
+                carried[:] = [0, w]
+
+        base = {"hand": hi + 1, "totals": list(totals)}
+        steps.append({**base, "kind": "deal", "hands": [list(x) for x in hands], "table": [None] * n,
+                      "tricks": list(tricks), "passes": None, "mark": None,
+                      "caption": f"Hand {hi + 1}: the deal (pass {h['pass_direction']})"})  # fmt: skip
+        if h.get("passes"):
+            after = [sort_cards([p["card"] for p in plays if p["seat"] == s]) for s in range(n)]
+            if all(after):
+                hands = after
+            passes: list[list[str] | None] = [None] * n
+            marks = []
+            for p in h["passes"]:
+                passes[p["seat"]] = [str(c) for c in p["cards"]]
+                if p.get("substituted"):
+                    marks.append(f"{names[p['seat']]}'s pass was substituted by the referee")
+            for f in faults.get((hi, None, 0), []) + [x for s in range(1, n) for x in faults.get((hi, None, s), [])]:
+                marks.append(f"fault: {names[f['seat']]}: {f['kind']}")
+            steps.append({**base, "kind": "pass", "hands": [list(x) for x in hands], "table": [None] * n,
+                          "tricks": list(tricks), "passes": passes, "mark": "; ".join(marks) or None,
+                          "caption": f"Hand {hi + 1}: the passes ({h['pass_direction']})"})  # fmt: skip
+        # turbo_charging: the charged cards lie face up before their charger until played (002 Turbo).
+        charged: list[list[str]] = [[] for _ in range(n)]
+        for c in h.get("charges") or ():
+            charged[c["seat"]] = [str(x) for x in c["cards"]]
+        table: list[str | None] = [None] * n
+        current: list[tuple[int, str]] = []
+        trick_no = None
+        if any(charged):
+            marks = [
+                f"{names[c['seat']]}'s charge was substituted by the referee"
+                for c in h["charges"]
+                if c.get("substituted")
+            ]
+            steps.append({**base, "kind": "charge", "hands": [list(x) for x in hands], "table": [None] * n,
+                          "tricks": list(tricks), "passes": None, "charged": [list(x) for x in charged],
+                          "mark": "; ".join(marks) or None,
+                          "caption": f"Hand {hi + 1}: the turbo-charged cards, face up"})  # fmt: skip
+        for p in plays:
+            # By the recorded trick number: a boosted trick (booster_nines) holds twice n cards.
+            if current and p["trick"] != trick_no:
+                credit(current)
+                current, table = [], [None] * n
+            trick_no = p["trick"]
+            seat, c = p["seat"], str(p["card"])
+            if c in hands[seat]:
+                hands[seat].remove(c)  # one copy: with two packs a hand may hold the card twice
+            if c in charged[seat]:
+                charged[seat] = [x for x in charged[seat] if x != c]
+            table[seat] = c
+            current.append((seat, c))
+            marks = []
+            if p.get("substituted"):
+                marks.append("substituted: the referee played this card for the bot")
+            for f in faults.get((hi, p["trick"], seat), []):
+                marks.append(f"fault: {f['kind']}")
+            caption = f"Hand {hi + 1}, trick {p['trick'] + 1}: {names[seat]} plays {card(c).short}"
+            steps.append({**base, "kind": "play", "seat": seat, "card": c, "hands": [list(x) for x in hands],
+                          "table": list(table), "tricks": list(tricks), "passes": None,
+                          "charged": [list(x) for x in charged] if any(charged) else None,
+                          "mark": "; ".join(marks) or None, "caption": caption})  # fmt: skip
+        if len(current) == n or (current and h.get("totals")):  # the last trick, complete once scored
+            credit(current)
+        if carried[0] and carried[1] >= 0:  # 002: a winnerless last trick goes to the previous winner
+            tricks[carried[1]] += carried[0]
+        score = list(h.get("score") or [0] * n)
+        totals = list(h.get("totals") or totals)
+        moon = f" — {names[h['moon']]} shot the moon" if h.get("moon") is not None else ""
+        steps.append({**base, "kind": "score", "hands": [list(x) for x in hands], "table": [None] * n,
+                      "tricks": list(tricks), "passes": None, "mark": None, "totals": list(totals),
+                      "score": score,
+                      "caption": f"Hand {hi + 1} scored: " + ", ".join(
+                          f"{names[s]} +{score[s]}" for s in range(n)) + moon})  # fmt: skip
+    return steps
+
+
+# -- plots ------------------------------------------------------------------------------------------
+
+
+def rating_svg(points: Sequence[tuple[int, float]], *, width: int = 640, height: int = 200) -> str:
+    """A line of Elo over the bot's matches: numbers only, so the markup holds no bot text."""
+    if len(points) < 2:
+        return ""
+    pad = 36
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    lo, hi = min(ys), max(ys)
+    if hi - lo < 20:
+        lo, hi = lo - 10, hi + 10
+    x0, x1 = min(xs), max(xs)
+
+    def sx(x: float) -> float:
+        return pad + (x - x0) / max(1, x1 - x0) * (width - pad - 8)
+
+    def sy(y: float) -> float:
+        return 8 + (hi - y) / (hi - lo) * (height - pad - 8)
+
+    path = " ".join(f"{'M' if i == 0 else 'L'}{sx(x):.1f},{sy(y):.1f}" for i, (x, y) in enumerate(points))
+    ticks = []
+    for k in range(5):
+        y = lo + (hi - lo) * k / 4
+        ticks.append(
+            f'<line x1="{pad}" x2="{width - 8}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" class="grid"/>'
+            f'<text x="{pad - 4}" y="{sy(y) + 4:.1f}" text-anchor="end">{y:.0f}</text>'
+        )
+    return (
+        f'<svg viewBox="0 0 {width} {height}" class="plot" role="img" aria-label="rating history">'
+        + "".join(ticks)
+        + f'<path d="{path}" class="line"/>'
+        + f'<text x="{width / 2:.0f}" y="{height - 6}" text-anchor="middle">matches played ({x0}–{x1})</text>'
+        + "</svg>"
+    )
+
+
+def points_svg(values: Sequence[int], *, width: int = 640, height: int = 160) -> str:
+    """A histogram of points taken per hand."""
+    if not values:
+        return ""
+    top = max(26, max(values))
+    bins = [0] * (top + 1)
+    for v in values:
+        bins[max(0, min(top, v))] += 1
+    peak = max(bins)
+    pad, bw = 24, (width - 32) / len(bins)
+    bars = []
+    for i, b in enumerate(bins):
+        h = 0 if peak == 0 else (height - pad - 8) * b / peak
+        x = 8 + i * bw
+        bars.append(
+            f'<rect x="{x:.1f}" y="{height - pad - h:.1f}" width="{max(1.0, bw - 1):.1f}" height="{h:.1f}">'
+            f"<title>{i} points: {b} hands</title></rect>"
+        )
+        if i % 5 == 0:
+            bars.append(f'<text x="{x + bw / 2:.1f}" y="{height - 8}" text-anchor="middle">{i}</text>')
+    return (
+        f'<svg viewBox="0 0 {width} {height}" class="plot hist" role="img" aria-label="points per hand">'
+        + "".join(bars)
+        + "</svg>"
+    )
+
+
+def online_elo(
+    results: Sequence[tuple[str, Sequence[tuple[str, int]]]], bot: str, k: float = 24
+) -> list[tuple[int, float]]:
+    """A running Elo of ``bot`` over matches in the order played (each match as pairwise results by
+    place): the shape of its history; the leaderboard's Elo is the batch fit over all matches."""
+    rating: dict[str, float] = {}
+    out: list[tuple[int, float]] = []
+    n = 0
+    for _mid, seats in results:
+        for name, _ in seats:
+            rating.setdefault(name, 1500.0)
+        delta: dict[str, float] = {name: 0.0 for name, _ in seats}
+        for a, pa in seats:
+            for b, pb in seats:
+                if a >= b:
+                    continue
+                ea = 1 / (1 + math.pow(10, (rating[b] - rating[a]) / 400))
+                sa = 1.0 if pa < pb else 0.5 if pa == pb else 0.0
+                delta[a] += k / 3 * (sa - ea)
+                delta[b] -= k / 3 * (sa - ea)
+        for name, d in delta.items():
+            rating[name] += d
+        if any(name == bot for name, _ in seats):
+            n += 1
+            out.append((n, rating[bot]))
+    return out
+
+
+# -- the environment --------------------------------------------------------------------------------
+
+
+def env() -> jinja2.Environment:
+    e = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    e.globals.update(
+        card=card, places=places, sort_cards=sort_cards, teams=teams, team_totals=team_totals, isolations=isolations
+    )
+    e.filters["q"] = lambda s: quote(str(s), safe="")
+    e.filters["pct"] = lambda x: "—" if x is None or x != x else f"{x:.1f}%"
+    e.filters["num"] = lambda x, d=1: "—" if x is None or (isinstance(x, float) and x != x) else f"{x:.{d}f}"
+    return e
+
+
+Linker = Callable[[str], str]

@@ -1,0 +1,356 @@
+"""The site's routes on the arena's Starlette app (mounted by ``mount``, the entry point
+``hearts_arena.site`` that ladder/arena/app.py loads): reading pages for everyone, the participant's area
+and the organiser's behind a session.
+
+Sessions: a participant signs in by POSTing their token in a form (never in a URL); the site checks
+it as the API does and sets ``hearts_session``, an HMAC-signed cookie (HttpOnly, SameSite=Lax,
+Secure over https) holding the user id and a fingerprint of their stored token hash, so a new
+token (``hearts arena user token``) ends every session of the old one. Every form carries a CSRF
+token equal to the HttpOnly ``hearts_csrf`` cookie (SameSite=Strict) and bound to the session; a
+POST whose Origin is another site is refused as well.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+from typing import Any
+from urllib.parse import urlparse
+
+from starlette.applications import Starlette
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ladder.arena import app as api
+from ladder.arena.accounts import Account, SignInLimited
+from ladder.arena.app import ApiError, ArenaState, client_address
+from ladder.site import pages
+from ladder.site.pages import VISITOR, call
+from ladder.site.render import HERE, env
+
+__all__ = ["mount"]
+
+SESSION = "hearts_session"
+CSRF = "hearts_csrf"
+SESSION_S = 14 * 24 * 3600
+HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    # Only the site's own files: no inline script runs, whatever a page holds.
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+}
+
+_env = env()
+
+
+def _secret(state: ArenaState) -> bytes:
+    s = state.store.get_meta("site_secret")
+    if s is None:
+        state.store.set_meta("site_secret", secrets.token_hex(32))
+        s = state.store.get_meta("site_secret")
+    assert s is not None
+    return bytes.fromhex(s)
+
+
+def _sign(state: ArenaState, payload: dict[str, Any]) -> str:
+    body = base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
+    mac = hmac.new(_secret(state), body.encode(), hashlib.sha256).hexdigest()
+    return f"{body}.{mac}"
+
+
+def _unsign(state: ArenaState, value: str) -> dict[str, Any] | None:
+    body, _, mac = value.partition(".")
+    good = hmac.new(_secret(state), body.encode(), hashlib.sha256).hexdigest()
+    if not mac or not hmac.compare_digest(mac, good):
+        return None
+    try:
+        data = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _fingerprint(token_hash: str) -> str:
+    return hashlib.sha256(token_hash.encode()).hexdigest()[:24]
+
+
+def viewer(request: Request) -> Account:
+    state: ArenaState = request.app.state.arena
+    raw = request.cookies.get(SESSION)
+    data = _unsign(state, raw) if raw else None
+    if data is None or not isinstance(data.get("u"), int):
+        return VISITOR
+    user = state.store.user(data["u"])
+    if user is None or data.get("h") != _fingerprint(user.token_hash):
+        return VISITOR
+    if data.get("c") != request.cookies.get(CSRF):
+        return VISITOR  # a session cookie without its CSRF pair is not a session
+    return Account(user.id, user.name, user.role, user.alias)
+
+
+def _csrf_of(request: Request) -> str:
+    return request.cookies.get(CSRF) or request.scope.setdefault("hearts_new_csrf", secrets.token_urlsafe(24))
+
+
+def _cookie(request: Request, response: Response, name: str, value: str, *, samesite: str = "lax") -> None:
+    response.set_cookie(
+        name,
+        value,
+        max_age=SESSION_S,
+        httponly=True,
+        samesite=samesite,  # type: ignore[arg-type]
+        secure=request.url.scheme == "https",
+        path="/",
+    )
+
+
+def render(request: Request, template: str, ctx: dict[str, Any], status: int = 200) -> HTMLResponse:
+    state: ArenaState = request.app.state.arena
+    me = request.scope.get("hearts_viewer") or viewer(request)
+    csrf = _csrf_of(request)
+    html = _env.get_template(template).render(
+        **ctx,
+        me=me,
+        csrf=csrf,
+        arena_name=state.cfg.name,
+        u=lambda path: "/" + path,
+        static=lambda path: "/static/" + path,
+        static_site=False,
+        path=request.url.path,
+    )
+    response = HTMLResponse(html, status_code=status, headers=HEADERS)
+    if "hearts_new_csrf" in request.scope:
+        _cookie(request, response, CSRF, request.scope["hearts_new_csrf"], samesite="strict")
+    return response
+
+
+def _error(request: Request, status: int, message: str) -> HTMLResponse:
+    return render(request, "error.html", {"status": status, "message": message, "title": "Not here"}, status)
+
+
+def _page(fn: Any) -> Any:
+    async def endpoint(request: Request) -> Response:
+        try:
+            return await fn(request)
+        except ApiError as e:
+            return _error(request, e.status, e.message)
+
+    return endpoint
+
+
+def _state(request: Request) -> ArenaState:
+    state: ArenaState = request.app.state.arena
+    return state
+
+
+def _query(request: Request) -> dict[str, str]:
+    return dict(request.query_params)
+
+
+# -- reading pages ----------------------------------------------------------------------------------
+
+
+async def leaderboard(request: Request) -> Response:
+    t, ctx = await pages.leaderboard_page(_state(request), viewer(request), _query(request))
+    return render(request, t, ctx)
+
+
+async def matches(request: Request) -> Response:
+    t, ctx = await pages.matches_page(_state(request), viewer(request), _query(request))
+    return render(request, t, ctx)
+
+
+async def match(request: Request) -> Response:
+    t, ctx = await pages.match_page(_state(request), viewer(request), request.path_params["id"], _query(request))
+    return render(request, t, ctx)
+
+
+async def bot(request: Request) -> Response:
+    t, ctx = await pages.bot_page(_state(request), viewer(request), request.path_params["name"])
+    return render(request, t, ctx)
+
+
+async def live(request: Request) -> Response:
+    t, ctx = await pages.live_page(_state(request), viewer(request))
+    return render(request, t, ctx)
+
+
+async def live_json(request: Request) -> Response:
+    data = await pages.live_data(_state(request), viewer(request))
+    return JSONResponse(data, headers=HEADERS)
+
+
+# -- signing in -------------------------------------------------------------------------------------
+
+
+async def _form(request: Request) -> Any:
+    """The POSTed form once its CSRF token and Origin are checked (ApiError 403 otherwise)."""
+    origin = request.headers.get("origin")
+    if origin and origin != "null" and urlparse(origin).netloc != request.url.netloc:
+        raise ApiError(403, "this form was sent from another site")
+    form = await request.form(max_part_size=_state(request).cfg.limits.max_archive_bytes + 1024)
+    sent = form.get("csrf")
+    cookie = request.cookies.get(CSRF)
+    if not isinstance(sent, str) or not cookie or not hmac.compare_digest(sent, cookie):
+        raise ApiError(403, "this form has expired or was not sent from this site: load the page and send it again")
+    return form
+
+
+async def signin(request: Request) -> Response:
+    if request.method == "GET":
+        return render(request, "signin.html", {"title": "Sign in", "error": None})
+    form = await _form(request)
+    token = str(form.get("token", "")).strip()
+    state = _state(request)
+    try:
+        account = await state.guard.authenticate(state.store, token, client_address(request)) if token else None
+    except SignInLimited as e:
+        page = render(request, "signin.html", {"title": "Sign in", "error": f"{str(e)[0].upper()}{str(e)[1:]}."}, 429)
+        page.headers["Retry-After"] = str(max(1, round(e.retry_after)))
+        return page
+    if account is None:
+        return render(request, "signin.html", {"title": "Sign in", "error": "That token is not valid here."}, 401)
+    user = state.store.user(account.id)
+    assert user is not None
+    csrf = secrets.token_urlsafe(24)  # a new pair at sign-in
+    response = RedirectResponse("/admin" if account.organiser else "/me", status_code=303)
+    _cookie(request, response, SESSION, _sign(state, {"u": account.id, "h": _fingerprint(user.token_hash), "c": csrf}))
+    _cookie(request, response, CSRF, csrf, samesite="strict")
+    return response
+
+
+async def signout(request: Request) -> Response:
+    await _form(request)
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION, path="/")
+    response.delete_cookie(CSRF, path="/")
+    return response
+
+
+def _signed_in(request: Request, *, organiser: bool = False) -> Account:
+    me = viewer(request)
+    if me.id == 0:
+        raise ApiError(401, "sign in with your token first")
+    if organiser and not me.organiser:
+        raise ApiError(403, "this is the organiser's page")
+    request.scope["hearts_viewer"] = me
+    return me
+
+
+# -- the participant's area ----------------------------------------------------------------------------
+
+
+async def me_page(request: Request) -> Response:
+    try:
+        me = _signed_in(request)
+    except ApiError:
+        return RedirectResponse("/signin", status_code=303)
+    state = _state(request)
+    bots = [b for b in (await call(api.bots, state, me))["bots"] if b["mine"]]
+    full = [await call(api.bot, state, me, name=b["name"]) for b in bots]
+    status = await call(api.status, state, me)
+    return render(request, "me.html", {"bots": full, "status": status, "title": "Your bots", "message": None})
+
+
+async def submit(request: Request) -> Response:
+    me = _signed_in(request)
+    form = await _form(request)
+    state = _state(request)
+    name = str(form.get("bot", "")).strip()
+    upload = form.get("archive")
+    address = str(form.get("address", "")).strip()
+    if isinstance(upload, UploadFile) and upload.filename:
+        body = await upload.read()
+        content_type = "application/zip"
+    elif address:
+        body = json.dumps({"address": address}).encode()
+        content_type = "application/json"
+    else:
+        raise ApiError(400, "choose a .zip of your bot (or give the address of a bot you host)")
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/",
+        "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())],
+        "query_string": b"",
+        "path_params": {"name": name},
+    }
+    sent = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    result = await api.submit(Request(scope, receive), state, me)
+    if isinstance(result, JSONResponse) and result.status_code >= 400:
+        raise ApiError(result.status_code, json.loads(bytes(result.body)).get("error", "refused"))
+    return RedirectResponse(f"/me#bot-{name}", status_code=303)
+
+
+async def log_page(request: Request) -> Response:
+    me = _signed_in(request)
+    data = await call(
+        api.version_log, _state(request), me, name=request.path_params["name"], number=request.path_params["number"]
+    )
+    return render(request, "log.html", {"log": data, "title": f"Log of {data['bot']} v{data['version']}"})
+
+
+# -- the organiser's area ------------------------------------------------------------------------------
+
+
+async def admin(request: Request) -> Response:
+    me = _signed_in(request, organiser=True)
+    state = _state(request)
+    status = await call(api.status, state, me)
+    users = (await call(api.users, state, me))["users"]
+    bots = (await call(api.bots, state, me))["bots"]
+    return render(request, "admin.html", {"status": status, "users": users, "bots": bots, "title": "Organiser"})
+
+
+ADMIN_ACTIONS = {"pause": api.pause, "resume": api.resume, "reveal": api.reveal, "final": api.final}
+
+
+async def admin_action(request: Request) -> Response:
+    me = _signed_in(request, organiser=True)
+    await _form(request)
+    action = ADMIN_ACTIONS.get(request.path_params["action"])
+    if action is None:
+        raise ApiError(404, "no such action")
+    await call(action, _state(request), me)
+    return RedirectResponse("/admin", status_code=303)
+
+
+def routes() -> list[Route | Mount]:
+    return [
+        Route("/", _page(leaderboard)),
+        Route("/matches", _page(matches)),
+        Route("/matches/{id}", _page(match)),
+        Route("/bots/{name}", _page(bot)),
+        Route("/live", _page(live)),
+        Route("/live.json", live_json),
+        Route("/signin", _page(signin), methods=["GET", "POST"]),
+        Route("/signout", _page(signout), methods=["POST"]),
+        Route("/me", _page(me_page)),
+        Route("/me/submit", _page(submit), methods=["POST"]),
+        Route("/me/bots/{name}/versions/{number:int}/log", _page(log_page)),
+        Route("/admin", _page(admin)),
+        Route("/admin/{action}", _page(admin_action), methods=["POST"]),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+
+
+def mount(app: Starlette, state: ArenaState) -> None:
+    """Add the site's pages to the arena's app (the entry point ladder/arena/app.py loads)."""
+    for r in routes():
+        app.router.routes.append(r)

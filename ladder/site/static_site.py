@@ -1,0 +1,85 @@
+"""``hearts site build``: the leaderboard, the matches, every bot's page and every replay as plain
+files (the server's templates, as a visitor not signed in sees them), for a teacher who publishes
+results without running a server. Links are relative, so the folder works from any web server or
+straight from the disk."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from ladder.arena.app import ApiError, ArenaState, View
+from ladder.arena.config import ArenaConfig
+from ladder.arena.worker import Ratings
+from ladder.site import pages
+from ladder.site.pages import VISITOR
+from ladder.site.render import HERE, env
+
+__all__ = ["build_site"]
+
+
+def _file(path: str) -> str:
+    """The file a page's path is written to: ``bots/NAME`` → ``bots/NAME.html``, ``""`` → ``index.html``."""
+    return (path or "index") + ".html"
+
+
+def build_site(arena_dir: Path, cfg: ArenaConfig, out: Path, *, replays: int = 200) -> int:
+    """Write the site under ``out``; returns how many pages were written."""
+    state = ArenaState(dir=arena_dir, cfg=cfg, ratings=Ratings())
+    return asyncio.run(_build(state, out, replays))
+
+
+async def _build(state: ArenaState, out: Path, replays: int) -> int:
+    e = env()
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(HERE / "static", out / "static", dirs_exist_ok=True)
+    written = 0
+
+    def write(path: str, page: pages.Page) -> None:
+        nonlocal written
+        depth = path.count("/")
+        prefix = "../" * depth
+        template, ctx = page
+        html = e.get_template(template).render(
+            **ctx,
+            me=VISITOR,
+            csrf="",
+            arena_name=state.cfg.name,
+            u=lambda p: prefix + quote(_file(p), safe="/"),
+            static=lambda p: prefix + "static/" + p,
+            static_site=True,
+            path="/" + path,
+        )
+        target = out / _file(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(html)
+        written += 1
+
+    write("", await pages.leaderboard_page(state, VISITOR, {}))
+    listing = await pages.matches_page(state, VISITOR, {})
+    # A match whose deal is still to be played in other seats (duplicate deals) is left out until then:
+    # its record shows their cards. Its page says so, for the links to it.
+    withheld = [m for m in listing[1]["matches"] if state.store.ladder.deal_in_play(m["id"])]
+    listing[1]["matches"] = [m for m in listing[1]["matches"] if m not in withheld]
+    write("matches", listing)
+    for m in withheld:
+        message = f"match {m['id']}'s deal is still to be played in other seats: its replay comes with a later build"
+        write(
+            f"matches/{quote(m['id'], safe='')}",
+            ("error.html", {"status": 409, "message": message, "title": "Not yet"}),
+        )
+    view = View(state, VISITOR)
+    for b in view.bots.values():
+        name = view.bot_name(b)
+        try:
+            # The file is named by the name's URL quoting (no "/" or ".." can reach the path).
+            write(f"bots/{quote(name, safe='')}", await pages.bot_page(state, VISITOR, name))
+        except ApiError:
+            continue
+    matches: list[dict[str, Any]] = listing[1]["matches"]
+    for m in matches[:replays]:
+        write(f"matches/{quote(m['id'], safe='')}", await pages.match_page(state, VISITOR, m["id"], {}))
+    return written

@@ -1,0 +1,134 @@
+"""One sitting of ``hearts play``: the table's server up, the bots seated, the match played with the
+person in their seat once they ask to start, the record stored, everything stopped.
+
+The bots are seated as ``hearts match`` seats them (``ladder.tournament.run.started_bots``: a command
+started and stopped, an address reached, a ``PKG.MOD:CLASS`` played in-process), the person's seat
+is a ``referee.human.HumanSeat``, and the match is the referee's ``play_match`` like any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from ladder.bots.registry import BotEntry
+from ladder.sandbox import SandboxMode
+from ladder.store import Store
+from ladder.table.table import Table, table_app
+from ladder.tournament.run import started_bots
+from referee.human import HumanSeat
+from referee.match import MatchSettings, play_match
+from referee.record import MatchRecord
+from referee.rules import Rules
+
+LINGER_S = 5.0
+"""How long the server stays up after the match for an open page to receive its last events."""
+
+
+class PortTaken(OSError):
+    """The port asked for is in use (or may not be used): the message says what to give instead."""
+
+
+def listen(port: int) -> socket.socket:
+    """A socket listening on 127.0.0.1:``port`` (0: any free port), for the table's server."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen(16)
+    except OSError as e:
+        sock.close()
+        raise PortTaken(
+            f"cannot listen on 127.0.0.1:{port} ({e.strerror}): give another --port, or 0 for any"
+        ) from None
+    sock.setblocking(False)
+    return sock
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, without its own signal handlers: Ctrl-C is the command's, and stops the match
+    (nothing recorded), the bots and then the server."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@dataclass
+class Sitting:
+    """What ``sit`` needs: the bots (entries, by seat), the rules and seed, the person's seat and table."""
+
+    entries: Sequence[BotEntry]
+    person_seat: int
+    rules: Rules
+    seed: int
+    person: HumanSeat
+    table: Table
+    db: str
+    settings: MatchSettings
+    log_dir: Path
+    startup_timeout: float
+    sandbox: SandboxMode
+
+
+async def sit(s: Sitting, sock: socket.socket, on_listening: Callable[[str], None]) -> MatchRecord:
+    """Serve the table's page, seat the bots, wait for the person's start, play and record the match."""
+    server = _Server(
+        uvicorn.Config(
+            table_app(s.table), log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+        )
+    )
+    s.table.port = sock.getsockname()[1]
+    serving = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        on_listening(s.table.url)
+        record = await play_and_record(s)
+        await _linger(s.table)
+        return record
+    finally:
+        s.table.close()
+        await asyncio.sleep(0)
+        server.should_exit = True
+        with contextlib.suppress(Exception):
+            await serving
+
+
+async def play_and_record(s: Sitting) -> MatchRecord:
+    """Seat the bots, wait for the person's start (``s.table.start``), play the match with the person
+    in their seat, record it, and tell the person where it is."""
+    names = [e.name for e in s.entries]
+    async with started_bots(
+        list({e.name: e for e in s.entries}.values()),
+        log_dir=s.log_dir,
+        startup_timeout=s.startup_timeout,
+        sandbox=s.sandbox,
+    ) as chairs:
+        s.person.tell({"type": "ready", "rules": str(s.rules)})
+        await s.table.start.wait()
+        seats = [chairs[n] for n in names]
+        seats.insert(s.person_seat, s.person)
+        shown = list(names)
+        shown.insert(s.person_seat, s.person.name or "person")
+        record = await play_match(seats, s.rules, s.seed, settings=s.settings, names=shown)
+    await asyncio.to_thread(_save, s.db, record)
+    s.person.tell({"type": "recorded", "match_id": record.match_id, "db": s.db})
+    return record
+
+
+def _save(db: str, record: MatchRecord) -> None:
+    with Store(db) as store:
+        store.save_match(record)
+
+
+async def _linger(table: Table) -> None:
+    """Give an open page up to ``LINGER_S`` to receive every event (the match over, its record)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + LINGER_S
+    while table.pages and table.delivered < len(table.seat.events) and loop.time() < end:
+        await asyncio.sleep(0.05)
