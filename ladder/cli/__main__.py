@@ -2,7 +2,7 @@
 
 import os
 
-from ladder.site.cli import main
+from ladder.cli import main
 
 os.environ.setdefault("PYTHONUNBUFFERED", "1")
 main()

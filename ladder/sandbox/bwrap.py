@@ -288,8 +288,8 @@ def _in_venv(program: Path, prefix: Path) -> bool:
 @functools.lru_cache(maxsize=64)
 def _console_script_packages(script: str, mtime_ns: int) -> tuple[str, ...]:
     """The top-level packages of the distribution whose console script ``script`` is, in the
-    harness's own environment (its entry imports its siblings: ``hearts``'s ``ladder.site.cli`` imports the
-    arena and the ladder); none for a script no distribution there installed. Kept per version of
+    harness's own environment (its entry imports its siblings: ``hearts``'s ``ladder.cli`` imports the
+    arena, the site and the ladder); none for a script no distribution there installed. Kept per version of
     the script (``mtime_ns``): reading the environment's metadata would take some 50 ms a start."""
     try:
         m = _ENTRY.search(Path(script).read_text(errors="replace")[:4096])

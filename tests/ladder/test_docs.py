@@ -1,6 +1,6 @@
 """docs/cli.md documents every command of the ``hearts`` CLI (in the spirit of sqlite-utils' tests/test_docs.py).
 
-The command tree is walked from ``ladder.site.cli.main`` (``ladder.cli.main`` with the arena's and the site's commands);
+The command tree is walked from ``ladder.cli.main`` (every group: the ladder's, the arena's, the site's, play);
 for each command docs/cli.md must have a section
 headed exactly ``## hearts <command path>`` that shows the usage line and names, in inline code
 (backticks, outside fenced blocks), every long option string and every argument of the command,
@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 import pytest
 
-from ladder.site.cli import main
+from ladder.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "cli.md"

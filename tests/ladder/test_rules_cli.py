@@ -7,12 +7,12 @@ import pytest
 from cli_runner import ok, run
 from rich.console import Console
 
-from ladder import cli
+from ladder.cli import rules as rules_cli
 from referee.rules import Rules
 
 
 def test_hearts_rules_shows_the_form_of_removed_cards_that_parses(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "console", Console(width=400))
+    monkeypatch.setattr(rules_cli, "console", Console(width=400))
     out = ok("rules")
     assert '"2C 2D"' in out and "2C,2D" not in out
     spec = "standard,removed_cards=2C 2D,hand_size=12,kitty=first-trick"
@@ -41,7 +41,7 @@ def test_hearts_rules_lists_the_partnership_presets_and_refuses_partners_at_othe
 ) -> None:
     """002 Partnership Hearts: `hearts rules` lists both presets and the option; partners at a table of
     three or five are an error naming the option and the table, wherever a ruleset is asked for."""
-    monkeypatch.setattr(cli, "console", Console(width=400))
+    monkeypatch.setattr(rules_cli, "console", Console(width=400))
     out = ok("rules")
     assert "partnership-individual" in out and "partnership=individual" in out
     assert "moon=shooter-chooses, partnership=team" in out and "none | team | individual" in out

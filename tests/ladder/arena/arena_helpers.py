@@ -18,7 +18,7 @@ import httpx
 from ladder.bots.launcher import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
-HEARTS = [sys.executable, "-m", "ladder.arena.cli"]
+HEARTS = [sys.executable, "-m", "ladder.cli"]
 
 # Short matches and a fast clock: these tests are about the arena, not the game.
 FAST_TOML = """

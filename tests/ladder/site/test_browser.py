@@ -378,7 +378,7 @@ def test_hearts_site_build_writes_a_static_site_that_reads_alike(
     a = site["arena"]
     out = tmp_path / "public"
     r = subprocess.run(
-        [sys.executable, "-m", "ladder.site.cli", "site", "build", "--db", str(a.dir / "arena.db"), str(out)],
+        [sys.executable, "-m", "ladder.cli", "site", "build", "--db", str(a.dir / "arena.db"), str(out)],
         capture_output=True,
         text=True,
         timeout=300,

@@ -14,7 +14,6 @@ import pytest
 from cli_runner import run
 from play_helpers import Table
 
-import ladder.table.cli  # noqa: F401  (hearts play, on the ladder's command group)
 from ladder.store import Store
 from ladder.table.table import KEY_HEADER, MAX_BODY, MAX_PAGES
 

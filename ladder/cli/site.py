@@ -1,22 +1,15 @@
-"""The site's command, ``hearts site build``, added on top of the arena's and the ladder's
-(``hearts`` is this module's ``main``: ladder.cli's group with ladder.arena.cli's, ladder.table.cli's ``hearts play``
-and these commands)."""
+"""``hearts site``: the arena's web site, built as static files."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
-import ladder.table.cli  # noqa: F401  (adds hearts play)
-from ladder.arena.cli import main
-from ladder.cli import console
-
-__all__ = ["main"]
+from ladder.cli.common import console
 
 
-@main.group()
+@click.group()
 def site() -> None:
     """The arena's web site: `hearts arena serve` serves it; `hearts site build` writes it as files."""
 
@@ -45,8 +38,3 @@ def site_build(db: Path, replays: int, out: Path) -> None:
         raise click.ClickException(str(e)) from None
     n = build_site(arena_dir, cfg, out, replays=replays)
     console.print(f"wrote {n} pages to {out}/ (open {out}/index.html)", highlight=False, markup=False)
-
-
-if __name__ == "__main__":
-    os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    main()

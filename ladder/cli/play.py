@@ -1,13 +1,8 @@
-"""``hearts play``: a person against bots, through the referee (docs/play.md).
-
-Added to ``ladder.cli.main`` here, so that the ladder never imports the table's web server; the
-``hearts`` entry point (ladder/site/cli.py) imports this module with every other layer's commands.
-"""
+"""``hearts play``: a person against bots, through the referee (docs/play.md)."""
 
 from __future__ import annotations
 
 import getpass
-import os
 import re
 import secrets
 import sys
@@ -16,7 +11,7 @@ from typing import Any
 
 import click
 
-from ladder.cli import (
+from ladder.cli.common import (
     _DB_OPTION,
     _SANDBOX_OPTION,
     _SEED,
@@ -27,11 +22,8 @@ from ladder.cli import (
     _parse_rules,
     _seat_entries,
     console,
-    main,
 )
 from referee.untrusted import inert
-
-__all__ = ["main"]
 
 SAMPLE_OPPONENTS = ("heuristic", "lowest", "random")
 """The bots a person plays when no --seat names them, in seat order (repeated, numbered, for more seats)."""
@@ -82,7 +74,7 @@ def _default_name() -> str:
     return who or "person"
 
 
-@main.command("play")
+@click.command("play")
 @click.option(
     "--seat",
     "seat_specs",
@@ -274,8 +266,3 @@ def _recorded(record: Any, db: str) -> None:
     console.print(summary(record))
     console.print(f"recorded in {db}; replay with:")
     console.print(f"  hearts replay {record.match_id} --db {db}", soft_wrap=True)
-
-
-if __name__ == "__main__":
-    os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    main()

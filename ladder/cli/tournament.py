@@ -1,0 +1,440 @@
+"""``hearts tournament``: run, resume and list tournaments, and print each one's ladder."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+from rich.text import Text
+
+from ladder.cli.common import (
+    _AT_LEAST_1,
+    _DB_OPTION,
+    _SANDBOX_OPTION,
+    _SEED,
+    _STARTUP_TIMEOUT_OPTION,
+    _WORKERS_OPTION,
+    _check_tournament,
+    _clock_options,
+    _cluster_options,
+    _count,
+    _db_error,
+    _open,
+    _parse_rules,
+    _table,
+    _venue,
+    _wide_console,
+    console,
+)
+from referee.untrusted import inert, inert_text
+
+if TYPE_CHECKING:
+    from ladder.bots.registry import BotEntry
+    from ladder.store import Store
+    from ladder.tournament.run import RunSummary
+    from ladder.venues.venue import Venue
+
+
+@click.group()
+def tournament() -> None:
+    """Run, resume and list tournaments (schedules of matches among registered bots)."""
+
+
+@tournament.command("run")
+@click.option(
+    "--bots",
+    "bots_file",
+    type=click.Path(dir_okay=False, exists=True),
+    help="A bots TOML file; its bots are registered and play. Default: every registered bot.",
+)
+@click.option("--bot", "only", multiple=True, metavar="NAME", help="Play only these registered bots (repeatable).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["round-robin", "gauntlet"]),
+    default="round-robin",
+    show_default=True,
+    help="Every group of bots at a table, or one bot against the pool.",
+)
+@click.option("--gauntlet", metavar="BOT", help="The bot that plays every table (implies --format gauntlet).")
+@click.option(
+    "--rules", "ruleset", default="standard", show_default=True, help="PRESET[,option=value...]; see hearts rules."
+)
+@click.option(
+    "--seed",
+    type=_SEED,
+    default=None,
+    help="Tournament seed (all deals follow from it), 64 bits signed. Default: random.",
+)
+@click.option(
+    "--rounds", type=_AT_LEAST_1, default=1, show_default=True, help="Times the table design is played (at least 1)."
+)
+@click.option(
+    "--deals",
+    type=_AT_LEAST_1,
+    default=1,
+    show_default=True,
+    help="Deals per table per round (at least 1); each is played in every seat rotation (duplicate).",
+)
+@click.option("--no-duplicate", is_flag=True, help="Play each deal once (seats still rotate across deals).")
+@click.option(
+    "--concurrency", type=_AT_LEAST_1, default=4, show_default=True, help="Matches played at once (at least 1)."
+)
+@_WORKERS_OPTION
+@_cluster_options
+@_clock_options
+@_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
+@_DB_OPTION
+def tournament_run(
+    bots_file: str | None,
+    only: tuple[str, ...],
+    fmt: str,
+    gauntlet: str | None,
+    ruleset: str,
+    seed: int | None,
+    rounds: int,
+    deals: int,
+    no_duplicate: bool,
+    concurrency: int,
+    workers: int | None,
+    cluster_address: str | None,
+    cluster_workers: int | None,
+    budget_ms: float,
+    bank_ms: float,
+    grace_ms: float,
+    max_faults: int,
+    startup_timeout: float,
+    sandbox: str,
+    db: str,
+) -> None:
+    """Create a tournament, play it, and print its ladder.
+
+    \b
+    Example:
+      hearts tournament run --bots bots.toml --format round-robin --concurrency 8 --db arena.db
+    """
+    import secrets
+
+    from ladder.bots.registry import RegistryError, list_bots, load_bots_file
+    from ladder.tournament.run import TournamentSpec, create_tournament
+    from referee.match import MatchSettings
+
+    _parse_rules(ruleset, "--rules")
+    if gauntlet:
+        fmt = "gauntlet"
+    elif fmt == "gauntlet":
+        raise click.UsageError("--format gauntlet needs --gauntlet BOT, the bot that plays every table")
+    seed = seed if seed is not None else secrets.randbelow(2**31)
+    venue = _venue(cluster_address, cluster_workers, concurrency)  # before anything is written
+    try:  # the file before the database: a broken bots file leaves no database behind
+        from_file = load_bots_file(bots_file) if bots_file else None
+    except RegistryError as e:
+        raise click.ClickException(str(e)) from None
+    with _open(db) as store:
+        entries = from_file if from_file is not None else list_bots(store)
+        if only:
+            unknown = sorted(set(only) - {e.name for e in entries})
+            if unknown:
+                raise click.BadParameter(f"not registered: {', '.join(unknown)}", param_hint="--bot")
+            entries = [e for e in entries if e.name in only]
+        if not entries:
+            raise click.ClickException(f"no bots: give --bots FILE or register some (hearts bot add) in {db}")
+        spec = TournamentSpec(
+            format=fmt,
+            rules=ruleset,
+            rounds=rounds,
+            deals=deals,
+            seed=seed,
+            gauntlet=gauntlet,
+            duplicate=not no_duplicate,
+            settings=MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults),
+        )
+        try:
+            tid = create_tournament(store, entries, spec)
+        except ValueError as e:
+            raise click.ClickException(str(e)) from None
+        _play_tournament(
+            store,
+            db,
+            tid,
+            concurrency,
+            startup_timeout,
+            created=True,
+            bots_file=bots_file,
+            workers=workers,
+            sandbox=sandbox,
+            venue=venue,
+        )
+
+
+@tournament.command("resume")
+@click.argument("tournament_id", type=int)
+@click.option(
+    "--concurrency", type=_AT_LEAST_1, default=4, show_default=True, help="Matches played at once (at least 1)."
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Take the tournament over from a runner this machine cannot check (another host, or a "
+    "claim without its start); never from one known to be alive.",
+)
+@_WORKERS_OPTION
+@_cluster_options
+@_STARTUP_TIMEOUT_OPTION
+@_SANDBOX_OPTION
+@_DB_OPTION
+def tournament_resume(
+    tournament_id: int,
+    concurrency: int,
+    force: bool,
+    workers: int | None,
+    cluster_address: str | None,
+    cluster_workers: int | None,
+    startup_timeout: float,
+    sandbox: str,
+    db: str,
+) -> None:
+    """Play what is missing of tournament TOURNAMENT_ID (after a crash, a kill, Ctrl-C or a bot that
+    would not start).
+
+    A bot that is registered is started (or reached) by its current registration, so a command or
+    address fixed with hearts bot add is used; a bot no longer registered by the entry stored with
+    the tournament. The rules, seeds and time limits are the stored ones.
+    """
+    from ladder.tournament.run import get_tournament, registry_changes
+
+    venue = _venue(cluster_address, cluster_workers, concurrency)
+    with _open(db) as store:
+        _check_tournament(store, tournament_id, db)
+        info = get_tournament(store, tournament_id)
+        if info.format == "compare":
+            raise click.ClickException(
+                f"tournament {tournament_id} is a comparison (hearts compare): resumed as a tournament it would "
+                "play every deal with no test to stop it. Run hearts compare again to start a new comparison"
+            )
+        _check_clock(info)
+        changes = registry_changes(store, tournament_id)
+        for name, e in sorted(changes.items()):
+            how = f"{e.kind} {e.target}"
+            how += f", max_concurrency {e.max_concurrency}" if e.max_concurrency else ", no max_concurrency"
+            console.print(
+                f"bot {name!r}: started by its current registration ({how}), not the entry stored "
+                f"with tournament {tournament_id}",
+                soft_wrap=True,
+            )
+        _play_tournament(
+            store,
+            db,
+            tournament_id,
+            concurrency,
+            startup_timeout,
+            bots=changes,
+            force=force,
+            workers=workers,
+            sandbox=sandbox,
+            venue=venue,
+        )
+
+
+def _check_clock(info: Any) -> None:
+    """Refuse a tournament stored with a time control that cannot be played (a NaN a script wrote,
+    say): every resume of it would fail the same way."""
+    if info.unplayable is not None:
+        raise click.ClickException(
+            f"{info.unplayable}; it cannot be resumed: run a new tournament with --budget-ms and --bank-ms "
+            "in range (its recorded matches stay)"
+        )
+
+
+@tournament.command("list")
+@_DB_OPTION
+def tournament_list(db: str) -> None:
+    """List the tournaments with how much of each has been played."""
+    from ladder.tournament.run import list_tournaments
+
+    infos = []
+    if Path(db).exists():  # nothing to list, and a reading command creates nothing
+        with _open(db, readonly=True) as store:
+            infos = list_tournaments(store)
+    if not infos:
+        console.print(f"no tournaments in {db}")
+        return
+    table = _table(f"Tournaments in {db}", "id", "format", "rules", "bots", "matches", "status", "seed", "created")
+    for t in infos:
+        fmt = t.format + (f" ({t.gauntlet})" if t.gauntlet else "")
+        table.add_row(
+            str(t.id),
+            fmt,
+            t.rules,
+            str(len(t.bots)),
+            f"{t.done}/{t.total}",
+            t.status,
+            str(t.seed),
+            t.created_at[:19].replace("T", " "),
+        )
+    console.print(table)
+
+
+def _play_tournament(
+    store: Store,
+    db: str,
+    tid: int,
+    concurrency: int,
+    startup_timeout: float,
+    *,
+    created: bool = False,
+    bots_file: str | None = None,
+    bots: dict[str, BotEntry] | None = None,
+    force: bool = False,
+    workers: int | None = None,
+    sandbox: str = "off",
+    venue: Venue | None = None,
+) -> None:
+    """Play tournament ``tid`` and print its ladder. ``created``: this command created it (from
+    ``bots_file``, or the registry), so if a bot fails to start before any match, it is removed.
+    ``force``: take it over from a runner that cannot be checked. ``workers``: processes for the
+    matches of in-process bots (None: one per core)."""
+    from ladder.bots.inprocess import BotModuleError
+    from ladder.bots.launcher import BotStartError
+    from ladder.ratings.leaderboard import load_leaderboard, render_table
+    from ladder.sandbox import SandboxMode, SandboxUnavailable
+    from ladder.store import store_error
+    from ladder.tournament.progress import Progress
+    from ladder.tournament.run import TournamentBusy, delete_tournament, get_tournament, run_tournament
+    from ladder.venues.venue import VenueError
+    from ladder.venues.workers import WorkerDied
+
+    _check_tournament(store, tid, db)
+    info = get_tournament(store, tid)
+    on = _venue_option(venue)  # a resume's hint plays the rest where this run played
+    console.print(
+        f"tournament {tid}: {info.format}, rules {info.rules}, seed {info.seed}, {len(info.bots)} bots, "
+        f"{info.done}/{info.total} matches recorded; concurrency {concurrency}"
+        + (
+            f"; on the Dask cluster {_venue_name(venue)} (or as many at once as its workers have threads, if more)"
+            if venue is not None
+            else ""
+        )
+        + (f"; bots: {SandboxMode(sandbox).label}" if sandbox != "off" else "")
+    )
+    told: set[str] = set()  # the venue's events said as they happened: not again in the report
+    if venue is not None:
+
+        def tell(event: str) -> None:
+            told.add(event)
+            console.print(inert_text(event, style="yellow"))
+
+        venue.on_event = tell
+    try:
+        with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
+            summary = run_tournament(
+                store,
+                tid,
+                concurrency=concurrency,
+                on_record=progress.on_record,
+                startup_timeout=startup_timeout,
+                bots=bots,
+                force=force,
+                workers=workers,
+                sandbox=sandbox,
+                venue=venue,
+            )
+    except (BotModuleError, WorkerDied, SandboxUnavailable, VenueError) as e:
+        if created and get_tournament(store, tid).done == 0:
+            delete_tournament(store, tid)
+            raise click.ClickException(f"{e}\nnothing was played, so tournament {tid} was not kept") from None
+        raise click.ClickException(f"{e}\nresume with: hearts tournament resume {tid}{on} --db {db}") from None
+    except BotStartError as e:
+        if e.command is not None:
+            register = f'hearts bot add {e.name} --command "..." --db {db}'
+        else:
+            register = f"hearts bot add {e.name} --address HOST:PORT --db {db}"
+        if created and get_tournament(store, tid).done == 0:
+            delete_tournament(store, tid)
+            where = f"its registration ({register})" if bots_file is None else f"its entry in {bots_file}"
+            raise click.ClickException(
+                f"{e}\nnothing was played, so tournament {tid} was not kept. Fix the bot's "
+                f"program, or {where}, then run the same command again (with --seed "
+                f"{info.seed} for the same deals)."
+            ) from None
+        raise click.ClickException(
+            f"{e}\nnothing more was played. Fix the bot's program, or its registration ({register}; a resume "
+            f"starts a registered bot by its current registration), then: hearts tournament resume {tid}{on} --db {db}"
+        ) from None
+    except TournamentBusy as e:
+        force_it = (
+            ""
+            if e.verified
+            else (
+                f"; if that process is gone, take the tournament over with: "
+                f"hearts tournament resume {tid} --force{on} --db {db}"
+            )
+        )
+        raise click.ClickException(f"{e}{force_it}") from None
+    except sqlite3.Error as e:  # a full disk at a commit, say: what was saved stays, the rest is pending
+        problem = store_error(e, db)
+        then = (
+            f"the matches in progress were not saved: {problem.hint or 'fix that'}, then: "
+            f"hearts tournament resume {tid}{on} --db {db}"
+        )
+        raise click.ClickException(_db_error(db, problem, then)) from None
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (TournamentInterrupted): stopped cleanly
+        signum = getattr(e, "signum", signal.SIGINT)
+        how = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+        left = get_tournament(store, tid).pending
+        console.print(
+            f"{how}: {left} matches pending; resume with: hearts tournament resume {tid}{on} --db {db}", soft_wrap=True
+        )
+        raise SystemExit(128 + signum) from None
+    for event in summary.events:
+        if event not in told:
+            console.print(inert_text(event, style="yellow"))
+    console.print(
+        Text(
+            f"played {summary.played} matches in {summary.seconds:.1f} s "
+            f"({_count(summary.faults, 'fault')}, {_count(summary.forfeits, 'forfeit')}); logs in "
+            f"{(Path(db).resolve().parent / 'logs')}"
+            + (f"; bots: {summary.sandbox}" if summary.sandbox != SandboxMode.OFF.label else "")
+        ),
+        soft_wrap=True,
+    )
+    for line in _faults_by_bot(summary):
+        console.print(line, soft_wrap=True)
+    _wide_console().print(render_table(load_leaderboard(store, tournament_id=tid), title=f"Tournament {tid}"))
+
+
+def _venue_option(venue: Any) -> str:
+    """The option that plays on ``venue`` again (`` --cluster ADDRESS``), for a resume's hint."""
+    if venue is None:
+        return ""
+    local = getattr(venue, "local_workers", None)
+    return f" --cluster-workers {local}" if local is not None else f" --cluster {getattr(venue, 'address', '?')}"
+
+
+def _venue_name(venue: Any) -> str:
+    local = getattr(venue, "local_workers", None)
+    return f"of {local} local workers" if local is not None else f"at {getattr(venue, 'address', '?')}"
+
+
+def _faults_by_bot(summary: RunSummary) -> list[Text]:
+    """One line per bot that faulted or forfeited, most faults first: how often, of which kinds,
+    and where its log is (what a closing "12 faults, 4 forfeits" alone cannot say)."""
+    names = set(summary.bot_faults) | set(summary.bot_forfeits)
+    if not names:
+        return []
+    lines = [Text("faults by bot:")]
+    for name in sorted(names, key=lambda n: (-sum(summary.bot_faults.get(n, {}).values()), n)):
+        kinds = summary.bot_faults.get(name, {})
+        what = _count(sum(kinds.values()), "fault")
+        if kinds:
+            what += " (" + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))) + ")"
+        if summary.bot_forfeits.get(name):
+            what += ", " + _count(summary.bot_forfeits[name], "forfeit")
+        log = summary.logs.get(name)
+        where = f"log {log}" if log is not None else "a remote bot: its log is wherever it runs"
+        lines.append(Text(f"  {inert(name)}: {what}; {where}"))
+    return lines
