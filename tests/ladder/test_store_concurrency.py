@@ -44,9 +44,9 @@ from click.testing import CliRunner
 from hand_made import record
 
 from clients.sdk import ThreadedBotServer
-from ladder import store as store_module
 from ladder.cli import main
 from ladder.store import Store
+from ladder.store import schema as store_module
 from ladder.store.save import AlreadyRecorded, save_scheduled
 from ladder.tournament.run import TournamentBusy, TournamentSpec, create_tournament, get_tournament, run_tournament
 
