@@ -104,7 +104,9 @@ def save_cost(tmp: Path, matches: int) -> tuple[float, float]:
     reads is kept summed per bot and ruleset, so the two should be alike)."""
     from ladder.bots.registry import BotEntry
     from ladder.store import Store
-    from ladder.tournament.run import TournamentSpec, create_tournament, play_one_match, save_scheduled
+    from ladder.store.save import save_scheduled
+    from ladder.tournament.run import TournamentSpec, create_tournament
+    from ladder.venues.here import play_one_match
     from referee.rules import Rules
 
     names = [f"b{i}" for i in range(4)]

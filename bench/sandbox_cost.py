@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ladder.bots.launcher import Launcher  # noqa: E402
 from ladder.sandbox import SandboxMode, SandboxUnavailable, probe  # noqa: E402
-from ladder.tournament.run import launcher_seat  # noqa: E402
+from ladder.venues.here import launcher_seat  # noqa: E402
 from referee.match import MatchSettings, play_match  # noqa: E402
 from referee.rules import Rules  # noqa: E402
 

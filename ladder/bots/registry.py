@@ -39,7 +39,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -306,14 +306,14 @@ def add_bots(store: Store, entries: Iterable[BotEntry]) -> list[BotEntry]:
     return entries
 
 
-def _entry(row: Any) -> BotEntry:
+def _entry(row: Mapping[str, Any]) -> BotEntry:
     return BotEntry(
-        name=row[0],
-        command=row[1],
-        address=row[2],
-        description=row[3] or None,
-        max_concurrency=row[4] or None,
-        module=row[5],
+        name=row["name"],
+        command=row["command"],
+        address=row["address"],
+        description=row["description"] or None,
+        max_concurrency=row["max_concurrency"] or None,
+        module=row["module"],
     )
 
 

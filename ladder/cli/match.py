@@ -105,7 +105,7 @@ def match_command(
         else:
             from ladder.bots.inprocess import BotModuleError
             from ladder.bots.launcher import BotStartError
-            from ladder.tournament.run import play_one_match
+            from ladder.venues.here import play_one_match
 
             try:
                 record = asyncio.run(

@@ -21,7 +21,7 @@ from ladder.bots.registry import BotEntry
 from ladder.sandbox import SandboxMode
 from ladder.store import Store
 from ladder.table.table import Table, table_app
-from ladder.tournament.run import started_bots
+from ladder.venues.here import started_bots
 from referee.human import HumanSeat
 from referee.match import MatchSettings, play_match
 from referee.record import MatchRecord

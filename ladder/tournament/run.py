@@ -32,7 +32,6 @@ ladder's rating is the batch fit (``ladder.ratings.leaderboard``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import dataclasses
 import json
@@ -41,30 +40,24 @@ import signal
 import socket
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hearts.v1 import codec
-from ladder.bots.inprocess import BotModuleError, SdkSeat, load_seat
-from ladder.bots.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher, process_alive
+from ladder.bots.launcher import DEFAULT_STARTUP_TIMEOUT, process_alive
 from ladder.bots.registry import BotEntry, add_bots, get_bot, list_bots
-from ladder.ratings.fit import ELO_BASE, live_elo_update
-from ladder.ratings.leaderboard import live_elo
-from ladder.sandbox import Limits, SandboxMode, probe, probe_limits
+from ladder.sandbox import SandboxMode
 from ladder.store import Runner, Store, TournamentRow
+from ladder.store.save import AlreadyRecorded, save_scheduled, scheduled_match_id
 from ladder.tournament.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
-from ladder.venues.venue import Venue, VenueBots
-from ladder.venues.workers import MatchJob, MatchWorkers, default_workers
-from referee.match import MatchSettings, play_match
-from referee.record import FaultKind, ForfeitReason, MatchRecord
+from ladder.venues.here import HereVenue, load_in_process
+from ladder.venues.venue import MatchJob, Played, Venue, VenueBots
+from referee.match import MatchSettings
+from referee.record import FaultKind, MatchRecord
 from referee.rules import Rules
-from referee.seats import REFEREE_NAME, GrpcSeat, Seat
 
 __all__ = [
-    "LIVE_ELO_K",
-    "AlreadyRecorded",
     "RunSummary",
     "Runner",
     "TournamentBusy",
@@ -75,28 +68,16 @@ __all__ = [
     "delete_tournament",
     "effective_limit",
     "get_tournament",
-    "handshake_limits",
-    "launcher_seat",
     "list_tournaments",
-    "live_elo",
     "pending_matches",
     "play_tournament",
-    "ready_seats",
     "registry_changes",
     "run_tournament",
     "runner_of",
     "runner_state",
-    "sandbox_options",
-    "save_scheduled",
 ]
 
-LIVE_ELO_K: float = 32.0
-_HANDSHAKE_TIMEOUT_S = 5.0
 _LOOKAHEAD = 500  # pending matches examined for one with free bots
-
-
-class AlreadyRecorded(RuntimeError):
-    """The scheduled match was recorded by another process first (nothing of this one is saved)."""
 
 
 class TournamentBusy(ValueError):
@@ -391,36 +372,6 @@ def _set_status(store: Store, tid: int, status: str) -> None:
         store.tournaments.set_status(tid, status)
 
 
-def _match_id(tid: int, index: int) -> str:
-    # Deterministic: the store's primary key then also refuses a second record of one scheduled match.
-    return f"t{tid}-{index:06d}"
-
-
-def save_scheduled(store: Store, tid: int, index: int, record: MatchRecord, k: float = LIVE_ELO_K) -> None:
-    """Save a match record, mark its scheduled match done and store its live Elo change: one transaction."""
-    with store.db.atomic():
-        try:
-            store.save_match(record)
-        except sqlite3.IntegrityError:
-            if store.has_match(record.match_id):  # another process saved this scheduled match
-                raise AlreadyRecorded(f"tournament {tid} match {index} is already recorded") from None
-            raise
-        if not store.tournaments.mark_recorded(tid, index, record.match_id):
-            # another process recorded it first: roll the whole match back
-            raise AlreadyRecorded(f"tournament {tid} match {index} is already recorded")
-        players = [s.bot for s in record.seats]
-        ids = [store.bot_id(p) for p in players]
-        # Over every match of this ruleset: live Elo carries across tournaments, never across
-        # rulesets (a ladder is per ruleset).
-        current = live_elo(store, bots=players, rules=record.rules)
-        before = {p: current.get(p, ELO_BASE) for p in players}
-        # Places, not scores: a forfeiter places last whatever its substitutes scored.
-        after = live_elo_update(before, players, [float(s.place) for s in record.seats], k=k)
-        store.tournaments.add_live_elo(
-            record.match_id, k, [(i, before[p], after[p] - before[p]) for p, i in zip(players, ids)]
-        )
-
-
 # -- playing -------------------------------------------------------------------------------------
 
 
@@ -440,22 +391,19 @@ async def play_tournament(
     shown_names: Mapping[str, str] | None = None,
     venue: Venue | None = None,
 ) -> RunSummary:
-    """Play every pending match of a tournament; returns what was played. ``stop``, asked before each
-    match starts, ends the run early when it says so (the matches in flight finish and are saved).
-    ``sandbox``: how every bot is run (a bot whose entry says ``sandbox = true`` always is); a
-    sandbox this machine cannot make raises ``SandboxUnavailable`` before anything is written.
+    """Play every pending match of a tournament at a venue; returns what was played. ``stop``, asked
+    before each match starts, ends the run early when it says so (the matches in flight finish and
+    are saved). ``sandbox``: how every bot is run (a bot whose entry says ``sandbox = true`` always
+    is); a sandbox this machine cannot make raises ``SandboxUnavailable`` before anything is written.
     ``shown_names``: the name each bot is told of the others, by ladder name (an anonymous
     contest's aliases); the records keep the ladder names.
 
-    Bots with a ``module`` entry are played in-process (``ladder.bots.inprocess``). A match whose bots
-    all are goes to one of ``workers`` processes (``ladder.venues.workers``; default: one per core, 0:
-    none, every match in this process), which saves it itself; ``on_record`` then sees the record
-    without its plays. Matches with a bot served over gRPC are played here.
-
-    ``venue`` (a ``ladder.venues.venue.Venue``, e.g. ``cluster.DaskVenue``): every match is played there
-    instead, its bots started there (``workers`` is then unused). This process still decides which
-    match starts when (each bot's limit holds over all the venue's matches, at most ``concurrency``
-    or the venue's slots, whichever is more, in flight) and saves every record, one transaction each.
+    ``venue`` (a ``ladder.venues.venue.Venue``, e.g. ``ladder.venues.cluster.DaskVenue``) plays every
+    match, its bots started there; by default a ``HereVenue``: this process, with ``workers``
+    processes (default: one per core, 0: none) for the matches whose bots are all in-process, which
+    save them themselves (``on_record`` then sees the record without its plays). This process
+    decides which match starts when (each bot's limit holds over all the venue's matches, at most
+    ``concurrency`` or the venue's slots, whichever is more, in flight) and saves every other record.
 
     The bots are started (or reached) by the entries stored with the tournament, except those
     named in ``bots`` (e.g. ``registry_changes``): their entries replace the stored ones, in the
@@ -467,8 +415,6 @@ async def play_tournament(
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
-    if workers is not None and workers < 0:
-        raise ValueError("workers must be 0 or more")
     info = get_tournament(store, tournament_id)
     if info.unplayable is not None:
         raise ValueError(info.unplayable)
@@ -479,7 +425,71 @@ async def play_tournament(
         if info.status != "finished":
             _set_status(store, tournament_id, "finished")
         return summary
-    rules = {text: Rules.parse(text) for text in {m.rules for m in todo}}  # parsed once per ruleset, for every match
+    entries, stored = _entries(info, todo, bots)
+    mode = SandboxMode(sandbox)
+    logs = Path(log_dir) if log_dir is not None else Path(store.path).resolve().parent / "logs"
+    # Everything that can refuse the run comes before the claim: a refused run writes nothing.
+    if venue is None:
+        venue = HereVenue(
+            entries,
+            db_path=store.path,
+            settings=info.settings,
+            log_dir=logs,
+            startup_timeout=startup_timeout,
+            sandbox=mode,
+            workers=workers,
+        )
+    else:  # the bots run at the venue, each of its machines checks its own sandbox; modules are checked here
+        load_in_process(entries, mode, logs)
+    summary.sandbox = _sandbox_label(mode, entries)
+    _claim(store, tournament_id, force=force)
+    if stored is not None:
+        _store_entries(store, tournament_id, stored)
+    _set_status(store, tournament_id, "running")
+    venues = _VENUES.get()
+    if venues is not None:
+        venues.append(venue)
+    failed = True
+    try:
+        bots_there = VenueBots(
+            tournament_id,
+            entries,
+            info.settings,
+            mode,
+            startup_timeout,
+            logs.resolve(),
+            Path.cwd(),
+            owner=f"{socket.gethostname()}:{Path(store.path).resolve()}",
+        )
+        summary.declared = await venue.open(bots_there)
+        summary.logs = dict(venue.logs)
+        summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
+        tables = _Tables(store, tournament_id, venue, summary, on_record, dict(shown_names or {}))
+        await tables.run(todo, concurrency, stop)
+        failed = False
+    finally:
+        venue.finish_saving()
+        # The status before any await: no cancellation (a signal) can come between the end of the
+        # run and its status, and the bots are stopped to the end whatever arrives meanwhile.
+        status_error: sqlite3.Error | None = None
+        try:
+            summary.remaining = len(pending_matches(store, tournament_id))
+            _end_run(store, tournament_id, "finished" if summary.remaining == 0 else "interrupted")
+        except sqlite3.Error as e:  # a full disk, say: the claim stays, naming a process about to be gone
+            status_error = e
+        await _to_the_end(venue.close())
+        summary.events = list(venue.events)
+        summary.seconds = time.monotonic() - t0
+        if status_error is not None and not failed:  # else the run's own error says more
+            raise status_error
+    return summary
+
+
+def _entries(
+    info: TournamentInfo, todo: Sequence[ScheduledMatch], bots: Mapping[str, BotEntry] | None
+) -> tuple[dict[str, BotEntry], dict[str, BotEntry] | None]:
+    """The entries of the bots the pending matches seat, by name, with the replacements of ``bots``;
+    and every entry of the tournament to store, when a replacement changed one (else None)."""
     needed = sorted({b for m in todo for b in m.seats})
     entries = {b.name: b for b in info.bots}
     # A replacement from the registry (which keeps no sandbox settings) keeps the stored entry's.
@@ -491,132 +501,16 @@ async def play_tournament(
     entries.update(changed)
     missing = [n for n in needed if n not in entries]
     if missing:
-        raise ValueError(f"tournament {tournament_id} schedules unknown bots: {', '.join(missing)}")
-    # In-process bots are loaded before anything is written: a module that names no bot
-    # (BotModuleError) leaves the tournament as it was.
-    logs = Path(log_dir) if log_dir is not None else Path(store.path).resolve().parent / "logs"
-    modules = {n: e.module for n in needed if (e := entries[n]).module is not None}
-    launched = [n for n in needed if n not in modules]
-    seats: dict[str, Seat] = {n: load_seat(n, spec, logs) for n, spec in modules.items()}
-    if modules and (SandboxMode(sandbox) is not SandboxMode.OFF or any(entries[n].sandbox for n in modules)):
-        raise BotModuleError(
-            f"in-process bots cannot run in the sandbox: {', '.join(sorted(modules))} (module = ...) would share "
-            "the harness's process. Give each a command instead (python -m ... --port {port}), or run without "
-            "--sandbox"
-        )
-    mode = SandboxMode(sandbox)
-    if venue is not None:
-        pass  # the bots run at the venue: each of its machines checks its own sandbox
-    elif mode is SandboxMode.FULL or any(entries[n].sandbox for n in needed):
-        probe()  # before the claim: a run that cannot sandbox writes nothing
-    elif mode is SandboxMode.LIMITS_ONLY:
-        probe_limits()
-    summary.sandbox = (
-        mode.label
-        if not any(entries[n].sandbox for n in needed) or mode is SandboxMode.FULL
-        else (f"{mode.label}; sandboxed by their entries: {', '.join(n for n in needed if entries[n].sandbox)}")
-    )
-    _claim(store, tournament_id, force=force)  # first: a refused run writes nothing
-    if changed:
-        _store_entries(store, tournament_id, entries)
-    _set_status(store, tournament_id, "running")
-    in_workers = default_workers() if workers is None else workers
-    pool = None
-    if venue is None and in_workers and any(all(b in modules for b in m.seats) for m in todo):
-        pool = MatchWorkers(in_workers, modules, store.path, info.settings, logs)
-        concurrency = max(concurrency, 2 * in_workers)  # a match queued per worker keeps each one busy
-    launcher = Launcher(logs, startup_timeout=startup_timeout, sandbox=mode)
-    launchers = _LAUNCHERS.get()
-    if launchers is not None:
-        launchers.append(launcher)
-    failed = True
-    opened = False
-    try:
-        if venue is not None:
-            opened = True  # closed however its opening ends: a half-open venue may hold bots
-            bots_there = VenueBots(
-                tournament_id,
-                {n: entries[n] for n in needed},
-                info.settings,
-                mode,
-                startup_timeout,
-                logs.resolve(),
-                Path.cwd(),
-                owner=f"{socket.gethostname()}:{Path(store.path).resolve()}",
-            )
-            summary.declared = await venue.open(bots_there)
-            summary.logs = dict(venue.logs)
-        else:
-            await launcher.start_many(
-                ((n, entries[n].command, entries[n].address) for n in launched), sandbox_options(entries)
-            )
-            for n in launched:
-                seats[n] = launcher_seat(launcher, n, launcher.bots[n].address or "")
-            summary.logs = {n: launcher.bots[n].log_path for n in launched} | {n: logs / f"{n}.log" for n in modules}
-            summary.declared = await handshake_limits(seats)
-        summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
-        tables = _Tables(store, tournament_id, rules, info.settings, launcher, seats, summary, on_record)
-        tables.workers = pool
-        tables.venue = venue
-        tables.shown_names = dict(shown_names or {})
-        await tables.run(todo, concurrency, stop)
-        failed = False
-    finally:
-        if pool is not None:
-            pool.close()  # the matches in flight are saved before the status is written
-        # The status before any await: no cancellation (a signal) can come between the end of the
-        # run and its status, and the bots are stopped to the end whatever arrives meanwhile.
-        status_error: sqlite3.Error | None = None
-        try:
-            summary.remaining = len(pending_matches(store, tournament_id))
-            _end_run(store, tournament_id, "finished" if summary.remaining == 0 else "interrupted")
-        except sqlite3.Error as e:  # a full disk, say: the claim stays, naming a process about to be gone
-            status_error = e
-        await _to_the_end(_stop(seats, launcher))
-        summary.events = list(launcher.events)
-        if venue is not None and opened:
-            await _to_the_end(venue.close())
-            summary.events += venue.events
-        summary.seconds = time.monotonic() - t0
-        if status_error is not None and not failed:  # else the run's own error says more
-            raise status_error
-    return summary
+        raise ValueError(f"tournament {info.id} schedules unknown bots: {', '.join(missing)}")
+    return {n: entries[n] for n in needed}, (entries if changed else None)
 
 
-def sandbox_options(entries: Mapping[str, BotEntry]) -> dict[str, tuple[SandboxMode | None, Limits | None]]:
-    """Each bot's own sandbox settings from its entry (``sandbox = true``, ``limits``)."""
-    return {
-        n: (SandboxMode.FULL if e.sandbox else None, e.limits)
-        for n, e in entries.items()
-        if e.sandbox or e.limits is not None
-    }
-
-
-def launcher_seat(launcher: Launcher, name: str, address: str) -> GrpcSeat:
-    """The bot's seat, with the isolation its launcher runs it under (the record keeps it); an
-    unreachable sandboxed bot is asked of its launcher, which knows whether its sandbox stopped it
-    at a limit (a ``resource_limit`` fault, not a transport one), and before every handshake the
-    launcher vouches that the bot it started serves the address."""
-
-    async def diagnose() -> str | None:
-        return await launcher.diagnose(name, address)
-
-    async def vouch() -> str | None:
-        return await launcher.vouch(name, address)
-
-    return GrpcSeat(
-        address,
-        name,
-        diagnose=diagnose if launcher.bots[name].sandbox is not SandboxMode.OFF else None,
-        vouch=vouch,
-        isolation=launcher.isolation(name),
-    )
-
-
-async def _stop(seats: Mapping[str, Seat], launcher: Launcher) -> None:
-    for s in seats.values():
-        await s.close()
-    await launcher.stop_all()
+def _sandbox_label(mode: SandboxMode, entries: Mapping[str, BotEntry]) -> str:
+    """How the bots ran, as every output labels it."""
+    boxed = [n for n, e in entries.items() if e.sandbox]
+    if not boxed or mode is SandboxMode.FULL:
+        return mode.label
+    return f"{mode.label}; sandboxed by their entries: {', '.join(boxed)}"
 
 
 async def _to_the_end(step: Awaitable[None]) -> None:
@@ -636,66 +530,24 @@ async def _to_the_end(step: Awaitable[None]) -> None:
         raise asyncio.CancelledError
 
 
-async def handshake_limits(seats: dict[str, Seat]) -> dict[str, int]:
-    """Each bot's max_concurrent_games from its handshake (0: no limit, also when it does not answer)."""
-    request = codec.handshake_request(REFEREE_NAME)
-
-    async def one(seat: Seat) -> int:
-        try:
-            return int((await seat.handshake(request, _HANDSHAKE_TIMEOUT_S)).max_concurrent_games)
-        except Exception:
-            return 0
-
-    values = await asyncio.gather(*(one(s) for s in seats.values()))
-    return dict(zip(seats, values))
-
-
-async def ready_seats(
-    launcher: Launcher, seats: dict[str, Seat], names: Sequence[str], unreachable: set[str]
-) -> list[Seat]:
-    """The seats of one table, in seat order: each launched bot restarted first if it has died (or,
-    named in ``unreachable``, if it does not answer its health check), its channel replaced when it
-    came back on a new address. In-process seats are taken as they are."""
-    table: list[Seat] = []
-    for b in names:
-        if isinstance(seats[b], SdkSeat):  # in-process: nothing to start
-            table.append(seats[b])
-            continue
-        check = b in unreachable
-        unreachable.discard(b)
-        addr = await launcher.ensure(b, check=check)
-        if seats[b].address != addr:  # restarted on a new port: a new channel
-            # Replace before closing: while the old one closes, another match must see the new one.
-            old, seats[b] = seats[b], launcher_seat(launcher, b, addr)
-            await old.close()
-        table.append(seats[b])
-    return table
-
-
 class _Tables:
-    """The matches of one run: which start when (within the concurrency and each bot's limit), how
-    each is seated and played, and what each recorded match adds to the summary."""
+    """The matches of one run: which start when (within the concurrency and each bot's limit), where
+    each is played (the venue), and what each recorded match adds to the summary."""
 
     def __init__(
         self,
         store: Store,
         tid: int,
-        rules: dict[str, Rules],
-        settings: MatchSettings,
-        launcher: Launcher,
-        seats: dict[str, Seat],
+        venue: Venue,
         summary: RunSummary,
         on_record: Callable[[MatchRecord], None] | None,
+        shown_names: dict[str, str],
     ) -> None:
-        self.store, self.tid, self.rules, self.settings = store, tid, rules, settings
-        self.launcher, self.seats, self.summary, self.on_record = launcher, seats, summary, on_record
-        self.workers: MatchWorkers | None = None  # where matches of in-process bots only are played
-        self.venue: Venue | None = None  # where every match is played, when not here (a cluster)
-        self.shown_names: dict[str, str] = {}  # the names bots are told, where not their ladder names
+        self.store, self.tid, self.venue, self.summary, self.on_record = store, tid, venue, summary, on_record
+        self.shown_names = shown_names  # the names bots are told, where not their ladder names
         # One semaphore per bot with a limit; unlimited bots get none.
         self.sems = {n: asyncio.Semaphore(lim) for n, lim in summary.limits.items() if lim > 0}
-        self.in_flight: dict[str, int] = {}  # by bot: its matches in flight (here or at the venue)
-        self.unreachable: set[str] = set()  # unreachable in their last match: checked before seating
+        self.in_flight: dict[str, int] = {}  # by bot: its matches in flight (at the venue)
 
     def free(self, m: ScheduledMatch) -> bool:
         """Whether every bot of the table has a slot now (no match holds one bot's slot waiting for another's)."""
@@ -709,59 +561,32 @@ class _Tables:
             self.in_flight[b] = self.in_flight.get(b, 0) + 1
             self.summary.max_in_flight[b] = max(self.summary.max_in_flight.get(b, 0), self.in_flight[b])
 
-    async def play(self, m: ScheduledMatch) -> tuple[MatchRecord | None, bool]:
-        """One match, each bot started or restarted as needed; its slots are given back however it
-        ends. (its record, whether a worker saved it already); no record: a worker found the match
-        recorded by another process."""
-        seats = self.seats
+    async def play(self, m: ScheduledMatch) -> Played:
+        """One match at the venue; its slots are given back however it ends."""
         try:
-            if self.workers is not None and self._to_workers(m):
-                job = MatchJob(
-                    self.tid, m.index, _match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, self._shown(m)
-                )
-                return await self.workers.play(job), True
-            if self.venue is not None:
-                job = MatchJob(
-                    self.tid, m.index, _match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, self._shown(m)
-                )
-                return await self.venue.play(job), False  # saved here, by the one writer
-            table = await ready_seats(self.launcher, seats, m.seats, self.unreachable)
-            record = await play_match(
-                table,
-                self.rules[m.rules],
-                m.seed,
-                settings=self.settings,
-                match_id=_match_id(self.tid, m.index),
-                names=list(m.seats),
-                tournament_id=self.tid,
-                shown_names=list(self._shown(m)) if self.shown_names else None,
+            shown = tuple(self.shown_names.get(b, b) for b in m.seats)
+            job = MatchJob(
+                self.tid, m.index, scheduled_match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, shown
             )
-            return record, False
+            return await self.venue.play(job)
         finally:
             for b in m.seats:
                 self.in_flight[b] -= 1
                 if b in self.sems:
                     self.sems[b].release()
 
-    def _to_workers(self, m: ScheduledMatch) -> bool:
-        """Whether the worker processes play ``m``: every bot of its table is in-process."""
-        return self.workers is not None and all(isinstance(self.seats[b], SdkSeat) for b in m.seats)
-
-    def _shown(self, m: ScheduledMatch) -> tuple[str, ...]:
-        return tuple(self.shown_names.get(b, b) for b in m.seats)
-
-    def recorded(self, m: ScheduledMatch, record: MatchRecord | None, *, saved: bool = False) -> None:
-        """Save a finished match (unless another process did first, or a worker saved it: ``saved``)
-        and count it in the summary."""
+    def recorded(self, m: ScheduledMatch, played: Played) -> None:
+        """Save a finished match (unless another process did first, or the venue saved it) and count
+        it in the summary."""
+        record = played.record
         if record is None:
             return  # a worker found another process's record: it stands
-        if not saved:
+        if not played.saved:
             try:
                 save_scheduled(self.store, self.tid, m.index, record)
             except AlreadyRecorded:
                 return  # another process saved it first: its record stands
         summary = self.summary
-        self.unreachable.update(m.seats[s.seat] for s in record.seats if s.forfeit_reason is ForfeitReason.UNREACHABLE)
         summary.played += 1
         summary.faults += len(record.faults)
         summary.forfeits += sum(s.forfeit for s in record.seats)
@@ -776,26 +601,20 @@ class _Tables:
             self.on_record(record)
 
     async def run(self, todo: list[ScheduledMatch], concurrency: int, stop: Callable[[], bool] | None = None) -> None:
-        """Play ``todo``, up to ``concurrency`` matches at once, saving each as it ends; once ``stop()``
-        says so, start no more."""
+        """Play ``todo``, up to ``concurrency`` matches at once (or as many as the venue has slots),
+        saving each as it ends; once ``stop()`` says so, start no more."""
         queue = list(todo)
-        running: dict[asyncio.Task[tuple[MatchRecord | None, bool]], ScheduledMatch] = {}
-        # Workers alone: as many in flight as the pool asks for (it batches them); with matches of
-        # other bots too, the concurrency counts them all.
-        pooled = self.workers is not None and all(self._to_workers(m) for m in todo)
+        running: dict[asyncio.Task[Played], ScheduledMatch] = {}
         try:
             while running or (queue and not (stop is not None and stop())):
                 if stop is not None and stop():
                     queue.clear()
-                    if self.workers is not None:
-                        self.workers.hand_out_no_more()  # matches queued for a batch stay pending
+                    self.venue.stop_handing_out()
                 i = 0
                 # Look only so far ahead for a match whose bots are free: when a limited bot sits at
                 # every table (a gauntlet), a full scan per finished match would be quadratic.
                 # A venue's slots are read each time: workers that join a cluster play at once.
-                room = concurrency if self.venue is None else max(concurrency, self.venue.slots)
-                if pooled and self.workers is not None:
-                    room = max(room, self.workers.room)
+                room = max(concurrency, self.venue.slots)
                 while len(running) < room and i < min(len(queue), _LOOKAHEAD):
                     m = queue[i]
                     if not self.free(m):
@@ -813,8 +632,7 @@ class _Tables:
                         # other matches of this batch are saved.
                         error = error or (asyncio.CancelledError() if task.cancelled() else task.exception())
                         continue
-                    record, saved = task.result()
-                    self.recorded(m, record, saved=saved)
+                    self.recorded(m, task.result())
                 if error is not None:
                     raise error
         finally:
@@ -822,57 +640,6 @@ class _Tables:
                 task.cancel()
             if running:
                 await asyncio.gather(*running, return_exceptions=True)
-
-
-async def play_one_match(
-    entries: Sequence[BotEntry],
-    seats: Sequence[str],
-    rules: Rules,
-    seed: int,
-    *,
-    settings: MatchSettings | None = None,
-    log_dir: Path | str = "logs",
-    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
-    sandbox: SandboxMode | str = SandboxMode.OFF,
-) -> MatchRecord:
-    """One match among bots started (or reached, or loaded in-process) by their entries, as a
-    tournament has them: ``seats`` names each seat's bot, in seat order (a bot may fill several).
-    The bots are stopped when the match ends, however it ends. ``BotStartError`` if one cannot be
-    started, ``BotModuleError`` if a module names no bot."""
-    by_name = {e.name: e for e in entries}
-    wanted = [by_name[n] for n in dict.fromkeys(seats)]
-    async with started_bots(wanted, log_dir=log_dir, startup_timeout=startup_timeout, sandbox=sandbox) as chairs:
-        return await play_match([chairs[n] for n in seats], rules, seed, settings=settings, names=list(seats))
-
-
-@contextlib.asynccontextmanager
-async def started_bots(
-    entries: Sequence[BotEntry],
-    *,
-    log_dir: Path | str = "logs",
-    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
-    sandbox: SandboxMode | str = SandboxMode.OFF,
-) -> AsyncIterator[dict[str, Seat]]:
-    """Each bot of ``entries`` seated, by name: started by its command, reached at its address or
-    loaded in-process, as a tournament has them; stopped when the block ends, however it ends.
-    ``BotStartError`` if one cannot be started, ``BotModuleError`` if a module names no bot."""
-    by_name = {e.name: e for e in entries}
-    chairs: dict[str, Seat] = {
-        n: load_seat(n, module, log_dir) for n, e in by_name.items() if (module := e.module) is not None
-    }
-    if chairs and SandboxMode(sandbox) is not SandboxMode.OFF:
-        raise BotModuleError(
-            f"in-process bots cannot run in the sandbox: {', '.join(sorted(chairs))}; give each a command instead"
-        )
-    async with Launcher(log_dir, startup_timeout=startup_timeout, sandbox=sandbox) as launcher:
-        started = ((n, e.command, e.address) for n, e in by_name.items() if n not in chairs)
-        addresses = await launcher.start_many(started, sandbox_options(by_name))
-        chairs.update((n, launcher_seat(launcher, n, a)) for n, a in addresses.items())
-        try:
-            yield chairs
-        finally:
-            for chair in chairs.values():
-                await chair.close()
 
 
 def run_tournament(store: Store, tournament_id: int, **kwargs: Any) -> RunSummary:
@@ -890,8 +657,8 @@ def run_tournament(store: Store, tournament_id: int, **kwargs: Any) -> RunSummar
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-# The launchers of the run in progress, for a second signal to kill their bots at once.
-_LAUNCHERS: contextvars.ContextVar[list[Launcher] | None] = contextvars.ContextVar("launchers", default=None)
+# The venues of the run in progress, for a second signal to kill their bots at once.
+_VENUES: contextvars.ContextVar[list[Venue] | None] = contextvars.ContextVar("venues", default=None)
 
 
 async def _play_until_signalled(store: Store, tournament_id: int, kwargs: dict[str, Any]) -> RunSummary | int:
@@ -900,16 +667,16 @@ async def _play_until_signalled(store: Store, tournament_id: int, kwargs: dict[s
     main = asyncio.current_task()
     assert main is not None
     received: list[int] = []
-    launchers: list[Launcher] = []
-    token = _LAUNCHERS.set(launchers)
+    venues: list[Venue] = []
+    token = _VENUES.set(venues)
 
     def on_signal(signum: int) -> None:
         received.append(signum)
         if len(received) == 1:
             main.cancel()  # play_tournament writes the status, then stops the bots
         else:
-            for launcher in launchers:
-                _kill_bots(launcher)
+            for venue in venues:
+                venue.kill()
 
     # Through the loop, never as an exception raised anywhere: asyncio's own second Ctrl-C raises
     # KeyboardInterrupt in the middle of the cleanup, and the status stayed "running".
@@ -931,14 +698,4 @@ async def _play_until_signalled(store: Store, tournament_id: int, kwargs: dict[s
         for sig, previous in installed.items():
             loop.remove_signal_handler(sig)
             signal.signal(sig, previous if previous is not None else signal.SIG_DFL)
-        _LAUNCHERS.reset(token)
-
-
-def _kill_bots(launcher: Launcher) -> None:
-    """SIGKILL every bot process group of ``launcher`` now (its stop then ends at once)."""
-    for bp in launcher.bots.values():
-        if bp.proc is not None:
-            try:
-                os.killpg(bp.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass  # gone already, or not ours to kill: the launcher's stop deals with it
+        _VENUES.reset(token)

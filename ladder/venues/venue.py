@@ -1,11 +1,12 @@
-"""Where a tournament's matches are played, when not in this process: the ``Venue`` protocol.
+"""Where a tournament's matches are played: the ``Venue`` protocol, and the job and outcome of one match.
 
-``play_tournament(venue=...)`` keeps every decision that makes a tournament what it is in this
-process: which match starts when (each bot's limit over every match in flight, wherever it is
-played), the one SQLite writer saving each record in one transaction, the live Elo, the summary.
-A venue only plays: it starts the bots where it plays, takes a ``MatchJob`` and gives back its
-``MatchRecord``. ``cluster.DaskVenue`` plays them on a Dask cluster; the ladder never imports it
-(it is handed in by the CLI or the arena), so the ladder needs nothing of Dask.
+``play_tournament`` opens one venue, runs the schedule through it and closes it, and keeps every
+decision that makes a tournament what it is in this process: which match starts when (each bot's
+limit over every match in flight, wherever it is played), the saving of each record in one
+transaction (``ladder.store.save``), the summary. A venue only plays: it starts the bots where it
+plays, takes a ``MatchJob`` and gives back what was ``Played``. ``ladder.venues.here.HereVenue``
+plays in this process (and in its worker processes); ``ladder.venues.cluster.DaskVenue`` on a Dask
+cluster, handed in by the CLI or the arena, so the ladder's core needs nothing of Dask.
 """
 
 from __future__ import annotations
@@ -17,16 +18,38 @@ from typing import Protocol
 
 from ladder.bots.registry import BotEntry
 from ladder.sandbox import SandboxMode
-from ladder.venues.workers import MatchJob
 from referee.match import MatchSettings
 from referee.record import MatchRecord
 
-__all__ = ["Venue", "VenueBots", "VenueError"]
+__all__ = ["MatchJob", "Played", "Venue", "VenueBots", "VenueError"]
 
 
 class VenueError(RuntimeError):
     """The venue cannot play: unreachable, or no place of it can start the bots. The message says
     what to do; nothing of the tournament was lost (its matches stay pending)."""
+
+
+@dataclass(frozen=True)
+class MatchJob:
+    """One scheduled match, as a venue needs it (a worker process or a cluster too: it pickles)."""
+
+    tournament_id: int
+    index: int
+    match_id: str
+    seats: tuple[str, ...]
+    rules: str
+    seed: int
+    shown: tuple[str, ...] = ()  # the names the bots are told (empty: the seats' own)
+
+
+@dataclass(frozen=True)
+class Played:
+    """What a venue gives back for a job: the record, and whether the venue saved it already."""
+
+    record: MatchRecord | None  # None: another process had recorded this match first (its record stands)
+    # True: saved where it was played (a worker process, in ``save_scheduled``'s transaction), the
+    # record then without its plays; False: the run saves it, the one writer of its database.
+    saved: bool = False
 
 
 @dataclass(frozen=True)
@@ -46,7 +69,8 @@ class VenueBots:
 
 
 class Venue(Protocol):
-    """A place that plays matches: opened once per run, then ``play`` for each match started."""
+    """A place that plays matches: opened once per run, then ``play`` for each match started, then
+    ``finish_saving`` (before the run's status is written) and ``close``."""
 
     # Told each event as it happens (a worker that plays no match, mid-run too), so that a long
     # run's user hears of it then; ``events`` keeps them all for the report.
@@ -72,8 +96,20 @@ class Venue(Protocol):
         ``VenueError`` when it cannot play at all, ``BotModuleError`` for a module that names no bot."""
         ...
 
-    async def play(self, job: MatchJob) -> MatchRecord:
-        """Play one match and return its whole record (never saved by the venue)."""
+    async def play(self, job: MatchJob) -> Played:
+        """Play one match: its whole record, or one the venue saved itself (``Played.saved``)."""
+        ...
+
+    def stop_handing_out(self) -> None:
+        """Start no more matches of those queued at the venue (they stay pending); those under way finish."""
+        ...
+
+    def finish_saving(self) -> None:
+        """Wait for the matches the venue saves itself to be saved (before the run's status is written)."""
+        ...
+
+    def kill(self) -> None:
+        """Kill the bots the venue started in this process at once (a second Ctrl-C): close then ends fast."""
         ...
 
     async def close(self) -> None:

@@ -4,8 +4,8 @@ A match whose bots are all in-process (``module = ...``) needs nothing of the pa
 launcher, no channel. ``MatchWorkers`` hands such matches (their seeds, seats and rules) to a pool
 of processes, each with its own copy of every in-process bot (loaded once per process, as one
 server per bot would serve all its matches) and its own connection to the tournament's SQLite
-file. A worker plays a batch of matches, then saves each with ``save_scheduled``, the very
-transaction the parent would run, all of the batch in one commit; so the parent is not the
+file. A worker plays a batch of matches, then saves each with ``ladder.store.save.save_scheduled``,
+the very transaction the parent would run, all of the batch in one commit; so the parent is not the
 bottleneck: it only hands out batches and counts what comes back, each record without its plays
 (``hands`` and ``faults`` kept, for ``on_record``). A batch is sized to take about ``_BATCH_S``:
 matches of milliseconds share a commit, a slow bot's go one at a time.
@@ -30,14 +30,15 @@ import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ladder.store.save import AlreadyRecorded, save_scheduled
+from ladder.venues.venue import MatchJob
 from referee.match import MatchSettings
 from referee.record import MatchRecord
 
-__all__ = ["MatchJob", "MatchWorkers", "WorkerDied", "default_workers", "worker_gc"]
+__all__ = ["MatchWorkers", "WorkerDied", "default_workers", "worker_gc"]
 
 _BATCH_S = 0.05  # a batch's playing time, about: its matches then share one commit
 _BATCH_MAX = 32
@@ -54,19 +55,6 @@ def default_workers() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
-
-
-@dataclass(frozen=True)
-class MatchJob:
-    """One scheduled match, as a worker needs it."""
-
-    tournament_id: int
-    index: int
-    match_id: str
-    seats: tuple[str, ...]
-    rules: str
-    seed: int
-    shown: tuple[str, ...] = ()  # the names the bots are told (empty: the seats' own)
 
 
 class MatchWorkers:
@@ -282,9 +270,8 @@ def _start(
         sys.stdout = sys.stderr = open(  # the worker's, for its life
             Path(log_dir) / "in-process-workers.log", "a", buffering=1, encoding="utf-8", errors="replace"
         )
-    from ladder.bots.inprocess import load_seat
+    from ladder.bots.inprocess import load_seat  # here, not in the first batch: start-up is all here
     from ladder.store import Store
-    from ladder.tournament.run import save_scheduled  # here, not in the first batch: start-up is all here
 
     _worker["seats"] = {name: load_seat(name, spec, log_dir) for name, spec in modules.items()}
     _worker["store"] = Store(db_path)
@@ -292,7 +279,6 @@ def _start(
     _worker["rules"] = {}
     _worker["loop"] = asyncio.new_event_loop()
     _worker["saving"] = saving
-    _worker["save"] = save_scheduled
     worker_gc()
 
 
@@ -301,9 +287,6 @@ def _play_batch(jobs: list[MatchJob]) -> tuple[list[tuple[MatchRecord | None, Ex
     savepoint, so that a match another process recorded first is left out alone). Each match's
     (record saved without its plays, or None: recorded already; the error that stopped it), and the
     seconds the batch took. A referee error in one match costs only that match."""
-    from ladder.tournament.run import AlreadyRecorded
-
-    save_scheduled = _worker["save"]
     start = time.perf_counter()
     played: list[tuple[MatchJob, MatchRecord | None, Exception | None]] = []
     for job in jobs:

@@ -4,7 +4,8 @@ not the point."""
 from __future__ import annotations
 
 from ladder.store import Store
-from ladder.tournament.run import pending_matches, save_scheduled
+from ladder.store.save import save_scheduled
+from ladder.tournament.run import pending_matches
 from referee.record import HandRecord, MatchRecord, SeatRecord
 from referee.rules import Rules
 

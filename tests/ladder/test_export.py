@@ -34,7 +34,8 @@ from ladder.export import (
     write_jsonl,
 )
 from ladder.store import Store
-from ladder.tournament.run import TournamentSpec, create_tournament, pending_matches, save_scheduled
+from ladder.store.save import save_scheduled
+from ladder.tournament.run import TournamentSpec, create_tournament, pending_matches
 from referee.match import MatchSettings, play_match
 from referee.record import (
     ChargeRecord,

@@ -365,8 +365,9 @@ def test_workers_batch_fast_matches_and_report_each_match_as_it_was(tmp_path: Pa
     """Fast matches go to a worker in batches saved in one transaction each: every match is counted
     once, each record handed back is the one stored (without its plays), and matches of slow bots
     go one at a time; once told to hand out no more, the matches not handed out stay pending."""
-    from ladder import workers as workers_module
-    from ladder.venues.workers import MatchJob, MatchWorkers
+    from ladder.venues import workers as workers_module
+    from ladder.venues.venue import MatchJob
+    from ladder.venues.workers import MatchWorkers
 
     entries = [BotEntry(f"low-{i}", module="clients.bots.lowest:LowestBot") for i in range(4)]
     store = Store(tmp_path / "arena.db")

@@ -18,7 +18,8 @@ from ladder.bots.registry import BotEntry
 from ladder.cli import main
 from ladder.ratings.leaderboard import load_leaderboard, ruleset_key, ruleset_text, rulesets
 from ladder.store import Store
-from ladder.tournament.run import TournamentSpec, create_tournament, pending_matches, save_scheduled
+from ladder.store.save import save_scheduled
+from ladder.tournament.run import TournamentSpec, create_tournament, pending_matches
 from referee.match import play_match
 from referee.rules import Rules
 from referee.seats import InProcessSeat

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from ladder import ratings as R
+from ladder.ratings import fit as R
 from ladder.ratings.fit import MatchResult, fit, fit_arrays, live_elo_update, places_from_scores
 
 

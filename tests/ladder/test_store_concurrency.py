@@ -44,18 +44,11 @@ from click.testing import CliRunner
 from hand_made import record
 
 from clients.sdk import ThreadedBotServer
-from ladder import store as store_module
 from ladder.cli import main
 from ladder.store import Store
-from ladder.tournament.run import (
-    AlreadyRecorded,
-    TournamentBusy,
-    TournamentSpec,
-    create_tournament,
-    get_tournament,
-    run_tournament,
-    save_scheduled,
-)
+from ladder.store import schema as store_module
+from ladder.store.save import AlreadyRecorded, save_scheduled
+from ladder.tournament.run import TournamentBusy, TournamentSpec, create_tournament, get_tournament, run_tournament
 
 RUN = ("tournament", "run", "--bots", "bots.toml", "--db", "arena.db", "--rules", FAST)
 

@@ -14,10 +14,9 @@ import pytest
 from bot_entries import remote_bots, sample
 
 from clients.sdk import ThreadedBotServer
-from ladder import tournament
 from ladder.bots.launcher import Launcher
 from ladder.bots.registry import BotEntry
-from ladder.ratings.leaderboard import load_leaderboard
+from ladder.ratings.leaderboard import live_elo, load_leaderboard
 from ladder.store import Store
 from ladder.tournament.progress import Progress
 from ladder.tournament.run import (
@@ -25,10 +24,10 @@ from ladder.tournament.run import (
     create_tournament,
     get_tournament,
     list_tournaments,
-    live_elo,
     pending_matches,
     run_tournament,
 )
+from ladder.venues import here
 from referee.record import MatchRecord
 from referee.seats import GrpcSeat
 
@@ -172,7 +171,7 @@ def test_bad_specs_are_refused_before_anything_is_stored(tmp_path: Path) -> None
 def test_one_failing_match_does_not_lose_the_others_of_its_batch(
     tmp_path: Path, lowest_servers: list[ThreadedBotServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = tournament.play_match
+    real = here.play_match
     finished: list[str] = []
     all_done = asyncio.Event()
 
@@ -186,7 +185,7 @@ def test_one_failing_match_does_not_lose_the_others_of_its_batch(
             raise RuntimeError("a referee bug")
         return rec
 
-    monkeypatch.setattr(tournament, "play_match", flaky)
+    monkeypatch.setattr(here, "play_match", flaky)
     with Store(tmp_path / "arena.db") as store:
         tid = create_tournament(store, remote_bots(lowest_servers[0].address), TournamentSpec(rules=FAST, seed=4))
         with pytest.raises(RuntimeError, match="a referee bug"):
@@ -214,7 +213,7 @@ def test_a_new_address_replaces_the_seat_before_the_old_one_closes(
     async def moved(self: Launcher, name: str, *, check: bool = False) -> str:
         return lowest_servers[1].address  # every bot was restarted elsewhere
 
-    monkeypatch.setattr(tournament, "GrpcSeat", Seat)
+    monkeypatch.setattr(here, "GrpcSeat", Seat)
     monkeypatch.setattr(Launcher, "ensure", moved)
     with Store(tmp_path / "arena.db") as store:
         tid = create_tournament(store, remote_bots(lowest_servers[0].address), TournamentSpec(rules=FAST, seed=4))

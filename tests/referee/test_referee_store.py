@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ladder import store as store_module
 from ladder.store import MIGRATIONS, Store
+from ladder.store import schema as store_module
 from referee.human import HumanSeat
 from referee.isolation import FEATURE_DOCS, KINDS, Isolation
 from referee.match import MatchSettings, play_match

@@ -30,9 +30,8 @@ from distributed import WorkerPlugin, get_worker
 
 from ladder.bots.inprocess import load_seat
 from ladder.bots.launcher import Launcher
-from ladder.tournament.run import handshake_limits, launcher_seat, ready_seats, sandbox_options
-from ladder.venues.venue import VenueBots
-from ladder.venues.workers import MatchJob
+from ladder.venues.here import handshake_limits, launcher_seat, ready_seats, sandbox_options
+from ladder.venues.venue import MatchJob, VenueBots
 from referee.match import play_match
 from referee.record import ForfeitReason, MatchRecord
 from referee.rules import Rules

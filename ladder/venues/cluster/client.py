@@ -30,8 +30,7 @@ from distributed.security import Security
 
 from ladder.bots.launcher import Launcher
 from ladder.venues.cluster.bots import BotsNotHere, TournamentBots, WorkerStatus, needed_files, play_on_worker, status
-from ladder.venues.venue import VenueBots, VenueError
-from ladder.venues.workers import MatchJob
+from ladder.venues.venue import MatchJob, Played, VenueBots, VenueError
 from referee.record import MatchRecord
 
 __all__ = ["DaskVenue", "NoWorkerCanPlay", "SchedulerAddressError", "SchedulerUnreachable", "check_address"]
@@ -226,7 +225,8 @@ class DaskVenue:
             async with self._reading:
                 await self._states()
 
-    async def play(self, job: MatchJob) -> MatchRecord:
+    async def play(self, job: MatchJob) -> Played:
+        """The match played on a worker with its bots; its record comes back to be saved here."""
         for _ in range(_TRIES):
             await self._refresh()
             if not self._good:
@@ -250,7 +250,7 @@ class DaskVenue:
                 record = await self._outcome(future, workers)
                 if record is None:
                     continue  # its workers are gone (a restart has a new address): sent to the others
-                return record
+                return Played(record)
             except BotsNotHere as e:
                 self._good.discard(e.worker)
                 self._refreshed = 0.0
@@ -283,6 +283,15 @@ class DaskVenue:
                     return None
         finally:
             waiting.cancel()
+
+    def stop_handing_out(self) -> None:
+        """Nothing: every match sent is one the run started, and it finishes."""
+
+    def finish_saving(self) -> None:
+        """Nothing: the run saves every record of the cluster."""
+
+    def kill(self) -> None:
+        """Nothing here: the bots run on the workers, and ``close`` stops them."""
 
     async def close(self) -> None:
         client, self._client = self._client, None

@@ -1,0 +1,382 @@
+"""The store's parts beside the match records: tournaments and their schedules, the registry, the ladder's reads."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ladder.store.schema import _JSON, _Database
+from ladder.tournament.schedule import ScheduledMatch
+from referee.record import (
+    utc_now,
+)
+from referee.rules import Rules
+
+
+def _rowid(cur: sqlite3.Cursor) -> int:
+    """The id an INSERT just gave its row (sqlite3 types it optional: it is set after any INSERT)."""
+    assert cur.lastrowid is not None
+    return cur.lastrowid
+
+
+def _rules_dict(stored: str) -> dict[str, Any]:
+    """A match's rules as its record holds them (``Rules.to_dict()``), from the canonical text stored."""
+    return _parsed(stored).to_dict() if not stored.startswith("{") else dict(json.loads(stored))
+
+
+@functools.lru_cache(maxsize=256)  # a store holds a handful of rulesets; listings read one per match
+def _parsed(text: str) -> Rules:
+    return Rules.parse(text)
+
+
+def canonical_rules(rules: dict[str, Any]) -> str:
+    """The canonical text of a record's ruleset (``str(Rules)``), computed once per ruleset: every
+    match saved would otherwise build its ``Rules`` anew, twice."""
+    return _canonical(_json(rules))
+
+
+@functools.lru_cache(maxsize=64)
+def _canonical(key: str) -> str:
+    return str(Rules.from_dict(json.loads(key)))
+
+
+def _by_name(cur: sqlite3.Cursor) -> Iterator[dict[str, Any]]:
+    """A query's rows keyed by column name: a reader that does not depend on the columns' order."""
+    names = [d[0] for d in cur.description]
+    for row in cur:
+        yield dict(zip(names, row))
+
+
+def _insert(conn: sqlite3.Connection, table: str, rows: list[dict[str, Any]]) -> None:
+    """Rows of one table, of plain values (text, numbers, NULL), in one ``executemany``: without
+    sqlite-utils' per-value conversions, which cost more than SQLite's own insert."""
+    if rows:
+        columns = list(rows[0])
+        conn.executemany(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+            [tuple(r.values()) for r in rows],
+        )
+
+
+def _json(value: Any) -> str:
+    return _JSON.encode(value)
+
+
+@dataclass(frozen=True)
+class TournamentRow:
+    """A tournament as stored: its settings as written (``bots``, ``settings``: JSON), and how many of
+    its scheduled matches there are and are recorded."""
+
+    id: int
+    format: str
+    rules: str
+    seed: int
+    rounds: int
+    deals: int
+    gauntlet: str | None
+    bots: str
+    settings: str
+    status: str
+    created_at: str
+    finished_at: str | None
+    total: int
+    done: int
+
+
+@dataclass(frozen=True)
+class Runner:
+    """The process playing a tournament. The pid alone is not enough: the system reuses pids (after
+    a reboot, an unrelated process may have it), so the host and the process's start go with it."""
+
+    pid: int
+    host: str | None  # None: a claim written before runners had a host (store migration 7)
+    started: str | None  # the boot id and the start time since boot; None where they are not known
+
+
+_TOURNAMENT_SQL = (
+    "SELECT t.id, t.format, t.rules, t.seed, t.rounds, t.deals, t.gauntlet, t.bots, t.settings, t.status, "
+    "t.created_at, t.finished_at, COUNT(tm.idx) AS total, COUNT(tm.match_id) AS done "
+    "FROM tournaments t LEFT JOIN tournament_matches tm ON tm.tournament_id = t.id "
+)
+
+
+class Tournaments:
+    """The store's tournaments part: every statement on tournaments, their schedules, their runner
+    and their live Elo. Each method is one statement; callers group them with ``db.atomic()``."""
+
+    def __init__(self, db: _Database) -> None:
+        self.db = db
+
+    def insert(
+        self,
+        *,
+        format: str,
+        rules: str,
+        seed: int,
+        rounds: int,
+        deals: int,
+        gauntlet: str | None,
+        bots: str,
+        settings: str,
+    ) -> int:
+        """A new tournament, ``pending``; returns its id."""
+        cur = self.db.execute(
+            "INSERT INTO tournaments (format, rules, seed, rounds, deals, gauntlet, bots, settings, status, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+            [format, rules, seed, rounds, deals, gauntlet, bots, settings, utc_now()],
+        )
+        return _rowid(cur)
+
+    def insert_schedule(self, tournament_id: int, matches: Iterable[ScheduledMatch]) -> None:
+        self.db.conn.executemany(
+            "INSERT INTO tournament_matches (tournament_id, idx, round, table_no, deal, rotation, seed, seats, "
+            "rules) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    tournament_id,
+                    m.index,
+                    m.round,
+                    m.table,
+                    m.deal,
+                    m.rotation,
+                    m.seed,
+                    json.dumps(list(m.seats)),
+                    m.rules,
+                )
+                for m in matches
+            ],
+        )
+
+    def get(self, tournament_id: int) -> TournamentRow | None:
+        rows = _by_name(self.db.execute(_TOURNAMENT_SQL + "WHERE t.id = ? GROUP BY t.id", [tournament_id]))
+        return next((TournamentRow(**r) for r in rows), None)
+
+    def all(self) -> list[TournamentRow]:
+        return [TournamentRow(**r) for r in _by_name(self.db.execute(_TOURNAMENT_SQL + "GROUP BY t.id ORDER BY t.id"))]
+
+    def delete(self, tournament_id: int) -> None:
+        """A tournament and its schedule (the caller checks that nothing of it was recorded)."""
+        self.db.execute("DELETE FROM tournament_matches WHERE tournament_id = ?", [tournament_id])
+        self.db.execute("DELETE FROM tournaments WHERE id = ?", [tournament_id])
+
+    def drop_pending(self, tournament_id: int) -> int:
+        """Remove the scheduled matches not yet recorded (a comparison decided early); how many."""
+        cur = self.db.execute(
+            "DELETE FROM tournament_matches WHERE tournament_id = ? AND match_id IS NULL", [tournament_id]
+        )
+        return int(cur.rowcount)
+
+    def set_bots(self, tournament_id: int, bots: str) -> None:
+        self.db.execute("UPDATE tournaments SET bots = ? WHERE id = ?", [bots, tournament_id])
+
+    def reseed_unseeded(self, tournament_id: int, seed: int) -> None:
+        """Give ``seed`` to the tournament if it has seed 0 (an arena ladder made before its seeds were secret)."""
+        self.db.execute("UPDATE tournaments SET seed = ? WHERE id = ? AND seed = 0", [seed, tournament_id])
+
+    def set_status(self, tournament_id: int, status: str) -> None:
+        """The status; a finished tournament gets its time."""
+        self.db.execute(
+            "UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
+            [status, utc_now() if status == "finished" else None, tournament_id],
+        )
+
+    def pending(self, tournament_id: int) -> list[ScheduledMatch]:
+        """The scheduled matches with no record yet, in schedule order."""
+        return [
+            ScheduledMatch(
+                index=r[0],
+                round=r[1],
+                table=r[2],
+                deal=r[3],
+                rotation=r[4],
+                seed=r[5],
+                seats=tuple(json.loads(r[6])),
+                rules=r[7],
+            )
+            for r in self.db.execute(
+                "SELECT idx, round, table_no, deal, rotation, seed, seats, rules FROM tournament_matches "
+                "WHERE tournament_id = ? AND match_id IS NULL ORDER BY idx",
+                [tournament_id],
+            )
+        ]
+
+    def mark_recorded(self, tournament_id: int, index: int, match_id: str) -> bool:
+        """Mark a scheduled match recorded; False if another process did first."""
+        cur = self.db.execute(
+            "UPDATE tournament_matches SET match_id = ? WHERE tournament_id = ? AND idx = ? AND match_id IS NULL",
+            [match_id, tournament_id, index],
+        )
+        return cur.rowcount == 1
+
+    def add_live_elo(self, match_id: str, k: float, changes: Iterable[tuple[int, float, float]]) -> None:
+        """Each bot's live Elo before the match and its change: (bot id, before, change)."""
+        self.db.conn.executemany(
+            "INSERT INTO live_elo (match_id, bot_id, k, elo_before, elo_change) VALUES (?, ?, ?, ?, ?)",
+            [(match_id, bot, k, before, change) for bot, before, change in changes],
+        )
+
+    def runner(self, tournament_id: int) -> Runner | None:
+        """The process that claims the tournament, if any."""
+        row = self.db.execute(
+            "SELECT runner_pid, runner_host, runner_started FROM tournaments WHERE id = ?", [tournament_id]
+        ).fetchone()
+        return Runner(row[0], row[1], row[2]) if row is not None and row[0] is not None else None
+
+    def set_runner(self, tournament_id: int, runner: Runner) -> None:
+        self.db.execute(
+            "UPDATE tournaments SET runner_pid = ?, runner_host = ?, runner_started = ? WHERE id = ?",
+            [runner.pid, runner.host, runner.started, tournament_id],
+        )
+
+    def release_runner(self, tournament_id: int, runner: Runner) -> None:
+        """Clear the claim, if it is still ``runner``'s."""
+        self.db.execute(
+            "UPDATE tournaments SET runner_pid = NULL, runner_host = NULL, runner_started = NULL "
+            "WHERE id = ? AND runner_pid = ? AND runner_host IS ? AND runner_started IS ?",
+            [tournament_id, runner.pid, runner.host, runner.started],
+        )
+
+
+class Registrations:
+    """The store's registry part: the bots' registrations (how each is started or reached). Rows are
+    read by column name (name, command, address, description, max_concurrency, module);
+    ``ladder.bots.registry`` makes them entries."""
+
+    _SELECT = "SELECT name, command, address, description, max_concurrency, module FROM bots "
+    _REGISTERED = "(command IS NOT NULL OR address IS NOT NULL OR module IS NOT NULL)"
+
+    def __init__(self, db: _Database) -> None:
+        self.db = db
+
+    def get(self, name: str) -> dict[str, Any] | None:
+        """A registered bot's row (a bot that only played, never registered, has none)."""
+        rows = _by_name(self.db.execute(self._SELECT + f"WHERE name = ? AND {self._REGISTERED}", [name]))
+        return next(rows, None)
+
+    def all(self) -> list[dict[str, Any]]:
+        """Every registered bot's row, by name."""
+        return list(_by_name(self.db.execute(self._SELECT + f"WHERE {self._REGISTERED} ORDER BY name")))
+
+    def set(
+        self,
+        name: str,
+        command: str | None,
+        address: str | None,
+        description: str | None,
+        max_concurrency: int | None,
+        *,
+        changed: bool,
+        module: str | None = None,
+    ) -> None:
+        """Write a registration (the bot's row exists: ``Store.bot_id``); ``changed`` dates it now."""
+        self.db.execute(
+            "UPDATE bots SET command = ?, address = ?, module = ?, description = ?, max_concurrency = ?, "
+            "registered_at = COALESCE(?, registered_at) WHERE name = ?",
+            [command, address, module, description, max_concurrency, utc_now() if changed else None, name],
+        )
+
+    def has_played(self, name: str) -> bool:
+        row = self.db.execute(
+            "SELECT 1 FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = ? LIMIT 1", [name]
+        ).fetchone()
+        return row is not None
+
+    def unregister(self, name: str) -> None:
+        """Forget how the bot is started; a bot that played keeps its row (its matches name it)."""
+        if self.has_played(name):
+            self.db.execute(
+                "UPDATE bots SET command = NULL, address = NULL, module = NULL, registered_at = NULL WHERE name = ?",
+                [name],
+            )
+        else:
+            self.db.execute("DELETE FROM bots WHERE name = ?", [name])
+
+
+def _match_filters(tournament_id: int | None, rules: str | None) -> tuple[list[str], list[object]]:
+    """SQL conditions on ``matches m`` (and their arguments): one tournament's, one ruleset's
+    (its canonical text)."""
+    where: list[str] = []
+    args: list[object] = []
+    if tournament_id is not None:
+        where.append("m.tournament_id = ?")
+        args.append(tournament_id)
+    if rules is not None:
+        where.append("m.rules = ?")
+        args.append(rules)
+    return where, args
+
+
+class LadderReads:
+    """The store's reads for the ladder: finished matches, selected by tournament and ruleset (its
+    canonical text, as ``matches.rules`` holds it)."""
+
+    def __init__(self, db: _Database) -> None:
+        self.db = db
+
+    def ruleset_counts(self, tournament_id: int | None = None) -> list[tuple[str, int]]:
+        """(ruleset, finished matches), most matches first."""
+        where, args = _match_filters(tournament_id, None)
+        sql = (
+            "SELECT m.rules, COUNT(*) FROM matches m WHERE "
+            + " AND ".join(["m.status = 'finished'", *where])
+            + " GROUP BY m.rules ORDER BY COUNT(*) DESC, m.rules"
+        )
+        return [(str(key), int(n)) for key, n in self.db.execute(sql, args)]
+
+    def latest_ruleset(self, tournament_id: int | None = None) -> str | None:
+        """The ruleset of the latest tournament with a finished match, else that of the latest finished
+        single match; None if there is no finished match."""
+        where, args = _match_filters(tournament_id, None)
+        cond = " AND ".join(["m.status = 'finished'", *where])
+        row = self.db.execute(
+            f"SELECT m.rules FROM matches m WHERE {cond} AND m.tournament_id IS NOT NULL "
+            "ORDER BY m.tournament_id DESC LIMIT 1",
+            args,
+        ).fetchone()
+        if row is None:
+            row = self.db.execute(
+                f"SELECT m.rules FROM matches m WHERE {cond} "
+                "ORDER BY COALESCE(m.finished_at, m.started_at) DESC, m.id DESC LIMIT 1",
+                args,
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def seat_results(self, tournament_id: int | None = None, rules: str | None = None) -> Iterator[tuple[Any, ...]]:
+        """Each seat of each finished match, by match and seat: (match id, seed, rules, hands, seat,
+        bot, final score, place, forfeit, faults, moons and suns shot, who sat: ``bot`` or ``human``)."""
+        filters, args = _match_filters(tournament_id, rules)
+        where = ["m.status = 'finished'", *filters]
+        sql = (
+            "SELECT m.id, m.seed, m.rules, COALESCE(hc.n, 0), s.seat, b.name, s.final_score, s.place, s.forfeit, "
+            "s.faults, "
+            # A sun takes every penalty card too; the engine records it as sun with moon NULL.
+            "(SELECT COUNT(*) FROM hands h WHERE h.match_id = m.id AND (h.moon = s.seat OR h.sun = s.seat)), "
+            "s.kind FROM matches m "
+            "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
+            "LEFT JOIN (SELECT match_id, COUNT(*) AS n FROM hands GROUP BY match_id) hc ON hc.match_id = m.id "
+            f"WHERE {' AND '.join(where)} ORDER BY m.id, s.seat"
+        )
+        return iter(self.db.execute(sql, args))
+
+    def live_elo_changes(
+        self, tournament_id: int | None = None, rules: str | None = None, bots: Iterable[str] | None = None
+    ) -> dict[str, float]:
+        """Each bot's sum of live Elo changes over the selected matches (``bots``: only those names)."""
+        if tournament_id is None and rules is not None:  # a ruleset's whole ladder: kept summed
+            where: list[str] = ["t.rules = ?"]
+            args: list[object] = [rules]
+            source, value, group = "live_elo_totals t JOIN bots b ON b.id = t.bot_id", "t.elo_change", ""
+        else:
+            where, args = _match_filters(tournament_id, rules)
+            source = "live_elo l JOIN matches m ON m.id = l.match_id JOIN bots b ON b.id = l.bot_id"
+            value, group = "SUM(l.elo_change)", " GROUP BY b.name"
+        if bots is not None:
+            names = list(bots)
+            where.append(f"b.name IN ({', '.join('?' * len(names))})")
+            args.extend(names)
+        sql = f"SELECT b.name, {value} FROM {source}" + (f" WHERE {' AND '.join(where)}" if where else "") + group
+        return {str(name): float(change) for name, change in self.db.execute(sql, args)}
