@@ -36,9 +36,7 @@ from referee.seats import (
     ResourceLimitHit,
     SeatError,
 )
-
-MAX_FAULTS = 3
-"""Faults after which a bot forfeits the match."""
+from referee.settings import MAX_FAULTS as MAX_FAULTS  # the forfeit's count, offered with the rest of the policy
 
 FORFEIT_AT_ONCE = frozenset({FaultKind.TRANSPORT, FaultKind.RESOURCE_LIMIT, FaultKind.IMPERSONATION})
 """Kinds that end a bot's match at the first occurrence: an unreachable bot cannot come back, nor
