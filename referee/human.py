@@ -35,9 +35,9 @@ from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
 from referee.faults import MAX_ANSWER_CARDS, Fault
 from referee.isolation import Isolation
-from referee.match import MatchSettings
 from referee.rules import Card, CardNotLegalError, IllegalPlayError
 from referee.seats import Ask, BotTimeout
+from referee.settings import MatchSettings
 
 UNTIMED = MatchSettings(budget_ms=24 * 3600 * 1000, bank_ms=0)
 """A person's default time control: a day for each decision, which is no clock at all at a table."""

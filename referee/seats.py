@@ -9,7 +9,7 @@ connection), ``BotErrorStatus`` (the bot answered an error status, or an in-proc
 are no reply). What a bot says about itself (a status code, a message) never picks the kind. One
 status is told apart within ``BotErrorStatus``: ``BotUnimplemented``, the bot does not implement the
 RPC (UNIMPLEMENTED, or an in-process bot without the method); the referee alone decides what that
-means for the decision (``referee.match.judge``): an optional decision takes its do-nothing answer,
+means for the decision (``referee.judge.judge``): an optional decision takes its do-nothing answer,
 which the bot could have given itself, so saying UNIMPLEMENTED gains a bot nothing.
 
 Every decision comes to a seat as one ``Ask``: the seat's observation, from which the referee
