@@ -13,7 +13,7 @@ import collections
 import time
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from hearts.v1 import bot_pb2 as pb
@@ -68,10 +68,12 @@ from referee.rules import (
 )
 from referee.rules.cards import card_set
 from referee.seats import (
+    NO_HOOKS,
     REFEREE_NAME,
     Ask,
     GrpcSeat,
     Seat,
+    SeatHooks,
     SeatUnreachable,
     reach,
     unreachable_message,
@@ -412,31 +414,22 @@ class _SeatState:
 
     def __init__(self, seat: Seat, settings: MatchSettings) -> None:
         self.seat = seat
-        # Who sits there: "bot", or "human" (a person, who never forfeits: the substitute plays for one
-        # who is away, and one who comes back plays on). The record keeps it.
-        self.kind: str = getattr(seat, "kind", "bot")
-        # A seat with its own time control (a person's, untimed or not) keeps its own clock, and its
-        # views say its own budget; every other seat has the match's.
-        own: MatchSettings | None = getattr(seat, "time_control", None)
+        # What the seat offers besides the Seat interface, as ``SeatHooks`` declares it: a person's
+        # kind, clock, trials and held deals; an in-process bot's synchronous answers.
+        hooks = seat if isinstance(seat, SeatHooks) else NO_HOOKS
+        self.kind = hooks.kind
+        # A seat with its own time control keeps its own clock, and its views say its own budget;
+        # every other seat has the match's.
+        own = hooks.time_control
         self.budget_ms: int | None = int(own.budget_ms) if own is not None else None
         self.views: codec.ViewEncoder | None = None  # set once the names are known (the handshakes)
-        # A seat that would take back an answer the referee would refuse (a person) is handed the
-        # referee's own judgement with each decision (``Ask.trial``).
-        self.trials = bool(getattr(seat, "tries_answers", False))
-        # A seat that may hold the next deal (a person reading the hand's scores) offers
-        # ``hold_deal(hand_number, timeout)``, awaited between hands, with no clock running.
-        self.hold_deal: Callable[[int, float], Awaitable[None]] | None = getattr(seat, "hold_deal", None)
-        # A seat whose decisions are answered synchronously (an in-process bot's plain methods) offers
-        # ``answers_now``, method name -> ``now(ask) -> answer``: no coroutine and no in-flight slot
-        # (it never waits on anything).
-        self.answers_now: Mapping[str, Callable[[Ask], Any]] = getattr(seat, "answers_now", None) or {}
-        # A seat whose plain play_card the play loop calls directly, without an Ask: ``play_now(obs,
-        # views, bank_ms)``, the same answer as ``answers_now["play_card"]``.
-        self.play_now: Callable[[Observation, codec.ViewEncoder, int], Any] | None = (
-            getattr(seat, "play_now", None) if "play_card" in self.answers_now else None
-        )
-        # And one whose notifications are taken synchronously offers ``notify_now(request)``.
-        self.notify_now: Callable[[pb.NotifyRequest], None] | None = getattr(seat, "notify_now", None)
+        self.trials = hooks.tries_answers
+        self.hold_deal = hooks.hold_deal
+        # Answered synchronously: no coroutine and no in-flight slot (it never waits on anything).
+        self.answers_now = hooks.answers_now
+        # The play loop calls play_now only for a seat whose play_card is answered synchronously.
+        self.play_now = hooks.play_now if "play_card" in self.answers_now else None
+        self.notify_now = hooks.notify_now
         self.clock = Clock(own if own is not None else settings)
         self.faults = 0
         self.forfeit = False
