@@ -1,8 +1,9 @@
-"""The fault policy: what counts as a fault, how answers are judged, what is played instead.
+"""The fault policy: what counts as a fault, how answers are decoded, what is played instead.
 
 A faulty decision is replaced by a substitute drawn from the match's own seeded generator
-(``SeededRandom(seed, "substitute", ...)``), so a match with faults replays exactly. The
-policy (how many faults before a forfeit) is applied by the match runner.
+(``SeededRandom(seed, "substitute", ...)``), so a match with faults replays exactly. The judge
+(``referee.judge``) puts these parts together for every answer; the policy (how many faults before a
+forfeit) is applied by the match runner.
 """
 
 from __future__ import annotations
@@ -36,9 +37,7 @@ from referee.seats import (
     ResourceLimitHit,
     SeatError,
 )
-
-MAX_FAULTS = 3
-"""Faults after which a bot forfeits the match."""
+from referee.settings import MAX_FAULTS as MAX_FAULTS  # the forfeit's count, offered with the rest of the policy
 
 FORFEIT_AT_ONCE = frozenset({FaultKind.TRANSPORT, FaultKind.RESOURCE_LIMIT, FaultKind.IMPERSONATION})
 """Kinds that end a bot's match at the first occurrence: an unreachable bot cannot come back, nor
@@ -59,7 +58,7 @@ holds more than the deck. An answer longer than the seat's hand is refused befor
 
 class Fault(Exception):
     """A judged fault: its kind, a one-line detail and what came back. ``unimplemented``: the bot does
-    not implement the RPC (``BotUnimplemented``), which the referee's judge reads (``referee.match.judge``)."""
+    not implement the RPC (``BotUnimplemented``), which the referee's judge reads (``referee.judge.judge``)."""
 
     def __init__(self, kind: FaultKind, detail: str, received: str, *, unimplemented: bool = False) -> None:
         super().__init__(f"{kind.value}: {detail}")

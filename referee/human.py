@@ -35,9 +35,9 @@ from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
 from referee.faults import MAX_ANSWER_CARDS, Fault
 from referee.isolation import Isolation
-from referee.match import MatchSettings
 from referee.rules import Card, CardNotLegalError, IllegalPlayError
-from referee.seats import Ask, BotTimeout
+from referee.seats import Ask, BotTimeout, SeatHooks
+from referee.settings import MatchSettings
 
 UNTIMED = MatchSettings(budget_ms=24 * 3600 * 1000, bank_ms=0)
 """A person's default time control: a day for each decision, which is no clock at all at a table."""
@@ -155,11 +155,12 @@ class _Pending:
         self.answer = answer
 
 
-class HumanSeat:
+class HumanSeat(SeatHooks):
     """A person's seat (the ``referee.seats.Seat`` interface). ``events`` is every message the person
     was sent, in order, each a JSON-ready dict with its ``seq`` (from 1); a page reads them with
     ``next_events`` and answers with ``answer``. ``clock`` is the seat's clock for presence (monotonic
-    seconds; a test may drive it)."""
+    seconds; a test may drive it). Of ``SeatHooks`` it offers ``kind``, ``time_control``,
+    ``tries_answers``, ``hold_deal`` and ``notify_now``."""
 
     kind = "human"
     address: str | None = None

@@ -1,8 +1,8 @@
 """Play one match among seated bots: clocks, the fault policy, and the record.
 
 ``play_match(seats, rules, seed)`` is the whole API. It asks each seat for its decisions (passes
-and turbo-charges of all seats at once, plays in turn, a moon choice when the engine asks), judges every answer,
-plays a seeded substitute for any faulty one, and always completes the match. It returns a
+and turbo-charges of all seats at once, plays in turn, a moon choice when the engine asks), judges every answer
+(``referee.judge``), plays a seeded substitute for any faulty one, and always completes the match. It returns a
 ``MatchRecord``; it never touches a database (ladder → referee → rules).
 """
 
@@ -13,8 +13,7 @@ import collections
 import time
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from hearts.v1 import bot_pb2 as pb
@@ -22,7 +21,6 @@ from hearts.v1 import codec
 from referee.faults import (
     FORFEIT_AT_ONCE,
     FORFEIT_REASONS,
-    MAX_FAULTS,
     Fault,
     answer_text,
     call_of_answer,
@@ -32,7 +30,6 @@ from referee.faults import (
     cards_text,
     describe,
     fault_from_error,
-    fault_from_rejection,
     moon_of_answer,
     safe_repr,
     substitute_call,
@@ -43,6 +40,7 @@ from referee.faults import (
     substitute_play,
 )
 from referee.isolation import Isolation
+from referee.judge import Decision, failed, in_time, judge, judge_play, trial
 from referee.record import (
     ChargeRecord,
     FaultKind,
@@ -59,8 +57,7 @@ from referee.record import (
     utc_now,
 )
 from referee.rules import (
-    DECK,
-    IllegalPlayError,
+    Card,
     Match,
     MoonChoice,
     Observation,
@@ -71,72 +68,21 @@ from referee.rules import (
 )
 from referee.rules.cards import card_set
 from referee.seats import (
+    NO_HOOKS,
     REFEREE_NAME,
     Ask,
     GrpcSeat,
     Seat,
+    SeatHooks,
     SeatUnreachable,
-    Trial,
     reach,
     unreachable_message,
 )
+from referee.settings import Clock, MatchSettings
 
 T = TypeVar("T")
 _PLAY = Phase.PLAY  # a module global: cheaper than the enum's class attribute on the hot path
 _perf_counter = time.perf_counter
-
-
-@dataclass(frozen=True)
-class MatchSettings:
-    """Time control and fault policy of a match. Times in milliseconds."""
-
-    budget_ms: float = 1000.0  # what one decision may take without touching the bank
-    bank_ms: float = 10000.0  # per seat per match, drawn on when a decision runs over budget
-    grace_ms: float = 50.0  # network and scheduling slack on every decision, never charged
-    max_faults: int = MAX_FAULTS  # faults after which a bot forfeits
-    handshake_ms: float = 5000.0  # the deadline of the handshake at the start of a match
-    notify_ms: float = 500.0  # the deadline of a notification (a miss is never a fault)
-
-    def __post_init__(self) -> None:
-        # Checked here, not only at the command line: a NaN stored with a tournament would fail
-        # every later resume the same way, and an infinite deadline never ends a silent bot's call.
-        for name in ("budget_ms", "bank_ms", "grace_ms", "handshake_ms", "notify_ms"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 2**32:
-                raise ValueError(f"{name} must be a finite number of milliseconds from 0 to below 2^32, not {value!r}")
-        if isinstance(self.max_faults, bool) or not isinstance(self.max_faults, int) or self.max_faults < 1:
-            raise ValueError(f"max_faults must be a whole number from 1, not {self.max_faults!r}")
-
-
-class Clock:
-    """One seat's clock in one match.
-
-    A decision may take ``budget + grace`` for free; beyond that the excess is drawn from the
-    bank; a decision that would overdraw the bank is a timeout (the RPC deadline is set to that
-    very point: budget + bank left + grace), and the bank is then empty.
-    """
-
-    __slots__ = ("bank", "budget", "grace")
-
-    def __init__(self, settings: MatchSettings) -> None:
-        self.budget = settings.budget_ms / 1000
-        self.bank = settings.bank_ms / 1000
-        self.grace = settings.grace_ms / 1000
-
-    def deadline(self) -> float:
-        """Seconds the next decision may take in all."""
-        return self.budget + self.bank + self.grace
-
-    def charge(self, elapsed: float) -> bool:
-        """Charge a decision that took ``elapsed`` seconds; False when it ran out of time."""
-        over = elapsed - self.budget - self.grace
-        if over <= 0:
-            return True
-        if over > self.bank:
-            self.bank = 0.0
-            return False
-        self.bank -= over
-        return True
 
 
 # -- bounding what is in flight ------------------------------------------------------------------
@@ -275,115 +221,6 @@ def _semaphores() -> tuple[_Decisions, _InFlight]:
 
 
 # -- the referee ---------------------------------------------------------------------------------
-
-
-def _ms(elapsed: float) -> float:
-    """A latency in ms as the record keeps it: to the microsecond, the clock's own resolution here
-    (the digits beyond are the timer's noise), so that it reads back exact from the store's integers."""
-    return int(elapsed * 1_000_000 + 0.5) / 1000
-
-
-def _failed(clock: Clock, error: Exception, elapsed: float) -> tuple[None, float, Fault]:
-    """A call that brought no answer: its fault, charged to the seat's clock (a timeout empties the
-    bank; any other failure costs the bot its time as an answer would)."""
-    fault = fault_from_error(error)
-    if fault.kind is FaultKind.TIMEOUT:
-        clock.bank = 0.0
-    else:
-        clock.charge(elapsed)
-    return None, _ms(elapsed), fault
-
-
-def _in_time(clock: Clock, answer: T, elapsed: float) -> tuple[T | None, float, Fault | None]:
-    """An answer that took ``elapsed`` seconds, charged to the clock: refused (a timeout) when it
-    overdrew the bank. Within the budget and its grace there is nothing to charge."""
-    if elapsed > clock.budget + clock.grace:
-        allowed = clock.deadline()
-        if not clock.charge(elapsed):
-            return None, _ms(elapsed), _late(answer, elapsed, allowed)
-    return answer, _ms(elapsed), None
-
-
-def _late(answer: object, elapsed: float, allowed: float) -> Fault:
-    """The timeout of an answer that came after its deadline (it is refused)."""
-    return Fault(
-        FaultKind.TIMEOUT,
-        f"answered after {elapsed * 1000:.0f} ms; {allowed * 1000:.0f} ms allowed",
-        f"{answer!r} (too late)"[:300],
-    )
-
-
-def judge(
-    decision: Decision, m: Match, o: Observation, answer: object, fault: Fault | None
-) -> tuple[Any, Fault | None, bool, bool]:
-    """The judge and substitute stages, the one place a seat's answer is judged (every decision of a
-    match but plays, which ``_played`` writes out, and every answer of ``hearts validate``): decoded,
-    then applied with the engine's own check. An RPC the bot does not implement is the do-nothing
-    answer of an optional decision (``Decision.default``), no fault; of a required one, the fault,
-    naming the rule that asks it. No answer, or a refused one, gets the seeded substitute. Returns (the
-    decision applied, the fault if any, whether the substitute stood in, whether the do-nothing answer did)."""
-    if fault is not None and fault.unimplemented:
-        if decision.default is not None:
-            value = decision.default(o)
-            decision.apply(m, o.seat, value)
-            return value, None, False, True
-        if decision.needs:
-            fault = Fault(
-                fault.kind,
-                f"the bot does not implement {decision.rpc}, which {decision.needs} needs (see docs/protocol.md)",
-                fault.received,
-                unimplemented=True,
-            )
-    if answer is not None:
-        try:
-            value = decision.decode(answer, o)
-            decision.apply(m, o.seat, value)
-            return value, fault, False, False
-        except Fault as f:
-            fault = f
-        except IllegalPlayError as e:
-            fault = fault_from_rejection(e, decision.judge, decision.show(answer))
-    return _substituted(decision, m, o), fault, True, False
-
-
-def _substituted(decision: Decision, m: Match, o: Observation) -> Any:
-    value = decision.substitute(m.seed, o)
-    decision.apply(m, o.seat, value)
-    return value
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One kind of decision, described once; ``_Referee._decide`` runs every kind through the same
-    named stages: observe, ask, judge (with the engine's own check, as it applies the answer),
-    substitute, record the fault, record the decision.
-
-    ``rest`` gives the request's fields besides the view, serialised; ``decode`` reads the answer's
-    wire values (a ``Fault`` for what is no card or no choice); ``show`` is the answer's text for a
-    fault record; ``apply`` hands a decision to the engine; ``substitute`` is the seeded stand-in;
-    ``instead`` says in words what the referee did instead (after the decision was applied);
-    ``trick`` is the trick a fault names (None outside trick play); ``record`` writes the decision
-    into the match record. ``needs`` names the rule option that asks this RPC of bots written before it.
-    ``default`` is the do-nothing answer of an optional decision (None: a required one), what stands when
-    the bot does not implement the RPC: always legal, and what the rules would do without the option that
-    asks it, so a bot could give it itself; ``default_words`` says it for the match's note.
-    """
-
-    phase: Phase
-    rpc: str
-    method: str
-    judge: str
-    rest: Callable[[Observation], bytes]
-    decode: Callable[[Any, Observation], Any]
-    show: Callable[[Any], str]
-    apply: Callable[[Match, int, Any], object]
-    substitute: Callable[[int, Observation], Any]
-    instead: Callable[[Match, Any], str]
-    trick: Callable[[Observation], int | None]
-    record: Callable[[MatchRecord, Match, Observation, Any, float | None, bool], None]
-    needs: str = ""
-    default: Callable[[Observation], Any] | None = None
-    default_words: str = ""
 
 
 def _record_pass(
@@ -577,31 +414,22 @@ class _SeatState:
 
     def __init__(self, seat: Seat, settings: MatchSettings) -> None:
         self.seat = seat
-        # Who sits there: "bot", or "human" (a person, who never forfeits: the substitute plays for one
-        # who is away, and one who comes back plays on). The record keeps it.
-        self.kind: str = getattr(seat, "kind", "bot")
-        # A seat with its own time control (a person's, untimed or not) keeps its own clock, and its
-        # views say its own budget; every other seat has the match's.
-        own: MatchSettings | None = getattr(seat, "time_control", None)
+        # What the seat offers besides the Seat interface, as ``SeatHooks`` declares it: a person's
+        # kind, clock, trials and held deals; an in-process bot's synchronous answers.
+        hooks = seat if isinstance(seat, SeatHooks) else NO_HOOKS
+        self.kind = hooks.kind
+        # A seat with its own time control keeps its own clock, and its views say its own budget;
+        # every other seat has the match's.
+        own = hooks.time_control
         self.budget_ms: int | None = int(own.budget_ms) if own is not None else None
         self.views: codec.ViewEncoder | None = None  # set once the names are known (the handshakes)
-        # A seat that would take back an answer the referee would refuse (a person) is handed the
-        # referee's own judgement with each decision (``Ask.trial``).
-        self.trials = bool(getattr(seat, "tries_answers", False))
-        # A seat that may hold the next deal (a person reading the hand's scores) offers
-        # ``hold_deal(hand_number, timeout)``, awaited between hands, with no clock running.
-        self.hold_deal: Callable[[int, float], Awaitable[None]] | None = getattr(seat, "hold_deal", None)
-        # A seat whose decisions are answered synchronously (an in-process bot's plain methods) offers
-        # ``answers_now``, method name -> ``now(ask) -> answer``: no coroutine and no in-flight slot
-        # (it never waits on anything).
-        self.answers_now: Mapping[str, Callable[[Ask], Any]] = getattr(seat, "answers_now", None) or {}
-        # A seat whose plain play_card the play loop calls directly, without an Ask: ``play_now(obs,
-        # views, bank_ms)``, the same answer as ``answers_now["play_card"]``.
-        self.play_now: Callable[[Observation, codec.ViewEncoder, int], Any] | None = (
-            getattr(seat, "play_now", None) if "play_card" in self.answers_now else None
-        )
-        # And one whose notifications are taken synchronously offers ``notify_now(request)``.
-        self.notify_now: Callable[[pb.NotifyRequest], None] | None = getattr(seat, "notify_now", None)
+        self.trials = hooks.tries_answers
+        self.hold_deal = hooks.hold_deal
+        # Answered synchronously: no coroutine and no in-flight slot (it never waits on anything).
+        self.answers_now = hooks.answers_now
+        # The play loop calls play_now only for a seat whose play_card is answered synchronously.
+        self.play_now = hooks.play_now if "play_card" in self.answers_now else None
+        self.notify_now = hooks.notify_now
         self.clock = Clock(own if own is not None else settings)
         self.faults = 0
         self.forfeit = False
@@ -711,14 +539,11 @@ class _Referee:
             try:
                 answer = await method(ask, clock.deadline())
             except Exception as e:
-                return _failed(clock, e, _perf_counter() - t0)
+                return failed(clock, e, _perf_counter() - t0)
         finally:
             in_flight.let_go(held)
         elapsed = _perf_counter() - t0
-        allowed = clock.deadline()
-        if not clock.charge(elapsed):
-            return None, _ms(elapsed), _late(answer, elapsed, allowed)
-        return answer, _ms(elapsed), None
+        return in_time(clock, answer, elapsed)
 
     @staticmethod
     def _ask_now(clock: Clock, now: Callable[[Ask], T], ask: Ask) -> tuple[T | None, float, Fault | None]:
@@ -727,29 +552,14 @@ class _Referee:
         try:
             answer = now(ask)
         except Exception as e:
-            return _failed(clock, e, _perf_counter() - t0)
-        return _in_time(clock, answer, _perf_counter() - t0)
+            return failed(clock, e, _perf_counter() - t0)
+        return in_time(clock, answer, _perf_counter() - t0)
 
     def _asked(self, o: Observation, st: _SeatState, decision: Decision) -> Ask:
         """The one place a decision is put to a seat: from this seat's observation alone (its wire
         request is encoded from it only if the seat sends one)."""
-        trial = self._trial(decision, o) if st.trials else None
-        return Ask(o, st.views or self.views, int(st.clock.bank * 1000), decision.rest(o), trial)
-
-    def _trial(self, decision: Decision, o: Observation) -> Trial:
-        """How this decision's answer would be judged (``Ask.trial``): the judge stage of ``_judged``,
-        run on a copy of the match, so nothing is applied. Its refusals speak of the seat's own cards
-        and the public play alone, as any fault record of the seat does."""
-        m = self.match
-
-        def trial(answer: object) -> Exception | None:
-            try:
-                decision.apply(m.clone(), o.seat, decision.decode(answer, o))
-            except (Fault, IllegalPlayError) as e:
-                return e
-            return None
-
-        return trial
+        tried = trial(decision, self.match, o) if st.trials else None
+        return Ask(o, st.views or self.views, int(st.clock.bank * 1000), decision.rest(o), tried)
 
     async def _decide(self, decision: Decision) -> None:
         """Every seat the engine waits on is asked ``decision`` at once (several only for passes and turbo-charges);
@@ -979,9 +789,9 @@ class _Referee:
         o = m.observation(s)
         answer = latency = fault = None
         if not st.forfeit:
-            trial = self._trial(DECISIONS[_PLAY], o) if st.trials else None
+            tried = trial(DECISIONS[_PLAY], m, o) if st.trials else None
             answer, latency, fault = await self._ask(
-                s, st.seat.play_card, Ask(o, st.views or self.views, int(st.clock.bank * 1000), b"", trial)
+                s, st.seat.play_card, Ask(o, st.views or self.views, int(st.clock.bank * 1000), b"", tried)
             )
         self._played(s, o, answer, latency, fault)
 
@@ -990,7 +800,7 @@ class _Referee:
         the hand's last card: one after another with no coroutine each, under the same clock and
         faults as ``_ask``, so that such a bot costs little more than the engine's own play."""
         m, states, plays = self.match, self.states, self.record.plays
-        observe, play = m.observation, m.play
+        observe = m.observation
         while m.phase is _PLAY:
             s = m.turn
             st = states[s]
@@ -999,49 +809,45 @@ class _Referee:
                 return
             o = observe(s)
             clock = st.clock
-            # ``_ask_now`` then ``_played``, written out for an answer in time that names a card the
-            # engine takes: the engine's play is the judge. Anything else (an error, lateness, a
-            # value that is no card, a card refused) goes the general way with the same answer.
+            # ``_ask_now`` then ``_played``, written out for an answer in time: the judge's play, and the
+            # record of a card played as answered. Anything else (an error, lateness, a substitute) is
+            # recorded the general way.
             t0 = _perf_counter()
             try:
                 answer = now(o, st.views or self.views, int(clock.bank * 1000))
             except Exception as e:
-                trick = self._played(s, o, *_failed(clock, e, _perf_counter() - t0))
+                trick = self._played(s, o, *failed(clock, e, _perf_counter() - t0))
             else:
                 elapsed = _perf_counter() - t0
-                if elapsed <= clock.budget + clock.grace and type(answer) is int and 1 <= answer <= 52:
-                    card = DECK[answer - 1]
-                    try:
-                        trick = play(card, s)
-                    except IllegalPlayError:
-                        trick = self._played(s, o, answer, _ms(elapsed), None)
+                if elapsed <= clock.budget + clock.grace:  # in_time's own test: nothing to charge
+                    card, trick, fault, substituted = judge_play(m, o, answer, None)
+                    ms = int(elapsed * 1_000_000 + 0.5) / 1000  # in_time's latency, without the call
+                    if substituted:
+                        self._record_play(s, o, ms, card, trick, fault, substituted)
                     else:
-                        ms = int(elapsed * 1_000_000 + 0.5) / 1000  # _ms(elapsed), without the call
                         plays.append(PlayRecord(o.hand_number, len(o.tricks), s, str(card), ms))
                         if trick is not None:
                             self._notify_trick(o.hand_number, trick)
                 else:
-                    trick = self._played(s, o, *_in_time(clock, answer, elapsed))
+                    trick = self._played(s, o, *in_time(clock, answer, elapsed))
             if trick is not None and len(m.results) > o.hand_number:
                 return  # the hand is scored (hands count from 0): the run records it before the next one
 
     def _played(self, s: int, o: Observation, answer: Any, latency: float | None, fault: Fault | None) -> Trick | None:
-        """The judge, substitute and record stages of one play; the trick it completed, if any."""
-        m = self.match
-        card = None
-        trick = None
-        if answer is not None:  # judged by the engine's own check as it plays
-            try:
-                card = card_of_answer(answer)
-                trick = m.play(card, s)
-            except Fault as f:
-                card, fault = None, f
-            except IllegalPlayError as e:
-                card, fault = None, fault_from_rejection(e, "play", f"card={card}")
-        substituted = card is None
-        if card is None:
-            card = substitute_play(self.seed, o)
-            trick = m.play(card, s)
+        """The judge and substitute stages of one play, then its record; the trick it completed, if any."""
+        return self._record_play(s, o, latency, *judge_play(self.match, o, answer, fault))
+
+    def _record_play(
+        self,
+        s: int,
+        o: Observation,
+        latency: float | None,
+        card: Card,
+        trick: Trick | None,
+        fault: Fault | None,
+        substituted: bool,
+    ) -> Trick | None:
+        """The record stages of one judged play: its fault, the play, the trick it completed (returned)."""
         hand_number, trick_number = o.hand_number, len(o.tricks)  # o.trick_number
         if fault is not None:
             self._fault(

@@ -9,13 +9,16 @@ connection), ``BotErrorStatus`` (the bot answered an error status, or an in-proc
 are no reply). What a bot says about itself (a status code, a message) never picks the kind. One
 status is told apart within ``BotErrorStatus``: ``BotUnimplemented``, the bot does not implement the
 RPC (UNIMPLEMENTED, or an in-process bot without the method); the referee alone decides what that
-means for the decision (``referee.match.judge``): an optional decision takes its do-nothing answer,
+means for the decision (``referee.judge.judge``): an optional decision takes its do-nothing answer,
 which the bot could have given itself, so saying UNIMPLEMENTED gains a bot nothing.
 
 Every decision comes to a seat as one ``Ask``: the seat's observation, from which the referee
 builds the wire request only when a seat sends one. A gRPC seat sends those bytes; an in-process
 seat hands the observation to its Python object (which then sees no more than a remote bot would),
 and no request is built or parsed for it.
+
+A seat may offer more than the ``Seat`` interface: the hooks of the referee's fast path and of a
+person's seat, declared once in ``SeatHooks``, which such a seat subclasses.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import asyncio
 import inspect
 import re
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import grpc
@@ -33,6 +37,7 @@ from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc, codec
 from referee.isolation import Isolation
 from referee.rules import Card, MoonChoice, Observation
+from referee.settings import MatchSettings
 from referee.untrusted import inert
 
 T = TypeVar("T")
@@ -255,7 +260,7 @@ class Ask:
 class Seat(Protocol):
     """The referee's side of one bot. ``timeout`` is the whole deadline of the call, in seconds.
     ``isolation`` is what guards the bot, as whoever made the seat knows it (None: unknown); the
-    match record keeps it."""
+    match record keeps it. A seat that offers any of ``SeatHooks`` subclasses it."""
 
     name: str | None
     address: str | None
@@ -278,6 +283,39 @@ class Seat(Protocol):
     async def notify(self, request: pb.NotifyRequest, timeout: float) -> None: ...
 
     async def close(self) -> None: ...
+
+
+class SeatHooks:
+    """What a seat may offer besides the ``Seat`` interface, each read once a match by the referee.
+
+    A seat that offers any subclasses this and sets those it offers; the rest keep these defaults,
+    which are also what a seat that does not subclass it gets (a plain bot's seat).
+    """
+
+    kind: str = "bot"
+    """Who sits there: "bot", or "human" (a person, substituted while away, never forfeited); the record keeps it."""
+
+    time_control: MatchSettings | None = None
+    """The seat's own clock (a person's, untimed or not), kept instead of the match's; its views say its budget."""
+
+    tries_answers: bool = False
+    """Whether each decision comes with the referee's own judgement of an answer (``Ask.trial``): a person's."""
+
+    hold_deal: Callable[[int, float], Awaitable[None]] | None = None
+    """``hold_deal(hand_number, timeout)``, awaited between hands with no clock running: a person reading the scores."""
+
+    answers_now: Mapping[str, Callable[[Ask], Any]] = MappingProxyType({})
+    """Decisions answered synchronously, by method name: ``now(ask) -> answer``, with no coroutine or in-flight slot."""
+
+    play_now: Callable[[Observation, codec.ViewEncoder, int], Any] | None = None
+    """``play_now(obs, views, bank_ms)``: ``answers_now["play_card"]`` without an ``Ask``, for the play loop."""
+
+    notify_now: Callable[[pb.NotifyRequest], None] | None = None
+    """``notify_now(request)``: a notification taken synchronously, in order, with nothing to wait for."""
+
+
+NO_HOOKS = SeatHooks()
+"""The hooks of a seat that offers none."""
 
 
 def _serialize(request: Any) -> bytes:

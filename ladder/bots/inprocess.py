@@ -49,7 +49,7 @@ from hearts.v1.codec import ViewEncoder
 from ladder.sandbox import Isolation
 from referee.record import utc_now
 from referee.rules import Card, Observation
-from referee.seats import Ask, BotErrorStatus, BotTimeout
+from referee.seats import Ask, BotErrorStatus, BotTimeout, SeatHooks
 
 __all__ = ["BotModule", "BotModuleError", "SdkSeat", "is_module_spec", "load_seat", "print_to"]
 
@@ -198,12 +198,13 @@ def load_seat(name: str, spec: str, log_dir: Path | str | None = None) -> SdkSea
         raise BotModuleError(f"bot {name!r} ({spec}): {e}") from None
 
 
-class SdkSeat:
+class SdkSeat(SeatHooks):
     """A seat for an SDK bot object in this process (the ``referee.seats.Seat`` interface).
 
     One seat may sit in several matches at once, as one server serves them; the bot object is the
     same in all of them (a bot keeps per-match state under ``view.match_id``). With a ``log``, what
-    the bot's plain methods print goes there.
+    the bot's plain methods print goes there. Of ``SeatHooks`` it offers ``answers_now`` (its plain
+    methods), ``play_now`` and ``notify_now`` (a plain notify).
     """
 
     address: str | None = None
@@ -242,7 +243,7 @@ class SdkSeat:
             plain.add("choose_moon")  # answered without the bot, as its server would
         self.answers_now = {n: now for n, now in nows.items() if n in plain}
         # Notifications of a plain notify are delivered at once, in order: in-process, nothing to wait for.
-        self.notify_now: Callable[[pb.NotifyRequest], None] | None = self._notify_now if "notify" in plain else None
+        self.notify_now = self._notify_now if "notify" in plain else None
 
     def __repr__(self) -> str:
         return f"SdkSeat({type(self.bot).__name__}, name={self.name!r})"

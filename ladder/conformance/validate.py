@@ -50,7 +50,8 @@ from ladder.bots.launcher import DEFAULT_STARTUP_TIMEOUT
 from ladder.conformance.positions import Position, play_positions, positions
 from ladder.sandbox import Isolation
 from referee.faults import MAX_FAULTS, Fault, describe, fault_from_error
-from referee.match import DECISIONS, NAME_LIMIT, Clock, Decision, MatchSettings, judge, play_match
+from referee.judge import Decision, failed, in_time, judge
+from referee.match import DECISIONS, NAME_LIMIT, Clock, MatchSettings, play_match
 from referee.record import FaultKind, utc_now
 from referee.report import latencies, percentile
 from referee.rules import PRESETS, Match, MoonChoice, Observation, Phase, Rules, SeededRandom
@@ -381,7 +382,8 @@ class _Session:
 
     async def ask(self, position: Position, match_id: str, *, clock: Clock | None = None) -> _Asked:
         """Ask the position's decision as the referee does (``referee.match._Referee._ask``) and judge
-        the answer on a copy of the match (``referee.match.judge``): the request's own match is never changed."""
+        the answer as it does (``referee.judge``): its time on ``clock``, what it says on a copy of the
+        match, so the request's own match is never changed."""
         clock = clock or self.clock
         decision = DECISIONS[position.phase]
         obs = position.observation()
@@ -393,22 +395,13 @@ class _Session:
             answer = await getattr(self.seat, decision.method)(ask, clock.deadline())
         except Exception as e:
             elapsed = time.perf_counter() - t0
-            fault = fault_from_error(e)
-            if fault.kind is FaultKind.TIMEOUT:
-                clock.bank = 0.0
-            else:
-                clock.charge(elapsed)
+            _, _, fault = failed(clock, e, elapsed)
             self.latencies.append(elapsed * 1000)
             return _judged(decision, position, obs, request, None, fault, elapsed * 1000)
         elapsed = time.perf_counter() - t0
         self.latencies.append(elapsed * 1000)
-        allowed = clock.deadline()
-        if not clock.charge(elapsed):
-            late = Fault(
-                FaultKind.TIMEOUT,
-                f"answered after {elapsed * 1000:.0f} ms; {allowed * 1000:.0f} ms allowed",
-                f"{answer!r} (too late)"[:300],
-            )
+        _, _, late = in_time(clock, answer, elapsed)
+        if late is not None:  # refused for its time: what it says is not judged
             return _Asked(decision, obs, request, answer, None, late, elapsed * 1000)
         return _judged(decision, position, obs, request, answer, None, elapsed * 1000)
 
@@ -422,7 +415,7 @@ def _judged(
     fault: Fault | None,
     latency_ms: float,
 ) -> _Asked:
-    """The referee's own judgement of an answer or a failure (``referee.match.judge``), on a copy of
+    """The referee's own judgement of an answer or a failure (``referee.judge.judge``), on a copy of
     the position's match: the decision the engine accepted (or the do-nothing answer of an optional RPC
     the bot does not implement), else None and the fault."""
     value, fault, substituted, defaulted = judge(decision, position.match.clone(), obs, answer, fault)

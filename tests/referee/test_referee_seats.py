@@ -13,8 +13,8 @@ from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
 from referee.match import MatchSettings, play_match
 from referee.record import FaultKind
-from referee.rules import Rules
-from referee.seats import REFEREE_NAME, BotTimeout, GrpcSeat
+from referee.rules import Observation, Rules
+from referee.seats import REFEREE_NAME, BotTimeout, GrpcSeat, InProcessSeat, SeatHooks
 
 HELLO = codec.handshake_request(REFEREE_NAME)
 RULES = Rules.parse("standard,pass_cycle=left,target=60")
@@ -143,3 +143,29 @@ def test_a_cancelled_match_leaves_no_notifier_running(serve: Callable[..., str],
         return left
 
     assert asyncio.run(go()) == []
+
+
+class _FirstLegal:
+    def pass_cards(self, obs: Observation) -> list[object]:
+        return list(obs.hand.cards)[: obs.rules.pass_count]
+
+    def play_card(self, obs: Observation) -> object:
+        return obs.legal.cards[0]
+
+
+def test_a_seat_offers_hooks_by_subclassing_seat_hooks_and_an_attribute_of_the_same_name_alone_is_no_hook() -> None:
+    """The referee reads a seat's hooks through ``SeatHooks`` only: a subclass's own kind and clock are kept,
+    while a seat that merely has attributes of those names is a plain bot's seat on the match's clock."""
+
+    class Person(InProcessSeat, SeatHooks):
+        kind = "human"
+        time_control = MatchSettings(budget_ms=500, bank_ms=0)
+
+    class Lookalike(InProcessSeat):
+        kind = "human"
+        time_control = MatchSettings(budget_ms=500, bank_ms=0)
+
+    seats = [Person(_FirstLegal(), "person"), Lookalike(_FirstLegal(), "lookalike")]
+    seats += [InProcessSeat(_FirstLegal(), f"bot{s}") for s in (2, 3)]
+    record = asyncio.run(play_match(seats, RULES, 5, settings=MatchSettings(bank_ms=2000)))
+    assert [(s.kind, s.time_bank_left_ms) for s in record.seats] == [("human", 0.0)] + [("bot", 2000.0)] * 3
