@@ -33,7 +33,7 @@ from starlette.routing import Route
 from ladder.arena.accounts import Account, SignInGuard, SignInLimited, new_alias
 from ladder.arena.config import ArenaConfig
 from ladder.arena.hosted_address import AddressRefused, Resolve, pin, resolve_host
-from ladder.arena.store import ArenaStore, BotRow, VersionRow
+from ladder.arena.store import IN_PIPELINE, WAITING, ArenaStore, BotRow, VersionRow, VersionStatus
 from ladder.arena.submissions import ArchiveError, check_archive, stored_bytes, unpack
 from ladder.arena.worker import ArenaWorker, Ratings, ladder_tournament, sandbox_mode, start_final
 from ladder.bots.registry import RegistryError, check_name
@@ -150,7 +150,7 @@ class View:
 
     def bot_dict(self, bot: BotRow) -> dict[str, Any]:
         vs = [v for v in self.versions.values() if v.bot_id == bot.id]
-        valid = [v for v in vs if v.status == "valid"]
+        valid = [v for v in vs if v.status is VersionStatus.VALID]
         return {
             "name": self.bot_name(bot),
             "owner": None if self.masked(bot) else bot.owner,
@@ -217,7 +217,7 @@ async def status(request: Request, state: ArenaState, me: Account) -> Any:
         "matches": info.done if info is not None else 0,
         "pending": (info.total - info.done) if info is not None else 0,
         "bots": len(store.bots()),
-        "queue": len(store.versions_in(("pending", "building", "validating"))),
+        "queue": len(store.versions_in(IN_PIPELINE)),
         "live": len(worker.live) if worker is not None else 0,
         "deadline": state.cfg.deadline.isoformat() if state.cfg.deadline is not None else None,
         "submissions_open": not _deadline_passed(state.cfg),
@@ -317,7 +317,6 @@ async def version_log(request: Request, state: ArenaState, me: Account) -> Any:
     return {"bot": b.name, "version": n, "log": text}
 
 
-WAITING = ("pending", "uploading", "building", "validating")
 MAX_WAITING = 3
 """Versions one participant may have waiting for the pipeline at once (it validates one at a time)."""
 _HOST_PORT = re.compile(r"(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}")  # as a bots file's address
@@ -390,7 +389,7 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
     v = store.add_version(
         bot_id,
         me.id,
-        status="uploading",  # not picked up by the pipeline before its directory is in place
+        status=VersionStatus.UPLOADING,  # not picked up by the pipeline before its directory is in place
         kind="archive",
         content_hash=checked.sha256,
         size=checked.size,
@@ -638,7 +637,7 @@ async def _deadline_watch(state: ArenaState) -> None:
     while not _deadline_passed(cfg):
         await asyncio.sleep(0.5)
     # Versions submitted before the deadline may still be in the pipeline: they count once checked.
-    while state.store.versions_in(("uploading", "pending", "building", "validating")):
+    while state.store.versions_in(WAITING):
         await asyncio.sleep(0.5)
     try:
         await asyncio.to_thread(lambda: start_final(state.store, cfg, resolve=state.resolve))

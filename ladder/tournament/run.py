@@ -54,7 +54,7 @@ from ladder.ratings.fit import ELO_BASE, live_elo_update
 from ladder.ratings.leaderboard import live_elo
 from ladder.sandbox import Limits, SandboxMode, probe, probe_limits
 from ladder.store import Runner, Store, TournamentRow
-from ladder.tournament.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
+from ladder.tournament.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule, match_id
 from ladder.venues.venue import Venue, VenueBots
 from ladder.venues.workers import MatchJob, MatchWorkers, default_workers
 from referee.match import MatchSettings, play_match
@@ -391,11 +391,6 @@ def _set_status(store: Store, tid: int, status: str) -> None:
         store.tournaments.set_status(tid, status)
 
 
-def _match_id(tid: int, index: int) -> str:
-    # Deterministic: the store's primary key then also refuses a second record of one scheduled match.
-    return f"t{tid}-{index:06d}"
-
-
 def save_scheduled(store: Store, tid: int, index: int, record: MatchRecord, k: float = LIVE_ELO_K) -> None:
     """Save a match record, mark its scheduled match done and store its live Elo change: one transaction."""
     with store.db.atomic():
@@ -717,12 +712,12 @@ class _Tables:
         try:
             if self.workers is not None and self._to_workers(m):
                 job = MatchJob(
-                    self.tid, m.index, _match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, self._shown(m)
+                    self.tid, m.index, match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, self._shown(m)
                 )
                 return await self.workers.play(job), True
             if self.venue is not None:
                 job = MatchJob(
-                    self.tid, m.index, _match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, self._shown(m)
+                    self.tid, m.index, match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, self._shown(m)
                 )
                 return await self.venue.play(job), False  # saved here, by the one writer
             table = await ready_seats(self.launcher, seats, m.seats, self.unreachable)
@@ -731,7 +726,7 @@ class _Tables:
                 self.rules[m.rules],
                 m.seed,
                 settings=self.settings,
-                match_id=_match_id(self.tid, m.index),
+                match_id=match_id(self.tid, m.index),
                 names=list(m.seats),
                 tournament_id=self.tid,
                 shown_names=list(self._shown(m)) if self.shown_names else None,
