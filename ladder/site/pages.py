@@ -19,6 +19,7 @@ from ladder.arena import app as api
 from ladder.arena.accounts import Account
 from ladder.arena.app import ApiError, ArenaState, View
 from ladder.site.render import online_elo, points_svg, rating_svg, replay_steps, seat_names
+from referee.report import replay_hands
 
 __all__ = ["VISITOR", "Page", "bot_page", "leaderboard_page", "match_page", "matches_page"]
 
@@ -107,7 +108,8 @@ async def matches_page(state: ArenaState, viewer: Account, query: dict[str, str]
 
 async def match_page(state: ArenaState, viewer: Account, match_id: str, query: dict[str, str]) -> Page:
     data = await call(api.match, state, viewer, id=match_id)
-    steps = replay_steps(data)
+    record = await asyncio.to_thread(lambda: state.store.ladder.load_match(match_id))
+    steps = replay_steps(data, list(replay_hands(record)))
     try:
         step = max(0, min(len(steps) - 1, int(query.get("step", "0"))))
     except ValueError:
