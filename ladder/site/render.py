@@ -10,7 +10,6 @@ it with ``textContent`` only.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -289,34 +288,6 @@ def points_svg(values: Sequence[int], *, width: int = 640, height: int = 160) ->
         + "".join(bars)
         + "</svg>"
     )
-
-
-def online_elo(
-    results: Sequence[tuple[str, Sequence[tuple[str, int]]]], bot: str, k: float = 24
-) -> list[tuple[int, float]]:
-    """A running Elo of ``bot`` over matches in the order played (each match as pairwise results by
-    place): the shape of its history; the leaderboard's Elo is the batch fit over all matches."""
-    rating: dict[str, float] = {}
-    out: list[tuple[int, float]] = []
-    n = 0
-    for _mid, seats in results:
-        for name, _ in seats:
-            rating.setdefault(name, 1500.0)
-        delta: dict[str, float] = {name: 0.0 for name, _ in seats}
-        for a, pa in seats:
-            for b, pb in seats:
-                if a >= b:
-                    continue
-                ea = 1 / (1 + math.pow(10, (rating[b] - rating[a]) / 400))
-                sa = 1.0 if pa < pb else 0.5 if pa == pb else 0.0
-                delta[a] += k / 3 * (sa - ea)
-                delta[b] -= k / 3 * (sa - ea)
-        for name, d in delta.items():
-            rating[name] += d
-        if any(name == bot for name, _ in seats):
-            n += 1
-            out.append((n, rating[bot]))
-    return out
 
 
 # -- the environment --------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def test_an_address_that_is_no_host_and_port_is_refused_at_once(tmp_path: Path) 
 
 def test_one_participant_cannot_hold_the_validation_queue(tmp_path: Path) -> None:
     """The pipeline validates one version at a time: a participant's flood would hold everyone's back."""
-    from ladder.arena.app import MAX_WAITING
+    from ladder.arena.actions import MAX_WAITING
 
     client, org, alice = _app(tmp_path)
     with client:
