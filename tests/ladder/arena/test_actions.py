@@ -35,12 +35,11 @@ def test_a_submission_is_a_version_or_a_refusal_naming_what_is_wrong(tmp_path: P
     cfg = ArenaConfig(house=(HouseBot("lowest", command="python -m clients.bots.lowest --port {port}"),))
     store = ArenaStore(tmp_path / "arena.db")
     add_user(store, "organiser", organiser=True)
-    a, _ = add_user(store, "alice")
-    b, _ = add_user(store, "bob")
+    alice, _ = add_user(store, "alice")
+    bob, _ = add_user(store, "bob")
     sync_house(store, cfg)
     store.close()
     state = ArenaState(dir=tmp_path, cfg=cfg, ratings=Ratings())
-    alice, bob = (Account(u.id, u.name, u.role, u.alias) for u in (a, b))
 
     def submit(me: Account, name: str, *, archive: bytes | None = None, address: str | None = None) -> VersionRow:
         return asyncio.run(actions.submit(state, me, name, archive=archive, address=address))
