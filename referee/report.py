@@ -2,12 +2,15 @@
 
 The replay re-plays the record through the engine, so what it prints is checked: a record whose
 plays break the rules raises ``IllegalPlayError`` instead of printing a story that never happened.
+``replay_hands`` is that replay as data (each card, each trick's winner, the tricks taken), which
+the web site's replay draws.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -187,9 +190,35 @@ def summary(record: MatchRecord) -> RenderableType:
     return Group(*parts)
 
 
-def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick], tuple[str, ...]]]:
-    """Re-play the record through the engine; yield each hand's tricks (with leader and winner) and its
-    kitty as it was when taken (a mix pass deals a new kitty: the record holds the one dealt)."""
+@dataclass(frozen=True)
+class ReplayedPlay:
+    """One card of a record as the engine replayed it: the tricks each seat had taken before it, and
+    the trick it completed (None while the trick goes on; a completed trick's winner None: it stays
+    on the table, two packs)."""
+
+    seat: int
+    card: str
+    taken: tuple[int, ...]
+    trick: Trick | None
+
+
+@dataclass(frozen=True)
+class ReplayedHand:
+    """One hand of a record as the engine replayed it: each card played, the tricks (with leader and
+    winner), the kitty as it was when taken (a mix pass deals a new kitty: the record holds the one
+    dealt) and the tricks each seat took, as the engine counts them (a trick without a winner counts
+    for whoever takes its cards)."""
+
+    hand: int
+    plays: tuple[ReplayedPlay, ...]
+    tricks: tuple[Trick, ...]
+    kitty: tuple[str, ...]
+    taken: tuple[int, ...]
+
+
+def replay_hands(record: MatchRecord) -> Iterator[ReplayedHand]:
+    """Re-play the record through the engine, hand by hand; a record that stops inside a hand (an
+    aborted match) ends with that hand as far as it was played."""
     rules = Rules.from_dict(record.rules)
     m = Match(rules, record.seed)
     plays = iter(record.plays)
@@ -200,21 +229,37 @@ def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick], tup
             m.pass_cards(p.seat, [Card.parse(c) for c in p.cards])
         for c in h.charges:  # turbo_charging
             m.charge(c.seat, [Card.parse(x) for x in c.cards])
-        tricks: list[Trick] = []
+        hand = m.hand
+        played: list[ReplayedPlay] = []
         kitty = h.kitty
+        cut = False
         while not m.over and m.hand_number == h.hand:
             if m.phase is Phase.MOON:
+                if h.moon_choice is None:
+                    cut = True
+                    break
                 m.choose_moon(m.turn, MoonChoice(h.moon_choice))
                 continue
             if m.phase is Phase.DISCARD:
                 kitty = tuple(str(c) for c in cards_of(m.hand.kitty))
                 m.discard(m.turn, [Card.parse(c) for c in h.discard])
                 continue
-            play = next(plays)
+            play = next(plays, None)
+            if play is None:
+                cut = True
+                break
+            taken = tuple(hand.tricks_won)
             trick = m.play(Card.parse(play.card), play.seat)
-            if trick is not None:
-                tricks.append(trick)
-        yield h.hand, tricks, kitty
+            played.append(ReplayedPlay(play.seat, play.card, taken, trick))
+        yield ReplayedHand(h.hand, tuple(played), tuple(hand.tricks), kitty, tuple(hand.tricks_won))
+        if cut:
+            return
+
+
+def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick], tuple[str, ...]]]:
+    """Each hand's tricks (with leader and winner) and its kitty as it was when taken, as the engine replays them."""
+    for h in replay_hands(record):
+        yield h.hand, list(h.tricks), h.kitty
 
 
 def replay(record: MatchRecord) -> RenderableType:

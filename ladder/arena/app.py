@@ -2,26 +2,20 @@
 
 Every endpoint needs ``Authorization: Bearer TOKEN`` (401 without one or for a wrong one); a
 participant acts only on their own bots (403 otherwise), organiser actions need an organiser's
-token (403). Everything a bot controls (its handshake name, its errors, its log) is returned as
-JSON data, never as markup.
-
-Anonymity: while ``[classroom] anonymous`` holds and the organiser has not revealed the names,
-everyone but a bot's owner (and the organisers) sees the bot's alias for its name and no owner, and
-a match record shows another participant's bot by alias with its fault details and address blanked.
+token (403). The handlers only translate: what a viewer sees is ``ladder.arena.views`` (anonymity,
+withheld matches, hidden addresses), what a participant or organiser does is ``ladder.arena.actions``,
+and their refusals (``ladder.arena.errors``) are answered with their HTTP status (``http_status``).
+Everything a bot controls (its handshake name, its errors, its log) is returned as JSON data, never
+as markup.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import importlib.metadata
 import json
-import re
-import shutil
-import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,19 +24,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ladder.arena.accounts import Account, SignInGuard, SignInLimited, new_alias
+from ladder.arena import actions, views
+from ladder.arena.accounts import Account, SignInLimited
 from ladder.arena.config import ArenaConfig
-from ladder.arena.hosted_address import AddressRefused, Resolve, pin, resolve_host
-from ladder.arena.store import ArenaStore, BotRow, VersionRow
-from ladder.arena.submissions import ArchiveError, check_archive, stored_bytes, unpack
-from ladder.arena.worker import ArenaWorker, Ratings, ladder_tournament, sandbox_mode, start_final
-from ladder.bots.registry import RegistryError, check_name
-from ladder.export import match_to_json
+from ladder.arena.errors import BadRequest, Forbidden, NotFound, NotNow, Refused, TooLarge, TooMany
+from ladder.arena.hosted_address import Resolve, resolve_host
+from ladder.arena.state import ArenaState
+from ladder.arena.store import WAITING
+from ladder.arena.worker import ArenaWorker, Ratings, ladder_tournament, start_final
 
-__all__ = ["ArenaState", "build_app"]
-
-MAX_PAGE = 200
-STALE_S = 5.0  # a leaderboard fitted this recently is served as it is, whatever came in since
+__all__ = ["ArenaState", "build_app", "http_status"]
 
 
 class ApiError(Exception):
@@ -53,26 +44,19 @@ class ApiError(Exception):
         self.extra = extra
 
 
-@dataclass
-class ArenaState:
-    dir: Path
-    cfg: ArenaConfig
-    ratings: Ratings
-    worker: ArenaWorker | None = None
-    guard: SignInGuard = field(default_factory=SignInGuard)  # wrong tokens, by client address
-    resolve: Resolve = resolve_host  # a hosted bot's host name to its addresses (tests drive their own)
+_STATUS: dict[type[Refused], int] = {
+    NotFound: 404,
+    Forbidden: 403,
+    NotNow: 409,
+    BadRequest: 400,
+    TooMany: 429,
+    TooLarge: 413,
+}
 
-    def __post_init__(self) -> None:
-        self._local = threading.local()
 
-    @property
-    def store(self) -> ArenaStore:
-        # One connection per thread: SQLite connections are not shared across threads.
-        s: ArenaStore | None = getattr(self._local, "store", None)
-        if s is None:
-            s = ArenaStore(self.dir / "arena.db")
-            self._local.store = s
-        return s
+def http_status(refused: Refused) -> int:
+    """The HTTP status that answers an arena's refusal."""
+    return next((code for kind, code in _STATUS.items() if isinstance(refused, kind)), 400)
 
 
 def _json(data: Any, status: int = 200) -> JSONResponse:
@@ -100,7 +84,10 @@ def _endpoint(handler: Handler, *, organiser: bool = False) -> Callable[[Request
                 raise ApiError(401, "this token is not valid for this arena (ask the organiser for a new one)")
             if organiser and not account.organiser:
                 raise ApiError(403, "this needs an organiser's token")
-            result = await handler(request, state, account)
+            try:
+                result = await handler(request, state, account)
+            except Refused as e:
+                raise ApiError(http_status(e), str(e)) from None
             return result if isinstance(result, Response) else _json(result)
         except ApiError as e:
             response = _json({"error": e.message, **e.extra}, e.status)
@@ -116,309 +103,57 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client is not None else "?"
 
 
-# -- who sees what ---------------------------------------------------------------------------------
-
-
-class View:
-    """What ``viewer`` may see of each bot (its name or its alias)."""
-
-    def __init__(self, state: ArenaState, viewer: Account) -> None:
-        self.state = state
-        self.viewer = viewer
-        store = state.store
-        self.bots = {b.id: b for b in store.bots()}
-        self.versions = {v.ladder_name: v for v in store.versions()}
-        self.users = {u.id: u.name for u in store.users()}
-        self.hidden = state.cfg.anonymous and store.get_meta("revealed") != "1" and not viewer.organiser
-
-    def owns(self, bot: BotRow) -> bool:
-        return bot.owner_id == self.viewer.id or self.viewer.organiser
-
-    def masked(self, bot: BotRow) -> bool:
-        return self.hidden and not bot.house and bot.owner_id != self.viewer.id
-
-    def bot_name(self, bot: BotRow) -> str:
-        return bot.alias if self.masked(bot) else bot.name
-
-    def ladder_name(self, name: str) -> str:
-        """A ladder name (``BOT.vN``) as this viewer may see it."""
-        v = self.versions.get(name)
-        if v is None:
-            return name
-        bot = self.bots[v.bot_id]
-        return f"{self.bot_name(bot)}.v{v.number}" if self.masked(bot) else name
-
-    def bot_dict(self, bot: BotRow) -> dict[str, Any]:
-        vs = [v for v in self.versions.values() if v.bot_id == bot.id]
-        valid = [v for v in vs if v.status == "valid"]
-        return {
-            "name": self.bot_name(bot),
-            "owner": None if self.masked(bot) else bot.owner,
-            "house": bot.house,
-            "mine": bot.owner_id == self.viewer.id,
-            "versions": len(vs),
-            "playing_version": max((v.number for v in valid), default=None),
-            "created_at": bot.created_at,
-        }
-
-    def shown_bot(self, name: str) -> BotRow | None:
-        """The bot this viewer sees by ``name`` (an anonymous board's rival by alias alone), or None."""
-        for b in self.bots.values():
-            if self.bot_name(b) == name:
-                return b
-        return None
-
-    def find_bot(self, name: str) -> BotRow:
-        b = self.shown_bot(name)
-        if b is None:
-            raise not_shown(name)
-        return b
-
-    def version_dict(self, v: VersionRow) -> dict[str, Any]:
-        bot = self.bots[v.bot_id]
-        d = v.to_dict()
-        d["bot"] = self.bot_name(bot)
-        d["ladder_name"] = self.ladder_name(v.ladder_name)
-        d["submitted_by"] = None if self.masked(bot) else self.users.get(v.submitted_by)
-        if not self.owns(bot):
-            # The reports hold the bot's own text (handshake name, errors): its owner's alone.
-            for key in ("build_report", "validation_report", "command", "build", "address", "content_hash"):
-                d[key] = None
-        return d
-
-
-def not_shown(name: str) -> ApiError:
-    """The one answer to a name this viewer sees no bot by, reading it or submitting to it alike:
-    whether it is free, another participant's hidden name or someone's alias is not told."""
-    return ApiError(
-        404,
-        f"no bot {name!r} that you can see in this arena (a name that is taken but not shown to you "
-        "cannot be submitted to either: choose another)",
-    )
-
-
-# -- endpoints -------------------------------------------------------------------------------------
-
-
-def _deadline_passed(cfg: ArenaConfig) -> bool:
-    return cfg.deadline is not None and dt.datetime.now(dt.UTC) >= cfg.deadline
+# -- endpoints: each reads its request, asks ladder.arena.views or .actions, answers JSON --------------
 
 
 async def status(request: Request, state: ArenaState, me: Account) -> Any:
-    store = state.store
-    tid = ladder_tournament(store, state.cfg)
-    info = store.ladder.tournaments.get(tid)
-    final = store.get_meta("final_tournament")
-    worker = state.worker
-    return {
-        "name": state.cfg.name,
-        "rules": state.cfg.rules,
-        "paused": store.get_meta("paused") == "1",
-        "matches": info.done if info is not None else 0,
-        "pending": (info.total - info.done) if info is not None else 0,
-        "bots": len(store.bots()),
-        "queue": len(store.versions_in(("pending", "building", "validating"))),
-        "live": len(worker.live) if worker is not None else 0,
-        "deadline": state.cfg.deadline.isoformat() if state.cfg.deadline is not None else None,
-        "submissions_open": not _deadline_passed(state.cfg),
-        "anonymous": state.cfg.anonymous and store.get_meta("revealed") != "1",
-        "final_tournament": int(final) if final is not None else None,
-        "sandbox": sandbox_mode()[0].label,
-        "sandbox_warning": sandbox_mode()[1],
-        "you": {"name": me.name, "role": me.role},
-        # The organiser's alone: they name bots, which an anonymous board hides.
-        "events": (worker.events[-20:] if worker is not None else []) if me.organiser else None,
-    }
+    return await views.status(state, me)
 
 
 async def me(request: Request, state: ArenaState, me: Account) -> Any:
-    return {"name": me.name, "role": me.role, "alias": me.alias}
+    return views.me(me)
 
 
 async def leaderboard(request: Request, state: ArenaState, me: Account) -> Any:
-    store = state.store
-    which = request.query_params.get("board", "ladder")
-    rules = request.query_params.get("rules", state.cfg.rules)
-    if which == "final":
-        final = store.get_meta("final_tournament")
-        if final is None:
-            raise ApiError(404, "no final tournament yet (the organiser starts it, or the deadline does)")
-        tid = int(final)
-    elif which == "ladder":
-        if rules != state.cfg.rules and store.get_meta(f"ladder_tournament:{rules}") is None:
-            raise ApiError(404, f"no ladder of ruleset {rules!r} in this arena (it plays {state.cfg.rules!r})")
-        tid = int(store.get_meta(f"ladder_tournament:{rules}") or ladder_tournament(store, state.cfg))
-    else:
-        raise ApiError(400, f"board {which!r}: use ladder or final")
-    board = await asyncio.to_thread(lambda: state.ratings.get(state.store, tid, rules, max_age=STALE_S))
-    view = View(state, me)
-    all_versions = request.query_params.get("versions") == "all"
-    newest = {v.ladder_name for v in store.newest_valid()}
-    rows = []
-    for r in board.rows:
-        v = view.versions.get(r.bot)
-        if which == "ladder" and not all_versions and v is not None and r.bot not in newest:
-            continue  # an older version: ?versions=all lists it
-        bot = view.bots[v.bot_id] if v is not None else None
-        row = {k: (None if isinstance(x, float) and x != x else x) for k, x in asdict(r).items()}
-        row["bot"] = view.bot_name(bot) if bot is not None else r.bot
-        row["version"] = v.number if v is not None else None
-        row["ladder_name"] = view.ladder_name(r.bot)
-        row["owner"] = None if bot is None or view.masked(bot) else bot.owner
-        row["mine"] = bot is not None and bot.owner_id == me.id
-        rows.append(row)
-    for i, row in enumerate(rows, start=1):
-        row["rank"] = i
-    return {"board": which, "tournament": tid, "rules": board.rules or rules, "matches": board.matches, "rows": rows}
+    q = request.query_params
+    return await views.leaderboard(
+        state, me, board=q.get("board", "ladder"), rules=q.get("rules"), all_versions=q.get("versions") == "all"
+    )
 
 
 async def bots(request: Request, state: ArenaState, me: Account) -> Any:
-    view = View(state, me)
-    return {"bots": [view.bot_dict(b) for b in view.bots.values()]}
+    return await views.bots(state, me)
 
 
 async def bot(request: Request, state: ArenaState, me: Account) -> Any:
-    view = View(state, me)
-    b = view.find_bot(request.path_params["name"])
-    vs = [view.version_dict(v) for v in view.versions.values() if v.bot_id == b.id]
-    return {**view.bot_dict(b), "version_list": vs}
+    return await views.bot(state, me, request.path_params["name"])
 
 
 async def versions(request: Request, state: ArenaState, me: Account) -> Any:
-    view = View(state, me)
-    b = view.find_bot(request.path_params["name"])
-    return {"versions": [view.version_dict(v) for v in view.versions.values() if v.bot_id == b.id]}
+    return await views.versions(state, me, request.path_params["name"])
 
 
 async def version(request: Request, state: ArenaState, me: Account) -> Any:
-    view = View(state, me)
-    b = view.find_bot(request.path_params["name"])
-    n = request.path_params["number"]
-    for v in view.versions.values():
-        if v.bot_id == b.id and v.number == n:
-            return view.version_dict(v)
-    raise ApiError(404, f"bot {request.path_params['name']!r} has no version {n}")
+    return await views.version(state, me, request.path_params["name"], request.path_params["number"])
 
 
 async def version_log(request: Request, state: ArenaState, me: Account) -> Any:
-    view = View(state, me)
-    b = view.find_bot(request.path_params["name"])
-    if not view.owns(b):
-        raise ApiError(403, "a bot's logs are its owner's")
-    n = request.path_params["number"]
-    v = next((v for v in view.versions.values() if v.bot_id == b.id and v.number == n), None)
-    if v is None:
-        raise ApiError(404, f"bot {b.name!r} has no version {n}")
-    text = ""
-    for folder in (state.dir / "logs" / "validate", state.dir / "logs"):
-        path = folder / f"{v.ladder_name}.log"
-        if path.is_file():
-            text += f"== {path.relative_to(state.dir)}\n" + path.read_text(errors="replace")[-64000:]
-    return {"bot": b.name, "version": n, "log": text}
-
-
-WAITING = ("pending", "uploading", "building", "validating")
-MAX_WAITING = 3
-"""Versions one participant may have waiting for the pipeline at once (it validates one at a time)."""
-_HOST_PORT = re.compile(r"(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}")  # as a bots file's address
+    return await views.version_log(state, me, request.path_params["name"], request.path_params["number"])
 
 
 async def submit(request: Request, state: ArenaState, me: Account) -> Any:
-    cfg, store = state.cfg, state.store
-    if _deadline_passed(cfg) and not me.organiser:
-        assert cfg.deadline is not None
-        raise ApiError(403, f"submissions closed at the deadline, {cfg.deadline.isoformat()}")
-    name = request.path_params["name"]
-    try:
-        check_name(name)
-    except RegistryError as e:
-        raise ApiError(400, str(e)) from None
-    existing = store.bot(name)
-    # Taken: another's bot, a house bot, or an alias (another's bot's, or a user's).
-    if (
-        existing is None
-        and store.alias_taken(name)
-        or existing is not None
-        and (existing.owner_id != me.id or existing.house)
-    ):
-        if View(state, me).shown_bot(name) is None:
-            raise not_shown(name)  # as reading it answers: an anonymous board's names stay unknown
-        if existing is not None and existing.house:
-            raise ApiError(403, f"bot {name!r} is a house bot")
-        raise ApiError(403, f"bot {name!r} is another participant's: choose another name")
-    waiting = [v for v in store.versions_in(WAITING) if v.submitted_by == me.id]
-    if len(waiting) >= MAX_WAITING and not me.organiser:
-        # One participant's flood must not hold everyone's versions back: the pipeline takes one at a time.
-        raise ApiError(
-            429,
-            f"you have {len(waiting)} versions waiting to be built and validated (at most {MAX_WAITING}): "
-            "wait for their reports, then submit again",
-        )
-    body = await _capped_body(request, cfg.limits.max_archive_bytes)
+    slot = actions.open_slot(state, me, request.path_params["name"])
+    body = await _capped_body(request, state.cfg.limits.max_archive_bytes)
     if request.headers.get("content-type", "").startswith("application/json"):
         try:
             data = json.loads(body)
         except ValueError:
             raise ApiError(400, "the body is not JSON") from None
         address = data.get("address") if isinstance(data, dict) else None
-        if not isinstance(address, str) or not _HOST_PORT.fullmatch(address):
-            raise ApiError(400, 'send {"address": "HOST:PORT"} for a bot you host, or a .zip as application/zip')
-        if not cfg.limits.allow_local_addresses and not me.organiser:
-            try:
-                await asyncio.to_thread(pin, address, resolve=state.resolve)
-            except AddressRefused as e:
-                raise ApiError(400, str(e)) from None
-        fields: dict[str, Any] = {"kind": "address", "address": address}
-        bot_id = existing.id if existing is not None else store.add_bot(name, me.id, new_alias(store, name))
-        v = store.add_version(bot_id, me.id, **fields)
-        return _json(View(state, me).version_dict(v), 201)
-    try:
-        checked = check_archive(body, cfg.limits)
-    except ArchiveError as e:
-        raise ApiError(400, str(e)) from None
-    if not me.organiser:
-        await _within_quota(state, me, checked.size + checked.unpacked)
-    bot_id = existing.id if existing is not None else store.add_bot(name, me.id, new_alias(store, name))
-    staging = state.dir / "versions" / name / f".incoming-{checked.sha256[:16]}"
-    with contextlib.suppress(FileNotFoundError):
-        shutil.rmtree(staging)
-    try:
-        await asyncio.to_thread(unpack, body, checked, staging, cfg.limits)
-    except ArchiveError as e:
-        raise ApiError(400, str(e)) from None
-    (staging.parent / f".{checked.sha256[:16]}.zip").write_bytes(body)
-    v = store.add_version(
-        bot_id,
-        me.id,
-        status="uploading",  # not picked up by the pipeline before its directory is in place
-        kind="archive",
-        content_hash=checked.sha256,
-        size=checked.size,
-        files=checked.files,
-        command=checked.manifest.command,
-        build=checked.manifest.build,
-        language=checked.manifest.language,
-    )
-    final = state.dir / "versions" / name / str(v.number)
-    staging.rename(final)  # the version's directory, never written again
-    (staging.parent / f".{checked.sha256[:16]}.zip").rename(final.with_suffix(".zip"))
-    store.set_uploaded(v.id, str(final.resolve()))
-    v = store.version_by_id(v.id) or v
-    return _json(View(state, me).version_dict(v), 201)
-
-
-async def _within_quota(state: ArenaState, me: Account, more: int) -> None:
-    """413 if ``more`` bytes would take the participant's versions past ``max_stored_bytes``: one
-    participant's uploads cannot fill the disk everyone's bots and matches are kept on."""
-    store, quota = state.store, state.cfg.limits.max_stored_bytes
-    dirs = [Path(v.path) for b in store.bots() if b.owner_id == me.id for v in store.versions(b.name) if v.path]
-    used = await asyncio.to_thread(stored_bytes, dirs)
-    if used + more > quota:
-        raise ApiError(
-            413,
-            f"your versions take {used} bytes and this one {more} more: each participant may keep {quota} "
-            "bytes in this arena. Ask the organiser to raise [submissions] max_stored_bytes",
-        )
+        v = await actions.submit_hosted(state, me, slot, address)
+    else:
+        v = await actions.submit_archive(state, me, slot, body)
+    return _json(views.shown_version(state, me, v), 201)
 
 
 async def _capped_body(request: Request, limit: int) -> bytes:
@@ -438,119 +173,39 @@ async def _capped_body(request: Request, limit: int) -> bytes:
 
 
 async def matches(request: Request, state: ArenaState, me: Account) -> Any:
-    store = state.store
     try:
-        limit = min(int(request.query_params.get("limit", 50)), MAX_PAGE)
+        limit = int(request.query_params.get("limit", 50))
     except ValueError:
         raise ApiError(400, "limit must be a whole number") from None
-    after = request.query_params.get("after")
-    tids = [ladder_tournament(store, state.cfg)]
-    if (final := store.get_meta("final_tournament")) is not None:
-        tids.append(int(final))
-    page = store.match_page(tids, after=after, limit=limit)
-    view = View(state, me)
-    # A match whose deal other seatings still play shows no result (its record is withheld, 409):
-    # their scores and places would tell how the deal plays.
-    withheld = set() if me.organiser else store.ladder.deals_in_play([m["id"] for m in page])
-    for m in page:
-        m["withheld"] = m["id"] in withheld
-        for s in m["seats"]:
-            s["bot"] = view.ladder_name(s["bot"])
-            if m["withheld"]:
-                s["score"] = s["place"] = s["faults"] = s["forfeit"] = None
-    return {"matches": page, "next": page[-1]["id"] if len(page) == limit else None}
+    return await views.matches(state, me, limit=limit, after=request.query_params.get("after"))
 
 
 async def match(request: Request, state: ArenaState, me: Account) -> Any:
-    store = state.store
-    mid = request.path_params["id"]
-    if not store.ladder.has_match(mid):
-        raise ApiError(404, f"no match {mid!r}")
-    if not me.organiser and store.ladder.deal_in_play(mid):
-        # Its deal (every hand, and the seed) is still being played by other bots in other seats.
-        raise ApiError(
-            409,
-            f"match {mid}'s deal is still to be played in other seats (duplicate deals): "
-            "its record is shown once every seating of it is recorded",
-        )
-    record = await asyncio.to_thread(lambda: state.store.ladder.load_match(mid))
-    data = match_to_json(record)
-    view = View(state, me)
-    hidden_seats = set()
-    unseen: list[str] = []  # the addresses this viewer may not see: every bot's but their own
-    for s in data["seats"]:
-        v = view.versions.get(s["bot"])
-        bot = view.bots[v.bot_id] if v is not None else None
-        if bot is None or not view.owns(bot):
-            if s["address"]:
-                unseen.append(s["address"])
-            s["address"] = None  # a house bot's is where the organiser's bots listen
-            if bot is None or not bot.house:
-                hidden_seats.add(s["seat"])
-        s["bot"] = view.ladder_name(s["bot"])
-    for f in data["faults"]:
-        if f["seat"] in hidden_seats:  # another participant's fault details are theirs
-            f["detail"] = f["sent"] = f["received"] = None
-        else:  # a house bot's say why it failed, not where it listens
-            for key in ("detail", "sent", "received"):
-                f[key] = without_addresses(f[key], unseen)
-    return data
-
-
-HIDDEN = "(address hidden)"
-
-
-def without_addresses(text: str | None, addresses: list[str]) -> str | None:
-    """``text`` with each of ``addresses`` (and what gRPC makes of it: ``ipv4:HOST:PORT``, a unix
-    socket's path, the port after any host) written as ``(address hidden)``."""
-    if not text:
-        return text
-    for address in addresses:
-        text = text.replace(address, HIDDEN)
-        if address.startswith("unix:"):
-            text = text.replace(address.removeprefix("unix:"), HIDDEN)
-        else:
-            port = address.rpartition(":")[2]
-            text = re.sub(rf"[\w.%\[\]:-]*:{re.escape(port)}(?!\d)", HIDDEN, text)
-    return text
+    return await views.match(state, me, request.path_params["id"])
 
 
 async def live(request: Request, state: ArenaState, me: Account) -> Any:
-    worker = state.worker
-    view = View(state, me)
-    items = []
-    for mid, m in list((worker.live if worker is not None else {}).items()):
-        # No seed: it deals every hand of a match still in play.
-        items.append({"id": mid, "seats": [view.ladder_name(s) for s in m["seats"]]})
-    return {"live": items, "note": "the matches of the batch in play that are not yet recorded"}
+    return await views.live(state, me)
 
 
 async def pause(request: Request, state: ArenaState, me: Account) -> Any:
-    state.store.set_meta("paused", "1")
-    return {"paused": True}
+    return await actions.pause(state, me)
 
 
 async def resume(request: Request, state: ArenaState, me: Account) -> Any:
-    state.store.set_meta("paused", "0")
-    return {"paused": False}
+    return await actions.resume(state, me)
 
 
 async def reveal(request: Request, state: ArenaState, me: Account) -> Any:
-    state.store.set_meta("revealed", "1")
-    return {"revealed": True}
+    return await actions.reveal(state, me)
 
 
 async def final(request: Request, state: ArenaState, me: Account) -> Any:
-    try:
-        # In a thread: a hosted bot's name is resolved, and its DNS may be slow on purpose.
-        tid = await asyncio.to_thread(lambda: start_final(state.store, state.cfg, resolve=state.resolve))
-    except ValueError as e:
-        raise ApiError(409, str(e)) from None
-    return {"final_tournament": tid}
+    return await actions.final(state, me)
 
 
 async def users(request: Request, state: ArenaState, me: Account) -> Any:
-    return {"users": [{"name": u.name, "role": u.role, "alias": u.alias} for u in state.store.users()]}
+    return await views.users(state, me)
 
 
 # (method, path, handler, organiser only, summary): the routes and the OpenAPI description alike.
@@ -635,10 +290,10 @@ async def _deadline_watch(state: ArenaState) -> None:
     cfg = state.cfg
     if cfg.deadline is None or not cfg.final_auto:
         return
-    while not _deadline_passed(cfg):
+    while not views.deadline_passed(state):
         await asyncio.sleep(0.5)
     # Versions submitted before the deadline may still be in the pipeline: they count once checked.
-    while state.store.versions_in(("uploading", "pending", "building", "validating")):
+    while state.store.versions_in(WAITING):
         await asyncio.sleep(0.5)
     try:
         await asyncio.to_thread(lambda: start_final(state.store, cfg, resolve=state.resolve))

@@ -11,6 +11,7 @@ ordered migrations, here numbered in ``arena_meta.schema`` (``PRAGMA user_versio
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -20,7 +21,24 @@ from typing import Any
 from ladder.store import Store
 from referee.record import utc_now
 
-__all__ = ["ArenaStore", "BotRow", "UserRow", "VersionRow"]
+__all__ = ["IN_PIPELINE", "WAITING", "ArenaStore", "BotRow", "UserRow", "VersionRow", "VersionStatus"]
+
+
+class VersionStatus(enum.StrEnum):
+    """Where a version stands: its text is what the database stores and the API sends."""
+
+    UPLOADING = "uploading"  # its files are being put in place: not the pipeline's yet
+    PENDING = "pending"  # waiting to be built and validated
+    BUILDING = "building"
+    VALIDATING = "validating"
+    VALID = "valid"  # plays on the ladder
+    FAILED = "failed"  # refused by its build or its validation: never plays
+
+
+IN_PIPELINE = (VersionStatus.PENDING, VersionStatus.BUILDING, VersionStatus.VALIDATING)
+"""What the pipeline still has to check (an upload is not its until its files are in place)."""
+WAITING = (VersionStatus.UPLOADING, *IN_PIPELINE)
+"""Submitted and not yet judged: valid or failed to come."""
 
 
 def _a1(store: Store) -> None:
@@ -110,7 +128,7 @@ class VersionRow:
     address: str | None
     submitted_by: int
     submitted_at: str
-    status: str
+    status: VersionStatus
     build_report: dict[str, Any] | None
     validation_report: dict[str, Any] | None
     updated_at: str
@@ -147,6 +165,7 @@ _BOT_COLS = "b.id, b.name, b.owner_id, b.alias, b.house, b.created_at, u.name"
 
 def _version(r: Any) -> VersionRow:
     vals = list(r)
+    vals[15] = VersionStatus(vals[15])
     vals[16] = json.loads(vals[16]) if vals[16] else None
     vals[17] = json.loads(vals[17]) if vals[17] else None
     return VersionRow(*vals)
@@ -253,7 +272,9 @@ class ArenaStore:
         q = f"SELECT {_BOT_COLS} FROM arena_bots b JOIN arena_users u ON u.id = b.owner_id ORDER BY b.id"
         return [_bot(r) for r in self.db.execute(q)]
 
-    def add_version(self, bot_id: int, submitted_by: int, *, status: str = "pending", **fields: Any) -> VersionRow:
+    def add_version(
+        self, bot_id: int, submitted_by: int, *, status: VersionStatus = VersionStatus.PENDING, **fields: Any
+    ) -> VersionRow:
         """The bot's next version, numbered in the same transaction that inserts it."""
         with self.db.atomic():
             name, number = self.db.execute(
@@ -292,14 +313,14 @@ class ArenaStore:
         q = f"SELECT {_VERSION_COLS} FROM arena_versions v JOIN arena_bots b ON b.id = v.bot_id {where} ORDER BY v.id"
         return [_version(r) for r in self.db.execute(q, args)]
 
-    def versions_in(self, statuses: tuple[str, ...]) -> list[VersionRow]:
+    def versions_in(self, statuses: tuple[VersionStatus, ...]) -> list[VersionRow]:
         q = (
             f"SELECT {_VERSION_COLS} FROM arena_versions v JOIN arena_bots b ON b.id = v.bot_id "
             f"WHERE v.status IN ({', '.join('?' * len(statuses))}) ORDER BY v.id"
         )
         return [_version(r) for r in self.db.execute(q, list(statuses))]
 
-    def set_status(self, version_id: int, status: str, **reports: dict[str, Any] | None) -> None:
+    def set_status(self, version_id: int, status: VersionStatus, **reports: dict[str, Any] | None) -> None:
         sets = ["status = ?", "updated_at = ?"]
         vals: list[Any] = [status, utc_now()]
         for key in ("build_report", "validation_report"):
@@ -313,8 +334,8 @@ class ArenaStore:
         """The version's directory is in place: the pipeline may take it."""
         with self.db.atomic():
             self.db.execute(
-                "UPDATE arena_versions SET path = ?, status = 'pending', updated_at = ? WHERE id = ?",
-                [path, utc_now(), version_id],
+                "UPDATE arena_versions SET path = ?, status = ?, updated_at = ? WHERE id = ?",
+                [path, VersionStatus.PENDING, utc_now(), version_id],
             )
 
     def newest_valid(self, *, before: str | None = None) -> list[VersionRow]:
@@ -322,10 +343,11 @@ class ArenaStore:
         cond, args = ("AND v.submitted_at < ?", [before]) if before is not None else ("", [])
         q = (
             f"SELECT {_VERSION_COLS} FROM arena_versions v JOIN arena_bots b ON b.id = v.bot_id "
-            f"WHERE v.status = 'valid' {cond} AND v.number = (SELECT MAX(w.number) FROM arena_versions w "
-            f"WHERE w.bot_id = v.bot_id AND w.status = 'valid' {cond.replace('v.', 'w.')}) ORDER BY b.id"
+            f"WHERE v.status = ? {cond} AND v.number = (SELECT MAX(w.number) FROM arena_versions w "
+            f"WHERE w.bot_id = v.bot_id AND w.status = ? {cond.replace('v.', 'w.')}) ORDER BY b.id"
         )
-        return [_version(r) for r in self.db.execute(q, args + args)]
+        valid = [VersionStatus.VALID]
+        return [_version(r) for r in self.db.execute(q, valid + args + valid + args)]
 
     def next_index(self, tournament_id: int) -> int:
         """The next free index of a tournament's schedule (dropped pending matches leave gaps)."""

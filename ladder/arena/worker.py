@@ -37,7 +37,7 @@ from typing import Any
 from ladder.arena.config import ArenaConfig
 from ladder.arena.hosted_address import AddressRefused, Resolve, pin, resolve_host
 from ladder.arena.scheduler import Standing, next_batch
-from ladder.arena.store import ArenaStore, VersionRow
+from ladder.arena.store import IN_PIPELINE, ArenaStore, VersionRow, VersionStatus
 from ladder.bots.launcher import BotStartError, Launcher
 from ladder.bots.registry import BotEntry
 from ladder.conformance.validate import Guise, validate
@@ -55,6 +55,7 @@ from ladder.sandbox import (
 from ladder.sandbox.bwrap import bot_uid
 from ladder.sandbox.seccomp import seccomp_fd
 from ladder.tournament.run import TournamentSpec, create_tournament, get_tournament, play_tournament
+from ladder.tournament.schedule import match_id
 from ladder.venues import cluster
 from ladder.venues.venue import VenueError
 from referee.match import MatchSettings
@@ -193,10 +194,12 @@ def sync_house(store: ArenaStore, cfg: ArenaConfig) -> None:
             raise ValueError(f"house bot {h.name!r}: a participant's bot has that name; rename it in arena.toml")
         else:
             bot_id = bot.id
-        current = [v for v in store.versions(h.name) if v.status == "valid"]
+        current = [v for v in store.versions(h.name) if v.status is VersionStatus.VALID]
         if current and (current[-1].command, current[-1].address) == (h.command, h.address):
             continue
-        store.add_version(bot_id, organisers[0].id, status="valid", kind="house", command=h.command, address=h.address)
+        store.add_version(
+            bot_id, organisers[0].id, status=VersionStatus.VALID, kind="house", command=h.command, address=h.address
+        )
 
 
 def _secret_seed() -> int:
@@ -334,7 +337,7 @@ class ArenaWorker:
     async def _pipeline(self, store: ArenaStore) -> None:
         while not self._stopping.is_set():
             try:
-                todo = store.versions_in(("pending", "building", "validating"))
+                todo = store.versions_in(IN_PIPELINE)
             except Exception:
                 log.exception("reading the queue")
                 await asyncio.sleep(5.0)
@@ -348,7 +351,9 @@ class ArenaWorker:
                 log.exception("checking %s", todo[0].ladder_name)
                 self.events.append(f"{utc_now()} checking {todo[0].ladder_name} failed: {e}")
                 try:
-                    store.set_status(todo[0].id, "failed", build_report={"ok": False, "error": f"internal error: {e}"})
+                    store.set_status(
+                        todo[0].id, VersionStatus.FAILED, build_report={"ok": False, "error": f"internal error: {e}"}
+                    )
                 except Exception:  # the database itself (a full disk): wait, then try again
                     log.exception("recording the failure of %s", todo[0].ladder_name)
                     await asyncio.sleep(5.0)
@@ -358,10 +363,10 @@ class ArenaWorker:
         if v.command is not None and v.path is not None and v.kind != "house":
             problem = outside_version(v.command, Path(v.path))
             if problem is not None:
-                store.set_status(v.id, "failed", validation_report={"ok": False, "error": problem})
+                store.set_status(v.id, VersionStatus.FAILED, validation_report={"ok": False, "error": problem})
                 return
         if v.build and v.path is not None:
-            store.set_status(v.id, "building")
+            store.set_status(v.id, VersionStatus.BUILDING)
             report = await _build(v.build, Path(v.path), self.cfg.limits.build_timeout_s, bot_limits(self.cfg))
             cap = self.cfg.limits.max_unpacked_bytes
             size = await asyncio.to_thread(_tree_bytes, Path(v.path))
@@ -375,16 +380,16 @@ class ArenaWorker:
                     "error": f"the build left {size} bytes; this arena keeps at most {cap}",
                 }
             if not report["ok"]:
-                store.set_status(v.id, "failed", build_report=report)
+                store.set_status(v.id, VersionStatus.FAILED, build_report=report)
                 return
-            store.set_status(v.id, "validating", build_report=report)
+            store.set_status(v.id, VersionStatus.VALIDATING, build_report=report)
         else:
-            store.set_status(v.id, "validating")
+            store.set_status(v.id, VersionStatus.VALIDATING)
         logs = self.dir / "logs" / "validate"
         try:
             entry = await self._reached(store, v)
         except AddressRefused as e:
-            store.set_status(v.id, "failed", validation_report={"ok": False, "error": str(e)})
+            store.set_status(v.id, VersionStatus.FAILED, validation_report={"ok": False, "error": str(e)})
             return
         try:
             async with Launcher(logs, startup_timeout=20.0, sandbox=play_mode()) as launcher:
@@ -411,11 +416,11 @@ class ArenaWorker:
             report = result.to_dict()
         except BotStartError as e:
             report = {"ok": False, "error": f"the bot did not start: {e.reason}", "log": e.tail}
-        store.set_status(v.id, "valid" if report["ok"] else "failed", validation_report=report)
+        store.set_status(v.id, VersionStatus.VALID if report["ok"] else VersionStatus.FAILED, validation_report=report)
 
     def guise(self, store: ArenaStore, v: VersionRow) -> Guise:
         """What version ``v`` is told while it is validated: what the ladder tells it. Each match
-        is the ladder's next id but a few (``t{TOURNAMENT}-{INDEX:06d}``); it is named, and the
+        is the ladder's next id but a few (``match_id``); it is named, and the
         stand-ins are, as the ladder names them (``shown_names``: aliases on an anonymous board),
         the stand-ins after bots it could meet (not its owner's); the deals come from a secret seed."""
         tid = ladder_tournament(store, self.cfg)
@@ -429,7 +434,7 @@ class ArenaWorker:
         ]
         index = itertools.count(store.next_index(tid) + secrets.randbelow(2 * self.cfg.concurrency + 8))
         return Guise(
-            match_id=lambda: f"t{tid}-{next(index):06d}",
+            match_id=lambda: match_id(tid, next(index)),
             name=shown.get(v.ladder_name, v.ladder_name),
             others=others,
             seed=_secret_seed(),
@@ -533,7 +538,7 @@ class ArenaWorker:
                     store.ladder.tournaments.set_bots(
                         tid, json.dumps([e.to_dict() for e in self.entries(store, seats | active)])
                     )
-            valid_now = len(store.versions_in(("valid",)))
+            valid_now = len(store.versions_in((VersionStatus.VALID,)))
             final_asked = store.get_meta("final_tournament")
 
             def stop(valid_now: int = valid_now, final_asked: str | None = final_asked) -> bool:
@@ -541,14 +546,14 @@ class ArenaWorker:
                 return (
                     self._stopping.is_set()
                     or self.paused(store)
-                    or len(store.versions_in(("valid",))) != valid_now
+                    or len(store.versions_in((VersionStatus.VALID,))) != valid_now
                     or store.get_meta("final_tournament") != final_asked
                 )
 
-            self.live = {f"t{tid}-{m.index:06d}": m.to_dict() for m in pending}
+            self.live = {match_id(tid, m.index): m.to_dict() for m in pending}
             await self._play(store, tid, stop)
             self.live = {}
-            if len(store.versions_in(("valid",))) != valid_now:
+            if len(store.versions_in((VersionStatus.VALID,))) != valid_now:
                 # A new version: its tables come next, not the rest of this batch (never played, so
                 # dropping it loses nothing).
                 with store.db.atomic():

@@ -45,6 +45,7 @@ def submit(
     """
     import httpx
 
+    from ladder.arena.store import VersionStatus
     from ladder.arena.submissions import ArchiveError, zip_directory
 
     if (path is None) == (address is None):
@@ -75,7 +76,7 @@ def submit(
         return
     deadline = time.monotonic() + timeout
     shown = v["status"]
-    while v["status"] not in ("valid", "failed"):
+    while v["status"] not in (VersionStatus.VALID, VersionStatus.FAILED):
         if time.monotonic() > deadline:
             _fail(f"no verdict after {timeout:g} s (status {v['status']}); `--no-wait` and ask the API later")
         time.sleep(1.0)
@@ -93,7 +94,7 @@ def submit(
         click.echo(json.dumps(v, indent=2))
     else:
         _print_report(v)
-    sys.exit(0 if v["status"] == "valid" else 1)
+    sys.exit(0 if v["status"] == VersionStatus.VALID else 1)
 
 
 def _error(r: Any) -> str:
@@ -104,6 +105,8 @@ def _error(r: Any) -> str:
 
 
 def _print_report(v: dict[str, Any]) -> None:
+    from ladder.arena.store import VersionStatus
+
     build = v.get("build_report")
     if build is not None and not build.get("ok"):
         console.print("[red]the build failed[/]", highlight=False)
@@ -118,5 +121,9 @@ def _print_report(v: dict[str, Any]) -> None:
         console.print(inert(report.get("error", ""), limit=4000, multiline=True), highlight=False, markup=False)
         if report.get("log"):
             console.print(inert(report["log"], limit=4000, multiline=True), highlight=False, markup=False)
-    verdict = "[green]valid: it plays on the ladder[/]" if v["status"] == "valid" else "[red]refused: it never plays[/]"
+    verdict = (
+        "[green]valid: it plays on the ladder[/]"
+        if v["status"] == VersionStatus.VALID
+        else "[red]refused: it never plays[/]"
+    )
     console.print(verdict)

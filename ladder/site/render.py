@@ -10,7 +10,6 @@ it with ``textContent`` only.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from urllib.parse import quote
 import jinja2
 
 from referee.isolation import FEATURE_DOCS, Isolation, IsolationError
+from referee.report import ReplayedHand
 
 __all__ = [
     "Card",
@@ -133,22 +133,12 @@ def team_totals(match: dict[str, Any], totals: Sequence[int]) -> list[int]:
     return list(Rules.parse(str(match["rules"])).team_totals(totals))
 
 
-def _trick_winner(cards: list[tuple[int, str]], cancelling: bool = False) -> int | None:
-    """The seat whose card takes the trick. ``cancelling`` (two packs, 002 Cancellation Hearts): two
-    identical cards cancel, and a trick whose cards of the suit led all cancel has no winner (None)."""
-    led = cards[0][1][-1:]
-    played = [c for _, c in cards]
-    standing = [c for c in cards if c[1][-1:] == led and not (cancelling and played.count(c[1]) > 1)]
-    if not standing:
-        return None
-    return max(standing, key=lambda c: RANK_ORDER.get(c[1][:-1], 0))[0]
-
-
-def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
+def replay_steps(match: dict[str, Any], replayed: Sequence[ReplayedHand]) -> list[dict[str, Any]]:
     """The replay, one snapshot per step: each hand's deal, its passes, each card played, its score.
 
-    Two packs (more than five seats: 002 Cancellation Hearts) list a card held twice twice; a trick with
-    no winner stays on the table and counts for the winner of the next (the last: the previous winner's).
+    ``match`` is the record as the viewer may see it (the export format), ``replayed`` the engine's
+    replay of it (``referee.report.replay_hands``): who took each trick is the engine's word. Two packs
+    (more than five seats: 002 Cancellation Hearts) list a card held twice twice.
 
     A snapshot holds the four hands as they stand (sorted), the cards on the table, the totals
     before the hand, tricks taken, a caption and a mark (a fault or a substituted play) where one
@@ -165,25 +155,13 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
         plays_by_hand.setdefault(p["hand"], []).append(p)
     steps: list[dict[str, Any]] = []
     totals = [0] * n
-    cancelling = n > 5  # 6 to 10 seats play with two packs only
-    for h in match.get("hands", []):
+    for h, engine in zip(match.get("hands", []), replayed):
         hi = h["hand"]
         plays = plays_by_hand.get(hi, [])
         hands = [sort_cards(d) for d in h["deal"]]
-        tricks = [0] * n
-        carried = [0, -1]  # two packs: winnerless tricks waiting for a winner, and the last winner
-
-        def credit(current: list[tuple[int, str]], tricks: list[int] = tricks, carried: list[int] = carried) -> None:
-            w = _trick_winner(current, cancelling)
-            if w is None:
-                carried[0] += 1
-            else:
-                tricks[w] += 1 + carried[0]
-                carried[:] = [0, w]
-
         base = {"hand": hi + 1, "totals": list(totals)}
         steps.append({**base, "kind": "deal", "hands": [list(x) for x in hands], "table": [None] * n,
-                      "tricks": list(tricks), "passes": None, "mark": None,
+                      "tricks": [0] * n, "passes": None, "mark": None,
                       "caption": f"Hand {hi + 1}: the deal (pass {h['pass_direction']})"})  # fmt: skip
         if h.get("passes"):
             after = [sort_cards([p["card"] for p in plays if p["seat"] == s]) for s in range(n)]
@@ -198,15 +176,13 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
             for f in faults.get((hi, None, 0), []) + [x for s in range(1, n) for x in faults.get((hi, None, s), [])]:
                 marks.append(f"fault: {names[f['seat']]}: {f['kind']}")
             steps.append({**base, "kind": "pass", "hands": [list(x) for x in hands], "table": [None] * n,
-                          "tricks": list(tricks), "passes": passes, "mark": "; ".join(marks) or None,
+                          "tricks": [0] * n, "passes": passes, "mark": "; ".join(marks) or None,
                           "caption": f"Hand {hi + 1}: the passes ({h['pass_direction']})"})  # fmt: skip
         # turbo_charging: the charged cards lie face up before their charger until played (002 Turbo).
         charged: list[list[str]] = [[] for _ in range(n)]
         for c in h.get("charges") or ():
             charged[c["seat"]] = [str(x) for x in c["cards"]]
         table: list[str | None] = [None] * n
-        current: list[tuple[int, str]] = []
-        trick_no = None
         if any(charged):
             marks = [
                 f"{names[c['seat']]}'s charge was substituted by the referee"
@@ -214,22 +190,19 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
                 if c.get("substituted")
             ]
             steps.append({**base, "kind": "charge", "hands": [list(x) for x in hands], "table": [None] * n,
-                          "tricks": list(tricks), "passes": None, "charged": [list(x) for x in charged],
+                          "tricks": [0] * n, "passes": None, "charged": [list(x) for x in charged],
                           "mark": "; ".join(marks) or None,
                           "caption": f"Hand {hi + 1}: the turbo-charged cards, face up"})  # fmt: skip
-        for p in plays:
-            # By the recorded trick number: a boosted trick (booster_nines) holds twice n cards.
-            if current and p["trick"] != trick_no:
-                credit(current)
-                current, table = [], [None] * n
-            trick_no = p["trick"]
-            seat, c = p["seat"], str(p["card"])
+        ended = False  # the card before completed its trick: this one starts the next on a cleared table
+        for p, played in zip(plays, engine.plays):
+            if ended:
+                table = [None] * n
+            seat, c = played.seat, played.card
             if c in hands[seat]:
                 hands[seat].remove(c)  # one copy: with two packs a hand may hold the card twice
             if c in charged[seat]:
                 charged[seat] = [x for x in charged[seat] if x != c]
             table[seat] = c
-            current.append((seat, c))
             marks = []
             if p.get("substituted"):
                 marks.append("substituted: the referee played this card for the bot")
@@ -237,18 +210,15 @@ def replay_steps(match: dict[str, Any]) -> list[dict[str, Any]]:
                 marks.append(f"fault: {f['kind']}")
             caption = f"Hand {hi + 1}, trick {p['trick'] + 1}: {names[seat]} plays {card(c).short}"
             steps.append({**base, "kind": "play", "seat": seat, "card": c, "hands": [list(x) for x in hands],
-                          "table": list(table), "tricks": list(tricks), "passes": None,
+                          "table": list(table), "tricks": list(played.taken), "passes": None,
                           "charged": [list(x) for x in charged] if any(charged) else None,
                           "mark": "; ".join(marks) or None, "caption": caption})  # fmt: skip
-        if len(current) == n or (current and h.get("totals")):  # the last trick, complete once scored
-            credit(current)
-        if carried[0] and carried[1] >= 0:  # 002: a winnerless last trick goes to the previous winner
-            tricks[carried[1]] += carried[0]
+            ended = played.trick is not None
         score = list(h.get("score") or [0] * n)
         totals = list(h.get("totals") or totals)
         moon = f" — {names[h['moon']]} shot the moon" if h.get("moon") is not None else ""
         steps.append({**base, "kind": "score", "hands": [list(x) for x in hands], "table": [None] * n,
-                      "tricks": list(tricks), "passes": None, "mark": None, "totals": list(totals),
+                      "tricks": list(engine.taken), "passes": None, "mark": None, "totals": list(totals),
                       "score": score,
                       "caption": f"Hand {hi + 1} scored: " + ", ".join(
                           f"{names[s]} +{score[s]}" for s in range(n)) + moon})  # fmt: skip
@@ -318,34 +288,6 @@ def points_svg(values: Sequence[int], *, width: int = 640, height: int = 160) ->
         + "".join(bars)
         + "</svg>"
     )
-
-
-def online_elo(
-    results: Sequence[tuple[str, Sequence[tuple[str, int]]]], bot: str, k: float = 24
-) -> list[tuple[int, float]]:
-    """A running Elo of ``bot`` over matches in the order played (each match as pairwise results by
-    place): the shape of its history; the leaderboard's Elo is the batch fit over all matches."""
-    rating: dict[str, float] = {}
-    out: list[tuple[int, float]] = []
-    n = 0
-    for _mid, seats in results:
-        for name, _ in seats:
-            rating.setdefault(name, 1500.0)
-        delta: dict[str, float] = {name: 0.0 for name, _ in seats}
-        for a, pa in seats:
-            for b, pb in seats:
-                if a >= b:
-                    continue
-                ea = 1 / (1 + math.pow(10, (rating[b] - rating[a]) / 400))
-                sa = 1.0 if pa < pb else 0.5 if pa == pb else 0.0
-                delta[a] += k / 3 * (sa - ea)
-                delta[b] -= k / 3 * (sa - ea)
-        for name, d in delta.items():
-            rating[name] += d
-        if any(name == bot for name, _ in seats):
-            n += 1
-            out.append((n, rating[bot]))
-    return out
 
 
 # -- the environment --------------------------------------------------------------------------------

@@ -27,11 +27,13 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ladder.arena import app as api
+from ladder.arena import actions, views
 from ladder.arena.accounts import Account, SignInLimited
-from ladder.arena.app import ApiError, ArenaState, client_address
+from ladder.arena.app import ApiError, client_address, http_status
+from ladder.arena.errors import Refused
+from ladder.arena.state import ArenaState
 from ladder.site import pages
-from ladder.site.pages import VISITOR, call
+from ladder.site.pages import VISITOR
 from ladder.site.render import HERE, env
 
 __all__ = ["mount"]
@@ -142,6 +144,8 @@ def _page(fn: Any) -> Any:
             return await fn(request)
         except ApiError as e:
             return _error(request, e.status, e.message)
+        except Refused as e:
+            return _error(request, http_status(e), str(e))
 
     return endpoint
 
@@ -254,9 +258,8 @@ async def me_page(request: Request) -> Response:
     except ApiError:
         return RedirectResponse("/signin", status_code=303)
     state = _state(request)
-    bots = [b for b in (await call(api.bots, state, me))["bots"] if b["mine"]]
-    full = [await call(api.bot, state, me, name=b["name"]) for b in bots]
-    status = await call(api.status, state, me)
+    full = await views.own_bots(state, me)
+    status = await views.status(state, me)
     return render(request, "me.html", {"bots": full, "status": status, "title": "Your bots", "message": None})
 
 
@@ -268,41 +271,17 @@ async def submit(request: Request) -> Response:
     upload = form.get("archive")
     address = str(form.get("address", "")).strip()
     if isinstance(upload, UploadFile) and upload.filename:
-        body = await upload.read()
-        content_type = "application/zip"
+        await actions.submit(state, me, name, archive=await upload.read())
     elif address:
-        body = json.dumps({"address": address}).encode()
-        content_type = "application/json"
+        await actions.submit(state, me, name, address=address)
     else:
         raise ApiError(400, "choose a .zip of your bot (or give the address of a bot you host)")
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/",
-        "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())],
-        "query_string": b"",
-        "path_params": {"name": name},
-    }
-    sent = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal sent
-        if sent:
-            return {"type": "http.disconnect"}
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    result = await api.submit(Request(scope, receive), state, me)
-    if isinstance(result, JSONResponse) and result.status_code >= 400:
-        raise ApiError(result.status_code, json.loads(bytes(result.body)).get("error", "refused"))
     return RedirectResponse(f"/me#bot-{name}", status_code=303)
 
 
 async def log_page(request: Request) -> Response:
     me = _signed_in(request)
-    data = await call(
-        api.version_log, _state(request), me, name=request.path_params["name"], number=request.path_params["number"]
-    )
+    data = await views.version_log(_state(request), me, request.path_params["name"], request.path_params["number"])
     return render(request, "log.html", {"log": data, "title": f"Log of {data['bot']} v{data['version']}"})
 
 
@@ -312,13 +291,13 @@ async def log_page(request: Request) -> Response:
 async def admin(request: Request) -> Response:
     me = _signed_in(request, organiser=True)
     state = _state(request)
-    status = await call(api.status, state, me)
-    users = (await call(api.users, state, me))["users"]
-    bots = (await call(api.bots, state, me))["bots"]
+    status = await views.status(state, me)
+    users = (await views.users(state, me))["users"]
+    bots = (await views.bots(state, me))["bots"]
     return render(request, "admin.html", {"status": status, "users": users, "bots": bots, "title": "Organiser"})
 
 
-ADMIN_ACTIONS = {"pause": api.pause, "resume": api.resume, "reveal": api.reveal, "final": api.final}
+ADMIN_ACTIONS = {"pause": actions.pause, "resume": actions.resume, "reveal": actions.reveal, "final": actions.final}
 
 
 async def admin_action(request: Request) -> Response:
@@ -327,7 +306,7 @@ async def admin_action(request: Request) -> Response:
     action = ADMIN_ACTIONS.get(request.path_params["action"])
     if action is None:
         raise ApiError(404, "no such action")
-    await call(action, _state(request), me)
+    await action(_state(request), me)
     return RedirectResponse("/admin", status_code=303)
 
 

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ladder.arena.app import ApiError, ArenaState, View
+from ladder.arena import views
 from ladder.arena.config import ArenaConfig
+from ladder.arena.errors import Refused
+from ladder.arena.state import ArenaState
 from ladder.arena.worker import Ratings
 from ladder.site import pages
 from ladder.site.pages import VISITOR
@@ -62,7 +64,7 @@ async def _build(state: ArenaState, out: Path, replays: int) -> int:
     listing = await pages.matches_page(state, VISITOR, {})
     # A match whose deal is still to be played in other seats (duplicate deals) is left out until then:
     # its record shows their cards. Its page says so, for the links to it.
-    withheld = [m for m in listing[1]["matches"] if state.store.ladder.deal_in_play(m["id"])]
+    withheld = [m for m in listing[1]["matches"] if m["withheld"]]
     listing[1]["matches"] = [m for m in listing[1]["matches"] if m not in withheld]
     write("matches", listing)
     for m in withheld:
@@ -71,13 +73,11 @@ async def _build(state: ArenaState, out: Path, replays: int) -> int:
             f"matches/{quote(m['id'], safe='')}",
             ("error.html", {"status": 409, "message": message, "title": "Not yet"}),
         )
-    view = View(state, VISITOR)
-    for b in view.bots.values():
-        name = view.bot_name(b)
+    for name in await views.bot_names(state, VISITOR):
         try:
             # The file is named by the name's URL quoting (no "/" or ".." can reach the path).
             write(f"bots/{quote(name, safe='')}", await pages.bot_page(state, VISITOR, name))
-        except ApiError:
+        except Refused:
             continue
     matches: list[dict[str, Any]] = listing[1]["matches"]
     for m in matches[:replays]:

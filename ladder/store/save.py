@@ -14,19 +14,13 @@ from ladder.ratings.leaderboard import live_elo
 from ladder.store import Store
 from referee.record import MatchRecord
 
-__all__ = ["LIVE_ELO_K", "AlreadyRecorded", "save_scheduled", "scheduled_match_id"]
+__all__ = ["LIVE_ELO_K", "AlreadyRecorded", "save_scheduled"]
 
 LIVE_ELO_K: float = 32.0
 
 
 class AlreadyRecorded(RuntimeError):
     """Another process recorded this scheduled match first: its record stands, this one is dropped."""
-
-
-def scheduled_match_id(tournament_id: int, index: int) -> str:
-    """The match id of a tournament's scheduled match: ``t{tournament}-{index:06d}``."""
-    # Deterministic: the store's primary key then also refuses a second record of one scheduled match.
-    return f"t{tournament_id}-{index:06d}"
 
 
 def save_scheduled(store: Store, tid: int, index: int, record: MatchRecord, k: float = LIVE_ELO_K) -> None:

@@ -49,8 +49,8 @@ from ladder.bots.launcher import DEFAULT_STARTUP_TIMEOUT, process_alive
 from ladder.bots.registry import BotEntry, add_bots, get_bot, list_bots
 from ladder.sandbox import SandboxMode
 from ladder.store import Runner, Store, TournamentRow
-from ladder.store.save import AlreadyRecorded, save_scheduled, scheduled_match_id
-from ladder.tournament.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule
+from ladder.store.save import AlreadyRecorded, save_scheduled
+from ladder.tournament.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule, match_id
 from ladder.venues.here import HereVenue, load_in_process
 from ladder.venues.venue import MatchJob, Played, Venue, VenueBots
 from referee.match import MatchSettings
@@ -565,9 +565,7 @@ class _Tables:
         """One match at the venue; its slots are given back however it ends."""
         try:
             shown = tuple(self.shown_names.get(b, b) for b in m.seats)
-            job = MatchJob(
-                self.tid, m.index, scheduled_match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, shown
-            )
+            job = MatchJob(self.tid, m.index, match_id(self.tid, m.index), tuple(m.seats), m.rules, m.seed, shown)
             return await self.venue.play(job)
         finally:
             for b in m.seats:

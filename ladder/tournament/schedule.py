@@ -33,6 +33,7 @@ __all__ = [
     "balanced_tables",
     "build_schedule",
     "gauntlet_tables",
+    "match_id",
     "match_seed",
     "pair_counts",
     "partner_pairings",
@@ -228,6 +229,12 @@ def match_seed(tournament_seed: int, round_: int, table: int, deal: int) -> int:
     """
     key = f"hearts-arena:{tournament_seed}:{round_}:{table}:{deal}".encode()
     return int.from_bytes(hashlib.sha256(key).digest()[:8], "little") >> 2
+
+
+def match_id(tournament_id: int, index: int) -> str:
+    """The id of a tournament's scheduled match (``t1-000005``): deterministic, so the store's primary
+    key refuses a second record of one scheduled match."""
+    return f"t{tournament_id}-{index:06d}"
 
 
 def build_schedule(

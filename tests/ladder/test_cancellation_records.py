@@ -21,7 +21,7 @@ from ladder.site.render import replay_steps
 from ladder.store import Store
 from referee.match import MatchSettings, play_match
 from referee.record import MatchRecord
-from referee.report import _tricks_by_hand, replay, summary
+from referee.report import _tricks_by_hand, replay, replay_hands, summary
 from referee.rules import Card, Match, Rules
 from referee.rules.cards import DECK
 from referee.seats import InProcessSeat
@@ -85,7 +85,7 @@ def test_the_replays_show_a_trick_without_a_winner(saved: tuple[MatchRecord, Mat
     console = Console(width=400, record=True)
     console.print(replay(record))
     assert "none: on the table" in console.export_text()
-    steps = replay_steps(match_to_json(record))
+    steps = replay_steps(match_to_json(record), list(replay_hands(record)))
     scored = [s for s in steps if s["kind"] == "score"]
     assert len(scored) == len(record.hands)
     for s, won in zip(scored, _tricks_won(record), strict=True):
@@ -149,7 +149,7 @@ def test_the_web_replay_of_ten_seats_labels_each_card_on_the_table(saved: tuple[
 
     record, _ = saved
     data = match_to_json(record)
-    steps = replay_steps(data)
+    steps = replay_steps(data, list(replay_hands(record)))
     step = next(i for i, s in enumerate(steps) if s["kind"] == "play" and sum(c is not None for c in s["table"]) > 1)
     html = (
         env()

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from ladder.arena.accounts import add_user
 from ladder.arena.app import API, build_app
 from ladder.arena.config import ArenaConfig
-from ladder.arena.store import ArenaStore
+from ladder.arena.store import ArenaStore, VersionStatus
 
 
 def _app(tmp_path: Path) -> tuple[TestClient, str, str]:
@@ -62,7 +62,7 @@ def test_an_address_that_is_no_host_and_port_is_refused_at_once(tmp_path: Path) 
 
 def test_one_participant_cannot_hold_the_validation_queue(tmp_path: Path) -> None:
     """The pipeline validates one version at a time: a participant's flood would hold everyone's back."""
-    from ladder.arena.app import MAX_WAITING
+    from ladder.arena.actions import MAX_WAITING
 
     client, org, alice = _app(tmp_path)
     with client:
@@ -247,7 +247,7 @@ def test_a_match_s_record_waits_until_its_deal_is_played_in_every_seating(tmp_pa
     from clients.bots import make_bot
     from ladder.arena.worker import ladder_tournament
     from ladder.site.static_site import build_site
-    from ladder.tournament.schedule import build_schedule
+    from ladder.tournament.schedule import build_schedule, match_id
     from referee.match import play_match
     from referee.rules import Rules
     from referee.seats import InProcessSeat
@@ -265,7 +265,7 @@ def test_a_match_s_record_waits_until_its_deal_is_played_in_every_seating(tmp_pa
                 seats,
                 Rules.parse(first.rules),
                 first.seed,
-                match_id=f"t{tid}-000000",
+                match_id=match_id(tid, 0),
                 names=list(first.seats),
                 tournament_id=tid,
             )
@@ -308,7 +308,7 @@ def test_a_name_a_participant_may_not_use_answers_alike_whether_it_exists_or_not
     a, alice = add_user(store, "alice")
     b, bob = add_user(store, "bob")
     bot_id = store.add_bot("alice-bot", a.id, new_alias(store, "alice-bot"))
-    store.add_version(bot_id, a.id, status="valid", kind="address", address="10.255.255.1:1")
+    store.add_version(bot_id, a.id, status=VersionStatus.VALID, kind="address", address="10.255.255.1:1")
     bot_alias = store.bot("alice-bot").alias  # type: ignore[union-attr]
     store.close()
     client = TestClient(build_app(tmp_path, ArenaConfig(anonymous=anonymous), background=False))

@@ -24,7 +24,7 @@ from ladder.arena.accounts import add_user, new_alias
 from ladder.arena.app import build_app
 from ladder.arena.config import ArenaConfig, HouseBot, Limits
 from ladder.arena.hosted_address import AddressRefused, embedded_ipv4, local_reason, own_networks, pin, resolve_host
-from ladder.arena.store import ArenaStore
+from ladder.arena.store import ArenaStore, VersionStatus
 from ladder.arena.worker import start_final, sync_house
 from ladder.bots.launcher import free_port
 from ladder.tournament.run import get_tournament
@@ -241,7 +241,7 @@ def _hosted(store: ArenaStore, owner: str, address: str) -> None:
     user = store.user_by_name(owner)
     assert user is not None
     bot_id = store.add_bot(f"{owner}-bot", user.id, new_alias(store, owner))
-    store.add_version(bot_id, user.id, status="valid", kind="address", address=address)
+    store.add_version(bot_id, user.id, status=VersionStatus.VALID, kind="address", address=address)
 
 
 HOUSE = (

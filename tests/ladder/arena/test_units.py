@@ -16,7 +16,7 @@ from ladder.arena import worker
 from ladder.arena.accounts import AccountError, add_user, authenticate, new_token, read_roster
 from ladder.arena.config import TEMPLATE, ArenaConfig, ArenaConfigError, parse_config
 from ladder.arena.scheduler import NEW_GAMES, Standing, next_batch
-from ladder.arena.store import ArenaStore, VersionRow
+from ladder.arena.store import ArenaStore, VersionRow, VersionStatus
 from ladder.arena.worker import _build
 from ladder.sandbox import Limits, SandboxMode
 
@@ -128,7 +128,7 @@ def _version(tmp_path: Path) -> VersionRow:
     (tmp_path / "bot.py").write_text("")
     return VersionRow(
         1, 1, 1, "mine.v1", "archive", "h", 1, 1, str(tmp_path), "python bot.py --port {port}", None, "python",
-        None, 1, "t", "valid", None, None, "t", "mine",
+        None, 1, "t", VersionStatus.VALID, None, None, "t", "mine",
     )  # fmt: skip
 
 

@@ -20,10 +20,10 @@ from clients.sdk import ThreadedBotServer, start_in_thread
 from ladder.arena.accounts import add_user, new_alias
 from ladder.arena.app import build_app
 from ladder.arena.config import ArenaConfig, HouseBot
-from ladder.arena.store import ArenaStore
+from ladder.arena.store import ArenaStore, VersionStatus
 from ladder.arena.worker import ladder_tournament, sync_house
 from ladder.bots.launcher import free_port
-from ladder.tournament.schedule import build_schedule
+from ladder.tournament.schedule import build_schedule, match_id
 from referee.match import MatchSettings, play_match
 from referee.rules import Rules
 from referee.seats import GrpcSeat, Seat
@@ -59,7 +59,7 @@ def played(tmp_path: Path) -> Iterator[Played]:
     servers: list[ThreadedBotServer] = [start_in_thread(make_bot("lowest")) for _ in range(3)]
     try:
         bot_id = store.add_bot("alice-bot", a.id, new_alias(store, "alice-bot"))
-        store.add_version(bot_id, a.id, status="valid", kind="address", address=servers[0].address)
+        store.add_version(bot_id, a.id, status=VersionStatus.VALID, kind="address", address=servers[0].address)
         addresses = {
             "alice-bot.v1": servers[0].address,
             "lowest.v1": servers[1].address,
@@ -76,7 +76,7 @@ def played(tmp_path: Path) -> Iterator[Played]:
                 Rules.parse(first.rules),
                 first.seed,
                 settings=MatchSettings(budget_ms=500, bank_ms=2000, handshake_ms=1000),
-                match_id=f"t{tid}-{first.index:06d}",
+                match_id=match_id(tid, first.index),
                 names=list(first.seats),
                 tournament_id=tid,
             )

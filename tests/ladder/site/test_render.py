@@ -1,74 +1,87 @@
-"""The site's drawing without a browser: the replay's steps against a match record, the templates'
-escaping, the plots."""
+"""The site's drawing without a browser: the replay's steps against real match records (played by
+in-process bots, replayed by the engine), the templates' escaping, the plots."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
-from ladder.site.render import card, env, points_svg, rating_svg, replay_steps
+from cheat import Cheat
+
+from clients.bots import make_bot
+from ladder.export import match_to_json
+from ladder.site.render import card, env, points_svg, rating_svg, replay_steps, sort_cards
+from referee.match import MatchSettings, play_match
+from referee.report import ReplayedHand, replay_hands
+from referee.rules import Rules
+from referee.seats import InProcessSeat
 
 XSS = "<img src=x onerror=alert(1)>"
+NAMES = [XSS, "b.v1", "c.v1", "d.v1"]
 
 
-def _match() -> dict[str, Any]:
-    """A small match: two tricks of four cards, one seat substituted, one fault."""
-    deal = [["2C", "AH"], ["3C", "KH"], ["4C", "QS"], ["5C", "10H"]]
-    plays = [
-        {"hand": 0, "trick": 0, "seat": 0, "card": "2C"},
-        {"hand": 0, "trick": 0, "seat": 1, "card": "3C"},
-        {"hand": 0, "trick": 0, "seat": 2, "card": "4C", "substituted": True},
-        {"hand": 0, "trick": 0, "seat": 3, "card": "5C"},
-        {"hand": 0, "trick": 1, "seat": 3, "card": "10H"},
-        {"hand": 0, "trick": 1, "seat": 0, "card": "AH"},
-        {"hand": 0, "trick": 1, "seat": 1, "card": "KH"},
-        {"hand": 0, "trick": 1, "seat": 2, "card": "QS"},
-    ]
-    return {
-        "seats": [
-            {"seat": i, "bot": n, "final_score": 0, "place": 1} for i, n in enumerate([XSS, "b.v1", "c.v1", "d.v1"])
-        ],
-        "hands": [
-            {
-                "hand": 0,
-                "pass_direction": "hold",
-                "deal": deal,
-                "passes": [],
-                "score": [2, 0, 13, 0],
-                "totals": [2, 0, 13, 0],
-                "points_taken": [2, 0, 13, 0],
-                "moon": None,
-            }
-        ],  # fmt: skip
-        "plays": plays,
-        "faults": [
-            {"hand": 0, "trick": 0, "seat": 2, "kind": "timeout", "detail": XSS, "received": XSS, "action": "lowest"}
-        ],
-    }
+def _played(
+    rules: str, bots: Sequence[Any], names: Sequence[str], seed: int = 1
+) -> tuple[dict[str, Any], list[ReplayedHand]]:
+    """A match of ``bots`` in this process: its record in the export format and the engine's replay of it."""
+    seats = [InProcessSeat(b, n) for b, n in zip(bots, names)]
+    record = asyncio.run(play_match(seats, Rules.parse(rules), seed, settings=MatchSettings(), names=list(names)))
+    return match_to_json(record), list(replay_hands(record))
+
+
+def _match() -> tuple[dict[str, Any], list[ReplayedHand]]:
+    """A short match of four seats: seat 0 breaks the rules now and then (faults, substituted plays)."""
+    bots = [Cheat(3), make_bot("lowest"), make_bot("heuristic"), make_bot("random", seed=2)]
+    return _played("standard,target=20", bots, NAMES)
 
 
 def test_the_steps_play_every_card_once_and_mark_what_happened() -> None:
-    steps = replay_steps(_match())
-    assert [s["kind"] for s in steps] == ["deal"] + ["play"] * 8 + ["score"]
-    assert steps[0]["hands"][1] == ["3C", "KH"]
-    assert steps[3]["table"] == ["2C", "3C", "4C", None] and "substituted" in steps[3]["mark"]
-    assert "timeout" in steps[3]["mark"]
-    assert steps[5]["table"] == [None, None, None, "10H"]  # a new trick clears the table
-    assert steps[4]["tricks"] == [0, 0, 0, 0] and steps[5]["tricks"] == [0, 0, 0, 1]  # 5C took the first
-    played = Counter(s["card"] for s in steps if s["kind"] == "play")
-    assert all(n == 1 for n in played.values()) and len(played) == 8
-    assert steps[-1]["hands"] == [[], [], [], []] and steps[-1]["totals"] == [2, 0, 13, 0]
+    m, replayed = _match()
+    steps = replay_steps(m, replayed)
+    for h in m["hands"]:
+        of_hand = [s for s in steps if s["hand"] == h["hand"] + 1]
+        plays = [s for s in of_hand if s["kind"] == "play"]
+        kinds = ["deal"] + (["pass"] if h["passes"] else []) + ["play"] * len(plays) + ["score"]
+        assert [s["kind"] for s in of_hand] == kinds
+        assert of_hand[0]["hands"] == [sort_cards(d) for d in h["deal"]]
+        played = Counter(s["card"] for s in plays)
+        assert len(played) == 52 and set(played.values()) == {1}, "every card of the pack once"
+        for t, first in enumerate(plays[:: len(NAMES)]):
+            # A new trick clears the table; the tricks taken so far are the engine's, one a trick.
+            assert sum(c is not None for c in first["table"]) == 1 and sum(first["tricks"]) == t
+        assert of_hand[-1]["hands"] == [[], [], [], []] and of_hand[-1]["totals"] == list(h["totals"])
+        assert of_hand[-1]["tricks"] == list(next(r.taken for r in replayed if r.hand == h["hand"]))
+    substituted = {(p["hand"], p["trick"], p["seat"]) for p in m["plays"] if p["substituted"]}
+    assert substituted and m["faults"], "the cheat was caught"
+    marked = [s for s in steps if s["kind"] == "play" and s["mark"] and "substituted" in s["mark"]]
+    assert len(marked) == len(substituted)
+    kinds = {f["kind"] for f in m["faults"] if f["trick"] is not None}
+    assert all(any(f"fault: {k}" in s["mark"] for s in marked) for k in kinds)
 
 
-def _render(m: dict[str, Any], step: int, rules: str = "standard", arena_name: str = "a") -> str:
+def test_the_steps_count_the_engines_tricks_of_every_hand() -> None:
+    """Who took each trick is the engine's word: the score step's tricks are its count, and each play
+    step's are those of the tricks completed before it."""
+    m, replayed = _match()
+    steps = replay_steps(m, replayed)
+    for r in replayed:
+        plays = [s for s in steps if s["hand"] == r.hand + 1 and s["kind"] == "play"]
+        assert [s["tricks"] for s in plays] == [list(p.taken) for p in r.plays]
+        won = Counter(t.winner for t in r.tricks)
+        assert tuple(won.get(seat, 0) for seat in range(4)) == r.taken
+
+
+def _render(m: dict[str, Any], replayed: list[ReplayedHand], step: int, arena_name: str = "a") -> str:
     """The match page of ``m`` at ``step`` of its replay."""
-    steps = replay_steps(m)
+    steps = replay_steps(m, replayed)
     return (
         env()
         .get_template("match.html")
         .render(
-            m={**m, "match_id": "x", "rules": rules, "seed": 1, "status": "finished", "finished_at": ""},
+            m=m,
             names=[s["bot"] for s in m["seats"]],
             steps=steps,
             step=step,
@@ -88,7 +101,9 @@ def _render(m: dict[str, Any], step: int, rules: str = "standard", arena_name: s
 
 
 def test_templates_escape_bot_text_in_text_attributes_and_json() -> None:
-    html = _render(_match(), 3, arena_name=XSS)
+    m, replayed = _match()
+    m["faults"][0].update(detail=XSS, received=XSS)  # what a bot sent back is shown as it sent it
+    html = _render(m, replayed, 3, arena_name=XSS)
     assert XSS not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     assert "\\u003cimg src=x onerror=alert(1)\\u003e" in html  # the replay's JSON
@@ -107,47 +122,54 @@ def test_cards_read_in_text_and_plots_hold_numbers_only() -> None:
 
 def test_tables_of_three_and_five_are_drawn() -> None:
     for n, where in [(3, "East"), (5, "Northeast")]:
-        suits = "CDSH"
-        deal = [[f"{r}{suits[s % 4]}" for r in ("2", "3")] for s in range(n)]
-        m = {
-            "seats": [{"seat": i, "bot": f"b{i}.v1", "final_score": 0, "place": 1} for i in range(n)],
-            "hands": [
-                {
-                    "hand": 0,
-                    "pass_direction": "hold",
-                    "deal": deal,
-                    "passes": [],
-                    "score": [0] * n,
-                    "totals": [0] * n,
-                    "points_taken": [0] * n,
-                    "moon": None,
-                }
-            ],  # fmt: skip
-            "plays": [{"hand": 0, "trick": t, "seat": s, "card": deal[s][t]} for t in range(2) for s in range(n)],
-            "faults": [],
-        }
-        html = _render(m, 1)
+        names = [f"b{i}.v1" for i in range(n)]
+        m, replayed = _played(f"standard,players={n},target=20", [make_bot("lowest") for _ in range(n)], names)
+        html = _render(m, replayed, 1)
         assert f"table-grid n{n}" in html and where in html
         assert html.count('class="seat-area') == n
+
+
+class Charger:
+    """The lowest bot, charging the first chargeable card it holds (turbo_charging); ``wrong``: the
+    2♣, which no rule lets a seat charge."""
+
+    def __init__(self, *, wrong: bool = False) -> None:
+        self.bot = make_bot("lowest")
+        self.wrong = wrong
+
+    def pass_cards(self, obs: Any) -> Any:
+        return self.bot.pass_cards(obs)
+
+    def play_card(self, obs: Any) -> Any:
+        return self.bot.play_card(obs)
+
+    def charge_cards(self, obs: Any) -> Any:
+        if self.wrong:
+            return ["2C"]
+        return [c for c in obs.hand if str(c) in ("AH", "QS", "JD", "10C")][:1]
 
 
 def test_turbo_charged_cards_lie_face_up_until_played() -> None:
     """002 Turbo Hearts: 'They do this by placing the card face up in front of them.' A charge step shows
     each seat's charged cards; each stays shown until its charger plays it; a substituted charge is marked."""
-    m = _match()
-    m["hands"][0]["charges"] = [
-        {"hand": 0, "seat": 0, "cards": ["AH"], "substituted": False},
-        {"hand": 0, "seat": 1, "cards": [], "substituted": True},
-        {"hand": 0, "seat": 2, "cards": ["QS"], "substituted": False},
-        {"hand": 0, "seat": 3, "cards": [], "substituted": False},
-    ]
-    steps = replay_steps(m)
-    assert [s["kind"] for s in steps] == ["deal", "charge"] + ["play"] * 8 + ["score"]
-    assert steps[1]["charged"] == [["AH"], [], ["QS"], []] and "b.v1's charge was substituted" in steps[1]["mark"]
-    assert steps[7]["charged"] == [[], [], ["QS"], []]  # seat 0 has played its A♥
-    assert steps[9]["charged"] is None  # nothing charged is left in front of anyone
-    html = _render(m, 1, rules="turbo", arena_name=XSS)
-    assert html.count('<div class="charged">') == 2 and XSS not in html
+    # Seat 1 charges a card that cannot be charged: the referee stands in for it (a substituted charge).
+    m, replayed = _played("turbo,target=20", [Charger(), Charger(wrong=True), Charger(), Charger()], NAMES, seed=3)
+    steps = replay_steps(m, replayed)
+    charges = m["hands"][0]["charges"]
+    charged = [[str(x) for x in c["cards"]] for c in sorted(charges, key=lambda c: c["seat"])]
+    assert sum(map(len, charged)) >= 2, "a deal where two seats or more charge"
+    at = next(i for i, s in enumerate(steps) if s["kind"] == "charge")
+    assert steps[at - 1]["kind"] in ("deal", "pass") and steps[at]["charged"] == charged
+    assert "b.v1's charge was substituted" in steps[at]["mark"]
+    first_hand = [s for s in steps[at + 1 :] if s["hand"] == 1 and s["kind"] == "play"]
+    played: list[set[str]] = [set() for _ in range(4)]
+    for s in first_hand:
+        played[s["seat"]].add(s["card"])
+        left = [[c for c in charged[seat] if c not in played[seat]] for seat in range(4)]
+        assert s["charged"] == (left if any(left) else None)
+    assert first_hand[-1]["charged"] is None  # nothing charged is left in front of anyone
+    html = _render(m, replayed, at, arena_name=XSS)
+    assert html.count('<div class="charged">') == sum(1 for c in charged if c) and XSS not in html
 
 
 def test_a_partnership_match_shows_the_teams_and_their_totals() -> None:
@@ -156,21 +178,18 @@ def test_a_partnership_match_shows_the_teams_and_their_totals() -> None:
     in the teams line is escaped like everywhere else."""
     from ladder.site.render import team_totals, teams
 
-    m = _match()
-    for s in m["seats"]:
-        s["team"] = s["seat"] % 2
-        s["place"] = 1 if s["seat"] % 2 == 0 else 3
-    m = {**m, "match_id": "x", "rules": "partnership-individual", "seed": 1, "status": "finished", "finished_at": ""}
+    bots = [make_bot("lowest"), make_bot("heuristic"), make_bot("lowest"), make_bot("random", seed=1)]
+    m, replayed = _played("partnership-individual,target=30", bots, NAMES)
     assert teams(m) == [[0, 2], [1, 3]] and team_totals(m, [2, 0, 13, 0]) == [15, 0]
-
-    def page(match: dict[str, Any]) -> str:
-        return _render(match, 0, rules=match["rules"])
-
-    html = page(m)
+    html = _render(m, replayed, 0)
     assert "Partners: &lt;img src=x onerror=alert(1)&gt; &amp; c.v1 (team 0) against b.v1 &amp; d.v1 (team 1)" in html
-    assert "15 : 0" in html and "place 3 · team 1" in html and XSS not in html
-    plain = {**m, "rules": "standard", "seats": [{k: v for k, v in s.items() if k != "team"} for s in m["seats"]]}
-    assert teams(plain) == [] and "Partners:" not in page(plain) and "Teams" not in page(plain)
+    final = [s["final_score"] for s in sorted(m["seats"], key=lambda s: s["seat"])]
+    assert " : ".join(map(str, team_totals(m, final))) in html and XSS not in html
+    for s in m["seats"]:
+        assert f"place {s['place']} · team {s['team']}" in html
+    plain, plain_replayed = _match()
+    html = _render(plain, plain_replayed, 0)
+    assert teams(plain) == [] and "Partners:" not in html and "Teams" not in html
 
 
 def test_the_match_page_shows_each_seats_isolation_as_data() -> None:
@@ -179,12 +198,10 @@ def test_the_match_page_shows_each_seats_isolation_as_data() -> None:
     as it is, escaped."""
     from referee.isolation import FEATURE_DOCS
 
-    m = _match()
-    isolations = ["sandbox:net-ns,pid-ns", None, XSS, "in-process"]
-    for s, iso in zip(m["seats"], isolations):
-        if iso is not None:
-            s["isolation"] = iso
-    html = _render(m, 0)
+    m, replayed = _match()
+    for s, iso in zip(m["seats"], ["sandbox:net-ns,pid-ns", None, XSS, "in-process"]):
+        s["isolation"] = iso
+    html = _render(m, replayed, 0)
     rows = dict(re.findall(r'<tr data-seat="(\d)">(.*?)</tr>', html, re.S))
     assert "sandboxed (net-ns, pid-ns)" in rows["0"] and "<code>sandbox:net-ns,pid-ns</code>" in rows["0"]
     assert f"<code>pid-ns</code>: {FEATURE_DOCS['pid-ns']}" in rows["0"]

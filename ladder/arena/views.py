@@ -1,0 +1,515 @@
+"""What a viewer may see of the arena, as plain data: the status, the leaderboard, the bots and their
+versions, the matches, a match and its replay, a bot's page, the live matches. The API
+(ladder/arena/app.py) answers these as JSON and the site (ladder/site) draws the same as pages, so
+a page never shows more than the API shows the same viewer.
+
+The viewer is an ``Account``: an organiser sees everything; a participant their own bots whole and
+the others as everyone does; ``VISITOR`` (not signed in) what all see. Anonymity: while
+``[classroom] anonymous`` holds and the organiser has not revealed the names, everyone but a bot's
+owner (and the organisers) sees the bot's alias for its name and no owner, and a match shows another
+participant's bot by alias with its fault details and address blanked. A match whose deal other
+seatings still play shows no score or place (its record is withheld). A name this viewer sees no bot
+by is answered alike whether it is free, hidden or an alias (``not_shown``), reading and submitting.
+Everything a bot controls (its handshake name, its errors, its log) is data, never markup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ladder.arena.accounts import Account
+from ladder.arena.errors import BadRequest, Forbidden, NotFound, NotNow
+from ladder.arena.state import ArenaState
+from ladder.arena.store import IN_PIPELINE, BotRow, VersionRow, VersionStatus
+from ladder.arena.worker import ladder_tournament, sandbox_mode
+from ladder.export import match_to_json
+from ladder.ratings.fit import live_elo_update
+from referee.report import ReplayedHand, replay_hands
+
+__all__ = [
+    "HISTORY_K",
+    "MAX_PAGE",
+    "VISITOR",
+    "BotPage",
+    "Replay",
+    "bot",
+    "bot_names",
+    "bot_page",
+    "bots",
+    "deadline_passed",
+    "leaderboard",
+    "live",
+    "live_board",
+    "match",
+    "matches",
+    "me",
+    "not_shown",
+    "own_bots",
+    "rating_history",
+    "replay",
+    "rulesets",
+    "shown_bot",
+    "shown_version",
+    "status",
+    "users",
+    "version",
+    "version_log",
+    "versions",
+    "without_addresses",
+]
+
+VISITOR = Account(id=0, name="", role="visitor", alias="")
+"""Someone not signed in: sees what all see."""
+
+MAX_PAGE = 200
+STALE_S = 5.0  # a leaderboard fitted this recently is served as it is, whatever came in since
+HISTORY_K = 24.0
+"""K of a bot page's running Elo (``live_elo_update``, K/(N−1) a pair): the shape of its history."""
+HIDDEN = "(address hidden)"
+
+
+class _Sight:
+    """What ``viewer`` may see of each bot (its name or its alias)."""
+
+    def __init__(self, state: ArenaState, viewer: Account) -> None:
+        self.state = state
+        self.viewer = viewer
+        store = state.store
+        self.bots = {b.id: b for b in store.bots()}
+        self.versions = {v.ladder_name: v for v in store.versions()}
+        self.users = {u.id: u.name for u in store.users()}
+        self.hidden = state.cfg.anonymous and store.get_meta("revealed") != "1" and not viewer.organiser
+
+    def owns(self, bot: BotRow) -> bool:
+        return bot.owner_id == self.viewer.id or self.viewer.organiser
+
+    def masked(self, bot: BotRow) -> bool:
+        return self.hidden and not bot.house and bot.owner_id != self.viewer.id
+
+    def bot_name(self, bot: BotRow) -> str:
+        return bot.alias if self.masked(bot) else bot.name
+
+    def ladder_name(self, name: str) -> str:
+        """A ladder name (``BOT.vN``) as this viewer may see it."""
+        v = self.versions.get(name)
+        if v is None:
+            return name
+        bot = self.bots[v.bot_id]
+        return f"{self.bot_name(bot)}.v{v.number}" if self.masked(bot) else name
+
+    def bot_dict(self, bot: BotRow) -> dict[str, Any]:
+        vs = [v for v in self.versions.values() if v.bot_id == bot.id]
+        valid = [v for v in vs if v.status is VersionStatus.VALID]
+        return {
+            "name": self.bot_name(bot),
+            "owner": None if self.masked(bot) else bot.owner,
+            "house": bot.house,
+            "mine": bot.owner_id == self.viewer.id,
+            "versions": len(vs),
+            "playing_version": max((v.number for v in valid), default=None),
+            "created_at": bot.created_at,
+        }
+
+    def shown_bot(self, name: str) -> BotRow | None:
+        """The bot this viewer sees by ``name`` (an anonymous board's rival by alias alone), or None."""
+        for b in self.bots.values():
+            if self.bot_name(b) == name:
+                return b
+        return None
+
+    def find_bot(self, name: str) -> BotRow:
+        b = self.shown_bot(name)
+        if b is None:
+            raise not_shown(name)
+        return b
+
+    def find_version(self, bot: BotRow, name: str, number: int) -> VersionRow:
+        v = next((v for v in self.versions.values() if v.bot_id == bot.id and v.number == number), None)
+        if v is None:
+            raise NotFound(f"bot {name!r} has no version {number}")
+        return v
+
+    def version_dict(self, v: VersionRow) -> dict[str, Any]:
+        bot = self.bots[v.bot_id]
+        d = v.to_dict()
+        d["bot"] = self.bot_name(bot)
+        d["ladder_name"] = self.ladder_name(v.ladder_name)
+        d["submitted_by"] = None if self.masked(bot) else self.users.get(v.submitted_by)
+        if not self.owns(bot):
+            # The reports hold the bot's own text (handshake name, errors): its owner's alone.
+            for key in ("build_report", "validation_report", "command", "build", "address", "content_hash"):
+                d[key] = None
+        return d
+
+
+def not_shown(name: str) -> NotFound:
+    """The one answer to a name this viewer sees no bot by, reading it or submitting to it alike:
+    whether it is free, another participant's hidden name or someone's alias is not told."""
+    return NotFound(
+        f"no bot {name!r} that you can see in this arena (a name that is taken but not shown to you "
+        "cannot be submitted to either: choose another)"
+    )
+
+
+def shown_bot(state: ArenaState, viewer: Account, name: str) -> BotRow | None:
+    """The bot ``viewer`` sees by ``name``, or None (``not_shown`` is the answer then)."""
+    return _Sight(state, viewer).shown_bot(name)
+
+
+def shown_version(state: ArenaState, viewer: Account, v: VersionRow) -> dict[str, Any]:
+    """Version ``v`` as ``viewer`` may see it (its reports, command and address are its owner's)."""
+    return _Sight(state, viewer).version_dict(v)
+
+
+def _organiser_only(viewer: Account) -> None:
+    if not viewer.organiser:
+        raise Forbidden("this needs an organiser's token")
+
+
+def deadline_passed(state: ArenaState) -> bool:
+    """Whether arena.toml's deadline has passed (submissions are closed to participants then)."""
+    deadline = state.cfg.deadline
+    return deadline is not None and dt.datetime.now(dt.UTC) >= deadline
+
+
+# -- the arena ---------------------------------------------------------------------------------------
+
+
+async def status(state: ArenaState, viewer: Account) -> dict[str, Any]:
+    """The arena: rules, paused, matches played and pending, the queue, live matches, the deadline, you."""
+    store = state.store
+    tid = ladder_tournament(store, state.cfg)
+    info = store.ladder.tournaments.get(tid)
+    final = store.get_meta("final_tournament")
+    worker = state.worker
+    return {
+        "name": state.cfg.name,
+        "rules": state.cfg.rules,
+        "paused": store.get_meta("paused") == "1",
+        "matches": info.done if info is not None else 0,
+        "pending": (info.total - info.done) if info is not None else 0,
+        "bots": len(store.bots()),
+        "queue": len(store.versions_in(IN_PIPELINE)),
+        "live": len(worker.live) if worker is not None else 0,
+        "deadline": state.cfg.deadline.isoformat() if state.cfg.deadline is not None else None,
+        "submissions_open": not deadline_passed(state),
+        "anonymous": state.cfg.anonymous and store.get_meta("revealed") != "1",
+        "final_tournament": int(final) if final is not None else None,
+        "sandbox": sandbox_mode()[0].label,
+        "sandbox_warning": sandbox_mode()[1],
+        "you": {"name": viewer.name, "role": viewer.role},
+        # The organiser's alone: they name bots, which an anonymous board hides.
+        "events": (worker.events[-20:] if worker is not None else []) if viewer.organiser else None,
+    }
+
+
+def me(viewer: Account) -> dict[str, Any]:
+    """The viewer's name, role and alias."""
+    return {"name": viewer.name, "role": viewer.role, "alias": viewer.alias}
+
+
+async def users(state: ArenaState, viewer: Account) -> dict[str, Any]:
+    """Every user with role and alias (the organiser's)."""
+    _organiser_only(viewer)
+    return {"users": [{"name": u.name, "role": u.role, "alias": u.alias} for u in state.store.users()]}
+
+
+def rulesets(state: ArenaState) -> list[str]:
+    """The rulesets the arena has a ladder of: arena.toml's first, then any earlier ones."""
+    current = state.cfg.rules
+    others = [k.split(":", 1)[1] for k in state.store.meta_keys("ladder_tournament:")]
+    return [current] + [r for r in others if r != current]
+
+
+# -- the leaderboard ---------------------------------------------------------------------------------
+
+
+async def leaderboard(
+    state: ArenaState,
+    viewer: Account,
+    *,
+    board: str = "ladder",
+    rules: str | None = None,
+    all_versions: bool = False,
+) -> dict[str, Any]:
+    """The ladder's board (``rules``: of an earlier ruleset's ladder) or the final's, as the fit of
+    ``ladder.ratings`` gives it, its names as ``viewer`` sees them; the ladder lists each bot's newest
+    version unless ``all_versions``."""
+    store = state.store
+    if rules is None:
+        rules = state.cfg.rules
+    if board == "final":
+        final = store.get_meta("final_tournament")
+        if final is None:
+            raise NotFound("no final tournament yet (the organiser starts it, or the deadline does)")
+        tid = int(final)
+    elif board == "ladder":
+        if rules != state.cfg.rules and store.get_meta(f"ladder_tournament:{rules}") is None:
+            raise NotFound(f"no ladder of ruleset {rules!r} in this arena (it plays {state.cfg.rules!r})")
+        tid = int(store.get_meta(f"ladder_tournament:{rules}") or ladder_tournament(store, state.cfg))
+    else:
+        raise BadRequest(f"board {board!r}: use ladder or final")
+    fitted = await asyncio.to_thread(lambda: state.ratings.get(state.store, tid, rules, max_age=STALE_S))
+    sight = _Sight(state, viewer)
+    newest = {v.ladder_name for v in store.newest_valid()}
+    rows = []
+    for r in fitted.rows:
+        v = sight.versions.get(r.bot)
+        if board == "ladder" and not all_versions and v is not None and r.bot not in newest:
+            continue  # an older version: all_versions lists it
+        bot = sight.bots[v.bot_id] if v is not None else None
+        row = {k: (None if isinstance(x, float) and x != x else x) for k, x in asdict(r).items()}
+        row["bot"] = sight.bot_name(bot) if bot is not None else r.bot
+        row["version"] = v.number if v is not None else None
+        row["ladder_name"] = sight.ladder_name(r.bot)
+        row["owner"] = None if bot is None or sight.masked(bot) else bot.owner
+        row["mine"] = bot is not None and bot.owner_id == viewer.id
+        rows.append(row)
+    for i, row in enumerate(rows, start=1):
+        row["rank"] = i
+    return {"board": board, "tournament": tid, "rules": fitted.rules or rules, "matches": fitted.matches, "rows": rows}
+
+
+# -- bots and versions -------------------------------------------------------------------------------
+
+
+async def bots(state: ArenaState, viewer: Account) -> dict[str, Any]:
+    """Every bot, by the name ``viewer`` sees it by."""
+    sight = _Sight(state, viewer)
+    return {"bots": [sight.bot_dict(b) for b in sight.bots.values()]}
+
+
+async def bot_names(state: ArenaState, viewer: Account) -> list[str]:
+    """Every bot's name as ``viewer`` sees it, in the order the bots were made."""
+    sight = _Sight(state, viewer)
+    return [sight.bot_name(b) for b in sight.bots.values()]
+
+
+async def bot(state: ArenaState, viewer: Account, name: str) -> dict[str, Any]:
+    """One bot and its versions (their reports its owner's)."""
+    sight = _Sight(state, viewer)
+    b = sight.find_bot(name)
+    vs = [sight.version_dict(v) for v in sight.versions.values() if v.bot_id == b.id]
+    return {**sight.bot_dict(b), "version_list": vs}
+
+
+async def own_bots(state: ArenaState, viewer: Account) -> list[dict[str, Any]]:
+    """The viewer's own bots, each with its versions and their reports."""
+    return [await bot(state, viewer, b["name"]) for b in (await bots(state, viewer))["bots"] if b["mine"]]
+
+
+async def versions(state: ArenaState, viewer: Account, name: str) -> dict[str, Any]:
+    """A bot's versions (their reports its owner's)."""
+    sight = _Sight(state, viewer)
+    b = sight.find_bot(name)
+    return {"versions": [sight.version_dict(v) for v in sight.versions.values() if v.bot_id == b.id]}
+
+
+async def version(state: ArenaState, viewer: Account, name: str, number: int) -> dict[str, Any]:
+    """One version of a bot."""
+    sight = _Sight(state, viewer)
+    return sight.version_dict(sight.find_version(sight.find_bot(name), name, number))
+
+
+async def version_log(state: ArenaState, viewer: Account, name: str, number: int) -> dict[str, Any]:
+    """What a version printed while it was validated and played (its owner's)."""
+    sight = _Sight(state, viewer)
+    b = sight.find_bot(name)
+    if not sight.owns(b):
+        raise Forbidden("a bot's logs are its owner's")
+    v = sight.find_version(b, b.name, number)
+    text = ""
+    for folder in (state.dir / "logs" / "validate", state.dir / "logs"):
+        path = folder / f"{v.ladder_name}.log"
+        if path.is_file():
+            text += f"== {path.relative_to(state.dir)}\n" + path.read_text(errors="replace")[-64000:]
+    return {"bot": b.name, "version": number, "log": text}
+
+
+# -- matches -----------------------------------------------------------------------------------------
+
+
+async def matches(state: ArenaState, viewer: Account, *, limit: int = 50, after: str | None = None) -> dict[str, Any]:
+    """Recorded matches of the ladder and the final, newest first, ``limit`` at most (``MAX_PAGE``)
+    from before match ``after``; ``next`` is where the next page starts."""
+    store = state.store
+    limit = min(limit, MAX_PAGE)
+    tids = [ladder_tournament(store, state.cfg)]
+    if (final := store.get_meta("final_tournament")) is not None:
+        tids.append(int(final))
+    page = store.match_page(tids, after=after, limit=limit)
+    sight = _Sight(state, viewer)
+    # A match whose deal other seatings still play shows no result (its record is withheld): their
+    # scores and places would tell how the deal plays.
+    withheld = set() if viewer.organiser else store.ladder.deals_in_play([m["id"] for m in page])
+    for m in page:
+        m["withheld"] = m["id"] in withheld
+        for s in m["seats"]:
+            s["bot"] = sight.ladder_name(s["bot"])
+            if m["withheld"]:
+                s["score"] = s["place"] = s["faults"] = s["forfeit"] = None
+    return {"matches": page, "next": page[-1]["id"] if len(page) == limit else None}
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A match as a viewer may see it (the export format, docs/export.md) and the engine's replay of
+    its plays (cards, tricks and who took them: no bot's text)."""
+
+    match: dict[str, Any]
+    hands: list[ReplayedHand]
+
+
+async def match(state: ArenaState, viewer: Account, match_id: str) -> dict[str, Any]:
+    """One match in the export format, as ``viewer`` may see it."""
+    return (await _match(state, viewer, match_id, replayed=False)).match
+
+
+async def replay(state: ArenaState, viewer: Account, match_id: str) -> Replay:
+    """One match as ``viewer`` may see it, with the engine's replay of it."""
+    return await _match(state, viewer, match_id, replayed=True)
+
+
+async def _match(state: ArenaState, viewer: Account, match_id: str, *, replayed: bool) -> Replay:
+    store = state.store
+    if not store.ladder.has_match(match_id):
+        raise NotFound(f"no match {match_id!r}")
+    if not viewer.organiser and store.ladder.deal_in_play(match_id):
+        # Its deal (every hand, and the seed) is still being played by other bots in other seats.
+        raise NotNow(
+            f"match {match_id}'s deal is still to be played in other seats (duplicate deals): "
+            "its record is shown once every seating of it is recorded"
+        )
+
+    def load() -> tuple[dict[str, Any], list[ReplayedHand]]:
+        record = state.store.ladder.load_match(match_id)
+        return match_to_json(record), list(replay_hands(record)) if replayed else []
+
+    data, hands = await asyncio.to_thread(load)
+    sight = _Sight(state, viewer)
+    hidden_seats = set()
+    unseen: list[str] = []  # the addresses this viewer may not see: every bot's but their own
+    for s in data["seats"]:
+        v = sight.versions.get(s["bot"])
+        bot = sight.bots[v.bot_id] if v is not None else None
+        if bot is None or not sight.owns(bot):
+            if s["address"]:
+                unseen.append(s["address"])
+            s["address"] = None  # a house bot's is where the organiser's bots listen
+            if bot is None or not bot.house:
+                hidden_seats.add(s["seat"])
+        s["bot"] = sight.ladder_name(s["bot"])
+    for f in data["faults"]:
+        if f["seat"] in hidden_seats:  # another participant's fault details are theirs
+            f["detail"] = f["sent"] = f["received"] = None
+        else:  # a house bot's say why it failed, not where it listens
+            for key in ("detail", "sent", "received"):
+                f[key] = without_addresses(f[key], unseen)
+    return Replay(data, hands)
+
+
+def without_addresses(text: str | None, addresses: list[str]) -> str | None:
+    """``text`` with each of ``addresses`` (and what gRPC makes of it: ``ipv4:HOST:PORT``, a unix
+    socket's path, the port after any host) written as ``(address hidden)``."""
+    if not text:
+        return text
+    for address in addresses:
+        text = text.replace(address, HIDDEN)
+        if address.startswith("unix:"):
+            text = text.replace(address.removeprefix("unix:"), HIDDEN)
+        else:
+            port = address.rpartition(":")[2]
+            text = re.sub(rf"[\w.%\[\]:-]*:{re.escape(port)}(?!\d)", HIDDEN, text)
+    return text
+
+
+async def live(state: ArenaState, viewer: Account) -> dict[str, Any]:
+    """The matches of the batch in play that are not yet recorded (no seed: it deals every hand)."""
+    worker = state.worker
+    sight = _Sight(state, viewer)
+    items = []
+    for mid, m in list((worker.live if worker is not None else {}).items()):
+        items.append({"id": mid, "seats": [sight.ladder_name(s) for s in m["seats"]]})
+    return {"live": items, "note": "the matches of the batch in play that are not yet recorded"}
+
+
+async def live_board(state: ArenaState, viewer: Account) -> dict[str, Any]:
+    """The live page: the matches in play, the newest recorded, how many are, whether paused."""
+    now = await live(state, viewer)
+    newest = (await matches(state, viewer, limit=10))["matches"]
+    shown = await status(state, viewer)
+    return {"live": now["live"], "newest": newest, "matches": shown["matches"], "paused": shown["paused"]}
+
+
+# -- a bot's page ------------------------------------------------------------------------------------
+
+
+def rating_history(
+    results: Sequence[tuple[str, Sequence[tuple[str, int]]]], bot: str, k: float = HISTORY_K
+) -> list[tuple[int, float]]:
+    """The running Elo of ``bot`` over matches in the order played (each as its seats' names and
+    places), by the ladder's pairwise update (``live_elo_update``): its n-th match and its rating after."""
+    ratings: dict[str, float] = {}
+    out: list[tuple[int, float]] = []
+    for _mid, seats in results:
+        players = [name for name, _ in seats]
+        ratings = live_elo_update(ratings, players, [float(place) for _, place in seats], k=k)
+        if bot in players:
+            out.append((len(out) + 1, ratings[bot]))
+    return out
+
+
+def _bot_of(ladder_name: str) -> str:
+    return ladder_name.rsplit(".v", 1)[0]
+
+
+@dataclass(frozen=True)
+class BotPage:
+    """A bot's page: the bot, its versions' rows of the board, its newest matches whose result is
+    shown, its running Elo, the points it took per hand and its faults by kind."""
+
+    bot: dict[str, Any]
+    rows: list[dict[str, Any]]
+    recent: list[dict[str, Any]]
+    history: list[tuple[int, float]]
+    points: list[int]
+    faults: list[tuple[str, int]]
+
+
+async def bot_page(state: ArenaState, viewer: Account, name: str) -> BotPage:
+    """What a bot's page shows ``viewer``, from the same views as the rest (no more than they show)."""
+    b = await bot(state, viewer, name)
+    board = await leaderboard(state, viewer, all_versions=True)
+    rows = [r for r in board["rows"] if r["bot"] == b["name"]]
+    listed = (await matches(state, viewer, limit=MAX_PAGE))["matches"]
+    mine = [m for m in listed if any(_bot_of(s["bot"]) == b["name"] for s in m["seats"])]
+    # The history in the order played (oldest first), every seat of every match on the page whose
+    # result is shown (a withheld match has none yet).
+    ordered = [(m["id"], [(s["bot"], s["place"]) for s in m["seats"]]) for m in reversed(listed) if not m["withheld"]]
+    history: list[tuple[int, float]] = []
+    for ln in {s["bot"] for m in mine for s in m["seats"] if _bot_of(s["bot"]) == b["name"]}:
+        history += rating_history(ordered, ln)
+    history.sort()
+    faults: Counter[str] = Counter()
+    points: list[int] = []
+    withheld = set()
+    for m in mine[:40]:  # the newest 40: the record of each is read
+        try:
+            data = await match(state, viewer, m["id"])
+        except NotNow:  # its deal is still being played in other seats: shown once it is not
+            withheld.add(m["id"])
+            continue
+        seats = [s["seat"] for s in data["seats"] if _bot_of(s["bot"]) == b["name"]]
+        for f in data["faults"]:
+            if f["seat"] in seats:
+                faults[f["kind"]] += 1
+        for h in data["hands"]:
+            points += [h["points_taken"][s] for s in seats if s < len(h["points_taken"])]
+    recent = [m for m in mine if m["id"] not in withheld and not m["withheld"]][:20]
+    return BotPage(b, rows, recent, history, points, sorted(faults.items()))
