@@ -12,7 +12,6 @@ import asyncio
 import collections
 import time
 import uuid
-import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -39,6 +38,7 @@ from referee.faults import (
     substitute_pass,
     substitute_play,
 )
+from referee.in_flight import InFlight, semaphores
 from referee.isolation import Isolation
 from referee.judge import Decision, failed, in_time, judge, judge_play, trial
 from referee.record import (
@@ -85,139 +85,11 @@ _PLAY = Phase.PLAY  # a module global: cheaper than the enum's class attribute o
 _perf_counter = time.perf_counter
 
 
-# -- bounding what is in flight ------------------------------------------------------------------
-
 NAME_LIMIT = 64
 """Characters kept of a bot's handshake name, where it names its seat (no seat name was given)."""
 
-MAX_IN_FLIGHT = 16
-"""Decisions the referee works on at once per process (per event loop). Beyond ~16 gRPC throughput
-is flat and only latency grows, and client-side queueing counts against the bots' deadlines. A
-decision waiting on its bot longer than ``PATIENCE_S`` no longer counts (see ``_Decisions``)."""
-
-PATIENCE_S = 0.010
-SWEEP_S = 0.0025
-"""How often the held slots are swept: a slot is held at most PATIENCE_S + SWEEP_S by a call waiting
-on its bot, which caps how fast slots turn over (16 / 12.5 ms = 1,280 new decisions/s at least)."""
-"""A decision whose bot has not answered within this long is waiting on the bot, not on the referee:
-its slot passes on. The referee's own work on a decision is well under a millisecond, and its
-answer comes back in a few milliseconds at 16 in flight on two cores when bots answer at once; so
-the bound keeps limiting the referee's CPU work, and no longer caps bots that think (200 ms bots
-on 256 tables would otherwise be held to 16 / 0.2 s = 80 decisions/s)."""
-
-
-class _InFlight:
-    """A semaphore whose free case costs no call: ``take()`` is True when a slot was taken at once.
-
-    asyncio.Semaphore spends five Python calls on an uncontended ``async with``; the referee
-    takes a slot for every decision. Waiters are served in order; a cancelled waiter that had
-    already been handed a slot passes it on.
-    """
-
-    __slots__ = ("free", "waiters")
-
-    def __init__(self, n: int) -> None:
-        self.free = n
-        self.waiters: collections.deque[asyncio.Future[None]] = collections.deque()
-
-    def take(self) -> bool:
-        if self.free > 0 and not self.waiters:
-            self.free -= 1
-            return True
-        return False
-
-    async def wait(self) -> None:
-        """Wait for a slot (after ``take()`` returned False)."""
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.waiters.append(fut)
-        try:
-            await fut
-        except asyncio.CancelledError:
-            if fut.done() and not fut.cancelled():
-                self.release()  # handed a slot, then cancelled: pass it on
-            else:
-                try:
-                    self.waiters.remove(fut)
-                except ValueError:
-                    pass
-            raise
-
-    def release(self) -> None:
-        waiters = self.waiters
-        while waiters:
-            fut = waiters.popleft()
-            if not fut.done():
-                fut.set_result(None)  # the slot goes straight to the next waiter
-                return
-        self.free += 1
-
-    async def __aenter__(self) -> None:
-        if not self.take():
-            await self.wait()
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.release()
-
-
-class _Decisions(_InFlight):
-    """The decisions' bound: a slot held by a call that has waited on its bot for ``PATIENCE_S``
-    passes on, so waiting on slow bots never holds the slots that the referee's own work needs.
-
-    ``hold()`` takes note of a call that holds a slot; ``let_go(held)`` releases its slot unless a
-    sweep already did. One timer per loop sweeps, every ``SWEEP_S``, while any slot is held.
-    """
-
-    __slots__ = ("held", "timer")
-
-    def __init__(self, n: int) -> None:
-        super().__init__(n)
-        self.held: collections.deque[list[Any]] = collections.deque()  # [started, slot released], in order
-        self.timer: asyncio.TimerHandle | None = None
-
-    def hold(self, started: float) -> list[Any]:
-        held = [started, False]
-        self.held.append(held)
-        if self.timer is None:
-            self.timer = asyncio.get_running_loop().call_later(SWEEP_S, self._sweep)
-        return held
-
-    def let_go(self, held: list[Any]) -> None:
-        if not held[1]:
-            held[1] = True
-            self.release()
-
-    def _sweep(self) -> None:
-        self.timer = None
-        held = self.held
-        patient = _perf_counter() - PATIENCE_S
-        while held and (held[0][1] or held[0][0] <= patient):
-            oldest = held.popleft()
-            if not oldest[1]:
-                oldest[1] = True  # waiting on its bot: the slot goes to the next decision
-                self.release()
-        if held:
-            self.timer = asyncio.get_running_loop().call_later(SWEEP_S, self._sweep)
-
-
 DEAL_HOLD_S = 3600.0
 """The longest a seat may hold the next deal between hands (``hold_deal``: a person reading the scores)."""
-
-MAX_NOTIFY_IN_FLIGHT = 16
-"""Notifications in flight per referee process (per event loop): their own bound, so listeners slow
-to answer Notify hold none of the slots decisions need (nor slow any match but by dropped courtesies)."""
-
-_in_flight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[_Decisions, _InFlight]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _semaphores() -> tuple[_Decisions, _InFlight]:
-    """This loop's bounds: (decisions, notifications)."""
-    loop = asyncio.get_running_loop()
-    sems = _in_flight.get(loop)
-    if sems is None:
-        sems = _in_flight[loop] = (_Decisions(MAX_IN_FLIGHT), _InFlight(MAX_NOTIFY_IN_FLIGHT))
-    return sems
 
 
 # -- the referee ---------------------------------------------------------------------------------
@@ -447,8 +319,8 @@ class _Notifier:
 
     MAX_PENDING = 64
 
-    def __init__(self, seat: Seat, timeout: float, in_flight: _InFlight) -> None:
-        # ``in_flight``: the loop's bound on notifications, never the decisions' one (see _semaphores).
+    def __init__(self, seat: Seat, timeout: float, in_flight: InFlight) -> None:
+        # ``in_flight``: the loop's bound on notifications, never the decisions' one (see referee.in_flight).
         self.seat = seat
         self.timeout = timeout
         self.in_flight = in_flight
@@ -494,6 +366,7 @@ class _Referee:
         match_id: str,
         names: Sequence[str] | None,
         tournament_id: int | None,
+        time_source: Callable[[], float],
     ) -> None:
         if len(seats) != rules.players:
             raise ValueError(f"the rules ({rules.name}) need {rules.players} seats, not {len(seats)}")
@@ -503,6 +376,7 @@ class _Referee:
         self.seed = seed
         self.settings = settings
         self.match_id = match_id
+        self.time_source = time_source  # what the bots' thinking is charged by
         self.names = list(names) if names is not None else [""] * len(seats)
         self.states = [_SeatState(s, settings) for s in seats]
         self.match = Match(rules, seed)
@@ -533,27 +407,27 @@ class _Referee:
             await in_flight.wait()
         clock = st.clock
         # The clock starts once the call can go out: the referee's own queue is not the bot's time.
-        t0 = _perf_counter()
-        held = in_flight.hold(t0)
+        time_source = self.time_source
+        t0 = time_source()
+        held = in_flight.hold()
         try:
             try:
                 answer = await method(ask, clock.deadline())
             except Exception as e:
-                return failed(clock, e, _perf_counter() - t0)
+                return failed(clock, e, time_source() - t0)
         finally:
             in_flight.let_go(held)
-        elapsed = _perf_counter() - t0
-        return in_time(clock, answer, elapsed)
+        return in_time(clock, answer, time_source() - t0)
 
-    @staticmethod
-    def _ask_now(clock: Clock, now: Callable[[Ask], T], ask: Ask) -> tuple[T | None, float, Fault | None]:
+    def _ask_now(self, clock: Clock, now: Callable[[Ask], T], ask: Ask) -> tuple[T | None, float, Fault | None]:
         """``_ask`` for a seat that answers synchronously (``now``): the same clock and faults."""
-        t0 = _perf_counter()
+        time_source = self.time_source
+        t0 = time_source()
         try:
             answer = now(ask)
         except Exception as e:
-            return failed(clock, e, _perf_counter() - t0)
-        return in_time(clock, answer, _perf_counter() - t0)
+            return failed(clock, e, time_source() - t0)
+        return in_time(clock, answer, time_source() - t0)
 
     def _asked(self, o: Observation, st: _SeatState, decision: Decision) -> Ask:
         """The one place a decision is put to a seat: from this seat's observation alone (its wire
@@ -641,7 +515,7 @@ class _Referee:
     # -- the flow --------------------------------------------------------------------------------
 
     async def run(self) -> MatchRecord:
-        self.in_flight, self.notify_in_flight = _semaphores()
+        self.in_flight, self.notify_in_flight = semaphores()
         self.record.started_at = utc_now()
         try:
             await self._handshakes()
@@ -799,7 +673,7 @@ class _Referee:
         """Plays while their seats answer synchronously (``play_now``: a bot in this process), up to
         the hand's last card: one after another with no coroutine each, under the same clock and
         faults as ``_ask``, so that such a bot costs little more than the engine's own play."""
-        m, states, plays = self.match, self.states, self.record.plays
+        m, states, plays, time_source = self.match, self.states, self.record.plays, self.time_source
         observe = m.observation
         while m.phase is _PLAY:
             s = m.turn
@@ -812,13 +686,13 @@ class _Referee:
             # ``_ask_now`` then ``_played``, written out for an answer in time: the judge's play, and the
             # record of a card played as answered. Anything else (an error, lateness, a substitute) is
             # recorded the general way.
-            t0 = _perf_counter()
+            t0 = time_source()
             try:
                 answer = now(o, st.views or self.views, int(clock.bank * 1000))
             except Exception as e:
-                trick = self._played(s, o, *failed(clock, e, _perf_counter() - t0))
+                trick = self._played(s, o, *failed(clock, e, time_source() - t0))
             else:
-                elapsed = _perf_counter() - t0
+                elapsed = time_source() - t0
                 if elapsed <= clock.budget + clock.grace:  # in_time's own test: nothing to charge
                     card, trick, fault, substituted = judge_play(m, o, answer, None)
                     ms = int(elapsed * 1_000_000 + 0.5) / 1000  # in_time's latency, without the call
@@ -938,17 +812,21 @@ async def play_match(
     names: Sequence[str] | None = None,
     tournament_id: int | None = None,
     shown_names: Sequence[str] | None = None,
+    time_source: Callable[[], float] = _perf_counter,
 ) -> MatchRecord:
     """Play one complete match among ``seats`` (one per seat, in seat order) and return its record.
 
     ``names`` are the bots' ladder names (default: each seat's name, else its handshake name).
     ``shown_names`` are the names the bots are told, in every view (default: ``names``): an
-    anonymous contest tells bots aliases, and records the real names.
+    anonymous contest tells bots aliases, and records the real names. ``time_source`` (seconds)
+    measures each answer for the clocks: a test passes one it advances itself, so what a bot is
+    charged is what the test says, not what the machine's load made it. The calls' own deadlines
+    stay in real time.
     Seats are not closed: a caller may reuse them (and their channels) for the next match.
     Raises ``ValueError`` only for a wrong number of seats or names; a bot's failures are faults.
     """
     referee = _Referee(
-        seats, rules, seed, settings or MatchSettings(), match_id or uuid.uuid4().hex, names, tournament_id
+        seats, rules, seed, settings or MatchSettings(), match_id or uuid.uuid4().hex, names, tournament_id, time_source
     )
     if shown_names is not None:
         if len(shown_names) != len(seats):

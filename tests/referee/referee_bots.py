@@ -168,12 +168,51 @@ class SlowListener(Listener):
 
     name = "slow-listener"
 
+    held_now = 0  # notifications held at this moment by every slow listener of the process
+    held_lock = threading.Lock()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.holding = 0
+        self.plays_while_holding = 0  # plays asked of it while it held a notification unanswered
+
     def Notify(self, request: pb.NotifyRequest, context: Any) -> pb.NotifyResponse:
         with self.lock:
             self.notified += 1
-        while context.is_active():
-            time.sleep(0.005)
+            self.holding += 1
+        with SlowListener.held_lock:
+            SlowListener.held_now += 1
+        try:
+            while context.is_active():
+                time.sleep(0.005)
+        finally:
+            with SlowListener.held_lock:
+                SlowListener.held_now -= 1
+            with self.lock:
+                self.holding -= 1
         return pb.NotifyResponse()
+
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        with self.lock:
+            self.plays_while_holding += self.holding > 0
+        return super().PlayCard(request, context)
+
+
+class HeldCounter(FirstLegal):
+    """A good bot that notes, at each play, how many slow listeners' notifications are held."""
+
+    name = "held-counter"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held_seen: list[int] = []
+
+    def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
+        with SlowListener.held_lock:
+            held = SlowListener.held_now
+        with self.lock:
+            self.held_seen.append(held)
+        return super().PlayCard(request, context)
 
 
 class Sleeper(FirstLegal):
@@ -316,11 +355,29 @@ class SilentHello(FirstLegal):
         return super().Handshake(request, context)
 
 
+class DrivenClock:
+    """A time source for the referee that moves only when a test moves it: what a bot is charged is
+    what the test says, whatever the machine's load (the calls' deadlines stay in real time)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 class SlowRaiser(FirstLegal):
-    """Thinks 250 ms over each play, then fails with an error status."""
+    """Thinks 250 ms (on ``clock``) over each play, then fails with an error status."""
 
     name = "slow-raiser"
 
+    def __init__(self, clock: DrivenClock) -> None:
+        super().__init__()
+        self.clock = clock
+
     def PlayCard(self, request: pb.PlayCardRequest, context: Any) -> pb.PlayCardResponse:
-        time.sleep(0.25)
+        self.clock.advance(0.25)
         raise RuntimeError("this bot thinks, then crashes")

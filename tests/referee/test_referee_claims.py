@@ -9,7 +9,6 @@ reader decide the kind.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -104,17 +103,14 @@ def faults_of(rec: MatchRecord) -> list[Any]:
 def test_a_status_claiming_another_kind_is_the_bots_error_status(
     serve: Callable[..., str], good_address: str, code: grpc.StatusCode, message: str
 ) -> None:
-    t0 = time.perf_counter()
     rec = run(table(good_address, serve(aborting_play(code, message))), settings=SLOW)
-    took = time.perf_counter() - t0
     faults = faults_of(rec)
     assert [f.kind for f in faults] == [FaultKind.ERROR_STATUS] * 3
     assert all(code.name in f.detail and message[:20] in f.detail for f in faults)
     bad = rec.seats[FAULTY]
     assert bad.forfeit and bad.forfeit_reason == "faults"  # three faults, never 'unreachable' at the first
-    # Answered at once: its bank is untouched (a timeout would have emptied it) and nobody waited a deadline.
+    # Answered at once: its bank is untouched (a timeout would have emptied it, a wait drawn on it).
     assert bad.time_bank_left_ms == SLOW.bank_ms
-    assert took < 3 * SLOW.budget_ms / 1000
 
 
 def test_two_replies_to_one_call_are_a_timeout_that_says_the_bot_began_its_reply(

@@ -558,7 +558,8 @@ def test_decisions_waiting_on_their_bots_do_not_hold_the_referees_slots() -> Non
     at a time (which would cap 200 ms bots at 80 decisions/s however many tables play)."""
     import asyncio
 
-    from referee.match import MAX_IN_FLIGHT, play_match
+    from referee.in_flight import MAX_IN_FLIGHT
+    from referee.match import play_match
     from referee.rules import Rules
     from referee.seats import InProcessSeat
 
@@ -637,7 +638,8 @@ def test_the_written_out_play_path_agrees_with_the_general_pipeline(rules_text: 
 
     def play(fast: bool) -> dict[str, Any]:
         seats = [InProcessSeat(Erratic(s), f"e{s}") for s in range(rules.players)]
-        referee = _Referee(seats, rules, 17, MatchSettings(max_faults=1000), "m", None, None)
+        # A clock nobody moves: no answer is late in one run and in time in the other, whatever the load.
+        referee = _Referee(seats, rules, 17, MatchSettings(max_faults=1000), "m", None, None, lambda: 0.0)
         referee.fast_play = fast
         return asyncio.run(referee.run()).decisions()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 
 import pytest
@@ -24,18 +23,17 @@ def test_concurrent_handshakes_of_a_silent_bot_share_one_attempt(serve: Callable
     bot = SilentHello(silent=1)
     seat = GrpcSeat(serve(bot), "silent")
 
-    async def go() -> tuple[float, list[BaseException | pb.HandshakeResponse], pb.HandshakeResponse]:
-        t0 = time.perf_counter()
+    async def go() -> tuple[int, list[BaseException | pb.HandshakeResponse], pb.HandshakeResponse]:
         replies = await asyncio.gather(*(seat.handshake(HELLO, 0.3) for _ in range(8)), return_exceptions=True)
-        took = time.perf_counter() - t0
+        asked = bot.handshakes
         await asyncio.sleep(0.2)  # the shared attempt (its own deadline 0.3 s) is over by now
         again = await seat.handshake(HELLO, 2.0)  # the failed attempt was cleared: a new one is made
         await seat.close()
-        return took, replies, again
+        return asked, replies, again
 
-    took, replies, again = asyncio.run(go())
+    asked, replies, again = asyncio.run(go())
     assert all(isinstance(r, Exception) for r in replies), replies
-    assert took < 0.3 * 3, took  # one timeout for all eight, not eight in a row
+    assert asked == 1  # one attempt, one timeout, for all eight: not eight in a row
     assert again.name == "silent-hello"
     assert bot.handshakes == 2
 
@@ -43,39 +41,35 @@ def test_concurrent_handshakes_of_a_silent_bot_share_one_attempt(serve: Callable
 def test_a_waiter_on_a_shared_handshake_waits_no_longer_than_its_own_timeout(serve: Callable[..., str]) -> None:
     seat = GrpcSeat(serve(SilentHello()), "silent")
 
-    async def go() -> float:
-        first = asyncio.create_task(seat.handshake(HELLO, 2.0))
+    async def go() -> bool:
+        first = asyncio.create_task(seat.handshake(HELLO, 30.0))
         await asyncio.sleep(0.05)
-        t0 = time.perf_counter()
         with pytest.raises(BotTimeout):
             await seat.handshake(HELLO, 0.2)
-        took = time.perf_counter() - t0
+        first_still_waiting = not first.done()
         first.cancel()
         await asyncio.gather(first, return_exceptions=True)
         await seat.close()
-        return took
+        return first_still_waiting
 
-    assert asyncio.run(go()) < 0.6
+    assert asyncio.run(go())  # it gave up at its own 0.2 s, not at the shared attempt's 30 s
 
 
 def test_a_silent_bot_in_four_seats_of_two_matches_delays_them_one_handshake_timeout(serve: Callable[..., str]) -> None:
-    seat = GrpcSeat(serve(SilentHello()), "silent")
+    bot = SilentHello()
+    seat = GrpcSeat(serve(bot), "silent")
     settings = MatchSettings(budget_ms=150, bank_ms=200, grace_ms=50, handshake_ms=300)
 
-    async def go() -> tuple[float, list]:
-        t0 = time.perf_counter()
-        # One hand each (target 1): the time measured is the handshakes', not the play's.
+    async def go() -> list:
         one_hand = Rules.parse("standard,target=1")
         records = await asyncio.gather(*(play_match([seat] * 4, one_hand, seed, settings=settings) for seed in (1, 2)))
-        took = time.perf_counter() - t0
         await seat.close()
-        return took, records
+        return records
 
-    took, records = asyncio.run(go())
-    for rec in records:
+    for rec in asyncio.run(go()):
         assert [f.kind for f in rec.faults if f.hand is None] == [FaultKind.TIMEOUT] * 4
-    # Queued on a lock, each of 8 handshakes waited a whole timeout in turn: 8 x 0.3 s.
-    assert took < 8 * 0.3 / 2, took
+    # One attempt that all eight waited on; queued on a lock, each would have made its own in turn.
+    assert bot.handshakes == 1
 
 
 def test_a_closed_seat_stays_closed_and_a_match_holding_it_records_a_transport_fault(good_address: str) -> None:
