@@ -10,7 +10,6 @@ import random
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +128,7 @@ class Faulty(Bot):
         if self.mistake == "no-card":
             return "ZZ"
         if self.mistake == "slow":
-            time.sleep(0.4)
+            THINKING.advance(2.0)
         return view.legal.cards[0]
 
 
@@ -137,23 +136,39 @@ class SlowAsync(Faulty):
     async def play_card(self, view: View) -> Any:  # type: ignore[override]  # a coroutine bot
         n = self.plays[view.match_id] = self.plays.get(view.match_id, 0) + 1
         if n == 3:
-            await asyncio.sleep(0.4)
+            await asyncio.sleep(0)
+            THINKING.advance(2.0)
         return view.legal.cards[0]
 
 
+class _Thinking:
+    """The referee's time source in these matches: only a slow bot moves it, so no other answer is
+    ever late, however loaded the machine (the calls' own deadlines, 1 s, stay in real time)."""
+
+    now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+THINKING = _Thinking()
+ONE_SECOND = MatchSettings(budget_ms=1000, bank_ms=0, grace_ms=50, max_faults=10)
+
+
 def _faults(seats: list[Seat]) -> list[tuple[int, str]]:
-    settings = MatchSettings(budget_ms=150, bank_ms=0, grace_ms=50, max_faults=10)
-    record = asyncio.run(play_match(seats, Rules.parse(FAST), 3, settings=settings))
+    record = asyncio.run(play_match(seats, Rules.parse(FAST), 3, settings=ONE_SECOND, time_source=THINKING))
     return [(f.seat, FaultKind(f.kind).value) for f in record.faults]
 
 
 async def _over_grpc(bot: Bot) -> list[tuple[int, str]]:
-    settings = MatchSettings(budget_ms=150, bank_ms=0, grace_ms=50, max_faults=10)
     async with BotServer(bot, port=0) as server:
         seats: list[Seat] = [GrpcSeat(server.address, "faulty")]
         seats += [SdkSeat(LowestBot(), f"low{i}") for i in range(3)]
         try:
-            record = await play_match(seats, Rules.parse(FAST), 3, settings=settings)
+            record = await play_match(seats, Rules.parse(FAST), 3, settings=ONE_SECOND, time_source=THINKING)
         finally:
             await seats[0].close()
     return [(f.seat, FaultKind(f.kind).value) for f in record.faults]
@@ -184,7 +199,7 @@ def test_the_direct_path_of_in_process_plays_agrees_with_the_general_one() -> No
 
     def play(fast: bool) -> dict[str, Any]:
         seats = [SdkSeat(Faulty(m), f"b{i}") for i, m in enumerate(("raise", "not-held", "illegal", "ok"))]
-        referee = _Referee(seats, Rules.parse(FAST), 11, MatchSettings(max_faults=1000), "m", None, None)
+        referee = _Referee(seats, Rules.parse(FAST), 11, MatchSettings(max_faults=1000), "m", None, None, THINKING)
         referee.fast_play = fast
         return asyncio.run(referee.run()).decisions()
 
