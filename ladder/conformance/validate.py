@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import grpc
@@ -45,15 +45,15 @@ from hearts.v1 import codec
 from ladder.bots.launcher import DEFAULT_STARTUP_TIMEOUT
 from ladder.conformance.positions import Position, play_positions, positions
 from ladder.conformance.report import BotInfo, Check, Latency, Outcome, Report
+from ladder.conformance.session import Guise, Session, Stop, asked_check, shown
 from ladder.sandbox import Isolation
-from referee.faults import MAX_FAULTS, Fault, describe, fault_from_error
-from referee.judge import Decision, failed, in_time, judge
+from referee.faults import fault_from_error
 from referee.match import DECISIONS, NAME_LIMIT, Clock, MatchSettings, play_match
 from referee.record import FaultKind, utc_now
 from referee.report import latencies
 from referee.rules import PRESETS, Match, MoonChoice, Observation, Phase, Rules, SeededRandom
 from referee.rules.options import OPTION_NAMES
-from referee.seats import REFEREE_NAME, Ask, GrpcSeat, InProcessSeat, Seat
+from referee.seats import REFEREE_NAME, Ask, InProcessSeat, Seat
 
 HANDSHAKE_S = 5.0  # the referee's handshake deadline (MatchSettings.handshake_ms)
 PROBE_S = 3.0  # reflection: answered at once by any gRPC library that serves it
@@ -81,192 +81,6 @@ VARIANTS: tuple[tuple[str, ...], ...] = (
 """Rulesets beyond the presets that ask what the presets do not (3 and 5 players, every pass
 direction, passing on, the kitty's discard, the moon's choice, several turbo-charges, other legal-move rules); each is
 checked when the bot claims it. Among alternatives, the first the bot claims."""
-
-
-# -- what the bot is told ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Guise:
-    """How a validation looks to the bot: as a tournament's matches rather than its own. A bot that
-    could tell would answer well under validation and otherwise after. ``match_id()`` gives each
-    match it is asked about a new id, of the tournament's shape; at each table it is ``name`` (as
-    the tournament names it) among seats named from ``others`` (its other bots'); ``seed`` deals
-    every position and the complete match (secret: a bot cannot know the cards in advance). The
-    complete match is played to the rules' own target, the bot in a seat ``seed`` draws, and server
-    reflection, which no match asks, is not asked."""
-
-    match_id: Callable[[], str]
-    name: str
-    others: Sequence[str]
-    seed: int
-
-
-# -- the session: one clock, one channel, the checks so far ----------------------------------------
-
-
-class _Stop(Exception):
-    """The bot is asked nothing more; the reason is the skipped row's detail."""
-
-
-@dataclass
-class _Asked:
-    """One request and its judged answer: ``value`` is the decision the engine accepted, else None."""
-
-    decision: Decision
-    observation: Observation
-    request: bytes
-    answer: Any
-    value: Any
-    fault: Fault | None
-    latency_ms: float
-    defaulted: bool = False  # an optional RPC the bot does not implement: its do-nothing answer stood
-
-
-@dataclass
-class _Session:
-    address: str
-    settings: MatchSettings
-    on_check: Callable[[Check], None] | None
-    diagnose: Callable[[], Awaitable[str | None]] | None = None
-    vouch: Callable[[], Awaitable[str | None]] | None = None
-    isolation: Isolation | None = None
-    startup_s: float = DEFAULT_STARTUP_TIMEOUT  # how long the bot may take to report SERVING
-    seat: GrpcSeat = field(init=False)
-    clock: Clock = field(init=False)
-    checks: list[Check] = field(default_factory=list)
-    latencies: list[float] = field(default_factory=list)
-    timeouts: int = 0
-    bot: BotInfo | None = None
-    guise: Guise | None = None
-    tables: dict[tuple[str, int], tuple[str, list[str]]] = field(default_factory=dict)  # the guise's
-
-    def __post_init__(self) -> None:
-        self.seat = GrpcSeat(
-            self.address, "validate", diagnose=self.diagnose, vouch=self.vouch, isolation=self.isolation
-        )
-        self.clock = Clock(self.settings)
-
-    def seed(self, default: int) -> int:
-        """A deal's seed: ``default``, or with a guise one drawn from its secret seed."""
-        return default if self.guise is None else self.guise.seed + default
-
-    def table(self, match_id: str, players: int, seat: int) -> tuple[str, list[str]]:
-        """The match id and the names (in seat order) the bot is told for the check's match
-        ``match_id``, with the bot in ``seat``: the check's own, or the guise's, one per match and
-        seat (a check that asks the bot every seat of a match asks as many matches: a tournament
-        seats a bot once at a table)."""
-        if self.guise is None:
-            return match_id, [f"player {s}" for s in range(players)]
-        key = (match_id, seat)
-        if key not in self.tables:
-            others = list(dict.fromkeys(n for n in self.guise.others if n != self.guise.name))
-            SeededRandom(self.guise.seed, "names", match_id, seat).shuffle(others)
-            self.tables[key] = (self.guise.match_id(), others)
-        disguised, others = self.tables[key]
-        names = [others[i % len(others)] if others else self.guise.name for i in range(players - 1)]
-        names.insert(seat, self.guise.name)
-        return disguised, names
-
-    @property
-    def budget_ms(self) -> int:
-        return int(self.settings.budget_ms)
-
-    def add(self, check: Check) -> None:
-        self.checks.append(check)
-        if self.on_check is not None:
-            self.on_check(check)
-        if check.fault is FaultKind.TRANSPORT:
-            raise _Stop("not run: the bot could not be reached (a match forfeits it at once)")
-        if check.fault is FaultKind.TIMEOUT:
-            self.timeouts += 1
-            if self.timeouts >= MAX_FAULTS:
-                raise _Stop(
-                    f"not run: the bot timed out {self.timeouts} times (a match forfeits it after {MAX_FAULTS})"
-                )
-
-    async def ask(self, position: Position, match_id: str, *, clock: Clock | None = None) -> _Asked:
-        """Ask the position's decision as the referee does (``referee.match._Referee._ask``) and judge
-        the answer as it does (``referee.judge``): its time on ``clock``, what it says on a copy of the
-        match, so the request's own match is never changed."""
-        clock = clock or self.clock
-        decision = DECISIONS[position.phase]
-        obs = position.observation()
-        match_id, names = self.table(match_id, position.rules.players, position.seat)
-        ask = Ask(obs, codec.ViewEncoder(match_id, names, self.budget_ms), int(clock.bank * 1000), decision.rest(obs))
-        request = ask.wire()
-        t0 = time.perf_counter()
-        try:
-            answer = await getattr(self.seat, decision.method)(ask, clock.deadline())
-        except Exception as e:
-            elapsed = time.perf_counter() - t0
-            _, _, fault = failed(clock, e, elapsed)
-            self.latencies.append(elapsed * 1000)
-            return _judged(decision, position, obs, request, None, fault, elapsed * 1000)
-        elapsed = time.perf_counter() - t0
-        self.latencies.append(elapsed * 1000)
-        _, _, late = in_time(clock, answer, elapsed)
-        if late is not None:  # refused for its time: what it says is not judged
-            return _Asked(decision, obs, request, answer, None, late, elapsed * 1000)
-        return _judged(decision, position, obs, request, answer, None, elapsed * 1000)
-
-
-def _judged(
-    decision: Decision,
-    position: Position,
-    obs: Observation,
-    request: bytes,
-    answer: Any,
-    fault: Fault | None,
-    latency_ms: float,
-) -> _Asked:
-    """The referee's own judgement of an answer or a failure (``referee.judge.judge``), on a copy of
-    the position's match: the decision the engine accepted (or the do-nothing answer of an optional RPC
-    the bot does not implement), else None and the fault."""
-    value, fault, substituted, defaulted = judge(decision, position.match.clone(), obs, answer, fault)
-    return _Asked(decision, obs, request, answer, None if substituted else value, fault, latency_ms, defaulted)
-
-
-def _request_json(decision: Decision, request: bytes) -> dict[str, Any]:
-    message = getattr(pb, f"{decision.rpc}Request").FromString(request)
-    return json_format.MessageToDict(message)
-
-
-def _asked_check(kind: str, name: str, position: Position, asked: _Asked, passed: str) -> Check:
-    """The check of one judged request: pass with ``passed`` as its detail, or fail with the evidence."""
-    sent = describe(asked.decision.rpc, asked.observation)
-    cites = str(position.cites) if position.cites is not None else ""
-    rules = str(position.rules)
-    if asked.fault is None and asked.defaulted:
-        d = asked.decision
-        return Check(
-            kind,
-            name,
-            Outcome.WARN,
-            f"the bot does not implement {d.rpc}: the referee takes its do-nothing answer ({d.default_words}), "
-            f"noted once a match, not a fault ({d.rpc} is optional)",
-            rules,
-            request=sent,
-            cites=cites,
-        )
-    if asked.fault is None:
-        return Check(kind, name, Outcome.PASS, passed, rules, request=sent, received=_shown(asked), cites=cites)
-    return Check(
-        kind,
-        name,
-        Outcome.FAIL,
-        asked.fault.detail,
-        rules,
-        fault=asked.fault.kind,
-        request=sent,
-        request_json=_request_json(asked.decision, asked.request),
-        received=asked.fault.received,
-        cites=cites,
-    )
-
-
-def _shown(asked: _Asked) -> str:
-    return asked.decision.show(asked.answer) if asked.answer is not None else ""
 
 
 # -- the checks ------------------------------------------------------------------------------------
@@ -318,7 +132,7 @@ async def _probe(address: str) -> _Probe:
     raise AssertionError("unreachable: the loop returns")
 
 
-async def _health(s: _Session) -> None:
+async def _health(s: Session) -> None:
     """grpc.health.v1 SERVING for the bot service, or for the whole server, waited for as the launcher
     waits for every bot it seats: up to the startup timeout, while nothing answers (the bot is not
     listening yet, or not yet speaking gRPC) or it says it is not ready (NOT_SERVING, no status yet).
@@ -372,7 +186,7 @@ async def _health(s: _Session) -> None:
                 received=received,
             )
         )
-        raise _Stop(f"not run: the bot did not answer within {s.startup_s:g} s (a tournament would not seat it)")
+        raise Stop(f"not run: the bot did not answer within {s.startup_s:g} s (a tournament would not seat it)")
     why = {
         grpc.StatusCode.UNIMPLEMENTED: "no grpc.health.v1 service",
         grpc.StatusCode.NOT_FOUND: f"no health status for the server nor the bot service after {s.startup_s:g} s",
@@ -497,7 +311,7 @@ async def _resolve(call: _Reflect) -> tuple[Any, int]:
     return service, len(seen)
 
 
-async def _reflection(s: _Session) -> None:
+async def _reflection(s: Session) -> None:
     """Server reflection listing hearts.v1.BotService (v1 or v1alpha, whose messages are the same), and
     resolving it as grpcurl does (``_resolve``). A convenience for grpcurl, so its absence is a warning;
     a reflection that lists the service but cannot describe it misleads every tool that trusts it: a failure."""
@@ -593,7 +407,7 @@ async def _resolved_check(call: _Reflect, version: str, listed: str) -> Check:
     return Check("reflection", "reflection", Outcome.PASS, found, request=request)
 
 
-async def _handshake(s: _Session) -> BotInfo | None:
+async def _handshake(s: Session) -> BotInfo | None:
     request = codec.handshake_request(REFEREE_NAME)
     sent = f"Handshake protocol {codec.PROTOCOL_VERSION}"
     try:
@@ -707,7 +521,7 @@ def _hello_text(bot: BotInfo) -> str:
     )[:600]
 
 
-def _rulesets(s: _Session, bot: BotInfo | None, asked: Sequence[Rules] | None) -> list[Rules]:
+def _rulesets(s: Session, bot: BotInfo | None, asked: Sequence[Rules] | None) -> list[Rules]:
     """The rules asked for, else every preset and variant the handshake claims (all without one)."""
     if asked:
         for rules in asked:
@@ -744,11 +558,11 @@ def _rulesets(s: _Session, bot: BotInfo | None, asked: Sequence[Rules] | None) -
     return out
 
 
-async def _positions(s: _Session, rules: Rules, index: int) -> None:
+async def _positions(s: Session, rules: Rules, index: int) -> None:
     built, missing = positions(rules, s.seed(0))
     for n, position in enumerate(built):
         asked = await s.ask(position, f"validate-{index}-{n}")
-        s.add(_asked_check("position", position.name, position, asked, f"{_shown(asked)}: legal"))
+        s.add(asked_check("position", position.name, position, asked, f"{shown(asked)}: legal"))
     if missing:
         s.add(
             Check(
@@ -762,7 +576,7 @@ async def _positions(s: _Session, rules: Rules, index: int) -> None:
         )
 
 
-async def _statelessness(s: _Session, rules: Rules) -> None:
+async def _statelessness(s: Session, rules: Rules) -> None:
     """One view asked twice; then two matches' decisions interleaved, each answered from its own view."""
     built, _ = positions(rules, s.seed(0))
     plays = [p for p in built if p.phase is Phase.PLAY and len(p.observation().legal) > 1] or built
@@ -773,10 +587,10 @@ async def _statelessness(s: _Session, rules: Rules) -> None:
     first = await s.ask(position, "validate-same")
     second = await s.ask(position, "validate-same") if first.fault is None else first
     bad = first if first.fault is not None else second
-    detail = f"{_shown(first)} then {_shown(second)}"
-    if first.fault is None and second.fault is None and _shown(first) != _shown(second):
+    detail = f"{shown(first)} then {shown(second)}"
+    if first.fault is None and second.fault is None and shown(first) != shown(second):
         detail += " (different answers: fine for a bot that draws at random)"
-    s.add(_asked_check("stateless", "the same view twice", position, bad, detail + ": both legal"))
+    s.add(asked_check("stateless", "the same view twice", position, bad, detail + ": both legal"))
 
     tables = [Match(rules, s.seed(101)), Match(rules, s.seed(102))]
     ids = ["validate-interleaved-a", "validate-interleaved-b"]
@@ -790,7 +604,7 @@ async def _statelessness(s: _Session, rules: Rules) -> None:
             asked = await s.ask(position, match_id)
             asked_count += 1
             if asked.fault is not None:
-                s.add(_asked_check("stateless", "two matches interleaved", position, asked, ""))
+                s.add(asked_check("stateless", "two matches interleaved", position, asked, ""))
                 return
             asked.decision.apply(m, seat, asked.value)  # the bot's own answer moves its match on
     s.add(
@@ -804,7 +618,7 @@ async def _statelessness(s: _Session, rules: Rules) -> None:
     )
 
 
-async def _concurrency(s: _Session, rules: Rules, bot: BotInfo | None) -> None:
+async def _concurrency(s: Session, rules: Rules, bot: BotInfo | None) -> None:
     """As many requests at once as the handshake claims to serve, each of another match: all answered
     legally within budget + grace (the deadline once a bot's bank is spent)."""
     declared = bot.max_concurrent_games if bot is not None else 0
@@ -820,7 +634,7 @@ async def _concurrency(s: _Session, rules: Rules, bot: BotInfo | None) -> None:
     for position, a in zip(plays, asked):
         if a.fault is not None:
             late = sum(1 for x in asked if x.fault is not None and x.fault.kind is FaultKind.TIMEOUT)
-            check = _asked_check("concurrency", f"{n} requests at once", position, a, "")
+            check = asked_check("concurrency", f"{n} requests at once", position, a, "")
             if late:
                 hint = f"{late} of {n} requests at once were not answered within the budget: " + (
                     f"declare max_concurrent_games = {max(1, n - late)} or fewer"
@@ -841,7 +655,7 @@ async def _concurrency(s: _Session, rules: Rules, bot: BotInfo | None) -> None:
     )
 
 
-async def _cancellation(s: _Session, rules: Rules) -> None:
+async def _cancellation(s: Session, rules: Rules) -> None:
     """Calls cancelled by the referee's side mid-flight (a match cancelled, a tournament stopped) must not
     break the bot: the next call is answered legally."""
     plays = play_positions(rules, len(CANCEL_AFTER_MS) + 1, s.seed(0))
@@ -862,13 +676,13 @@ async def _cancellation(s: _Session, rules: Rules) -> None:
     cancelled = len(CANCEL_AFTER_MS) - answered_first
     when = ", ".join(f"{ms:g}" for ms in CANCEL_AFTER_MS)
     s.add(
-        _asked_check(
+        asked_check(
             "cancel",
             "cancelled calls, then the next",
             position,
             asked,
             f"{len(CANCEL_AFTER_MS)} calls cancelled {when} ms after they were sent ({cancelled} before their "
-            f"answer came); the next answered {_shown(asked)}: legal",
+            f"answer came); the next answered {shown(asked)}: legal",
         )
     )
 
@@ -902,7 +716,7 @@ def _short(rules: Rules) -> Rules:
         return rules
 
 
-async def _match(s: _Session, rules: Rules) -> None:
+async def _match(s: Session, rules: Rules) -> None:
     """A real match (``referee.match.play_match``): the bot in seat 0, stand-ins in the others, as a
     tournament seats it (one seat, one request at a time); zero faults expected. Under a guise, the
     whole match of the rules, the bot in a seat its seed draws, every seat named as ``table`` names it."""
@@ -951,7 +765,7 @@ async def _match(s: _Session, rules: Rules) -> None:
     )
 
 
-def _latency(s: _Session) -> Check:
+def _latency(s: Session) -> Check:
     lat = Latency.of(s.latencies)
     budget, grace = s.settings.budget_ms, s.settings.grace_ms
     if lat.decisions == 0 or lat.p50_ms is None or lat.p99_ms is None or lat.max_ms is None:
@@ -1003,7 +817,7 @@ async def validate(
     (``Guise``). ``startup_timeout``: how long a bot that is still starting may take to report
     SERVING, as the launcher allows. Never raises for anything the bot does."""
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms)
-    s = _Session(address, settings, on_check, diagnose, vouch, isolation, guise=guise, startup_s=startup_timeout)
+    s = Session(address, settings, on_check, diagnose, vouch, isolation, guise=guise, startup_s=startup_timeout)
     started = utc_now()
     checked: list[Rules] = []
     try:
@@ -1021,7 +835,7 @@ async def validate(
         await _cancellation(s, checked[0])
         if match:
             await _match(s, checked[0])
-    except _Stop as stop:
+    except Stop as stop:
         s.checks.append(Check("stopped", "the checks left", Outcome.SKIP, str(stop)))
     finally:
         await s.seat.close()
