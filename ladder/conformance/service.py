@@ -354,6 +354,8 @@ async def _resolved_check(call: _Reflect, version: str, listed: str) -> Check:
 
 
 async def handshake(s: Session) -> BotInfo | None:
+    """The handshake as the referee sends it, within its deadline, then a check of each field that matters
+    (protocol_version, name, presets, options, max_concurrent_games): the bot's answer, else None."""
     request = codec.handshake_request(REFEREE_NAME)
     sent = f"Handshake protocol {codec.PROTOCOL_VERSION}"
     try:
