@@ -40,7 +40,8 @@ from ladder.arena.scheduler import Standing, next_batch
 from ladder.arena.store import IN_PIPELINE, ArenaStore, VersionRow, VersionStatus
 from ladder.bots.launcher import BotStartError, Launcher
 from ladder.bots.registry import BotEntry
-from ladder.conformance.validate import Guise, validate
+from ladder.conformance.session import Guise
+from ladder.conformance.validate import validate
 from ladder.ratings.leaderboard import Leaderboard, load_leaderboard
 from ladder.sandbox import (
     SOCKET_DIR,

@@ -114,7 +114,8 @@ def _print_report(v: dict[str, Any]) -> None:
         console.print(inert(build.get("output") or "", limit=8000, multiline=True), highlight=False, markup=False)
     report = v.get("validation_report")
     if report is not None and "checks" in report:
-        from ladder.conformance.validate import Report, render
+        from ladder.conformance.render import render
+        from ladder.conformance.report import Report
 
         console.print(render(Report.from_dict(report)))
     elif report is not None:

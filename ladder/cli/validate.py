@@ -69,7 +69,8 @@ def validate_command(
 
     from ladder.bots.inprocess import BotModuleError, is_module_spec
     from ladder.bots.launcher import BotStartError
-    from ladder.conformance.validate import Check, render
+    from ladder.conformance.render import render
+    from ladder.conformance.report import Check
     from ladder.sandbox import SandboxUnavailable
 
     if (address is None) == (command is None):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from ladder.conformance.checks import VARIANTS
 from ladder.conformance.positions import CITATIONS, catalogue, play_positions, positions
-from ladder.conformance.validate import VARIANTS
 from referee.rules import PRESETS, QUEEN_OF_SPADES, Phase, Rules, Suit
 from referee.rules.cards import SUIT_MASKS
 

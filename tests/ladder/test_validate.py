@@ -28,7 +28,9 @@ from google.protobuf import json_format
 from clients.sdk import Bot, ThreadedBotServer, View, start_in_thread
 from hearts.v1 import bot_pb2 as pb
 from ladder.bots.launcher import free_port
-from ladder.conformance.validate import VARIANTS, Outcome, Report, validate
+from ladder.conformance.checks import VARIANTS
+from ladder.conformance.report import Outcome, Report
+from ladder.conformance.validate import validate
 from referee.record import FaultKind
 from referee.rules import Card, Rules
 

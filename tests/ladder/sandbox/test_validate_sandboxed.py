@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder.conformance.validate import Report
+from ladder.conformance.report import Report
 from referee.record import FaultKind
 
 pytestmark = pytest.mark.needs_bwrap

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder.conformance.validate import Report
+from ladder.conformance.report import Report
 
 pytestmark = pytest.mark.needs_bwrap
 
