@@ -10,7 +10,7 @@ NODE_BOT := clients/node/node_modules/.installed
 ENGINE_SOURCES := referee/rules/cards.py referee/rules/options.py referee/rules/state.py
 ENGINE_BUILD := referee/rules/_compiled/manifest.json
 
-.PHONY: test check demo arena-demo bench bench-strength proto clean engine engine-clean
+.PHONY: test test-fast check demo arena-demo bench bench-strength proto clean engine engine-clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,14 +43,25 @@ check: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
+# Tests run on every core (pytest-xdist; WORKERS=0 runs them in this one process), each module's tests
+# on one worker (its module fixtures are made once).
+WORKERS ?= auto
+XDIST := -n $(WORKERS) --dist loadfile
+
 test: $(STAMP) $(NODE_BOT) check
 	@if $(MAKE) --no-print-directory engine; then expect=compiled; else expect=pure; \
 		echo "*** the compiled engine could not be built: testing pure Python only ***" >&2; fi; \
-	HEARTS_EXPECT_ENGINE=$$expect $(PY) -m pytest -q || exit 1; \
+	HEARTS_EXPECT_ENGINE=$$expect $(PY) -m pytest -q $(XDIST) || exit 1; \
 	if [ $$expect = compiled ]; then \
 		echo "== the engine tests again, pure Python"; \
-		HEARTS_PURE_PYTHON=1 HEARTS_EXPECT_ENGINE=pure $(PY) -m pytest -q tests/rules tests/test_layers.py || exit 1; \
+		HEARTS_PURE_PYTHON=1 HEARTS_EXPECT_ENGINE=pure $(PY) -m pytest -q $(XDIST) tests/rules tests/test_layers.py || exit 1; \
 	fi
+
+# The inner loop, under a minute: every test but those marked slow (whole processes, browsers,
+# clusters, long equivalences), the property tests with a fifth of their examples, no lint.
+test-fast: $(STAMP)
+	@$(MAKE) --no-print-directory engine >/dev/null || echo "*** the compiled engine could not be built: testing pure Python ***" >&2
+	HEARTS_FEWER_EXAMPLES=1 $(PY) -m pytest -q $(XDIST) -m "not slow"
 
 demo: $(STAMP)
 	$(PY) -m ladder.demo

@@ -49,8 +49,10 @@ SAMPLES = {
     **({"node": f"node {ROOT / 'clients' / 'node' / 'bot.js'} --port {{port}}"} if NODE_READY else {}),
 }
 FAULTY_COMMAND = f"python {BOTS_DIR / 'faulty.py'} {{kind}} {{{{port}}}}"
-# A faulty bot's clock: a timeout costs budget + grace once the bank (none) is spent.
+# The timeout bot's clock: a timeout costs budget + grace once the bank (none) is spent. The other
+# faulty bots answer at once: a roomy budget, so that a loaded machine adds no timeout to their fault.
 FAST_CLOCK = ("--budget-ms", "250", "--bank-ms", "0")
+ROOMY_CLOCK = ("--budget-ms", "2000", "--bank-ms", "0")
 SYNCHRONOUS = f"python {BOTS_DIR / 'synchronous.py'} {{port}} 15"  # one worker, 15 ms a decision, no limit declared
 
 
@@ -85,7 +87,12 @@ def validations(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Validatio
     jobs: dict[str, tuple[str, ...]] = {
         **{f"sample:{name}": ("--command", command, "--json") for name, command in SAMPLES.items()},
         **{
-            f"faulty:{kind}": ("--command", FAULTY_COMMAND.format(kind=kind), "--json", *FAST_CLOCK)
+            f"faulty:{kind}": (
+                "--command",
+                FAULTY_COMMAND.format(kind=kind),
+                "--json",
+                *(FAST_CLOCK if kind == FaultKind.TIMEOUT.value else ROOMY_CLOCK),
+            )
             for kind in FAULTY
             if kind != "hostile"
         },

@@ -2,12 +2,14 @@
 
 Sources: 001 ('There are 13 tricks in every hand', 'There are always exactly 26 penalty points in a
 hand', 'A finished game of Hearts therefore always has exactly one winner'), 002 (the variants) and
-004 (the presets). Random legal play drives real matches; each property keeps max_examples modest.
+004 (the presets). Random legal play drives real matches; each property keeps its examples modest, and
+``make test-fast`` runs a fifth of them.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -152,7 +154,17 @@ NAMES = sorted(RULESETS)
 rulesets = st.sampled_from(NAMES)
 seeds = st.integers(min_value=0, max_value=2**31)
 styles = st.sampled_from(sorted(STEPS))
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FEWER = bool(os.environ.get("HEARTS_FEWER_EXAMPLES"))  # make test-fast: every property, a fifth of its examples
+
+
+def examples(n: int) -> settings:
+    """Hypothesis settings for ``n`` examples (a fifth, at least 10, in the inner loop)."""
+    return settings(
+        max_examples=max(10, n // 5) if FEWER else n, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
+
+
+FAST = examples(150)
 
 
 def drive(
@@ -443,7 +455,7 @@ def test_replaying_the_history_reproduces_the_state(name, seed, rng_seed, cut, s
         assert r.observation(s) == m.observation(s)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@examples(100)
 @given(seed=seeds, rng_seed=seeds, style=styles)
 def test_standard_match_ends_with_exactly_one_winner(seed, rng_seed, style):
     """001: 'A finished game of Hearts therefore always has exactly one winner; there are no shared wins.'
@@ -630,7 +642,7 @@ def _led_nine(cards, n: int) -> bool:
     return any(c.rank == 9 and c.suit is cards[0].suit for c in cards[:n])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@examples(60)
 @given(name=st.sampled_from(BOOSTERS), seed=seeds, rng_seed=seeds, style=styles)
 def test_booster_tricks_match_the_reference_rules(name, seed, rng_seed, style):
     """002: 'If a nine is led to a trick or played while following suit, then there is a boost: one more
@@ -709,7 +721,7 @@ def test_a_charged_card_is_held_back_on_its_suits_first_lead_unless_nothing_else
 PARTNERSHIPS = sorted(n for n in NAMES if RULESETS[n].partnership != "none")
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@examples(80)
 @given(name=st.sampled_from(PARTNERSHIPS), seed=seeds, rng_seed=seeds, style=styles)
 def test_partnership_matches_end_with_a_team_winning(name, seed, rng_seed, style):
     """002: 'The game continues until an individual player's score reaches 100 or more; then the scores of
