@@ -159,6 +159,7 @@ def _package_edges(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     return {v: {w for w in ws if not w.startswith(v + ".")} for v, ws in graph.items()}
 
 
+@pytest.mark.slow
 def test_no_import_circle_anywhere() -> None:
     circles = list(_circles(_package_edges(_graph())))
     assert not circles, f"import circles: {circles}"

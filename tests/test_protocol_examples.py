@@ -118,6 +118,7 @@ def _hearts(*args: str) -> str:
     return subprocess.run([str(hearts), *args], capture_output=True, text=True, check=True, timeout=60).stdout
 
 
+@pytest.mark.slow
 def test_hearts_proto_prints_the_path_of_the_packaged_bot_proto_and_its_text() -> None:
     path = Path(_hearts("proto").strip())
     assert path.name == "bot.proto" and path.parent.parts[-2:] == ("hearts", "v1") and path.is_file()
@@ -125,6 +126,7 @@ def test_hearts_proto_prints_the_path_of_the_packaged_bot_proto_and_its_text() -
     assert _hearts("proto", "--text") == PROTO.read_text()
 
 
+@pytest.mark.slow
 def test_a_built_wheel_ships_bot_proto(tmp_path: Path) -> None:
     pytest.importorskip("setuptools")
     # Built from a copy, so that setuptools' build/ and egg-info never land in the work tree.

@@ -30,6 +30,7 @@ def test_the_command_line_wins_then_the_launchers_port_then_the_written_one(monk
         bot_port(0, [])
 
 
+@pytest.mark.slow
 def test_the_readmes_minimal_bot_plays_twice_in_a_tournament_without_a_port_in_its_command(tmp_path: Path) -> None:
     """Written with ``serve(Lowest(), port=50051)`` and started with no ``{port}``: each copy listens on the
     port the launcher offers it, and says so on its ``listening on`` line, which the launcher reads."""

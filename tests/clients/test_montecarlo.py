@@ -36,6 +36,7 @@ def _mc_latencies(record, seat: int) -> list[float]:
 
 
 @pytest.mark.parametrize("name", sorted(RULESETS))
+@pytest.mark.slow
 def test_montecarlo_plays_every_ruleset_through_the_referee_without_a_timeout(name):
     rules = RULESETS[name]
     seats = [SdkSeat(MonteCarloBot(seed=1), "mc")] + [
@@ -57,6 +58,7 @@ def test_montecarlo_plays_every_ruleset_through_the_referee_without_a_timeout(na
     assert all(s.time_bank_left_ms == FAST.bank_ms for s in record.seats)  # never over budget
 
 
+@pytest.mark.slow
 def test_one_threaded_bot_serves_concurrent_matches():
     bot = ThreadedMonteCarloBot(seed=2)
     rules = Rules(target=30)
@@ -113,6 +115,7 @@ def test_the_view_samples_worlds():
     assert len(worlds) == 5 and all(w.hands[seat] == view.hand.mask for w in worlds)
 
 
+@pytest.mark.slow
 def test_the_strength_and_rollout_benches_run_and_report():
     import json
     import subprocess

@@ -29,6 +29,7 @@ NODE_DIR = ROOT / "clients" / "node"
 NODE_BOT = ("node", str(NODE_DIR / "bot.js"), "--port", "0")
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
     pytest.mark.skipif(
         not (NODE_DIR / "node_modules").is_dir(),

@@ -56,6 +56,7 @@ def test_the_rulesets_cover_every_pass_direction() -> None:
 
 
 @pytest.mark.parametrize("ruleset", list(RULESETS))
+@pytest.mark.slow
 def test_a_table_of_sample_bots_plays_a_whole_match(ruleset: str, bot_stubs: dict) -> None:
     """Each sample bot sits at the table (seats rotate by seed); the match is played to its end."""
     rules = RULESETS[ruleset]
@@ -72,6 +73,7 @@ def test_a_table_of_sample_bots_plays_a_whole_match(ruleset: str, bot_stubs: dic
         assert tally.charged > 0
 
 
+@pytest.mark.slow
 def test_the_sample_bots_play_turbo_through_the_referee_without_a_fault() -> None:
     """002 Turbo Hearts, end to end through the real referee (clocks, judging, records) over gRPC: every
     sample bot answers ChargeCards and plays legally around the charged cards (the Monte Carlo bot's

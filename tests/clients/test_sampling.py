@@ -113,6 +113,7 @@ def _end_game(seed: int, tricks: int, rules: Rules | None = None):
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
+@pytest.mark.slow
 def test_worlds_are_uniform_over_every_consistent_deal(seed):
     m = _end_game(seed, 10)
     seat = m.to_move[0]

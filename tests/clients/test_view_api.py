@@ -747,6 +747,7 @@ def _engine_env(engine: str) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_every_check_passes_on_the_other_engine() -> None:
     """This file again in a subprocess on the engine this process does not run (a compiled build only
     when one can be loaded: after ``make engine``, and while it matches the sources)."""

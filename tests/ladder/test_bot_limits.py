@@ -114,6 +114,7 @@ def most_at_once(db: Path, bot: str) -> int:
     return peak
 
 
+@pytest.mark.slow
 def test_a_synchronous_bot_without_a_limit_times_out_in_a_gauntlet_at_concurrency_8(tmp_path: Path) -> None:
     """The sibling of the next test: without a limit the same bot, clock and schedule time out."""
     result = gauntlet(tmp_path, bots_file(tmp_path))
@@ -123,6 +124,7 @@ def test_a_synchronous_bot_without_a_limit_times_out_in_a_gauntlet_at_concurrenc
     assert f"sync: {sum(faults.values())} faults ({faults['timeout']} timeout" in result.stdout
 
 
+@pytest.mark.slow
 def test_max_concurrency_1_keeps_a_synchronous_bot_from_timing_out(tmp_path: Path) -> None:
     gauntlet(tmp_path, bots_file(tmp_path, "max_concurrency = 1"))
     db = tmp_path / "arena.db"
@@ -137,6 +139,7 @@ def test_max_concurrency_1_keeps_a_synchronous_bot_from_timing_out(tmp_path: Pat
         )
 
 
+@pytest.mark.slow
 def test_resume_keeps_the_limit_stored_with_the_tournament(tmp_path: Path) -> None:
     """The limit travels with the tournament's bot entries: a resume holds the bot to it even
     when the bot is no longer registered."""
@@ -155,6 +158,7 @@ def test_resume_keeps_the_limit_stored_with_the_tournament(tmp_path: Path) -> No
     assert most_at_once(db, "sync") == 1
 
 
+@pytest.mark.slow
 def test_the_lower_of_max_concurrency_and_the_handshake_applies(tmp_path: Path) -> None:
     out = tmp_path / "counts.json"
     # The counting bot declares 2 in its handshake; the organiser allows it 1.

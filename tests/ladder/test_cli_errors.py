@@ -93,6 +93,7 @@ def test_a_db_in_a_missing_directory_is_refused_before_anything_is_done(tmp_path
     assert not (tmp_path / "nodir").exists()
 
 
+@pytest.mark.slow
 def test_reading_commands_work_on_a_read_only_filesystem_and_writing_ones_say_why_not(tmp_path: Path) -> None:
     with small_filesystem(tmp_path / "ro", "16m") as fs:
         (tmp_path / "bots.toml").write_text(SAMPLE)
@@ -127,6 +128,7 @@ def test_the_ladder_on_an_empty_file_writes_no_schema_into_it(tmp_path: Path) ->
         assert db.stat().st_size == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["empty.db"], args
 
 
+@pytest.mark.slow
 def test_a_full_disk_at_commit_is_said_and_the_tournament_stays_resumable(tmp_path: Path) -> None:
     # A real full disk: the database on a small tmpfs, filled up by another file mid-run.
     with small_filesystem(tmp_path / "small", "16m") as fs:
@@ -258,6 +260,7 @@ def test_match_limits_are_checked_before_any_bot_is_asked() -> None:
 # -- bot serve -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_serving_on_a_taken_port_says_to_choose_another(sample_servers: dict[str, ThreadedBotServer]) -> None:
     port = sample_servers["lowest"].port
     proc = subprocess.run(

@@ -8,10 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ladder.bots.registry import BotEntry
 from ladder.compare import CompareSpec, create_comparison, play_comparison
 from ladder.store import Store
 from ladder.tournament.run import get_tournament
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 HEARTS = str(Path(sys.executable).with_name("hearts"))
 FAST = "standard,target=30"  # short matches: what is tested is the comparison

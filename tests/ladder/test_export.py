@@ -264,6 +264,7 @@ def peak_bytes(fn: Any) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_export_memory_does_not_grow_with_the_number_of_matches(tmp_path: Path) -> None:
     """The peak of Python's allocations (tracemalloc) while exporting 200 matches is about that of
     exporting 20, and below that of holding 20; collecting the same export into a list instead grows

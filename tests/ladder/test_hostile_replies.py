@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from ladder.bots.registry import BotEntry
 from ladder.store import Store
 from ladder.tournament.run import TournamentSpec, create_tournament, run_tournament
@@ -19,6 +21,7 @@ RULES = "standard,kitty=first-trick,hand_size=12,kitty_discard=true,pass_cycle=c
 BUDGET_MS = 250
 
 
+@pytest.mark.slow
 def test_a_flooding_bot_costs_the_bots_of_other_matches_nothing(tmp_path: Path) -> None:
     bots = [
         BotEntry("flooding", command=f"{sys.executable} {HERE / 'bots' / 'flooding.py'} {{port}}"),

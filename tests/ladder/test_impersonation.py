@@ -10,8 +10,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from ladder.bots.launcher import free_port
 from tests.ladder.cli_procs import FAST, HEARTS
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 
 def _serve_random(port: int) -> subprocess.Popen[bytes]:

@@ -186,6 +186,7 @@ async def _over_grpc(bot: Bot) -> list[tuple[int, str]]:
     ],
     ids=["raises", "card-not-held", "illegal-card", "text-of-no-card", "slow-plain", "slow-coroutine"],
 )
+@pytest.mark.slow
 def test_an_in_process_bot_faults_as_the_same_bot_over_grpc(bot: Faulty, kind: str) -> None:
     """An exception, a wrong card and slowness are the faults they are over the wire, in the same seats."""
     local = _faults([SdkSeat(type(bot)(bot.mistake), "faulty")] + [SdkSeat(LowestBot(), f"low{i}") for i in range(3)])
@@ -326,6 +327,7 @@ def _bots_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_a_tournament_over_worker_processes_records_exactly_what_one_process_does(tmp_path: Path) -> None:
     """Every match a worker plays is saved whole (plays included), once, and equals the same match
     played in this process: the workers change where matches run, never what they record."""
@@ -365,6 +367,7 @@ def test_a_tournament_over_worker_processes_records_exactly_what_one_process_doe
         sys.path.remove(str(folder))
 
 
+@pytest.mark.slow
 def test_a_worker_starts_without_the_rating_fits_imports() -> None:
     """A worker imports what playing and saving need, not scipy (0.3 s a process, a tenth of a short
     run): only the fits of ``ladder.ratings.fit`` import it."""
@@ -376,6 +379,7 @@ def test_a_worker_starts_without_the_rating_fits_imports() -> None:
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow
 def test_workers_batch_fast_matches_and_report_each_match_as_it_was(tmp_path: Path) -> None:
     """Fast matches go to a worker in batches saved in one transaction each: every match is counted
     once, each record handed back is the one stored (without its plays), and matches of slow bots
@@ -416,6 +420,7 @@ def test_workers_batch_fast_matches_and_report_each_match_as_it_was(tmp_path: Pa
     assert size(0.003) == 16 and size(1e-9) == workers_module._BATCH_MAX
 
 
+@pytest.mark.slow
 def test_a_ctrl_c_stops_the_workers_batches_whole_and_a_resume_plays_the_rest(tmp_path: Path) -> None:
     """Ctrl-C in a tournament whose matches are played in batches: the parent hands out no more,
     every batch out is saved whole (each recorded match has all its plays), and the resume plays the
@@ -450,6 +455,7 @@ def test_a_ctrl_c_stops_the_workers_batches_whole_and_a_resume_plays_the_rest(tm
     assert row["status"] == "finished" and row["done"] == row["distinct"] == row["total"]
 
 
+@pytest.mark.slow
 def test_hearts_runs_a_students_module_bot_from_the_current_directory(tmp_path: Path) -> None:
     """``--seat me=student_bot:SeededRandom`` and ``module =`` in a bots file, run by the real
     ``hearts`` from the folder holding the bot, as a student would."""
@@ -503,6 +509,7 @@ def test_hearts_runs_a_students_module_bot_from_the_current_directory(tmp_path: 
     assert json.loads(checked.stdout)["ok"] is True
 
 
+@pytest.mark.slow
 def test_a_module_that_names_no_bot_stops_the_run_before_anything_is_written(tmp_path: Path) -> None:
     folder = _bots_dir(tmp_path)
     (folder / "bots.toml").write_text(
@@ -515,6 +522,7 @@ def test_a_module_that_names_no_bot_stops_the_run_before_anything_is_written(tmp
     assert "was not kept" in run.stderr
 
 
+@pytest.mark.slow
 def test_a_worker_whose_bot_exits_is_a_clear_error_and_nothing_half_played_is_kept(tmp_path: Path) -> None:
     folder = _bots_dir(tmp_path)
     (folder / "bots.toml").write_text(
@@ -561,6 +569,7 @@ def test_an_answer_that_is_no_card_is_reported_as_what_the_bot_returned() -> Non
     assert "the bot's play_card returned NoneType None, not a Card" in record.faults[0].detail
 
 
+@pytest.mark.slow
 def test_a_bot_class_that_inherits_an_unwritten_method_is_refused_when_loaded(tmp_path: Path) -> None:
     (tmp_path / "half_bot.py").write_text(
         "from clients.sdk import Bot\nclass Half(Bot):\n    def pass_cards(self, view):\n        return []\n"
@@ -612,6 +621,7 @@ class Chatty(LowestBot):
 """
 
 
+@pytest.mark.slow
 def test_what_an_in_process_bot_prints_goes_to_its_log_not_the_harness_output(tmp_path: Path) -> None:
     (tmp_path / "chatty.py").write_text(CHATTY)
     match = _hearts(
@@ -628,6 +638,7 @@ def test_what_an_in_process_bot_prints_goes_to_its_log_not_the_harness_output(tm
     assert "thinking very hard" in (tmp_path / "logs" / "validate.log").read_text()
 
 
+@pytest.mark.slow
 def test_a_seat_naming_a_python_file_as_a_command_says_how_to_play_it(tmp_path: Path) -> None:
     (tmp_path / "my_bot.py").write_text(CHATTY)
     run = _hearts(

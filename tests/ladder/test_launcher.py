@@ -34,6 +34,7 @@ def test_expand_command_fills_placeholders_and_uses_this_python() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_start_waits_for_serving_logs_and_stops_cleanly(tmp_path: Path) -> None:
     async def main() -> tuple[int | None, int | None]:
         async with Launcher(tmp_path / "logs") as launcher:
@@ -51,6 +52,7 @@ def test_start_waits_for_serving_logs_and_stops_cleanly(tmp_path: Path) -> None:
     assert "start 1 of r1" in log and "listening on 127.0.0.1:" in log
 
 
+@pytest.mark.slow
 def test_a_dead_bot_is_restarted_when_next_needed(tmp_path: Path) -> None:
     async def main() -> None:
         async with Launcher(tmp_path) as launcher:
@@ -71,6 +73,7 @@ def test_a_dead_bot_is_restarted_when_next_needed(tmp_path: Path) -> None:
     assert (tmp_path / "r.log").read_text().count("listening on") == 2
 
 
+@pytest.mark.slow
 def test_a_bot_that_ignores_sigterm_is_killed(tmp_path: Path) -> None:
     async def main() -> float:
         launcher = Launcher(tmp_path, stop_grace=0.5)
@@ -98,6 +101,7 @@ def test_a_bad_command_names_the_command_the_log_and_its_last_lines(tmp_path: Pa
     assert cmd in msg and str(tmp_path / "broken.log") in msg and "no model file" in msg
 
 
+@pytest.mark.slow
 def test_a_missing_program_and_a_silent_bot_fail_clearly(tmp_path: Path) -> None:
     async def missing() -> None:
         async with Launcher(tmp_path) as launcher:
@@ -116,6 +120,7 @@ def test_a_missing_program_and_a_silent_bot_fail_clearly(tmp_path: Path) -> None
     assert time.monotonic() - t < 5
 
 
+@pytest.mark.slow
 def test_a_remote_bot_is_checked_not_started(tmp_path: Path) -> None:
     async def main() -> None:
         # A generous start-up for the real bot (a loaded machine is slow to start Python), a short
@@ -167,6 +172,7 @@ async def _kill_leader(launcher: Launcher, name: str) -> str:
     return bp.address
 
 
+@pytest.mark.slow
 def test_stop_all_stops_a_wrappers_child_after_the_wrapper_died(tmp_path: Path) -> None:
     async def main() -> None:
         launcher = Launcher(tmp_path, stop_grace=1.0)
@@ -180,6 +186,7 @@ def test_stop_all_stops_a_wrappers_child_after_the_wrapper_died(tmp_path: Path) 
     run(main())
 
 
+@pytest.mark.slow
 def test_ensure_stops_a_wrappers_child_before_restarting(tmp_path: Path) -> None:
     async def main() -> None:
         async with Launcher(tmp_path, stop_grace=1.0) as launcher:
@@ -192,6 +199,7 @@ def test_ensure_stops_a_wrappers_child_before_restarting(tmp_path: Path) -> None
     run(main())
 
 
+@pytest.mark.slow
 def test_start_many_launches_nothing_after_a_failure(tmp_path: Path) -> None:
     class SlowLauncher(Launcher):
         async def start(self, name, command=None, *, address=None, env=None):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cli_procs import FAST
 from cli_runner import ok, run
 
@@ -13,6 +14,7 @@ from clients.sdk import ThreadedBotServer
 from ladder.store import Store
 
 
+@pytest.mark.slow
 def test_matches_lists_ids_seats_scores_and_winners(self_play_db: Path) -> None:
     out = ok("matches", "--db", str(self_play_db))
     with Store(self_play_db) as store:

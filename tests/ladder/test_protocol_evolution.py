@@ -40,6 +40,8 @@ from referee.rules import Rules
 sys.path.insert(0, str(BOTS_DIR.parents[1] / "referee"))
 from referee_bots import FirstLegal  # noqa: E402  # the path above first
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 BEFORE_TURBO = f"python {BOTS_DIR / 'before_turbo.py'} {{port}}"
 
 

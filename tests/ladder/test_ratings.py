@@ -189,6 +189,7 @@ def hearts_100k() -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     return {s: synthetic(100_000, 100, seed=s, tie_prob=0.04) for s in HEARTS_SEEDS}
 
 
+@pytest.mark.slow
 def test_recovers_hidden_order_100k_matches(hearts_100k: dict) -> None:
     places, players, theta = hearts_100k[11]
     tied = np.mean((places[:, :, None] == places[:, None, :]).sum(axis=(1, 2)) > 4)
@@ -208,6 +209,7 @@ def test_recovers_hidden_order_100k_matches(hearts_100k: dict) -> None:
     assert 5.0 < np.median([b.ci95 for b in res.bots]) < 12.0  # note: ≈ ±8 Elo at 100k
 
 
+@pytest.mark.slow
 def test_intervals_are_calibrated_100k_matches_with_hearts_ties(hearts_100k: dict) -> None:
     # Coverage of the true (centred) strength by ±ci95 over 100 bots × 8 replicate data sets of
     # the setting. Breslow's tie approximation covered only ≈0.80 here (it shrank the
@@ -243,6 +245,7 @@ def test_los_next_uses_covariance() -> None:
 # ---------------------------------------------------------------- invariances and edge cases
 
 
+@pytest.mark.slow
 def test_shuffling_match_order_changes_nothing(medium: tuple[list[MatchResult], np.ndarray]) -> None:
     results, _ = medium
     a = fit(results)
@@ -254,6 +257,7 @@ def test_shuffling_match_order_changes_nothing(medium: tuple[list[MatchResult], 
     assert max(abs(x.ci95 - b[x.name].ci95) for x in a.bots) < 1e-6
 
 
+@pytest.mark.slow
 def test_all_tie_match_carries_no_information(medium: tuple[list[MatchResult], np.ndarray]) -> None:
     results, _ = medium
     base = fit(results)

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from bot_entries import sample
 from cli_procs import FAST
 from cli_runner import ok, run
@@ -20,6 +21,8 @@ from ladder.bots.launcher import health_check
 from ladder.bots.registry import BotEntry
 from ladder.store import Store
 from ladder.tournament.run import TournamentSpec, create_tournament, get_tournament, run_tournament
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 BOTS_TOML = """
 [bots.random]

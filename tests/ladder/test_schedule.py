@@ -49,6 +49,7 @@ def test_many_bots_get_a_balanced_design(n: int, k: int, meetings: int) -> None:
     assert set(games) == set(bots) and max(games.values()) - min(games.values()) <= 2
 
 
+@pytest.mark.slow
 def test_balanced_design_is_deterministic_in_its_seed() -> None:
     assert balanced_tables(names(14), 4, seed=3) == balanced_tables(names(14), 4, seed=3)
     assert balanced_tables(names(14), 4, seed=3) != balanced_tables(names(14), 4, seed=4)

@@ -36,6 +36,7 @@ def _tolerance(p: float) -> float:
 
 
 @pytest.mark.parametrize("alpha, beta", [(0.05, 0.05), (0.1, 0.02)])
+@pytest.mark.slow
 def test_the_error_rates_are_within_alpha_and_beta(alpha: float, beta: float) -> None:
     rng = np.random.default_rng(7)
     h0, h1, sigma = 0.0, 0.5, 3.0

@@ -334,6 +334,8 @@ ROOT = Path(__file__).resolve().parents[2]
 _OPEN_AT = """
 import sys, time
 from ladder.store import Store
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 start = float(sys.argv[2])
 time.sleep(max(0.0, start - time.time()))  # all at once
 Store(sys.argv[1]).close()

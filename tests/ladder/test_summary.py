@@ -17,6 +17,8 @@ from ladder.store import Store
 from ladder.tournament.run import TournamentSpec, create_tournament, run_tournament
 from referee.rules import Card
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
 HEARTS = Path(sys.executable).with_name("hearts")

@@ -47,6 +47,7 @@ def scheduled_vs_recorded(store: Store, tid: int) -> list[tuple[object, ...]]:
     ).fetchall()
 
 
+@pytest.mark.slow
 def test_a_round_robin_is_played_recorded_and_ranked(tmp_path: Path) -> None:
     bots = [
         sample("random", "random", 1),
@@ -90,6 +91,7 @@ def test_a_round_robin_is_played_recorded_and_ranked(tmp_path: Path) -> None:
     assert (tmp_path / "logs" / "heuristic.log").exists()
 
 
+@pytest.mark.slow
 def test_a_bot_that_dies_between_matches_is_restarted(tmp_path: Path) -> None:
     mark = tmp_path / "died"
     bots = [
@@ -111,6 +113,7 @@ def test_a_bot_that_dies_between_matches_is_restarted(tmp_path: Path) -> None:
     assert (tmp_path / "logs" / "mortal.log").read_text().count("listening on") == 2
 
 
+@pytest.mark.slow
 def test_a_bot_that_stops_answering_but_lingers_is_replaced_not_seated_again(tmp_path: Path) -> None:
     """The referee sees the connection drop before the process exits: the next match must not
     seat the dead address (a second forfeit) but check the bot's health and start a new one."""
@@ -131,6 +134,7 @@ def test_a_bot_that_stops_answering_but_lingers_is_replaced_not_seated_again(tmp
     assert (tmp_path / "logs" / "lingering.log").read_text().count("listening on") == 2
 
 
+@pytest.mark.slow
 def test_max_concurrent_games_is_never_exceeded(tmp_path: Path) -> None:
     out = tmp_path / "counts.json"
     bots = [
@@ -168,6 +172,7 @@ def test_bad_specs_are_refused_before_anything_is_stored(tmp_path: Path) -> None
 # -- the play loop saves a whole batch, and a new address never leaks a channel -------------------
 
 
+@pytest.mark.slow
 def test_one_failing_match_does_not_lose_the_others_of_its_batch(
     tmp_path: Path, lowest_servers: list[ThreadedBotServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -194,6 +199,7 @@ def test_one_failing_match_does_not_lose_the_others_of_its_batch(
         assert get_tournament(store, tid).done == 3
 
 
+@pytest.mark.slow
 def test_a_new_address_replaces_the_seat_before_the_old_one_closes(
     tmp_path: Path, lowest_servers: list[ThreadedBotServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from bot_entries import sample
 from cli_procs import FAST
 from cli_runner import ok, run
@@ -53,6 +54,7 @@ def test_bot_add_list_remove(tmp_path: Path) -> None:
     assert missing.exit_code == 1 and "no bot 'nobody'" in missing.output
 
 
+@pytest.mark.slow
 def test_tournament_run_list_resume_and_the_ladder(tmp_path: Path) -> None:
     (tmp_path / "bots.toml").write_text(BOTS)
     db = str(tmp_path / "arena.db")
@@ -157,6 +159,7 @@ def test_a_run_whose_bot_cannot_start_keeps_no_tournament(tmp_path: Path) -> Non
         assert list_tournaments(store) == []
 
 
+@pytest.mark.slow
 def test_tournament_run_takes_grace_ms(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     bots = tmp_path / "bots.toml"
@@ -188,6 +191,7 @@ def test_tournament_run_takes_grace_ms(tmp_path: Path) -> None:
     assert settings.grace_ms == 7 and settings.budget_ms == 500
 
 
+@pytest.mark.slow
 def test_the_ladder_of_an_unknown_tournament_is_an_error(self_play_db: Path) -> None:
     result = run("ladder", "--tournament", "9", "--db", str(self_play_db))
     assert result.exit_code == 1
@@ -209,6 +213,7 @@ def test_the_ladder_leaves_self_play_out_and_says_so(self_play_db: Path) -> None
     assert "rank,bot" in ok("ladder", "--db", str(self_play_db), "--csv")
 
 
+@pytest.mark.slow
 def test_a_database_of_self_play_only_says_nothing_is_rated(
     sample_servers: dict[str, ThreadedBotServer], tmp_path: Path
 ) -> None:

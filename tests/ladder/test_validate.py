@@ -125,6 +125,7 @@ def _explain(v: Validation) -> str:
 
 
 @pytest.mark.parametrize("name", ["random", "lowest", "heuristic", "minimal", "node"])
+@pytest.mark.slow
 def test_every_sample_bot_passes(name: str, validations: dict[str, Validation]) -> None:
     """Each sample bot, the README's minimal bot and the Node.js bot pass every check of every ruleset
     (they claim all), having been asked every RPC: all six decisions, under 3, 4 and 5 players."""
@@ -214,6 +215,7 @@ def test_the_json_report_reads_back(validations: dict[str, Validation]) -> None:
         Report.from_dict({**data, "version": 3})
 
 
+@pytest.mark.slow
 def test_an_unreachable_address_fails_once_its_startup_timeout_is_over(tmp_path: Path) -> None:
     """Nothing listens: the bot is waited for as a starting bot is (--startup-timeout), then fails, asked nothing."""
     port = free_port()
@@ -248,6 +250,7 @@ def test_usage_errors_exit_2(args: tuple[str, ...], message: str) -> None:
     assert result.exit_code == 2 and message in result.output, result.output
 
 
+@pytest.mark.slow
 def test_a_bot_that_will_not_start_is_an_error(tmp_path: Path) -> None:
     result = hearts(tmp_path, "validate", "--command", "python -c 'raise SystemExit(4)'", "--startup-timeout", "5")
     assert result.returncode == 1 and "failed to start" in result.stderr and "exited with code 4" in result.stderr
@@ -292,6 +295,7 @@ def _validated(address: str, **kw: object) -> Report:
     return asyncio.run(validate(address, match=False, **kw))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_only_the_rulesets_the_handshake_claims_are_checked(serve: Served) -> None:
     """presets ["spot"] and options ["target"]: spot alone (every variant changes an option it does not
     claim); presets ["standard"] and every option: standard and every variant on it; options ["players"]: 3 and 5
@@ -312,6 +316,7 @@ def test_only_the_rulesets_the_handshake_claims_are_checked(serve: Served) -> No
     assert [(c.outcome, c.rules) for c in claims] == [(Outcome.WARN, "standard,players=5")] and asked.ok
 
 
+@pytest.mark.slow
 def test_verbose_shows_each_passing_position(serve: Served, tmp_path: Path) -> None:
     """Without --verbose a ruleset's passing positions are one row; with it, one row each."""
     address = serve(Claiming())

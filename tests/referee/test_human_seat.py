@@ -225,6 +225,7 @@ def test_a_person_who_leaves_is_substituted_never_forfeited_and_plays_on_when_ba
     assert substituted and played and record.plays.index(played[-1]) > record.plays.index(substituted[-1])
 
 
+@pytest.mark.slow
 def test_a_clock_per_decision_is_the_persons_own_and_their_views_say_it(serve: Callable[..., str]) -> None:
     """With a clock of 200 ms a decision and no bank, a decision left unanswered is a timeout fault and
     the substitute plays it; the person's views carry their own budget, the bots keep the match's.

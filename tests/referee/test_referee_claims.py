@@ -22,6 +22,8 @@ from referee.match import MatchSettings
 from referee.record import FaultKind, MatchRecord
 from referee.seats import HARD_RECEIVE_BYTES, MAX_RECEIVE_BYTES
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 SLOW = MatchSettings(budget_ms=400, bank_ms=400, grace_ms=50, handshake_ms=3000)
 
 

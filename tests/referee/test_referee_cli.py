@@ -6,6 +6,7 @@ import socket
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from referee_bots import Unspecified
 
@@ -13,6 +14,7 @@ from ladder.cli import main
 from ladder.store import Store
 
 
+@pytest.mark.slow
 def test_a_match_is_played_recorded_summarised_and_replayed(
     serve: Callable[..., str], good_address: str, tmp_path: Path
 ) -> None:

@@ -118,6 +118,7 @@ PLAY_FAULTS: list[tuple[Callable[[], Any], FaultKind, str]] = [
 @pytest.mark.parametrize(
     "make_bot, kind, words", PLAY_FAULTS, ids=[f"{k.value}-{i}" for i, (_, k, _) in enumerate(PLAY_FAULTS)]
 )
+@pytest.mark.slow
 def test_a_faulty_bot_forfeits_after_three_faults_and_the_match_completes(
     serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], kind: FaultKind, words: str
 ) -> None:
@@ -131,6 +132,7 @@ def test_a_faulty_bot_forfeits_after_three_faults_and_the_match_completes(
         assert f.trick is not None and "legal" in f.sent
 
 
+@pytest.mark.slow
 def test_passing_no_cards_is_passing_on_when_the_rules_allow_it(serve: Callable[..., str], good_address: str) -> None:
     """002 pass_on: an empty pass is a decision, not a fault; the bot's neighbours' cards go on past it."""
     rules = Rules.parse("standard,pass_cycle=left,target=60,pass_on=true")
@@ -174,6 +176,7 @@ def test_a_wrong_discard_is_a_fault_and_the_seeded_substitute_discards(
 TURBO = Rules.parse("turbo,target=60")
 
 
+@pytest.mark.slow
 def test_a_wrong_charge_is_a_fault_and_the_substitute_charges_nothing(
     serve: Callable[..., str], good_address: str
 ) -> None:
@@ -203,6 +206,7 @@ def test_a_wrong_charge_is_a_fault_and_the_substitute_charges_nothing(
     [(NoCharge, TURBO, "ChargeCards"), (NoDiscard, KITTY_DISCARD, "DiscardCards")],
     ids=["charge", "discard"],
 )
+@pytest.mark.slow
 def test_an_optional_rpc_left_unimplemented_is_its_do_nothing_answer_noted_once_not_a_fault(
     serve: Callable[..., str], good_address: str, make_bot: Callable[[], Any], rules: Rules, rpc: str
 ) -> None:
@@ -302,6 +306,7 @@ class _DeadlinesNoted(GrpcSeat):
         return await super().play_card(ask, timeout)
 
 
+@pytest.mark.slow
 def test_a_timeout_empties_the_bank_and_the_deadline_shrinks(serve: Callable[..., str], good_address: str) -> None:
     seats = table(good_address, "unused")
     seats[FAULTY] = noted = _DeadlinesNoted(serve(Sleeper()), f"bot{FAULTY}")
@@ -321,6 +326,7 @@ def test_a_failed_call_is_charged_to_the_bank(serve: Callable[..., str], good_ad
     assert rec.seats[FAULTY].time_bank_left_ms == 50
 
 
+@pytest.mark.slow
 def test_a_bot_that_dies_mid_match_forfeits_at_once(exit_bot: Callable[[int], str], good_address: str) -> None:
     rec = run(table(good_address, exit_bot(20)))
     bad = rec.seats[FAULTY]
@@ -344,6 +350,7 @@ def test_an_address_where_nothing_listens_forfeits_at_the_handshake(good_address
     assert rec.seats[FAULTY].place == 4
 
 
+@pytest.mark.slow
 def test_a_bot_that_accepts_the_connection_but_never_answers_times_out_and_is_not_unreachable(
     good_address: str,
 ) -> None:
@@ -378,6 +385,7 @@ def test_notifications_are_sent_to_bots_that_ask_and_their_errors_are_never_faul
     assert broken.notified == listener.notified
 
 
+@pytest.mark.slow
 def test_a_listener_that_never_answers_does_not_slow_the_match(serve: Callable[..., str], good_address: str) -> None:
     slow = SlowListener()
     seats: list[Seat] = [GrpcSeat(serve(slow), "slow")] + [GrpcSeat(good_address, f"g{i}") for i in range(3)]
@@ -398,6 +406,7 @@ class _First:
         return obs.legal[0]
 
 
+@pytest.mark.slow
 def test_slow_listeners_of_other_matches_do_not_slow_a_match_on_the_same_loop(serve: Callable[..., str]) -> None:
     """Notifications have their own bound: listeners slow to answer Notify in four matches hold every
     notification slot, and the decisions of a fifth match go on while they do."""

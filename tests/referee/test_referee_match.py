@@ -328,6 +328,7 @@ RULESETS = [
 ]
 
 
+@pytest.mark.slow
 def test_no_request_of_200_matches_holds_another_seats_unplayed_card() -> None:
     checked = 0
     requests = 0
@@ -428,6 +429,7 @@ class Counting(FirstLegal):
         return super().Handshake(request, context)
 
 
+@pytest.mark.slow
 def test_one_channel_per_bot_is_reused_across_matches_and_seats(serve: Callable[..., str]) -> None:
     bot = Counting()
     address = serve(bot)

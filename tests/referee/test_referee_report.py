@@ -50,6 +50,7 @@ class Randomly:
         "partnership-individual,pass_cycle=across",
     ],
 )
+@pytest.mark.slow
 def test_summary_and_replay_render_a_stored_match(spec: str, tmp_path: Path) -> None:
     rules = Rules.parse(spec)
     seats = [InProcessSeat(Randomly(s), f"bot{s}") for s in range(rules.players)]
@@ -99,6 +100,7 @@ def test_the_sun_shooters_choice_is_counted_and_the_replay_names_the_sun() -> No
 
 
 @pytest.mark.parametrize("spec", ["partnership", "partnership-individual"])
+@pytest.mark.slow
 def test_the_replay_and_summary_name_the_teams_and_their_totals(spec: str) -> None:
     """002 Partnership Hearts: both name who plays with whom, and each hand's team totals; the summary's
     standing gives each seat's team and team total beside the place the partners share."""

@@ -19,6 +19,7 @@ HELLO = codec.handshake_request(REFEREE_NAME)
 RULES = Rules.parse("standard,pass_cycle=left,target=60")
 
 
+@pytest.mark.slow
 def test_concurrent_handshakes_of_a_silent_bot_share_one_attempt(serve: Callable[..., str]) -> None:
     bot = SilentHello(silent=1)
     seat = GrpcSeat(serve(bot), "silent")

@@ -329,6 +329,7 @@ def test_a_partnership_matchs_teams_round_trip(tmp_path: Path) -> None:
         assert db.db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
 
 
+@pytest.mark.slow
 def test_each_seats_isolation_round_trips_and_an_older_store_reads_it_as_unknown(tmp_path: Path) -> None:
     """seats.isolation keeps what guarded each seat's bot as ``str(Isolation)`` (migration 16): every kind,
     a sandbox with every feature, and unknown (None, NULL) read back unchanged. A store of the migration

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from referee_bots import FirstLegal
 
 from hearts.v1 import bot_pb2 as pb
@@ -57,6 +58,7 @@ def _hearts(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([HEARTS, *args], capture_output=True, text=True, timeout=120, env=env)
 
 
+@pytest.mark.slow
 def test_a_bots_error_text_is_shown_inert_by_match_and_replay(
     serve: Callable[..., str], good_address: str, tmp_path: Path
 ) -> None:
@@ -92,6 +94,7 @@ def test_a_bots_error_text_is_shown_inert_by_match_and_replay(
         assert "\x1b]0;" not in out and "\x1b[2J" not in out and "\x07" not in out and "\u202e" not in out
 
 
+@pytest.mark.slow
 def test_a_bots_start_up_log_is_shown_inert(tmp_path: Path) -> None:
     script = tmp_path / "noisy.py"
     script.write_text(f"import sys\nprint({NASTY!r}, flush=True)\nsys.exit(3)\n")

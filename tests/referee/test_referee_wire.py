@@ -33,6 +33,7 @@ SPECS = [
 
 
 @pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.slow
 def test_view_to_wire_equals_the_reference_builder_in_every_state(spec: str) -> None:
     rules = Rules.parse(spec)
     names = [f"bot{i}" for i in range(rules.players)]

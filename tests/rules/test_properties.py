@@ -348,6 +348,7 @@ def test_a_pending_decision_always_has_a_legal_choice(name, seed, rng_seed, styl
 
 @FAST
 @given(name=rulesets, seed=seeds, rng_seed=seeds, style=styles)
+@pytest.mark.slow
 def test_observation_is_a_whole_dataclass_instance(name, seed, rng_seed, style):
     """Match.observation builds its Observation without the dataclass __init__ (for speed): every field
     is set, nothing else is, and it equals, hashes and prints as Observation(**the same fields)."""
@@ -597,6 +598,7 @@ def test_replay_rejects_a_foreign_deal_and_an_illegal_decision():
 
 @FAST
 @given(name=rulesets, seed=seeds, rng_seed=seeds, style=styles)
+@pytest.mark.slow
 def test_the_matchs_fast_play_agrees_with_the_hands_checked_play(name, seed, rng_seed, style):
     """001: 'The highest card of the led suit wins the trick, the winner collects the four cards, and the
     winner leads the next trick.' ``Match.play`` writes ``Hand.play``'s lines out for a legal set already

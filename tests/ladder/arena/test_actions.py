@@ -19,6 +19,8 @@ from ladder.arena.state import ArenaState
 from ladder.arena.store import ArenaStore, VersionRow, VersionStatus
 from ladder.arena.worker import Ratings, sync_house
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 
 def _zip(files: dict[str, str]) -> bytes:
     buf = io.BytesIO()

@@ -15,6 +15,8 @@ from ladder.arena.app import API, build_app
 from ladder.arena.config import ArenaConfig
 from ladder.arena.store import ArenaStore, VersionStatus
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 
 def _app(tmp_path: Path) -> tuple[TestClient, str, str]:
     store = ArenaStore(tmp_path / "arena.db")

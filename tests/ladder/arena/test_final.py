@@ -6,10 +6,13 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pytest
 from arena_helpers import GOOD_BOT, HOUSE2, Arena, hearts, make_arena, write_bot
 
 from ladder.arena.store import ArenaStore
 from ladder.tournament.run import get_tournament, pending_matches
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 
 def test_the_organiser_starts_the_final_and_it_is_its_own_ladder(tmp_path: Path, arena_factory: list[Arena]) -> None:

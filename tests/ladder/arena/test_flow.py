@@ -13,9 +13,12 @@ import zipfile
 from pathlib import Path
 
 import httpx
+import pytest
 from arena_helpers import BROKEN_BOT, GOOD_BOT, HOUSE3, ROOT, Arena, hearts, make_arena, write_bot
 
 from ladder.bots.launcher import free_port
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 
 def _zip(folder: Path) -> bytes:

@@ -29,6 +29,8 @@ from ladder.arena.worker import start_final, sync_house
 from ladder.bots.launcher import free_port
 from ladder.tournament.run import get_tournament
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 # Every spelling of an address that names this machine, or no machine: loopback, unspecified,
 # link-local, multicast, reserved, in IPv4's numeric forms and embedded in IPv6 each way.
 NOT_ANOTHER_MACHINE = [

@@ -27,6 +27,8 @@ from referee.record import MatchRecord
 from referee.rules import Rules
 from referee.seats import InProcessSeat
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 MATCHES = 6
 
 

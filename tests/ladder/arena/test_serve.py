@@ -9,10 +9,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from arena_helpers import ROOT, Arena, hearts, make_arena, token_of
 
 from ladder.bots.launcher import free_port
 from ladder.tournament.schedule import match_seed
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 
 def _recorded(db: Path) -> dict[str, str]:

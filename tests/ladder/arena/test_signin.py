@@ -24,6 +24,8 @@ from ladder.arena.app import ArenaState, build_app
 from ladder.arena.config import ArenaConfig
 from ladder.arena.store import ArenaStore
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 PATIENCE_S = 60.0  # how long a step may take before the test gives up on it (it never waits this long)
 
 

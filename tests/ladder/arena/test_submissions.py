@@ -17,6 +17,8 @@ from arena_helpers import GOOD_BOT, HOUSE2, Arena, make_arena, write_bot
 from ladder.arena.config import Limits
 from ladder.arena.submissions import ArchiveError, check_archive, unpack, zip_directory
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 LIMITS = Limits(max_archive_bytes=100_000, max_files=10, max_unpacked_bytes=500_000)
 MANIFEST = 'command = "python bot.py --port {port}"\n'
 

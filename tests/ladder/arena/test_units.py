@@ -20,6 +20,8 @@ from ladder.arena.store import ArenaStore, VersionRow, VersionStatus
 from ladder.arena.worker import _build
 from ladder.sandbox import Limits, SandboxMode
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 
 def test_the_template_is_the_defaults_and_reads_back() -> None:
     cfg = parse_config(tomllib.loads(TEMPLATE))

@@ -13,9 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from arena_helpers import HOUSE3, ROOT, Arena, make_arena
 
 from ladder.bots.launcher import free_port
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 LADDER_ID = re.compile(r"t\d+-\d{6}")
 

@@ -28,6 +28,8 @@ from referee.match import MatchSettings, play_match
 from referee.rules import Rules
 from referee.seats import GrpcSeat, Seat
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 RULES = "standard,target=20"
 HOUSE = (
     HouseBot("lowest", command="python -m clients.bots.lowest --port {port}"),

@@ -31,7 +31,7 @@ from ladder.store import Store
 from ladder.tournament.run import RunSummary, TournamentSpec, create_tournament, run_tournament
 from referee.match import MatchSettings
 
-pytestmark = pytest.mark.needs_bwrap
+pytestmark = [pytest.mark.needs_bwrap, pytest.mark.slow]
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]

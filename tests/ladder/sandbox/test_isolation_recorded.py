@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "ladder" / "arena"))
 from arena_helpers import make_arena  # noqa: E402
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 FAST = "standard,target=30"
 # What bubblewrap guards everywhere it runs; the launcher may add more (seccomp, own-uid as root...).
 NAMESPACES = {"mount-ns", "pid-ns", "net-ns", "ipc-ns", "rlimits", "watch"}

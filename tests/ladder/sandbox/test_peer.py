@@ -12,6 +12,8 @@ import pytest
 
 from ladder.sandbox import peer
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 
 def test_pin_links_a_socket_and_refuses_a_link_a_file_or_anothers_socket(tmp_path: Path) -> None:
     shared, private = tmp_path / "bot.sock", tmp_path / "pinned.sock"

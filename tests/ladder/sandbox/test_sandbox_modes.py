@@ -17,6 +17,8 @@ from click.testing import CliRunner, Result
 
 from ladder.cli import main
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 NODE_DIR = ROOT / "clients" / "node"

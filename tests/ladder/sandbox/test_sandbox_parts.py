@@ -16,6 +16,8 @@ from ladder.bots.registry import BotEntry, RegistryError, parse_bots
 from ladder.sandbox import Limits, LimitsError, LogPump, SandboxMode, SandboxSpec, build_argv
 from ladder.sandbox.bwrap import prlimit_args
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 
 class _Log(io.BytesIO):
     def close(self) -> None:  # keep the bytes readable after the pump closes it

@@ -15,7 +15,7 @@ import pytest
 from ladder.conformance.report import Report
 from referee.record import FaultKind
 
-pytestmark = pytest.mark.needs_bwrap
+pytestmark = [pytest.mark.needs_bwrap, pytest.mark.slow]
 
 HERE = Path(__file__).resolve().parent
 HEARTS = str(Path(sys.executable).with_name("hearts"))

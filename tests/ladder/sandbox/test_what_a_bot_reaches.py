@@ -22,7 +22,7 @@ import pytest
 
 from ladder.conformance.report import Report
 
-pytestmark = pytest.mark.needs_bwrap
+pytestmark = [pytest.mark.needs_bwrap, pytest.mark.slow]
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from arena_helpers import GOOD_BOT
 from site_helpers import quiet, resume, shot
 
@@ -20,6 +21,8 @@ from ladder.arena.store import ArenaStore
 from ladder.arena.worker import Ratings, ladder_tournament
 from ladder.export import match_from_json, match_to_json
 from referee.record import FaultKind, FaultRecord
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 XSS = "<img src=x onerror=alert(1)>"
 

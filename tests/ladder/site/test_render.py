@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from cheat import Cheat
 
 from clients.bots import make_bot
@@ -18,6 +19,8 @@ from referee.match import MatchSettings, play_match
 from referee.report import ReplayedHand, replay_hands
 from referee.rules import Rules
 from referee.seats import InProcessSeat
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 XSS = "<img src=x onerror=alert(1)>"
 NAMES = [XSS, "b.v1", "c.v1", "d.v1"]

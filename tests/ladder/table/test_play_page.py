@@ -14,9 +14,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from play_helpers import HEARTS, Table, _enum, _finish, _go_to, _hand, _page, _record, _turn, _wait
 
 from referee.record import FaultKind, MatchRecord
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 RANK_WORDS = "two|three|four|five|six|seven|eight|nine|ten|jack|queen|king|ace"
 LABEL = re.compile(rf"^({RANK_WORDS}) of (clubs|diamonds|spades|hearts)(, cannot be played: .+)?$")

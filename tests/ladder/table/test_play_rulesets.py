@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from play_helpers import Table, _finish, _hand, _page, _turn
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 RULESETS = [
     "standard,players=3,target=1",
     "standard,players=5,target=1",

@@ -17,6 +17,8 @@ from play_helpers import Table
 from ladder.store import Store
 from ladder.table.table import KEY_HEADER, MAX_BODY, MAX_PAGES
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 
 def _events(client: httpx.Client, t: Table, until: str, after: int = 0) -> list[dict[str, Any]]:
     """The events pushed to a page, read from the stream until one of type ``until``."""

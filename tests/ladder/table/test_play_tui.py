@@ -15,9 +15,12 @@ import termios
 import time
 from pathlib import Path
 
+import pytest
 from play_helpers import HEARTS
 
 from ladder.store import Store
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]")
 MARK = re.compile(r"\[(decision (\d+): (\w+)|hold|over)\]")

@@ -10,6 +10,8 @@ from distributed import Client, LocalCluster
 
 from ladder.arena.config import TEMPLATE, ArenaConfigError, parse_config
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 
 def test_the_cluster_key_names_a_scheduler_and_is_unset_by_default() -> None:
     assert parse_config({}).cluster is None

@@ -11,11 +11,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from cluster_helpers import deterministic_bots
 from distributed import LocalCluster
 
 from ladder.store import Store
 from ladder.tournament.run import get_tournament, list_tournaments
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 HEARTS = str(Path(sys.executable).with_name("hearts"))
 BOTS_TOML = "".join(f'[bots.{e.name}]\ncommand = "{e.command}"\n' for e in deterministic_bots())

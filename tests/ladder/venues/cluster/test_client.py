@@ -24,6 +24,8 @@ from ladder.venues.cluster.client import NoWorkerCanPlay, SchedulerAddressError,
 from ladder.venues.venue import VenueBots
 from referee.match import MatchSettings
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 RULES = "standard,target=30"  # short matches: the tests are about where they are played
 HERE = Path(__file__).resolve().parent
 

@@ -13,12 +13,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from cluster_helpers import deterministic_bots, local_cluster
 from distributed import Client
 
 from ladder.store import Store
 from ladder.tournament.run import TournamentSpec, create_tournament, get_tournament, play_tournament
 from ladder.venues.cluster import venue
+
+pytestmark = pytest.mark.slow  # whole processes and servers
 
 HEARTS = str(Path(sys.executable).with_name("hearts"))
 RULES = "standard"  # whole matches (several hands each): a kill lands in the middle of one
