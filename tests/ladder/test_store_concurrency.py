@@ -50,6 +50,8 @@ from ladder.store import schema as store_module
 from ladder.store.save import AlreadyRecorded, save_scheduled
 from ladder.tournament.run import TournamentBusy, TournamentSpec, create_tournament, get_tournament, run_tournament
 
+pytestmark = pytest.mark.slow  # whole processes and servers
+
 RUN = ("tournament", "run", "--bots", "bots.toml", "--db", "arena.db", "--rules", FAST)
 
 
@@ -334,8 +336,6 @@ ROOT = Path(__file__).resolve().parents[2]
 _OPEN_AT = """
 import sys, time
 from ladder.store import Store
-
-pytestmark = pytest.mark.slow  # whole processes and servers
 start = float(sys.argv[2])
 time.sleep(max(0.0, start - time.time()))  # all at once
 Store(sys.argv[1]).close()

@@ -5,29 +5,19 @@ A rule test's docstring starts with the source's number and quotes the sentence,
 tests and checks it against the rule sources, so a paraphrase or a wrong source number fails.
 Quotes joined by ``...`` are checked part by part.
 
-The sources are read from ``$HEARTS_RULE_SOURCES``, else from ``shared/rules`` beside the project's
-folder. Where they are expected (the variable is set, or ``CI`` is) and missing, every check fails;
-elsewhere a missing folder is one skip and one loud line at the end of the run, never 211 quiet skips.
+Where the sources are, and what their absence does, is ``tests/rule_sources.py``'s.
 """
 
 from __future__ import annotations
 
 import ast
-import os
 import re
 from pathlib import Path
 
 import pytest
+from rule_sources import CHECKED, EXPECTED, SOURCES, WHY_NOT
 
 HERE = Path(__file__).resolve().parent
-_GIVEN = os.environ.get("HEARTS_RULE_SOURCES")
-SOURCES = Path(_GIVEN) if _GIVEN else HERE.parents[2] / "shared" / "rules"
-EXPECTED = bool(_GIVEN or os.environ.get("CI"))
-WHY_NOT: str | None = (
-    None
-    if SOURCES.is_dir()
-    else f"no rule sources at {SOURCES}: set HEARTS_RULE_SOURCES to their folder to check the rule tests' quotes"
-)
 # A source number, then one or more quoted passages; a later "(004: '...')" names another source.
 QUOTE = re.compile(r"\b(00[0-4]):?\s*[‘']((?:[^']|'(?=[a-zA-Z]))+?)['’](?=[\s,.;:)—–-]|$)")
 
@@ -63,10 +53,10 @@ def test_the_rule_sources_are_here_where_expected() -> None:
     assert WHY_NOT is None, WHY_NOT
 
 
-CHECKED = CITED if WHY_NOT is None or EXPECTED else []  # absent and not expected: one empty set, one skip
+QUOTES = CITED if CHECKED else []  # absent and not expected: one empty set, one skip
 
 
-@pytest.mark.parametrize(("test", "source", "quote"), CHECKED, ids=[f"{t}:{s}" for t, s, _ in CHECKED])
+@pytest.mark.parametrize(("test", "source", "quote"), QUOTES, ids=[f"{t}:{s}" for t, s, _ in QUOTES])
 def test_quoted_sentence_stands_in_its_source(test: str, source: str, quote: str) -> None:
     files = list(SOURCES.glob(f"{source}_*.txt"))
     assert files, f"{test}: no rule source {source}_*.txt in {SOURCES}"
