@@ -365,3 +365,13 @@ def moon_step(match: Match, rng: random.Random) -> None:
 
 
 STEPS = {"random": random_step, "moon": moon_step}
+
+
+def play_cards(m: Match, text: str) -> list:
+    """Play these cards in turn; the tricks they completed."""
+    done = []
+    for c in text.split():
+        t = m.play(c)
+        if t is not None:
+            done.append(t)
+    return done
