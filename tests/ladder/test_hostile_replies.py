@@ -56,8 +56,10 @@ def test_a_flooding_bot_costs_the_bots_of_other_matches_nothing(tmp_path: Path) 
             seen.add(f.kind)
         for s in rec.seats:
             if s.bot != "flooding":
-                lat = latencies(rec, s.seat)
-                assert lat and max(lat) < BUDGET_MS, (s.bot, max(lat))
+                # No fault (above), and their typical answer as quick as ever: the median, not the
+                # slowest, which a moment of the machine's own load can push past any bound.
+                lat = sorted(latencies(rec, s.seat))
+                assert lat and lat[len(lat) // 2] < BUDGET_MS / 10, (s.bot, lat[len(lat) // 2])
     # Each kind of flood was refused: a pass and a discard of too many cards, a call of too many offsets, and
     # plays of a card not held or not legal (5, the 6 of clubs, repeated ~32,000 times).
     assert {FaultKind.WRONG_PASS_COUNT, FaultKind.WRONG_DISCARD, FaultKind.WRONG_CALL} <= seen <= flooded

@@ -393,6 +393,9 @@ def test_workers_batch_fast_matches_and_report_each_match_as_it_was(tmp_path: Pa
     tid = create_tournament(store, entries, TournamentSpec(rules=FAST, seed=3, rounds=12, format="round-robin"))
     todo = store.tournaments.pending(tid)
     pool = MatchWorkers(2, {e.name: str(e.module) for e in entries}, store.path, MatchSettings(), None)
+    # Batches sized for 1 s of play, not 50 ms: a match of a few ms here may take ten times that on a
+    # loaded machine, and a batch must still hold several.
+    batch_s, workers_module._BATCH_S = workers_module._BATCH_S, 1.0
     try:
         jobs = [MatchJob(tid, m.index, f"t{tid}-{m.index:06d}", tuple(m.seats), m.rules, m.seed) for m in todo]
 
@@ -407,6 +410,7 @@ def test_workers_batch_fast_matches_and_report_each_match_as_it_was(tmp_path: Pa
 
         records, unplayed = asyncio.run(play_all())
     finally:
+        workers_module._BATCH_S = batch_s
         pool.close()
     assert unplayed == [None, None, None]
     assert len(records) == len(todo) - 3 == len(list(store.match_ids()))

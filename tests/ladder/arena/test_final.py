@@ -57,7 +57,8 @@ def test_the_organiser_starts_the_final_and_it_is_its_own_ladder(tmp_path: Path,
 def test_at_the_deadline_submissions_close_and_the_final_starts_by_itself(
     tmp_path: Path, arena_factory: list[Arena]
 ) -> None:
-    deadline = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=20)
+    # Far enough ahead for the arena to start and take both submissions on a loaded machine.
+    deadline = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=45)
     classroom = f'deadline = "{deadline.isoformat(timespec="seconds")}"\nfinal_deals = 1'
     a = make_arena(tmp_path, house=HOUSE2, classroom=classroom)
     arena_factory.append(a)
