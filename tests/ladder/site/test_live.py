@@ -127,7 +127,8 @@ def test_the_stream_sends_each_play_in_order_and_it_is_the_record(site: dict[str
 def _siblings(db: sqlite3.Connection, mid: str) -> list[tuple[str | None, str | None]]:
     """The other seatings of ``mid``'s deal: each one's match id and when it finished (None: unrecorded)."""
     tid, idx = int(mid[1:].split("-")[0]), int(mid.split("-")[1])
-    (seed,) = db.execute("SELECT seed FROM tournament_matches WHERE tournament_id = ? AND idx = ?", [tid, idx]).fetchone()
+    query = "SELECT seed FROM tournament_matches WHERE tournament_id = ? AND idx = ?"
+    (seed,) = db.execute(query, [tid, idx]).fetchone()
     return db.execute(
         "SELECT tm.match_id, m.finished_at FROM tournament_matches tm LEFT JOIN matches m ON m.id = tm.match_id "
         "WHERE tm.tournament_id = ? AND tm.seed = ? AND tm.idx != ?",
@@ -177,7 +178,7 @@ def test_a_withheld_match_s_cards_never_reach_a_visitor_or_a_participant(site: d
             for at, mid in cards_of:
                 # Every other seating of its deal was recorded before this viewer was sent its cards.
                 for other, finished in _siblings(db, mid):
-                    assert other is not None, f"{who} was sent {mid}'s cards while another seating of its deal was to play"
+                    assert other is not None, f"{who} was sent {mid}'s cards while another seating was to play"
                     assert finished is not None
                     assert dt.datetime.fromisoformat(finished).timestamp() <= at, (who, mid, other)
     finally:
