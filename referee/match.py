@@ -13,7 +13,7 @@ import collections
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import codec
@@ -90,6 +90,22 @@ NAME_LIMIT = 64
 
 DEAL_HOLD_S = 3600.0
 """The longest a seat may hold the next deal between hands (``hold_deal``: a person reading the scores)."""
+
+
+class MatchWatcher(Protocol):
+    """Told of a match as its record grows, in this process (the arena's live page): each call comes
+    right after the record has it, on the match's own loop, and must return at once. A watcher that
+    raises is dropped for the rest of the match; it never changes the match."""
+
+    def began(self, record: MatchRecord, names: Sequence[str]) -> None:
+        """The handshakes are done: ``names`` are the seats' ladder names, in seat order."""
+
+    def played(self, record: MatchRecord, trick: Trick | None) -> None:
+        """``record.plays[-1]`` was just played; ``trick`` is the trick it completed, as the engine
+        gives it (its winner), or None."""
+
+    def scored(self, record: MatchRecord) -> None:
+        """``record.hands[-1]`` was just scored by the engine (points taken, score, totals)."""
 
 
 # -- the referee ---------------------------------------------------------------------------------
@@ -389,6 +405,20 @@ class _Referee:
         self.shown_names: list[str] | None = None  # the names the bots are told (None: self.names)
         self.noted: set[tuple[int, str]] = set()  # (seat, RPC) of each optional RPC noted as unimplemented
         self.holders = [st for st in self.states if st.hold_deal is not None]  # who may hold the next deal
+        self.watcher: MatchWatcher | None = None
+
+    def _watch(self, call: Callable[[MatchWatcher], None]) -> None:
+        watcher = self.watcher
+        if watcher is None:
+            return
+        try:
+            call(watcher)
+        except Exception:  # an onlooker's failure is never the match's: it stops watching
+            self.watcher = None
+
+    def _watch_play(self, trick: Trick | None) -> None:
+        record = self.record
+        self._watch(lambda w: w.played(record, trick))
 
     # -- asking ----------------------------------------------------------------------------------
 
@@ -519,6 +549,8 @@ class _Referee:
         self.record.started_at = utc_now()
         try:
             await self._handshakes()
+            if self.watcher is not None:
+                self._watch(lambda w: w.began(self.record, list(self.names)))
             m = self.match
             self._open_hand()
             while not m.over:
@@ -629,6 +661,8 @@ class _Referee:
         h.points_taken, h.score, h.totals = result.points_taken, result.score, result.totals
         h.moon, h.sun = result.moon, result.sun
         h.moon_choice = result.moon_choice.value if result.moon_choice is not None else None
+        if self.watcher is not None:
+            self._watch(lambda w: w.scored(self.record))
         scored = codec.hand_scored_to_wire(result, m.rules)
         self._notify_all(lambda s: pb.NotifyRequest(match_id=self.match_id, seat=s, hand_scored=scored))
         if m.over:
@@ -700,6 +734,8 @@ class _Referee:
                         self._record_play(s, o, ms, card, trick, fault, substituted)
                     else:
                         plays.append(PlayRecord(o.hand_number, len(o.tricks), s, str(card), ms))
+                        if self.watcher is not None:
+                            self._watch_play(trick)
                         if trick is not None:
                             self._notify_trick(o.hand_number, trick)
                 else:
@@ -728,6 +764,8 @@ class _Referee:
                 s, fault, hand_number, trick_number, describe("PlayCard", o), f"played the seeded substitute {card}"
             )
         self.record.plays.append(PlayRecord(hand_number, trick_number, s, str(card), latency, substituted))
+        if self.watcher is not None:
+            self._watch_play(trick)
         if trick is not None:
             self._notify_trick(hand_number, trick)
         return trick
@@ -813,6 +851,7 @@ async def play_match(
     tournament_id: int | None = None,
     shown_names: Sequence[str] | None = None,
     time_source: Callable[[], float] = _perf_counter,
+    watcher: MatchWatcher | None = None,
 ) -> MatchRecord:
     """Play one complete match among ``seats`` (one per seat, in seat order) and return its record.
 
@@ -821,7 +860,7 @@ async def play_match(
     anonymous contest tells bots aliases, and records the real names. ``time_source`` (seconds)
     measures each answer for the clocks: a test passes one it advances itself, so what a bot is
     charged is what the test says, not what the machine's load made it. The calls' own deadlines
-    stay in real time.
+    stay in real time. ``watcher`` is told of each play and each scored hand as the record gets it.
     Seats are not closed: a caller may reuse them (and their channels) for the next match.
     Raises ``ValueError`` only for a wrong number of seats or names; a bot's failures are faults.
     """
@@ -832,6 +871,7 @@ async def play_match(
         if len(shown_names) != len(seats):
             raise ValueError(f"{len(shown_names)} shown names for {len(seats)} seats")
         referee.shown_names = list(shown_names)
+    referee.watcher = watcher
     return await referee.run()
 
 

@@ -265,7 +265,7 @@ def build_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         ladder_tournament(state.store, cfg)
         if background:
-            state.worker = ArenaWorker(arena_dir, cfg, state.ratings, resolve=resolve)
+            state.worker = ArenaWorker(arena_dir, cfg, state.ratings, resolve=resolve, hub=state.hub)
             state.worker.start()
             deadline_task = asyncio.create_task(_deadline_watch(state))
         try:

@@ -1,5 +1,6 @@
 """One running arena as its readers and writers see it: its folder, arena.toml, the fitted boards,
-the worker (when it runs) and the sign-in guard; the store through a connection of the caller's thread."""
+the worker (when it runs), the live matches' broadcaster and the sign-in guard; the store through a
+connection of the caller's thread."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from ladder.arena.accounts import SignInGuard
 from ladder.arena.config import ArenaConfig
 from ladder.arena.hosted_address import Resolve, resolve_host
+from ladder.arena.live import LiveHub
 from ladder.arena.store import ArenaStore
 from ladder.arena.worker import ArenaWorker, Ratings
 
@@ -24,6 +26,7 @@ class ArenaState:
     worker: ArenaWorker | None = None
     guard: SignInGuard = field(default_factory=SignInGuard)  # wrong tokens, by client address
     resolve: Resolve = resolve_host  # a hosted bot's host name to its addresses (tests drive their own)
+    hub: LiveHub = field(default_factory=LiveHub)  # the matches in play, as played (the worker publishes)
 
     def __post_init__(self) -> None:
         self._local = threading.local()

@@ -25,6 +25,7 @@ from typing import Any
 
 from ladder.arena.accounts import Account
 from ladder.arena.errors import BadRequest, Forbidden, NotFound, NotNow
+from ladder.arena.live import LiveMatch
 from ladder.arena.state import ArenaState
 from ladder.arena.store import IN_PIPELINE, BotRow, VersionRow, VersionStatus
 from ladder.arena.worker import ladder_tournament, sandbox_mode
@@ -429,14 +430,31 @@ def without_addresses(text: str | None, addresses: list[str]) -> str | None:
     return text
 
 
+def _live_plays(m: LiveMatch | None, viewer: Account) -> dict[str, Any]:
+    """A match in play's plays and scored hands so far, as the record has them, unless its deal
+    other seatings still play (an organiser sees them all the same)."""
+    if m is None:  # not begun (or played elsewhere: a cluster's matches are not watched)
+        return {"started": False, "withheld": False, "plays": [], "hands": []}
+    if not (viewer.organiser or m.public):
+        return {"started": True, "withheld": True, "plays": [], "hands": []}
+    return {"started": True, "withheld": False, "plays": m.plays, "hands": m.hands}
+
+
 async def live(state: ArenaState, viewer: Account) -> dict[str, Any]:
-    """The matches of the batch in play that are not yet recorded (no seed: it deals every hand)."""
+    """The matches in play that are not yet recorded (no seed: it deals every hand), each with its
+    plays and scored hands so far when this viewer may see them (``withheld`` while its deal is still
+    to be played in other seatings, as its record is): seats by number, names as the viewer sees them."""
     worker = state.worker
     sight = _Sight(state, viewer)
-    items = []
-    for mid, m in list((worker.live if worker is not None else {}).items()):
-        items.append({"id": mid, "seats": [sight.ladder_name(s) for s in m["seats"]]})
-    return {"live": items, "note": "the matches of the batch in play that are not yet recorded"}
+    playing = {m.id: m for m in state.hub.in_play()}
+    seats = {mid: list(m["seats"]) for mid, m in list((worker.live if worker is not None else {}).items())}
+    for mid, m in playing.items():  # the final's matches too, which the batch does not list
+        seats.setdefault(mid, m.names)
+    items = [
+        {"id": mid, "seats": [sight.ladder_name(s) for s in names], **_live_plays(playing.get(mid), viewer)}
+        for mid, names in seats.items()
+    ]
+    return {"live": items, "note": "the matches in play that are not yet recorded"}
 
 
 async def live_board(state: ArenaState, viewer: Account) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from typing import Any
 
 from ladder.arena.config import ArenaConfig
 from ladder.arena.hosted_address import AddressRefused, Resolve, pin, resolve_host
+from ladder.arena.live import LiveHub, LiveWatcher
 from ladder.arena.scheduler import Standing, next_batch
 from ladder.arena.store import IN_PIPELINE, ArenaStore, VersionRow, VersionStatus
 from ladder.bots.launcher import BotStartError, Launcher
@@ -283,7 +284,13 @@ class ArenaWorker:
     """Runs the pipeline and the ladder on their own loop and thread until ``stop()``."""
 
     def __init__(
-        self, arena_dir: Path, cfg: ArenaConfig, ratings: Ratings | None = None, *, resolve: Resolve = resolve_host
+        self,
+        arena_dir: Path,
+        cfg: ArenaConfig,
+        ratings: Ratings | None = None,
+        *,
+        resolve: Resolve = resolve_host,
+        hub: LiveHub | None = None,
     ) -> None:
         self.dir = arena_dir
         self.cfg = cfg
@@ -292,6 +299,8 @@ class ArenaWorker:
         self.db_path = arena_dir / "arena.db"
         self.ratings = ratings or Ratings()
         self.live: dict[str, dict[str, Any]] = {}  # scheduled matches of the batch in play
+        self.hub = hub or LiveHub()  # each play of the matches played here, for the live page
+        self._watcher: LiveWatcher | None = None
         self.playing = False
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -571,6 +580,8 @@ class ArenaWorker:
 
     def _recorded(self, record: MatchRecord) -> None:
         self.live.pop(record.match_id, None)
+        if self._watcher is not None:
+            self._watcher.recorded(record.match_id)
 
     def owners(self, store: ArenaStore) -> dict[str, str]:
         """Each participant's versions by ladder name -> the participant (house bots left out)."""
@@ -595,6 +606,13 @@ class ArenaWorker:
 
     async def _play(self, store: ArenaStore, tid: int, stop: Callable[[], bool]) -> None:
         self.playing = True
+
+        def public(tournament: int | None, seed: int) -> bool:
+            # No other seating of the deal left to record (the match in play is one of them).
+            return tournament is not None and store.ladder.seatings_unrecorded(tournament, seed) <= 1
+
+        self._watcher = LiveWatcher(self.hub, public)
+        self.hub.changed()
         try:
             # A venue per batch, as the bots are started per batch: a scheduler that went away
             # costs one batch, and the next one tries again.
@@ -611,6 +629,7 @@ class ArenaWorker:
                 force=True,
                 on_record=self._recorded,
                 venue=venue,
+                watcher=self._watcher,
             )
         except VenueError as e:
             # The cluster cannot play now (unreachable, no worker with the bots): nothing of this
@@ -634,6 +653,8 @@ class ArenaWorker:
             await asyncio.sleep(0.5)
         finally:
             self.playing = False
+            self._watcher = None
+            self.hub.clear()  # a match still in it was stopped: it stays to be played
 
     # -- the final tournament --------------------------------------------------------------------
 

@@ -23,7 +23,14 @@ from urllib.parse import urlparse
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -31,6 +38,7 @@ from ladder.arena import actions, views
 from ladder.arena.accounts import Account, SignInLimited
 from ladder.arena.app import ApiError, client_address, http_status
 from ladder.arena.errors import Refused
+from ladder.arena.live import stream as live_stream
 from ladder.arena.state import ArenaState
 from ladder.site import pages
 from ladder.site.pages import VISITOR
@@ -192,6 +200,31 @@ async def live_json(request: Request) -> Response:
     return JSONResponse(data, headers=HEADERS)
 
 
+async def live_events(request: Request) -> Response:
+    """The live page's push channel: server-sent events of ``live_data`` and of each play this viewer
+    may see (ladder/arena/live.py decides, and bounds the streams)."""
+    state, who = _state(request), viewer(request)
+    address = client_address(request)
+    if not state.hub.room(address):
+        return PlainTextResponse(
+            "too many pages follow the live matches now: try again in a minute",
+            status_code=503,
+            headers={**HEADERS, "Retry-After": "30"},
+        )
+
+    async def board(seq: int) -> dict[str, Any]:
+        return await state.hub.board((who.id, who.role), seq, lambda: pages.live_data(state, who))
+
+    events = live_stream(
+        state.hub, board, organiser=who.organiser, address=address, after=request.headers.get("last-event-id")
+    )
+    return StreamingResponse(
+        events,
+        media_type="text/event-stream",
+        headers={**HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
 # -- signing in -------------------------------------------------------------------------------------
 
 
@@ -318,6 +351,7 @@ def routes() -> list[Route | Mount]:
         Route("/bots/{name}", _page(bot)),
         Route("/live", _page(live)),
         Route("/live.json", live_json),
+        Route("/live/events", live_events),
         Route("/signin", _page(signin), methods=["GET", "POST"]),
         Route("/signout", _page(signout), methods=["POST"]),
         Route("/me", _page(me_page)),

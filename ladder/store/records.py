@@ -303,6 +303,15 @@ class Store:
         ).fetchall()
         return {int(r[0]) for r in rows}
 
+    def seatings_unrecorded(self, tournament_id: int, seed: int) -> int:
+        """How many seatings of the deal dealt from ``seed`` in the tournament are not recorded yet (a
+        match in play counts itself: while more than it remain, its plays show the others' deal)."""
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM tournament_matches WHERE tournament_id = ? AND seed = ? AND match_id IS NULL",
+            [tournament_id, seed],
+        ).fetchone()
+        return int(row[0])
+
     def deals_in_play(self, match_ids: Sequence[str]) -> set[str]:
         """Those of ``match_ids`` whose deal is still to be played in another seating of their
         tournament (``deal_in_play`` for many at once: the pending seatings are few, and read once)."""

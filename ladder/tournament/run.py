@@ -53,7 +53,7 @@ from ladder.store.save import AlreadyRecorded, save_scheduled
 from ladder.tournament.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule, match_id
 from ladder.venues.here import HereVenue, load_in_process
 from ladder.venues.venue import MatchJob, Played, Venue, VenueBots
-from referee.match import MatchSettings
+from referee.match import MatchSettings, MatchWatcher
 from referee.record import FaultKind, MatchRecord
 from referee.rules import Rules
 
@@ -390,13 +390,15 @@ async def play_tournament(
     sandbox: SandboxMode | str = SandboxMode.OFF,
     shown_names: Mapping[str, str] | None = None,
     venue: Venue | None = None,
+    watcher: MatchWatcher | None = None,
 ) -> RunSummary:
     """Play every pending match of a tournament at a venue; returns what was played. ``stop``, asked
     before each match starts, ends the run early when it says so (the matches in flight finish and
     are saved). ``sandbox``: how every bot is run (a bot whose entry says ``sandbox = true`` always
     is); a sandbox this machine cannot make raises ``SandboxUnavailable`` before anything is written.
     ``shown_names``: the name each bot is told of the others, by ladder name (an anonymous
-    contest's aliases); the records keep the ladder names.
+    contest's aliases); the records keep the ladder names. ``watcher`` is told of each match the
+    default venue plays on this loop as its record grows (``referee.match.MatchWatcher``).
 
     ``venue`` (a ``ladder.venues.venue.Venue``, e.g. ``ladder.venues.cluster.DaskVenue``) plays every
     match, its bots started there; by default a ``HereVenue``: this process, with ``workers``
@@ -438,6 +440,7 @@ async def play_tournament(
             startup_timeout=startup_timeout,
             sandbox=mode,
             workers=workers,
+            watcher=watcher,
         )
     else:  # the bots run at the venue, each of its machines checks its own sandbox; modules are checked here
         load_in_process(entries, mode, logs)

@@ -22,7 +22,7 @@ from ladder.bots.registry import BotEntry
 from ladder.sandbox import Limits, SandboxMode, probe, probe_limits
 from ladder.venues.venue import MatchJob, Played, VenueBots
 from ladder.venues.workers import MatchWorkers, default_workers
-from referee.match import MatchSettings, play_match
+from referee.match import MatchSettings, MatchWatcher, play_match
 from referee.record import ForfeitReason, MatchRecord
 from referee.rules import Rules
 from referee.seats import REFEREE_NAME, GrpcSeat, Seat
@@ -43,7 +43,8 @@ _HANDSHAKE_TIMEOUT_S = 5.0
 
 class HereVenue:
     """This process: its launcher's bots and its in-process bots, and ``workers`` processes (default:
-    one per core, 0: none) for the matches whose bots are all in-process.
+    one per core, 0: none) for the matches whose bots are all in-process. ``watcher`` is told of each
+    match played on this process's loop as its record grows (not of the workers' matches).
 
     Made before anything of the run is written: the in-process bots are loaded (``BotModuleError``
     for a module that names no bot, or one asked to run in the sandbox) and the sandbox is probed
@@ -61,6 +62,7 @@ class HereVenue:
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
         sandbox: SandboxMode | str = SandboxMode.OFF,
         workers: int | None = None,
+        watcher: MatchWatcher | None = None,
     ) -> None:
         if workers is not None and workers < 0:
             raise ValueError("workers must be 0 or more")
@@ -76,6 +78,7 @@ class HereVenue:
         self.n_workers = default_workers() if workers is None else workers
         self.pool: MatchWorkers | None = None
         self.rules: dict[str, Rules] = {}  # parsed once per ruleset, for every match
+        self.watcher = watcher
         self.unreachable: set[str] = set()  # unreachable in their last match: checked before seating
         self._logs: dict[str, Path | None] = {}
 
@@ -131,6 +134,7 @@ class HereVenue:
             names=list(job.seats),
             tournament_id=job.tournament_id,
             shown_names=list(job.shown) if job.shown else None,
+            watcher=self.watcher,
         )
         self.unreachable.update(
             job.seats[s.seat] for s in record.seats if s.forfeit_reason is ForfeitReason.UNREACHABLE
