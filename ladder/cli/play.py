@@ -209,13 +209,13 @@ def play_command(
     from referee.match import MatchSettings
 
     r = _parse_rules(ruleset, "--rules")
+    if tui and people > 1:
+        raise click.UsageError("--tui seats one person (one terminal): play --people in a browser")
     if tui:
         from ladder.table.tui import has_terminal
 
         if not has_terminal():
             raise click.UsageError("--tui needs a terminal (its input and output): run it in one, or play in a browser")
-        if people > 1:
-            raise click.UsageError("--tui seats one person (one terminal): play --people in a browser")
     if people > r.players:
         raise click.UsageError(f"the rules {ruleset!r} seat {r.players} players: --people {people} is too many")
     bots = r.players - people
@@ -281,7 +281,9 @@ def play_command(
             console.print("your table is at:")
             console.print(f"  {urls[0]}", soft_wrap=True, highlight=False, markup=False)
         else:
-            console.print("the table is at, one address for each person (each shows that person's seat only):")
+            console.print(
+                "the table is at, one address for each person (each shows that person's seat only):", soft_wrap=True
+            )
             for i, (n, url) in enumerate(zip(person_names, urls, strict=True)):
                 console.print(f"  seat {i} {n}: {url}", soft_wrap=True, highlight=False, markup=False)
         if not no_browser:
