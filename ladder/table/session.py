@@ -1,8 +1,8 @@
 """One sitting of ``hearts play``: the table's server up, the bots seated, the match played with the
-person in their seat once they ask to start, the record stored, everything stopped.
+people in their seats once every one of them has asked to start, the record stored, everything stopped.
 
 The bots are seated as ``hearts match`` seats them (``ladder.tournament.run.started_bots``: a command
-started and stopped, an address reached, a ``PKG.MOD:CLASS`` played in-process), the person's seat
+started and stopped, an address reached, a ``PKG.MOD:CLASS`` played in-process), each person's seat
 is a ``referee.human.HumanSeat``, and the match is the referee's ``play_match`` like any other.
 """
 
@@ -22,7 +22,6 @@ from ladder.sandbox import SandboxMode
 from ladder.store import Store
 from ladder.table.table import Table, table_app
 from ladder.venues.here import started_bots
-from referee.human import HumanSeat
 from referee.match import MatchSettings, play_match
 from referee.record import MatchRecord
 from referee.rules import Rules
@@ -62,13 +61,14 @@ class _Server(uvicorn.Server):
 
 @dataclass
 class Sitting:
-    """What ``sit`` needs: the bots (entries, by seat), the rules and seed, the person's seat and table."""
+    """What ``sit`` needs: the bots (entries, in seat order), the rules and seed, the table (its people,
+    ``table.seats``) and where each person sits (``person_seats``, one per person, in the table's order;
+    the bots take the other seats in order)."""
 
     entries: Sequence[BotEntry]
-    person_seat: int
+    person_seats: Sequence[int]
     rules: Rules
     seed: int
-    person: HumanSeat
     table: Table
     db: str
     settings: MatchSettings
@@ -77,8 +77,9 @@ class Sitting:
     sandbox: SandboxMode
 
 
-async def sit(s: Sitting, sock: socket.socket, on_listening: Callable[[str], None]) -> MatchRecord:
-    """Serve the table's page, seat the bots, wait for the person's start, play and record the match."""
+async def sit(s: Sitting, sock: socket.socket, on_listening: Callable[[list[str]], None]) -> MatchRecord:
+    """Serve the table's page, seat the bots, wait for every person's start, play and record the match.
+    ``on_listening`` is given each person's address, in the table's order."""
     server = _Server(
         uvicorn.Config(
             table_app(s.table), log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
@@ -87,7 +88,7 @@ async def sit(s: Sitting, sock: socket.socket, on_listening: Callable[[str], Non
     s.table.port = sock.getsockname()[1]
     serving = asyncio.create_task(server.serve(sockets=[sock]))
     try:
-        on_listening(s.table.url)
+        on_listening(s.table.urls)
         record = await play_and_record(s)
         await _linger(s.table)
         return record
@@ -100,8 +101,11 @@ async def sit(s: Sitting, sock: socket.socket, on_listening: Callable[[str], Non
 
 
 async def play_and_record(s: Sitting) -> MatchRecord:
-    """Seat the bots, wait for the person's start (``s.table.start``), play the match with the person
-    in their seat, record it, and tell the person where it is."""
+    """Seat the bots, wait for every person's start (``s.table.start``), play the match with each person
+    in their seat, record it, and tell the people where it is."""
+    people = s.table.seats
+    if len(s.person_seats) != len(people) or len(set(s.person_seats)) != len(people):
+        raise ValueError(f"{len(people)} people need {len(people)} seats of their own, not {list(s.person_seats)}")
     names = [e.name for e in s.entries]
     async with started_bots(
         list({e.name: e for e in s.entries}.values()),
@@ -109,15 +113,19 @@ async def play_and_record(s: Sitting) -> MatchRecord:
         startup_timeout=s.startup_timeout,
         sandbox=s.sandbox,
     ) as chairs:
-        s.person.tell({"type": "ready", "rules": str(s.rules)})
+        for i, person in enumerate(people):
+            person.tell({"type": "ready", "rules": str(s.rules), **s.table.awaiting(i)})
         await s.table.start.wait()
-        seats = [chairs[n] for n in names]
-        seats.insert(s.person_seat, s.person)
-        shown = list(names)
-        shown.insert(s.person_seat, s.person.name or "person")
+        bots = iter([chairs[n] for n in names])
+        shown_bots = iter(names)
+        at = dict(zip(s.person_seats, range(len(people)), strict=True))
+        n = len(people) + len(names)
+        seats = [people[at[k]] if k in at else next(bots) for k in range(n)]
+        shown = [(people[at[k]].name or "person") if k in at else next(shown_bots) for k in range(n)]
         record = await play_match(seats, s.rules, s.seed, settings=s.settings, names=shown)
     await asyncio.to_thread(_save, s.db, record)
-    s.person.tell({"type": "recorded", "match_id": record.match_id, "db": s.db})
+    for person in people:
+        person.tell({"type": "recorded", "match_id": record.match_id, "db": s.db})
     return record
 
 
@@ -127,8 +135,12 @@ def _save(db: str, record: MatchRecord) -> None:
 
 
 async def _linger(table: Table) -> None:
-    """Give an open page up to ``LINGER_S`` to receive every event (the match over, its record)."""
+    """Give each open page up to ``LINGER_S`` to receive every event (the match over, its record)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + LINGER_S
-    while table.pages and table.delivered < len(table.seat.events) and loop.time() < end:
+
+    def behind() -> bool:
+        return any(p and d < len(seat.events) for p, d, seat in zip(table.pages, table.delivered, table.seats))
+
+    while behind() and loop.time() < end:
         await asyncio.sleep(0.05)

@@ -1,15 +1,19 @@
-"""The person's table on the web: a Starlette app on 127.0.0.1 that shows one ``HumanSeat``.
+"""The people's table on the web: a Starlette app on 127.0.0.1 that shows each person one ``HumanSeat``.
 
-``table_app(table)`` serves the page (``static/``), pushes the seat's events to it as server-sent
+``table_app(table)`` serves the page (``static/``), pushes a seat's events to it as server-sent
 events (``GET /events``, one ``data:`` line of JSON each, with its ``id:`` so that a page that
-reconnects resumes where it was), and takes the person's answers (``POST /answer``), the start
-(``POST /start``) and the next deal (``POST /deal``). Nothing is polled, and nothing of the match
-reaches the page but the seat's events: what a bot in that seat would be sent.
+reconnects resumes where it was), and takes that person's answers (``POST /answer``), their start
+(``POST /start``) and their next deal (``POST /deal``). Nothing is polled, and nothing of the match
+reaches a page but its seat's events: what a bot in that seat would be sent.
+
+Each person has a key of their own, and the key is what says whose seat a request is for: a page
+holding one person's key reads only that seat's events and answers only for that seat (no request
+names a seat), so one person's page can neither see nor act for another's.
 
 Everything that comes in is hostile: another program on this machine, or a web page the person's
 browser shows, may try the port. So every request must name this server in its ``Host`` (a page of
 another site that rebinds its name to 127.0.0.1 does not), every request but the page's own files
-carries the table's key (a random token in the address ``hearts play`` prints, which no other page
+carries a person's key (a random token in the address ``hearts play`` prints, which no other page
 can read), and every ``POST`` is JSON from this server's own origin, at most ``MAX_BODY`` bytes.
 """
 
@@ -18,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +37,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 16 * 1024
 """The largest request body taken: an answer is a few hundred bytes."""
 MAX_PAGES = 8
-"""Pages that may follow the table at once (each holds one stream)."""
+"""Pages that may follow one person's seat at once (each holds one stream): per person, so that one
+person's key cannot crowd another person out."""
 KEEPALIVE_S = 15.0
 """A comment line every so often on a quiet stream, so that a page that has gone is noticed."""
 KEY_HEADER = "X-Table-Key"
@@ -51,27 +56,67 @@ _PAGE_HEADERS = {
 
 
 class Table:
-    """One person's table: their seat, the key the page must show, when to start, what was sent."""
+    """The people at one table: each person's seat and the key their page must show, who has asked
+    to start, and what was sent. Person ``i`` is ``seats[i]`` with ``keys[i]``."""
 
-    def __init__(self, seat: HumanSeat, *, key: str | None = None) -> None:
-        self.seat = seat
-        self.key = key or secrets.token_urlsafe(24)
+    def __init__(self, *seats: HumanSeat, keys: Sequence[str] | None = None) -> None:
+        if not seats:
+            raise ValueError("a table seats at least one person")
+        if keys is not None and len(keys) != len(seats):
+            raise ValueError(f"{len(keys)} keys for {len(seats)} people")
+        self.seats = seats
+        self.keys = tuple(keys) if keys is not None else tuple(secrets.token_urlsafe(24) for _ in seats)
+        if len(set(self.keys)) != len(self.keys):
+            raise ValueError("each person needs a key of their own")
         self.port = 0  # set once the server listens
-        self.start = asyncio.Event()  # the person asked to start (Space or Enter)
-        self.pages = 0  # streams open now
+        self.start = asyncio.Event()  # every person asked to start (Space or Enter)
+        self.started: set[int] = set()  # the people who asked so far
+        self.pages = [0] * len(seats)  # streams open now, by person
         self.bytes_sent = 0  # event bytes written to the pages, all streams together
-        self.delivered = 0  # the highest event number a page has been sent
+        self.delivered = [0] * len(seats)  # the highest event number a page of each person has been sent
         self.closing = False  # the sitting is over: each stream ends once it has sent everything
+
+    def ask_to_start(self, person: int) -> None:
+        """Person ``person`` is ready; the match starts once everyone is. Each person is told who is
+        still awaited (names only: who sits where is public). Asking again tells nobody anything."""
+        if person in self.started:
+            return
+        self.started.add(person)
+        if len(self.started) == len(self.seats):
+            self.start.set()
+        if len(self.seats) > 1:
+            for i in range(len(self.seats)):
+                self.seats[i].tell({"type": "awaiting", **self.awaiting(i)})
+
+    def awaiting(self, person: int) -> dict[str, Any]:
+        """What person ``person``'s page says before the match: whether they asked to start, and the
+        others not yet ready."""
+        others = [i for i in range(len(self.seats)) if i != person and i not in self.started]
+        return {
+            "people": len(self.seats),
+            "started": person in self.started,
+            "others": [self.seats[i].name or f"person {i + 1}" for i in others],
+        }
 
     def close(self) -> None:
         """End the streams once they have sent every event (the last one says the table closed)."""
         self.closing = True
-        self.seat.tell({"type": "closed"})
+        for seat in self.seats:
+            seat.tell({"type": "closed"})
 
     @property
-    def url(self) -> str:
-        """The page's address, with the table's key: what the person opens."""
-        return f"http://127.0.0.1:{self.port}/?key={self.key}"
+    def urls(self) -> list[str]:
+        """Each person's address, with their key: what each of them opens (theirs only)."""
+        return [f"http://127.0.0.1:{self.port}/?key={k}" for k in self.keys]
+
+    def person(self, given: str) -> int | None:
+        """Whose key ``given`` is (the person's number), or None. Every key is compared, each in
+        constant time, so the time taken says nothing of which key came close."""
+        found = None
+        for i, k in enumerate(self.keys):
+            if secrets.compare_digest(given.encode(), k.encode()):
+                found = i
+        return found
 
     def hosts(self) -> tuple[str, ...]:
         """The ``Host`` values a request to this server may carry (never a rebound name)."""
@@ -87,8 +132,8 @@ def _refused(status: int, why: str) -> Response:
 
 
 def _guarded(table: Table, *, key: bool = True, post: bool = False) -> Callable[..., Any]:
-    """A route's checks before its handler: this server's own name, the table's key, and for a POST
-    JSON from this server's own origin."""
+    """A route's checks before its handler: this server's own name, a person's key (whose it is goes
+    to the handler as ``request.state.person``), and for a POST JSON from this server's own origin."""
 
     def wrap(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def guarded(request: Request) -> Response:
@@ -96,8 +141,10 @@ def _guarded(table: Table, *, key: bool = True, post: bool = False) -> Callable[
                 return PlainTextResponse("this table answers to 127.0.0.1 only", status_code=421)
             if key:
                 given = request.headers.get(KEY_HEADER) or request.query_params.get("key") or ""
-                if not secrets.compare_digest(given.encode(), table.key.encode()):
+                person = table.person(given)
+                if person is None:
                     return _refused(403, "open the address hearts play printed: it holds the table's key")
+                request.state.person = person
             if post:
                 origin = request.headers.get("origin")
                 if origin is not None and origin not in table.origins():
@@ -129,7 +176,6 @@ async def _json_body(request: Request) -> Any:
 
 def table_app(table: Table) -> Starlette:
     """The app of one table (see the module's docstring)."""
-    seat = table.seat
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "play.html", media_type="text/html; charset=utf-8", headers=_PAGE_HEADERS)
@@ -142,11 +188,13 @@ def table_app(table: Table) -> Starlette:
         return FileResponse(STATIC / name, media_type=f"{kind}; charset=utf-8", headers=_PAGE_HEADERS)
 
     async def events(request: Request) -> Response:
-        if table.pages >= MAX_PAGES:
-            return _refused(429, f"{MAX_PAGES} pages follow this table already: close one")
+        person: int = request.state.person
+        seat = table.seats[person]
+        if table.pages[person] >= MAX_PAGES:
+            return _refused(429, f"{MAX_PAGES} pages follow this seat already: close one")
         after_text = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
         after = int(after_text) if after_text.isdigit() and len(after_text) < 10 else 0
-        table.pages += 1
+        table.pages[person] += 1
         seat.join()
 
         async def stream() -> AsyncIterator[bytes]:
@@ -166,11 +214,11 @@ def table_app(table: Table) -> Starlette:
                     seen = batch[-1]["seq"]
                     table.bytes_sent += len(out)
                     yield out
-                    table.delivered = max(table.delivered, seen)
+                    table.delivered[person] = max(table.delivered[person], seen)
                     if table.closing and seen >= len(seat.events):
                         return
             finally:
-                table.pages -= 1
+                table.pages[person] -= 1
                 seat.leave()
 
         return StreamingResponse(
@@ -187,17 +235,17 @@ def table_app(table: Table) -> Starlette:
         if not isinstance(body, dict):
             return _refused(400, 'send {"id": N, "answer": {...}}')
         try:
-            seat.answer(body.get("id"), body.get("answer"))
+            table.seats[request.state.person].answer(body.get("id"), body.get("answer"))
         except AnswerRefused as e:
             return JSONResponse({"ok": False, "reason": e.reason, "rule": e.rule}, status_code=409)
         return JSONResponse({"ok": True})
 
     async def start(request: Request) -> Response:
-        table.start.set()
+        table.ask_to_start(request.state.person)
         return JSONResponse({"ok": True})
 
     async def deal(request: Request) -> Response:
-        return JSONResponse({"ok": seat.deal_again()})
+        return JSONResponse({"ok": table.seats[request.state.person].deal_again()})
 
     async def no_icon(request: Request) -> Response:
         return Response(status_code=204)

@@ -132,7 +132,7 @@ class Terminal:
         if self.phase in ("start", "hold"):
             if key in ("space", "enter"):
                 if self.phase == "start":
-                    self.table.start.set()
+                    self.table.ask_to_start(0)
                     self.status = "Dealing..."
                 else:
                     self.seat.deal_again()
@@ -393,7 +393,7 @@ def has_terminal() -> bool:
 async def at_terminal(sitting: Sitting, console: Console) -> MatchRecord:
     """Play the sitting in this terminal: the table drawn, the keys read, the match recorded."""
     with raw_keys(sys.stdin) as keys:
-        terminal = Terminal(sitting.person, sitting.table, console, keys)
+        terminal = Terminal(sitting.table.seats[0], sitting.table, console, keys)
         drawing = asyncio.create_task(terminal.run())
         try:
             record = await play_and_record(sitting)

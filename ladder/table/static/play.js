@@ -439,8 +439,10 @@
       S.ready = true;
       if (e.rules) S.rulesText = e.rules;
       if (S.phase === "start") $("overlay-hint").textContent = "Space or Enter to start";
+      showAwaiting(e);
       return;
     }
+    if (e.type === "awaiting") { showAwaiting(e); return; }
     if (e.type === "ask") return showAsk(e);
     if (e.type === "done") {
       if (S.ask && S.ask.id === e.id) {
@@ -469,6 +471,26 @@
       log(p.textContent, { kind: "recorded" });
       return;
     }
+  }
+
+  // At a table of several people the match starts once each has pressed start: each page says who
+  // is still awaited (names as text).
+  function showAwaiting(e) {
+    if ((e.people || 1) < 2 || S.started) return;
+    const others = (e.others || []).map(String);
+    const box = $("overlay-awaiting");
+    document.body.dataset.awaiting = others.join(" ");
+    if (e.started && S.phase === "start") {  // pressed on a page of this seat before a reload
+      setPhase("starting");
+      $("overlay-go").disabled = true;
+    }
+    if (!others.length) {
+      box.textContent = S.phase === "start" ? "Everyone else is ready: the match starts when you press start." : "";
+      if (S.phase === "starting") $("overlay-hint").textContent = "Dealing...";
+      return;
+    }
+    box.textContent = `Still awaited: ${S.phase === "start" ? "you, " : ""}${others.join(", ")}.`;
+    if (S.phase === "starting") $("overlay-hint").textContent = `Waiting for ${others.join(", ")} to press start...`;
   }
 
   async function showAsk(e) {

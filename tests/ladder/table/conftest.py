@@ -31,19 +31,20 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
     """``table(*args)`` starts ``hearts play --no-browser --db tmp/arena.db *args`` and waits for the
-    address it prints; every process is killed at the end of the test if it is still there."""
+    address it prints (``people=N``: for its N addresses, one a person); every process is killed at the
+    end of the test if it is still there."""
     runs: list[Run] = []
 
-    def start(*args: str) -> Table:
+    def start(*args: str, people: int = 1) -> Table:
         db = tmp_path / "arena.db"
         started = time.monotonic()
         run = Run(tmp_path, "play", "--no-browser", "--db", str(db), *args, name=f"play{len(runs)}")
         runs.append(run)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            found = re.search(r"http://127\.0\.0\.1:\d+/\?key=[\w-]+", run.output())
-            if found:
-                return Table(run, found.group(0), db, started)
+            found = re.findall(r"http://127\.0\.0\.1:\d+/\?key=[\w-]+", run.output())
+            if len(found) >= people:
+                return Table(run, found[0], db, started, urls=found)
             if run.proc.poll() is not None:
                 pytest.fail(f"hearts play ended before it printed its address:\n{run.output()}")
             time.sleep(0.05)

@@ -4,6 +4,7 @@ and the page driven in Chromium (waits, the hand, the keys)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -22,8 +23,9 @@ HEARTS = str(Path(sys.executable).with_name("hearts"))
 class Table:
     """A ``hearts play`` process and the address of its page (read from its output)."""
 
-    def __init__(self, run: Run, url: str, db: Path, started: float) -> None:
+    def __init__(self, run: Run, url: str, db: Path, started: float, urls: list[str] | None = None) -> None:
         self.run, self.url, self.db, self.started = run, url, db, started
+        self.urls = urls or [url]  # one a person, in seat order
 
     @property
     def base(self) -> str:
@@ -113,3 +115,35 @@ def _finish(t: Table, page: Any) -> MatchRecord:
     assert code == 0, t.run.output()
     assert not page.errors, page.errors
     return _record(t.db)
+
+
+def check_no_other_seats_card(pushed: list[str], record: MatchRecord, seat: int = 0) -> int:
+    """Every card named in any message pushed to the page is the person's own (dealt to them, or held
+    after the pass: what they played that hand) or one already played in public when it was sent;
+    returns how many messages were read. Both sets come from the store's record, not the messages."""
+    n = len(record.seats)
+    plays: dict[int, list[str]] = {}
+    for p in record.plays:
+        plays.setdefault(p.hand, []).append(_enum(p.card))
+    mine = {
+        h.hand: {_enum(c) for c in h.deal[seat]}
+        | {_enum(p.card) for p in record.plays if p.hand == h.hand and p.seat == seat}
+        for h in record.hands
+    }
+    tricks_done: dict[int, int] = {}
+    hand = 0
+    for raw in pushed:
+        e = json.loads(raw)
+        before = 0  # how many of the hand's cards were in public play when the message was sent
+        if e["type"] == "ask":
+            view = e["request"]["view"]
+            hand = view.get("hand_number", 0)
+            before = len(view.get("tricks", [])) * n + len(view.get("current_trick", {}).get("cards", []))
+        elif e["type"] == "notify" and "trick_completed" in e["notify"]:
+            hand = e["notify"]["trick_completed"].get("hand_number", 0)
+            tricks_done[hand] = tricks_done.get(hand, 0) + 1
+            before = tricks_done[hand] * n
+        named = set(re.findall(r"CARD_[A-Z]+_OF_[A-Z]+", raw))
+        stray = named - mine.get(hand, set()) - set(plays.get(hand, [])[:before])
+        assert not stray, f"a message to the page names another seat's unplayed cards {sorted(stray)}: {raw[:300]}"
+    return len(pushed)

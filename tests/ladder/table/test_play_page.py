@@ -15,7 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from play_helpers import HEARTS, Table, _enum, _finish, _go_to, _hand, _page, _record, _turn, _wait
+from play_helpers import (
+    HEARTS,
+    Table,
+    _enum,
+    _finish,
+    _go_to,
+    _hand,
+    _page,
+    _record,
+    _turn,
+    _wait,
+    check_no_other_seats_card,
+)
 
 from referee.record import FaultKind, MatchRecord
 
@@ -35,38 +47,6 @@ def _tricks_by_hand(record: MatchRecord) -> dict[int, list[list[str]]]:
         tricks[p.trick].append(_enum(p.card))
     assert all(len(t) == n for ts in out.values() for t in ts)
     return out
-
-
-def check_no_other_seats_card(pushed: list[str], record: MatchRecord, seat: int = 0) -> int:
-    """Every card named in any message pushed to the page is the person's own (dealt to them, or held
-    after the pass: what they played that hand) or one already played in public when it was sent;
-    returns how many messages were read. Both sets come from the store's record, not the messages."""
-    n = len(record.seats)
-    plays: dict[int, list[str]] = {}
-    for p in record.plays:
-        plays.setdefault(p.hand, []).append(_enum(p.card))
-    mine = {
-        h.hand: {_enum(c) for c in h.deal[seat]}
-        | {_enum(p.card) for p in record.plays if p.hand == h.hand and p.seat == seat}
-        for h in record.hands
-    }
-    tricks_done: dict[int, int] = {}
-    hand = 0
-    for raw in pushed:
-        e = json.loads(raw)
-        before = 0  # how many of the hand's cards were in public play when the message was sent
-        if e["type"] == "ask":
-            view = e["request"]["view"]
-            hand = view.get("hand_number", 0)
-            before = len(view.get("tricks", [])) * n + len(view.get("current_trick", {}).get("cards", []))
-        elif e["type"] == "notify" and "trick_completed" in e["notify"]:
-            hand = e["notify"]["trick_completed"].get("hand_number", 0)
-            tricks_done[hand] = tricks_done.get(hand, 0) + 1
-            before = tricks_done[hand] * n
-        named = set(re.findall(r"CARD_[A-Z]+_OF_[A-Z]+", raw))
-        stray = named - mine.get(hand, set()) - set(plays.get(hand, [])[:before])
-        assert not stray, f"a message to the page names another seat's unplayed cards {sorted(stray)}: {raw[:300]}"
-    return len(pushed)
 
 
 def test_a_whole_match_by_keyboard_alone_against_the_record_and_no_message_carries_another_seats_card(

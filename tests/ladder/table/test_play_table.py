@@ -145,6 +145,11 @@ def test_stream_after_stream_is_refused_past_the_limit(table: Any) -> None:
         (["--seat", "nobody", "--seat", "lowest", "--seat", "random"], "seat 'nobody': no bot of that name"),
         (["--clock", "0"], "--clock"),
         (["--tui"], "--tui needs a terminal"),
+        (["--people", "2", "--seat", "heuristic"], "seat 4 players: 2 people and 2 bots; give --seat 2 times"),
+        (["--people", "5"], "seat 4 players: --people 5 is too many"),
+        (["--people", "2", "--name", "ann", "--name", "ann"], "'ann' sits at this table twice"),
+        (["--name", "ann", "--name", "bob"], "--name given 2 times for 1 person"),
+        (["--people", "2", "--tui"], "--tui seats one person"),
     ],
 )
 def test_options_a_person_gets_wrong_say_what_to_do(table: Any, tmp_path: Any, args: list[str], says: str) -> None:
