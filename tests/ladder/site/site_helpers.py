@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import os
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
-from arena_helpers import Arena
+from arena_helpers import GOOD_BOT, Arena
 
 
 def quiet(a: Arena) -> None:
@@ -34,3 +36,14 @@ def shot(page: Any, name: str, out: Path) -> None:
     if extra:
         Path(extra).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(extra) / f"site-{name}.png"), full_page=False)
+
+
+def zip_bot() -> bytes:
+    """A good bot as a participant uploads it: a .zip of its bot.py and bot.toml."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, text in [("bot.py", GOOD_BOT), ("bot.toml", 'command = "python bot.py --port {port}"\n')]:
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o644 << 16  # readable by the sandbox's uid, as a zip tool writes it
+            zf.writestr(info, text)
+    return buf.getvalue()

@@ -5,17 +5,14 @@ logs, anonymity, and a bot whose name and fault text are markup shown as text.""
 
 from __future__ import annotations
 
-import io
 import json
 import time
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from arena_helpers import GOOD_BOT
-from site_helpers import quiet, resume, shot
+from site_helpers import quiet, resume, shot, zip_bot
 
 from ladder.arena.store import ArenaStore
 from ladder.arena.worker import Ratings, ladder_tournament
@@ -179,22 +176,12 @@ def test_a_replay_steps_with_the_keyboard_and_shows_the_recorded_cards(
     shot(page, "replay-phone", tmp_path)
 
 
-def _zip_bot() -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        for name, text in [("bot.py", GOOD_BOT), ("bot.toml", 'command = "python bot.py --port {port}"\n')]:
-            info = zipfile.ZipInfo(name)
-            info.external_attr = 0o644 << 16  # readable by the sandbox's uid, as a zip tool writes it
-            zf.writestr(info, text)
-    return buf.getvalue()
-
-
 def test_a_participant_submits_through_the_form_and_watches_the_first_match(
     site: dict[str, Any], browser: Any, tmp_path: Path
 ) -> None:
     a = site["arena"]
     archive = tmp_path / "alicebot.zip"
-    archive.write_bytes(_zip_bot())
+    archive.write_bytes(zip_bot())
     page = _page(browser)
     _signin(page, a.url, site["alice"])
     assert page.url.endswith("/me")
