@@ -338,10 +338,14 @@ async def stream(
         ends = time.monotonic() + lifetime
         last_board = 0.0
         owed = False
+        resync = False  # a new stream, or one that fell behind: nothing but the board until it is sent
         while time.monotonic() < ends:
             events, lagged, seq = hub.take(sub)
             owed = owed or lagged
-            out = [_message(hub.event_id(e.seq), e.data) for e in events if e.data is not None]
+            resync = resync or lagged
+            # A stream owing the board afresh sends no play before it: the board holds every play up
+            # to ``seq``, and a play sent first would reach a page that lacks the ones before it.
+            out = [] if resync else [_message(hub.event_id(e.seq), e.data) for e in events if e.data is not None]
             owed = owed or any(e.kind == "board" for e in events)
             if out:
                 yield b"".join(out)
@@ -349,12 +353,12 @@ async def stream(
             if owed:
                 wait = last_board + BOARD_EVERY_S - time.monotonic()
                 if wait <= 0:
-                    owed = False
+                    owed = resync = False
                     last_board = time.monotonic()
                     # Read after the events taken: a play in both is taken once by the page (its "n").
                     yield _message(hub.event_id(seq), {"type": "board", **(await board(seq))})
                     continue
-            if events:
+            if out:
                 continue
             try:
                 await asyncio.wait_for(sub.wake.wait(), max(0.0, min(wait, ends - time.monotonic())))

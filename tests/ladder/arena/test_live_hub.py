@@ -110,3 +110,40 @@ def test_the_stream_sends_the_board_then_each_play_as_one_json_line_with_its_id(
     kinds = [json.loads(m.split("data: ", 1)[1])["type"] for m in messages]
     assert kinds[0] == "board" and "play" in kinds and kinds[-1] == "board"
     assert ": still here" in text
+
+
+def test_a_stream_that_joins_or_falls_behind_mid_match_is_sent_no_play_before_the_board() -> None:
+    """The board holds every play so far: a play sent before it would reach a page lacking the ones
+    before it (a new stream's first events, and a lagging one's, wait for the board)."""
+
+    async def go() -> list[dict[str, object]]:
+        hub = LiveHub()
+        hub.began("t1-000001", 1, 99, ["w", "x", "y", "z"], public=True)
+        for n in range(5):
+            hub.played("t1-000001", _play(n))
+
+        async def board(seq: int) -> dict[str, object]:
+            return {"plays": len(hub.matches["t1-000001"].plays)}
+
+        async def publish() -> None:
+            for n in range(5, 5 + live.QUEUE + 40):  # more than a queue holds at once: the stream falls behind
+                hub.played("t1-000001", _play(n))
+
+        stream = live.stream(hub, board, organiser=True, address="a", lifetime=1.5, keepalive=0.2)
+        first = await stream.__anext__()  # retry:
+        task = asyncio.create_task(publish())
+        chunks = [first] + [c async for c in stream]
+        await task
+        text = b"".join(chunks).decode()
+        return [json.loads(m.split("data: ", 1)[1]) for m in text.split("\n\n") if "data: " in m]
+
+    messages = asyncio.run(go())
+    assert messages[0]["type"] == "board"
+    held = 0
+    for m in messages:  # as a page holds them: every play it is sent is the next it lacks, or one it has
+        if m["type"] == "board":
+            held = max(held, int(m["plays"]))  # type: ignore[call-overload]
+        elif m["type"] == "play":
+            n = m["play"]["n"]  # type: ignore[index]
+            assert n <= held, (n, held)
+            held = max(held, n + 1)
