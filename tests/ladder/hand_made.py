@@ -6,6 +6,7 @@ from __future__ import annotations
 from ladder.store import Store
 from ladder.store.save import save_scheduled
 from ladder.tournament.run import pending_matches
+from ladder.tournament.schedule import match_id
 from referee.record import HandRecord, MatchRecord, SeatRecord
 from referee.rules import Rules
 
@@ -39,6 +40,4 @@ def play_by_hand(store: Store, tid: int, places: dict[str, int]) -> None:
     """Save every pending match of ``tid`` as if played, with the given places."""
     rules = store.db.execute("SELECT rules FROM tournaments WHERE id = ?", [tid]).fetchone()[0]
     for m in pending_matches(store, tid):
-        save_scheduled(
-            store, tid, m.index, record(f"t{tid}-{m.index:06d}", tid, rules, {b: places[b] for b in m.seats})
-        )
+        save_scheduled(store, tid, m.index, record(match_id(tid, m.index), tid, rules, {b: places[b] for b in m.seats}))

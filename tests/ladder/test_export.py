@@ -36,6 +36,7 @@ from ladder.export import (
 from ladder.store import Store
 from ladder.store.save import save_scheduled
 from ladder.tournament.run import TournamentSpec, create_tournament, pending_matches
+from ladder.tournament.schedule import match_id
 from referee.match import MatchSettings, play_match
 from referee.record import (
     ChargeRecord,
@@ -86,7 +87,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
         entries.append(BotEntry("lowest", command="python -m clients.bots.lowest --port {port}"))
         tid = create_tournament(store, entries, TournamentSpec(rules=KITTY_CALL, deals=2, seed=3))
         for m in pending_matches(store, tid):
-            record = play(list(m.seats), m.rules, m.seed, match_id=f"t{tid}-{m.index:06d}", tournament_id=tid)
+            record = play(list(m.seats), m.rules, m.seed, match_id=match_id(tid, m.index), tournament_id=tid)
             save_scheduled(store, tid, m.index, record)
     return db, tid
 

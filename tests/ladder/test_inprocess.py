@@ -25,6 +25,7 @@ from ladder.bots.inprocess import BotModule, BotModuleError, SdkSeat, is_module_
 from ladder.bots.registry import BotEntry
 from ladder.store import Store
 from ladder.tournament.run import TournamentSpec, create_tournament, play_tournament
+from ladder.tournament.schedule import match_id
 from referee.match import MatchSettings, _Referee, play_match
 from referee.record import FaultKind
 from referee.rules import Card, Match, MoonChoice, Phase, Rules
@@ -397,7 +398,7 @@ def test_workers_batch_fast_matches_and_report_each_match_as_it_was(tmp_path: Pa
     # loaded machine, and a batch must still hold several.
     batch_s, workers_module._BATCH_S = workers_module._BATCH_S, 1.0
     try:
-        jobs = [MatchJob(tid, m.index, f"t{tid}-{m.index:06d}", tuple(m.seats), m.rules, m.seed) for m in todo]
+        jobs = [MatchJob(tid, m.index, match_id(tid, m.index), tuple(m.seats), m.rules, m.seed) for m in todo]
 
         async def play_all() -> tuple[list[Any], list[Any]]:
             played = await asyncio.gather(*(pool.play(j) for j in jobs[:-3]))

@@ -20,6 +20,7 @@ from ladder.ratings.leaderboard import load_leaderboard, ruleset_key, ruleset_te
 from ladder.store import Store
 from ladder.store.save import save_scheduled
 from ladder.tournament.run import TournamentSpec, create_tournament, pending_matches
+from ladder.tournament.schedule import match_id
 from referee.match import play_match
 from referee.rules import Rules
 from referee.seats import InProcessSeat
@@ -49,7 +50,7 @@ def play_tournament_in_process(store: Store, rules: str, seed: int) -> int:
                 [bot(n) for n in m.seats],
                 Rules.parse(m.rules),
                 m.seed,
-                match_id=f"t{tid}-{m.index:06d}",
+                match_id=match_id(tid, m.index),
                 names=list(m.seats),
                 tournament_id=tid,
             )

@@ -225,6 +225,7 @@ def test_the_live_matches_are_listed_without_their_seeds(tmp_path: Path) -> None
     author's token) may read while the match is played, names the matches in play without it."""
     from ladder.arena.scheduler import Standing, next_batch
     from ladder.arena.worker import ArenaWorker
+    from ladder.tournament.schedule import match_id
 
     client, _org, alice = _app(tmp_path)
     with client:
@@ -232,7 +233,7 @@ def test_the_live_matches_are_listed_without_their_seeds(tmp_path: Path) -> None
         batch = next_batch(
             ["a", "b", "c", "d"], {b: Standing() for b in "abcd"}, players=4, tables=1, start=0, rules="standard"
         )
-        worker.live = {f"t1-{m.index:06d}": m.to_dict() for m in batch}
+        worker.live = {match_id(1, m.index): m.to_dict() for m in batch}
         client.app.state.arena.worker = worker  # type: ignore[attr-defined]
         live = client.get("/api/live", headers={"Authorization": f"Bearer {alice}"}).json()["live"]
     assert [m["id"] for m in live] == [f"t1-{i:06d}" for i in range(4)]
