@@ -1,8 +1,10 @@
 """/play's bounds without a browser or a server (Starlette's ASGI test client): one table per
 participant, nobody at another's table, a visitor refused unless ``[play] guests``, the arena's cap.
+Their house bots are addresses nobody listens at: a table then waits for them (the launcher's startup
+timeout) without a process started, long enough for each check, and is ended by the test.
 
-The house bots are addresses nobody listens at: a table then waits for them (the launcher's startup
-timeout) without a process started, long enough for each check, and is ended by the test."""
+Then a table left alone, its house bots started for real: a person who stops answering is
+substituted and the match recorded; a table nobody starts closes, unrecorded."""
 
 from __future__ import annotations
 
@@ -18,9 +20,14 @@ from starlette.testclient import TestClient
 from ladder.arena.accounts import add_user
 from ladder.arena.app import build_app
 from ladder.arena.config import ArenaConfig, HouseBot
+from ladder.arena.state import ArenaState
 from ladder.arena.store import ArenaStore
-from ladder.arena.worker import sync_house
+from ladder.arena.worker import Ratings, sync_house
 from ladder.bots.launcher import free_port
+from ladder.site import tables
+from ladder.site.tables import PlayTable, Tables
+from ladder.store import Store
+from referee.record import MatchRecord
 
 
 def _csrf(client: TestClient, path: str) -> str:
@@ -120,3 +127,73 @@ def test_guests_play_as_guest_within_the_arenas_cap(tmp_path: Path, tables: int)
         _sign_in(client, tokens["alice"])
         status, _ = _sit(client)
         assert status == 503  # every table (one) is taken
+
+
+# -- a table left alone: the house bots started for real (processes), no page, no server ---------------
+
+HOUSE = (
+    HouseBot("random", command="python -m clients.bots.random --port {port} --seed 1"),
+    HouseBot("lowest", command="python -m clients.bots.lowest --port {port}"),
+    HouseBot("heuristic", command="python -m clients.bots.heuristic --port {port}"),
+)
+
+
+def _state(tmp_path: Path) -> ArenaState:
+    cfg = ArenaConfig(house=HOUSE, play_target=1, budget_ms=300, bank_ms=3000)
+    store = ArenaStore(tmp_path / "arena.db")
+    add_user(store, "organiser", organiser=True)
+    sync_house(store, cfg)
+    store.close()
+    return ArenaState(dir=tmp_path, cfg=cfg, ratings=Ratings())
+
+
+def _only_match(tmp_path: Path) -> MatchRecord | None:
+    with Store(tmp_path / "arena.db", readonly=True) as store:
+        ids = list(store.match_ids())
+        return store.load_match(ids[0]) if ids else None
+
+
+@pytest.mark.slow
+def test_a_person_who_leaves_or_stops_answering_is_substituted_and_the_match_is_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page open but nobody answering: the clock runs out twice, then the person counts as away and
+    the substitutes finish the match at once; it is recorded with the person's seat."""
+    monkeypatch.setattr(tables, "DECISION_S", 0.3)
+    state = _state(tmp_path)
+
+    async def sit() -> PlayTable:
+        t = Tables().open(state, "user:2", "alice", ["random", "lowest", "heuristic"])
+        t.seat.join()  # a page is open, and nobody answers at it
+        t.table.ask_to_start(0)
+        assert t.task is not None
+        await asyncio.wait_for(t.task, 120)
+        return t
+
+    t = asyncio.run(sit())
+    assert t.done
+    record = _only_match(tmp_path)
+    assert record is not None and record.tournament_id is None
+    assert (record.seats[0].bot, record.seats[0].kind, record.seats[0].forfeit) == ("alice", "human", False)
+    mine = [f for f in record.faults if f.seat == 0]
+    assert [f.kind.value for f in mine[:2]] == ["timeout", "timeout"] and "deadline" in mine[0].detail
+    assert all("nobody at the table" in f.detail for f in mine[2:]) and len(mine) > 2
+    assert all(p.substituted for p in record.plays if p.seat == 0)
+
+
+@pytest.mark.slow
+def test_a_table_nobody_starts_closes_unrecorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables, "START_S", 0.5)
+    state = _state(tmp_path)
+
+    async def sit() -> Tables:
+        ts = Tables()
+        t = ts.open(state, "user:2", "alice", ["random", "lowest", "heuristic"])
+        assert t.task is not None
+        await asyncio.wait_for(t.task, 60)
+        return ts
+
+    ts = asyncio.run(sit())
+    assert ts.of("user:2") is None and _only_match(tmp_path) is None
+    (t,) = ts.by_id.values()
+    assert t.seat.events[-1]["type"] == "closed"
