@@ -197,3 +197,15 @@ def test_a_table_nobody_starts_closes_unrecorded(tmp_path: Path, monkeypatch: py
     assert ts.of("user:2") is None and _only_match(tmp_path) is None
     (t,) = ts.by_id.values()
     assert t.seat.events[-1]["type"] == "closed"
+
+
+def test_an_anonymous_arena_seats_a_participant_by_their_alias(tmp_path: Path) -> None:
+    with _arena(tmp_path, anonymous=True) as (client, tokens):
+        _sign_in(client, tokens["alice"])
+        status, _ = _sit(client)
+        assert status == 303
+        (table,) = client.app.state.site_tables.by_id.values()  # type: ignore[attr-defined]
+        store = ArenaStore(tmp_path / "arena.db")
+        alias = next(u.alias for u in store.users() if u.name == "alice")
+        store.close()
+        assert table.seat.name == alias != "alice"
