@@ -89,8 +89,9 @@ PARTS: dict[str, set[str]] = {
     "ladder.table": {"ladder", "referee", "referee.rules", "referee.isolation", "hearts", "clients", "ladder.sandbox"},
     "ladder.arena": {"ladder", "ladder.venues.cluster", "referee", "referee.rules", "referee.isolation", "hearts",
                      "clients", "ladder.sandbox"},
-    "ladder.site": {"ladder", "ladder.arena", "referee", "referee.rules", "referee.isolation", "hearts", "clients",
-                    "ladder.sandbox"},
+    # The site's /play tables are hearts play's table (its page, its seat's stream, its sitting).
+    "ladder.site": {"ladder", "ladder.arena", "ladder.table", "referee", "referee.rules", "referee.isolation",
+                    "hearts", "clients", "ladder.sandbox"},
     "ladder.cli": {"ladder", "ladder.site", "ladder.arena", "ladder.table", "ladder.venues.cluster", "referee",
                    "referee.rules", "referee.isolation", "hearts", "clients", "ladder.sandbox"},
 }  # fmt: skip

@@ -67,6 +67,9 @@ class ArenaConfig:
     final_auto: bool = True  # start the final tournament by itself at the deadline
     anonymous: bool = False
     house: tuple[HouseBot, ...] = ()
+    play_guests: bool = False  # visitors (not signed in) may play the house bots at /play
+    play_tables: int = 4  # tables of /play at once, all people together
+    play_target: int = 0  # the target of a /play match (0: the ladder's ruleset's own)
 
     @property
     def players(self) -> int:
@@ -127,6 +130,13 @@ final_auto = true        # start the final by itself at the deadline (else: the 
 # Aliases instead of names for everyone but a bot's owner, until the organiser reveals them.
 anonymous = false
 
+[play]
+# /play on the web site: a signed-in participant plays the house bots, in the ladder's ruleset (one
+# table each at a time). Such matches are recorded with the person's seat and never rated.
+guests = false           # visitors who have not signed in may play too (recorded as "guest")
+tables = 4               # tables at once, everyone together
+target = 0               # the points that end a table's match (0: the ladder's ruleset's own target)
+
 # House bots: the organiser's, on the ladder from the start. command (started on a free port:
 # {port} is replaced; a leading `python` is the arena's own Python) or address = "host:port".
 [house.random]
@@ -156,6 +166,7 @@ _SECTIONS: dict[str, set[str]] = {
     },
     "sandbox": {"memory_mb", "cpu_s"},
     "classroom": {"deadline", "final_deals", "final_seed", "final_auto", "anonymous"},
+    "play": {"guests", "tables", "target"},
 }
 
 
@@ -247,6 +258,9 @@ def parse_config(data: dict[str, Any], src: str = CONFIG_NAME) -> ArenaConfig:
         final_auto=_get(src, t["classroom"], "classroom", "final_auto", bool, d.final_auto),
         anonymous=_get(src, t["classroom"], "classroom", "anonymous", bool, d.anonymous),
         house=tuple(bots),
+        play_guests=_get(src, t["play"], "play", "guests", bool, d.play_guests),
+        play_tables=_get(src, t["play"], "play", "tables", int, d.play_tables),
+        play_target=_get(src, t["play"], "play", "target", int, d.play_target),
     )
 
 

@@ -1,6 +1,7 @@
 """The site's routes on the arena's Starlette app (mounted by ``mount``, the entry point
 ``hearts_arena.site`` that ladder/arena/app.py loads): reading pages for everyone, the participant's area
-and the organiser's behind a session.
+and the organiser's behind a session, and ``/play``: a table of the house bots to play at yourself
+(ladder/site/tables.py), hearts play's page behind the session.
 
 Sessions: a participant signs in by POSTing their token in a form (never in a URL); the site checks
 it as the API does and sets ``hearts_session``, an HMAC-signed cookie (HttpOnly, SameSite=Lax,
@@ -12,9 +13,12 @@ POST whose Origin is another site is refused as well.
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import hashlib
 import hmac
+import html
 import json
 import secrets
 from typing import Any
@@ -24,6 +28,7 @@ from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import (
+    FileResponse,
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
@@ -43,6 +48,9 @@ from ladder.arena.state import ArenaState
 from ladder.site import pages
 from ladder.site.pages import VISITOR
 from ladder.site.render import HERE, env
+from ladder.site.tables import PlayTable, TableRefused, Tables, house_versions, table_rules
+from ladder.table.table import KEEPALIVE_S, MAX_PAGES, STATIC, json_body
+from referee.human import AnswerRefused
 
 __all__ = ["mount"]
 
@@ -343,6 +351,201 @@ async def admin_action(request: Request) -> Response:
     return RedirectResponse("/admin", status_code=303)
 
 
+# -- a table of your own: /play -----------------------------------------------------------------------
+#
+# The table's page is hearts play's (ladder/table/static), told its table's path and the CSRF token;
+# its stream and its answers are the table's, behind the site's session instead of a key.
+
+
+def _tables(request: Request) -> Tables:
+    tables: Tables = request.app.state.site_tables
+    return tables
+
+
+def _player(request: Request) -> tuple[str, str]:
+    """Who sits down: (the owner of their table, the name their seat is recorded by). A participant
+    by their account (their alias while an anonymous arena's names are hidden); a visitor only where
+    ``[play] guests`` allows, as ``guest``, by their browser's CSRF cookie."""
+    state = _state(request)
+    me = viewer(request)
+    if me.id:
+        hidden = state.cfg.anonymous and state.store.get_meta("revealed") != "1"
+        return f"user:{me.id}", me.alias if hidden and me.alias else me.name
+    if not state.cfg.play_guests:
+        raise ApiError(401, "sign in to play: this arena's tables are for its participants")
+    cookie = request.cookies.get(CSRF)
+    if not cookie:
+        raise ApiError(403, "load the play page and send its form again")
+    return "guest:" + hashlib.sha256(cookie.encode()).hexdigest(), "guest"
+
+
+async def play_form(request: Request) -> Response:
+    state = _state(request)
+    rules = table_rules(state)
+    house = [v.bot for v in house_versions(state)]
+    refusal, mine = None, None
+    if viewer(request).id == 0 and not state.cfg.play_guests:
+        refusal = "sign in to play: this arena's tables are for its participants"
+    elif len(house) < rules.players - 1:
+        refusal = f"this arena has {len(house)} house bots: a table needs {rules.players - 1}"
+    else:
+        with contextlib.suppress(ApiError):  # a guest's first visit: no table yet
+            t = _tables(request).of(_player(request)[0])
+            mine = t.id if t is not None else None
+    if request.method == "POST" and refusal is None and mine is None:
+        form = await _form(request)
+        owner, name = _player(request)
+        opponents = [str(o) for o in form.getlist("opponent")]
+        try:
+            t = _tables(request).open(state, owner, name, opponents)
+        except TableRefused as e:
+            raise ApiError(e.status, e.message) from None
+        return RedirectResponse(f"/play/tables/{t.id}", status_code=303)
+    status = 401 if request.method == "POST" and refusal is not None and viewer(request).id == 0 else 200
+    if request.method == "POST" and mine is not None:
+        status = 409
+    ctx = {
+        "title": "Play",
+        "rules": str(rules),
+        "house": house,
+        "seats": rules.players - 1,
+        "refusal": refusal,
+        "mine": mine,
+        "can_play": refusal is None,
+    }
+    return render(request, "play.html", ctx, status)
+
+
+def _table_page_html() -> str:
+    """hearts play's page, its files under /play/static and its body ready for a table's path."""
+    page = (STATIC / "play.html").read_text()
+    for old, new in (('href="/static/play.css"', 'href="/play/static/play.css"'),
+                     ('src="/static/play.js"', 'src="/play/static/play.js"'),
+                     ('<body data-phase="start">', '<body data-phase="start" data-base="{base}" data-csrf="{csrf}">'),
+                     ("<title>Hearts: your table</title>", "<title>Hearts: your table · {arena}</title>")):  # fmt: skip
+        if old not in page:
+            raise RuntimeError(f"hearts play's page changed: no {old!r} in it")
+        page = page.replace(old, new)
+    return page
+
+
+_TABLE_PAGE = _table_page_html()
+
+
+def _your_table(request: Request) -> PlayTable:
+    try:
+        owner, _name = _player(request)
+    except ApiError:
+        owner = ""
+    t = _tables(request).get(request.path_params["id"], owner) if owner else None
+    if t is None:
+        raise ApiError(404, "no such table of yours (a table ends with its match)")
+    return t
+
+
+async def table_page(request: Request) -> Response:
+    t = _your_table(request)
+    state = _state(request)
+    body = _TABLE_PAGE.format(
+        base=html.escape(f"/play/tables/{t.id}"), csrf=html.escape(_csrf_of(request)), arena=html.escape(state.cfg.name)
+    )
+    response = HTMLResponse(body, headers={**HEADERS, "Cache-Control": "no-store"})
+    if "hearts_new_csrf" in request.scope:
+        _cookie(request, response, CSRF, request.scope["hearts_new_csrf"], samesite="strict")
+    return response
+
+
+async def table_static(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in ("play.js", "play.css"):
+        return PlainTextResponse("no such file", status_code=404)
+    kind = "text/javascript" if name.endswith(".js") else "text/css"
+    return FileResponse(STATIC / name, media_type=f"{kind}; charset=utf-8", headers=HEADERS)
+
+
+def _refused(status: int, why: str) -> Response:
+    return JSONResponse(
+        {"ok": False, "reason": why}, status_code=status, headers={**HEADERS, "Cache-Control": "no-store"}
+    )
+
+
+async def table_events(request: Request) -> Response:
+    """The seat's events, as hearts play's table streams them: only this person's seat's."""
+    try:
+        t = _your_table(request)
+    except ApiError as e:
+        return _refused(e.status, e.message)
+    table, seat = t.table, t.seat
+    if table.pages[0] >= MAX_PAGES:
+        return _refused(429, f"{MAX_PAGES} pages follow this table already: close one")
+    after_text = request.headers.get("last-event-id") or "0"
+    after = int(after_text) if after_text.isdigit() and len(after_text) < 10 else 0
+    table.pages[0] += 1
+    seat.join()
+
+    async def stream() -> Any:
+        seen = min(after, len(seat.events))
+        try:
+            yield b"retry: 1000\n\n"
+            while True:
+                try:
+                    batch = await asyncio.wait_for(seat.next_events(seen), KEEPALIVE_S)
+                except TimeoutError:
+                    yield b": still here\n\n"
+                    continue
+                yield b"".join(
+                    b"id: %d\ndata: %s\n\n" % (e["seq"], json.dumps(e, separators=(",", ":")).encode()) for e in batch
+                )
+                seen = batch[-1]["seq"]
+                if table.closing and seen >= len(seat.events):
+                    return
+        finally:
+            table.pages[0] -= 1
+            seat.leave()
+
+    return StreamingResponse(
+        stream(),
+        media_type="text/event-stream",
+        headers={**HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+async def table_post(request: Request) -> Response:
+    """An answer, the start or the next deal: JSON from this site's own page, with the CSRF token."""
+    what = request.path_params["what"]
+    if what not in ("answer", "start", "deal"):
+        return _refused(404, "a table takes an answer, its start and the next deal")
+    origin = request.headers.get("origin")
+    if origin is not None and urlparse(origin).netloc != request.url.netloc:
+        return _refused(403, "answers come from the table's own page")
+    sent, cookie = request.headers.get("x-csrf-token") or "", request.cookies.get(CSRF) or ""
+    if not cookie or not hmac.compare_digest(sent.encode(), cookie.encode()):
+        return _refused(403, "this page has expired: load it again")
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        return _refused(415, "send JSON (Content-Type: application/json)")
+    try:
+        t = _your_table(request)
+    except ApiError as e:
+        return _refused(e.status, e.message)
+    try:
+        body = await json_body(request)
+    except ValueError as e:
+        return _refused(400, str(e))
+    t.seat.back()
+    if what == "start":
+        t.table.ask_to_start(0)
+        return JSONResponse({"ok": True}, headers=HEADERS)
+    if what == "deal":
+        return JSONResponse({"ok": t.seat.deal_again()}, headers=HEADERS)
+    if not isinstance(body, dict):
+        return _refused(400, 'send {"id": N, "answer": {...}}')
+    try:
+        t.seat.answer(body.get("id"), body.get("answer"))
+    except AnswerRefused as e:
+        return JSONResponse({"ok": False, "reason": e.reason, "rule": e.rule}, status_code=409, headers=HEADERS)
+    return JSONResponse({"ok": True}, headers=HEADERS)
+
+
 def routes() -> list[Route | Mount]:
     return [
         Route("/", _page(leaderboard)),
@@ -359,11 +562,17 @@ def routes() -> list[Route | Mount]:
         Route("/me/bots/{name}/versions/{number:int}/log", _page(log_page)),
         Route("/admin", _page(admin)),
         Route("/admin/{action}", _page(admin_action), methods=["POST"]),
+        Route("/play", _page(play_form), methods=["GET", "POST"]),
+        Route("/play/static/{name}", table_static),
+        Route("/play/tables/{id}", _page(table_page)),
+        Route("/play/tables/{id}/events", table_events),
+        Route("/play/tables/{id}/{what:str}", table_post, methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
 
 
 def mount(app: Starlette, state: ArenaState) -> None:
     """Add the site's pages to the arena's app (the entry point ladder/arena/app.py loads)."""
+    app.state.site_tables = Tables()
     for r in routes():
         app.router.routes.append(r)

@@ -14,6 +14,7 @@ import socket
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
@@ -75,6 +76,9 @@ class Sitting:
     log_dir: Path
     startup_timeout: float
     sandbox: SandboxMode
+    told: Callable[[str], dict[str, Any]] | None = None
+    """What the people are told of the stored match, given its id (default: the id and ``db``, for
+    ``hearts replay``; the arena's site gives the match's page instead of its file)."""
 
 
 async def sit(s: Sitting, sock: socket.socket, on_listening: Callable[[list[str]], None]) -> MatchRecord:
@@ -124,8 +128,9 @@ async def play_and_record(s: Sitting) -> MatchRecord:
         shown = [(people[at[k]].name or "person") if k in at else next(shown_bots) for k in range(n)]
         record = await play_match(seats, s.rules, s.seed, settings=s.settings, names=shown)
     await asyncio.to_thread(_save, s.db, record)
+    told = s.told(record.match_id) if s.told is not None else {"match_id": record.match_id, "db": s.db}
     for person in people:
-        person.tell({"type": "recorded", "match_id": record.match_id, "db": s.db})
+        person.tell({"type": "recorded", **told})
     return record
 
 

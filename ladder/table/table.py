@@ -158,7 +158,7 @@ def _guarded(table: Table, *, key: bool = True, post: bool = False) -> Callable[
     return wrap
 
 
-async def _json_body(request: Request) -> Any:
+async def json_body(request: Request) -> Any:
     """The request's JSON, read no further than ``MAX_BODY`` bytes; ValueError past it or for no JSON."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
@@ -229,7 +229,7 @@ def table_app(table: Table) -> Starlette:
 
     async def answer(request: Request) -> Response:
         try:
-            body = await _json_body(request)
+            body = await json_body(request)
         except ValueError as e:
             return _refused(400, str(e))
         if not isinstance(body, dict):

@@ -26,6 +26,10 @@
     const rest = params.toString();
     history.replaceState(null, "", location.pathname + (rest ? "?" + rest : ""));  // the key leaves the address bar
   }
+  // At the arena's site (ladder/site/tables.py) the page is one table's: its requests go under that
+  // table's path, with the site's session cookie and its CSRF token instead of a key.
+  const base = document.body.dataset.base || "";
+  const csrf = document.body.dataset.csrf || "";
   const pace = params.has("pace") ? Math.max(0, Number(params.get("pace")) || 0) : 450;
 
   const $ = (id) => document.getElementById(id);
@@ -296,11 +300,13 @@
 
   // -- talking to the table -------------------------------------------------------------------
   async function post(path, body) {
-    const r = await fetch(path, {
+    const headers = csrf ? { "Content-Type": "application/json", "X-CSRF-Token": csrf }
+      : { "Content-Type": "application/json", "X-Table-Key": key };
+    const r = await fetch(base + path, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Table-Key": key },
+      headers,
       body: JSON.stringify(body || {}),
-      credentials: "omit",
+      credentials: csrf ? "same-origin" : "omit",
       cache: "no-store",
     });
     let answer = {};
@@ -466,7 +472,12 @@
     if (e.type === "dealt") { closeOverlay(); setPhase("waiting"); return; }
     if (e.type === "closed") { S.over = true; stream.close(); return; }
     if (e.type === "recorded") {
-      const p = el("p", "recorded", `Recorded: hearts replay ${e.match_id} --db ${e.db}`);
+      const p = el("p", "recorded", e.url ? "Recorded: " : `Recorded: hearts replay ${e.match_id} --db ${e.db}`);
+      if (e.url) {  // the arena's match page (a path of this site only)
+        const a = el("a", "", `match ${e.match_id}`);
+        if (String(e.url).startsWith("/")) a.href = String(e.url);
+        p.append(a);
+      }
       $("overlay-body").append(p);
       log(p.textContent, { kind: "recorded" });
       return;
@@ -682,13 +693,13 @@
   });
 
   // -- the stream -----------------------------------------------------------------------------
-  if (!key) {
+  if (!key && !csrf) {
     $("overlay-body").textContent = "Open the address hearts play printed: it holds the table's key.";
     $("overlay-go").hidden = true;
     $("overlay-hint").textContent = "";
     return;
   }
-  const stream = new EventSource("/events?key=" + encodeURIComponent(key));
+  const stream = new EventSource(base + "/events" + (csrf ? "" : "?key=" + encodeURIComponent(key)));
   let seen = 0;
   stream.onmessage = (m) => {
     let e;

@@ -27,6 +27,7 @@ def test_the_template_is_the_defaults_and_reads_back() -> None:
     cfg = parse_config(tomllib.loads(TEMPLATE))
     assert cfg.rules == "standard" and cfg.host == "127.0.0.1" and cfg.deadline is None and not cfg.anonymous
     assert [h.name for h in cfg.house] == ["random", "random-2", "lowest", "heuristic"]
+    assert (cfg.play_guests, cfg.play_tables, cfg.play_target) == (False, 4, 0)
 
 
 @pytest.mark.parametrize(

@@ -74,12 +74,23 @@ def pages(site: dict[str, Any], browser: Any) -> Iterator[dict[str | None, list[
     match = _shown_match(a, page)
     page.close()
     yield {
-        None: ["/", "/bots/heuristic", "/matches", match, match + "?step=30", "/live", "/signin", "/bots/nosuch"],
+        None: [
+            "/",
+            "/bots/heuristic",
+            "/matches",
+            match,
+            match + "?step=30",
+            "/live",
+            "/signin",
+            "/bots/nosuch",
+            "/play",
+        ],
         site["alice"]: [
             "/me",
             "/me/bots/alice-narrow/versions/1/log",
             "/bots/alice-narrow",
             "/matches?bot=alice-narrow",
+            "/play",
         ],
         a.organiser: ["/admin", "/"],
     }
