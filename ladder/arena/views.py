@@ -44,6 +44,7 @@ __all__ = [
     "bot_page",
     "bots",
     "deadline_passed",
+    "table_opponents",
     "leaderboard",
     "live",
     "live_board",
@@ -156,6 +157,23 @@ def not_shown(name: str) -> NotFound:
         f"no bot {name!r} that you can see in this arena (a name that is taken but not shown to you "
         "cannot be submitted to either: choose another)"
     )
+
+
+def table_opponents(state: ArenaState, viewer: Account) -> list[tuple[dict[str, Any], VersionRow]]:
+    """The bots ``viewer`` may seat at a table of their own, each with what the viewer may see of it:
+    the house bots in arena.toml's order, then every other bot with a valid version (the viewer's own
+    among them), each by its newest valid version and by the name the viewer sees (an alias while an
+    anonymous arena hides its participants' names)."""
+    sight = _Sight(state, viewer)
+    order = {h.name: i for i, h in enumerate(state.cfg.house)}
+    out = []
+    for v in state.store.newest_valid():
+        bot = sight.bots.get(v.bot_id)
+        if bot is None:
+            continue
+        out.append(({"name": sight.bot_name(bot), "house": bot.house, "mine": bot.owner_id == viewer.id}, v))
+    out.sort(key=lambda o: (not o[0]["house"], order.get(o[1].bot, 0), o[0]["name"]))
+    return out
 
 
 def shown_bot(state: ArenaState, viewer: Account, name: str) -> BotRow | None:

@@ -48,7 +48,7 @@ from ladder.arena.state import ArenaState
 from ladder.site import pages
 from ladder.site.pages import VISITOR
 from ladder.site.render import HERE, env
-from ladder.site.tables import PlayTable, TableRefused, Tables, house_versions, table_rules
+from ladder.site.tables import PlayTable, TableRefused, Tables, table_rules
 from ladder.table.table import KEEPALIVE_S, MAX_PAGES, STATIC, json_body
 from referee.human import AnswerRefused
 
@@ -382,12 +382,12 @@ def _player(request: Request) -> tuple[str, str]:
 async def play_form(request: Request) -> Response:
     state = _state(request)
     rules = table_rules(state)
-    house = [v.bot for v in house_versions(state)]
+    bots = [shown for shown, _ in views.table_opponents(state, viewer(request))]
     refusal, mine = None, None
     if viewer(request).id == 0 and not state.cfg.play_guests:
         refusal = "sign in to play: this arena's tables are for its participants"
-    elif len(house) < rules.players - 1:
-        refusal = f"this arena has {len(house)} house bots: a table needs {rules.players - 1}"
+    elif len(bots) < rules.players - 1:
+        refusal = f"this arena has {len(bots)} bots ready to play: a table needs {rules.players - 1}"
     else:
         with contextlib.suppress(ApiError):  # a guest's first visit: no table yet
             t = _tables(request).of(_player(request)[0])
@@ -397,7 +397,7 @@ async def play_form(request: Request) -> Response:
         owner, name = _player(request)
         opponents = [str(o) for o in form.getlist("opponent")]
         try:
-            t = _tables(request).open(state, owner, name, opponents)
+            t = await _tables(request).open(state, owner, name, opponents, viewer(request))
         except TableRefused as e:
             raise ApiError(e.status, e.message) from None
         return RedirectResponse(f"/play/tables/{t.id}", status_code=303)
@@ -407,7 +407,7 @@ async def play_form(request: Request) -> Response:
     ctx = {
         "title": "Play",
         "rules": str(rules),
-        "house": house,
+        "bots": bots,
         "seats": rules.players - 1,
         "refusal": refusal,
         "mine": mine,

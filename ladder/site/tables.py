@@ -1,11 +1,13 @@
-"""The arena's tables: a person plays the house bots at ``/play`` (the routes are in routes.py).
+"""The arena's tables: a person plays the arena's bots at ``/play`` (the routes are in routes.py).
 
 Each table is a ``hearts play`` table of one person (``ladder.table``: its ``Table``, its seat's
 events, its match ``play_and_record``), played on the arena's own event loop, the one its pages are
-served from, so the person's seat, its stream and its answers share one loop. The house bots are
-started as the arena's worker starts them for the ladder: the entry of each one's newest valid version
-(``worker.bot_entry``) through the launcher in the worker's mode (``worker.play_mode``), a process of
-their own for each table.
+served from, so the person's seat, its stream and its answers share one loop. The opponents are the
+house bots or any bot of the ladder with a valid version, the person's own included
+(``views.table_opponents``: each by the name the person sees, an alias while an anonymous arena hides
+names), started as the arena's worker starts them for the ladder: the entry of each one's newest
+valid version (``worker.bot_entry``) through the launcher in the worker's mode (``worker.play_mode``),
+a process of their own for each table.
 
 The match is recorded in the arena's store outside any tournament, with the person's seat of kind
 ``human``: the ladder's leaderboards fit one tournament each and leave out every match with a person,
@@ -22,15 +24,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from ladder.arena.accounts import Account
+from ladder.arena.hosted_address import AddressRefused, pin
 from ladder.arena.state import ArenaState
-from ladder.arena.store import VersionRow
-from ladder.arena.worker import bot_entry, play_mode, settings_of
+from ladder.arena.views import table_opponents
+from ladder.arena.worker import bot_entry, checked_address, play_mode, settings_of
 from ladder.table.session import Sitting, play_and_record
 from ladder.table.table import Table
 from referee.human import HumanSeat
@@ -38,7 +43,7 @@ from referee.rules import Rules
 from referee.seats import Ask, BotTimeout
 from referee.settings import MatchSettings
 
-__all__ = ["ArenaSeat", "PlayTable", "TableRefused", "Tables", "house_versions", "table_rules"]
+__all__ = ["ArenaSeat", "PlayTable", "TableRefused", "Tables", "table_rules"]
 
 log = logging.getLogger("arena")
 
@@ -116,13 +121,6 @@ class PlayTable:
     ended: float = 0.0
 
 
-def house_versions(state: ArenaState) -> list[VersionRow]:
-    """The house bots' newest valid versions, in arena.toml's order: the opponents a table may seat."""
-    order = {h.name: i for i, h in enumerate(state.cfg.house)}
-    newest = [v for v in state.store.newest_valid() if v.bot in order]
-    return sorted(newest, key=lambda v: order[v.bot])
-
-
 def table_rules(state: ArenaState) -> Rules:
     """The ladder's ruleset, with ``[play] target`` when it is set."""
     rules = Rules.parse(state.cfg.rules)
@@ -154,21 +152,39 @@ class Tables:
         t = self.by_id.get(table_id)
         return t if t is not None and secrets.compare_digest(t.owner, owner) else None
 
-    def open(self, state: ArenaState, owner: str, name: str, opponents: list[str]) -> PlayTable:
-        """Seat ``name`` against ``opponents`` (house bots' names, in seat order after the person) and
-        start the sitting; ``TableRefused`` when this owner has a table, all are taken, or the
-        opponents are not the house bots a table of this ruleset needs."""
+    async def open(self, state: ArenaState, owner: str, name: str, opponents: list[str], viewer: Account) -> PlayTable:
+        """Seat ``name`` against ``opponents`` (bots by the names ``viewer`` sees them by, in seat order
+        after the person: ``views.table_opponents``) and start the sitting; ``TableRefused`` when this
+        owner has a table, all are taken, or the opponents are not bots a table of this ruleset may seat
+        (a participant's hosted bot is reached only at the address its name resolves to now, checked
+        as the ladder checks it: never this machine)."""
         if self.of(owner) is not None:
             raise TableRefused(409, "you have a table already: finish that match (or leave it) first")
         if len(self.open_tables()) >= state.cfg.play_tables:
             raise TableRefused(503, "every table is taken: try again in a few minutes")
         rules = table_rules(state)
-        by_name = {v.bot: v for v in house_versions(state)}
+        by_name = {shown["name"]: v for shown, v in table_opponents(state, viewer)}
         if len(opponents) != rules.players - 1:
             raise TableRefused(400, f"choose {rules.players - 1} opponents")
         if len(set(opponents)) != len(opponents) or any(o not in by_name for o in opponents):
-            raise TableRefused(400, "choose different house bots, each from the list")
-        entries = [bot_entry(by_name[o], state.cfg) for o in opponents]
+            raise TableRefused(400, "choose different bots, each from the list")
+        entries = []
+        for o in opponents:
+            v = by_name[o]
+            entry = bot_entry(v, state.cfg)
+            if checked_address(state.store, state.cfg, v):
+                assert v.address is not None
+                try:
+                    literal = await asyncio.to_thread(pin, v.address, resolve=state.resolve)
+                except AddressRefused:
+                    raise TableRefused(400, f"{o} cannot be reached from this arena now: choose another") from None
+                entry = dataclasses.replace(entry, address=literal)
+            entries.append(entry)
+        # Checked again: while an address was checked, another request may have taken a table.
+        if self.of(owner) is not None:
+            raise TableRefused(409, "you have a table already: finish that match (or leave it) first")
+        if len(self.open_tables()) >= state.cfg.play_tables:
+            raise TableRefused(503, "every table is taken: try again in a few minutes")
         seat = ArenaSeat(name)
         t = PlayTable(
             id=secrets.token_urlsafe(12),
@@ -190,6 +206,7 @@ class Tables:
             startup_timeout=STARTUP_S,
             sandbox=play_mode(),
             told=lambda match_id: {"match_id": match_id, "url": f"/matches/{match_id}"},
+            shown=list(opponents),  # as this person sees them: an anonymous arena's rivals by alias
         )
         self.by_id[t.id] = t
         t.task = asyncio.get_running_loop().create_task(self._sit(state, t, sitting))

@@ -79,6 +79,9 @@ class Sitting:
     told: Callable[[str], dict[str, Any]] | None = None
     """What the people are told of the stored match, given its id (default: the id and ``db``, for
     ``hearts replay``; the arena's site gives the match's page instead of its file)."""
+    shown: Sequence[str] | None = None
+    """The bots' names as the table is told them, in the order of ``entries`` (default: their names;
+    an anonymous arena's site gives its participants' bots by alias, and records the real names)."""
 
 
 async def sit(s: Sitting, sock: socket.socket, on_listening: Callable[[list[str]], None]) -> MatchRecord:
@@ -111,6 +114,8 @@ async def play_and_record(s: Sitting) -> MatchRecord:
     if len(s.person_seats) != len(people) or len(set(s.person_seats)) != len(people):
         raise ValueError(f"{len(people)} people need {len(people)} seats of their own, not {list(s.person_seats)}")
     names = [e.name for e in s.entries]
+    if s.shown is not None and len(s.shown) != len(names):
+        raise ValueError(f"{len(s.shown)} names shown for {len(names)} bots")
     async with started_bots(
         list({e.name: e for e in s.entries}.values()),
         log_dir=s.log_dir,
@@ -121,12 +126,15 @@ async def play_and_record(s: Sitting) -> MatchRecord:
             person.tell({"type": "ready", "rules": str(s.rules), **s.table.awaiting(i)})
         await s.table.start.wait()
         bots = iter([chairs[n] for n in names])
-        shown_bots = iter(names)
+        shown_bots = iter(s.shown if s.shown is not None else names)
+        recorded_bots = iter(names)
         at = dict(zip(s.person_seats, range(len(people)), strict=True))
         n = len(people) + len(names)
         seats = [people[at[k]] if k in at else next(bots) for k in range(n)]
-        shown = [(people[at[k]].name or "person") if k in at else next(shown_bots) for k in range(n)]
-        record = await play_match(seats, s.rules, s.seed, settings=s.settings, names=shown)
+        person_at = [people[at[k]].name or "person" if k in at else None for k in range(n)]
+        shown = [p if p is not None else next(shown_bots) for p in person_at]
+        kept = [p if p is not None else next(recorded_bots) for p in person_at]
+        record = await play_match(seats, s.rules, s.seed, settings=s.settings, names=kept, shown_names=shown)
     await asyncio.to_thread(_save, s.db, record)
     told = s.told(record.match_id) if s.told is not None else {"match_id": record.match_id, "db": s.db}
     for person in people:

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from ladder.arena.accounts import add_user
+from ladder.arena.accounts import Account, add_user
 from ladder.arena.app import build_app
 from ladder.arena.config import ArenaConfig, HouseBot
 from ladder.arena.state import ArenaState
-from ladder.arena.store import ArenaStore
+from ladder.arena.store import ArenaStore, VersionStatus
 from ladder.arena.worker import Ratings, sync_house
 from ladder.bots.launcher import free_port
 from ladder.site import tables
@@ -131,6 +131,8 @@ def test_guests_play_as_guest_within_the_arenas_cap(tmp_path: Path, tables: int)
 
 # -- a table left alone: the house bots started for real (processes), no page, no server ---------------
 
+ALICE = Account(2, "alice", "participant", "")  # the owner "user:2" of these tables
+
 HOUSE = (
     HouseBot("random", command="python -m clients.bots.random --port {port} --seed 1"),
     HouseBot("lowest", command="python -m clients.bots.lowest --port {port}"),
@@ -163,7 +165,7 @@ def test_a_person_who_leaves_or_stops_answering_is_substituted_and_the_match_is_
     state = _state(tmp_path)
 
     async def sit() -> PlayTable:
-        t = Tables().open(state, "user:2", "alice", ["random", "lowest", "heuristic"])
+        t = await Tables().open(state, "user:2", "alice", ["random", "lowest", "heuristic"], ALICE)
         t.seat.join()  # a page is open, and nobody answers at it
         t.table.ask_to_start(0)
         assert t.task is not None
@@ -188,7 +190,7 @@ def test_a_table_nobody_starts_closes_unrecorded(tmp_path: Path, monkeypatch: py
 
     async def sit() -> Tables:
         ts = Tables()
-        t = ts.open(state, "user:2", "alice", ["random", "lowest", "heuristic"])
+        t = await ts.open(state, "user:2", "alice", ["random", "lowest", "heuristic"], ALICE)
         assert t.task is not None
         await asyncio.wait_for(t.task, 60)
         return ts
@@ -209,3 +211,30 @@ def test_an_anonymous_arena_seats_a_participant_by_their_alias(tmp_path: Path) -
         alias = next(u.alias for u in store.users() if u.name == "alice")
         store.close()
         assert table.seat.name == alias != "alice"
+
+
+def test_any_bot_on_the_ladder_may_be_seated_by_the_name_the_person_sees(tmp_path: Path) -> None:
+    """Besides the house bots, a participant may seat any bot with a valid version, their own among
+    them: another's by its alias while the anonymous arena hides names (its real name is never in the
+    form, and the table is told the alias), and a hosted bot only where its address is not this machine."""
+    with _arena(tmp_path, anonymous=True) as (client, tokens):
+        store = ArenaStore(tmp_path / "arena.db")
+        users = {u.name: u for u in store.users()}
+        hosted = (("bob", "bob-bot", "Heron", "192.0.2.7:50051"), ("alice", "my-bot", "Wren", "127.0.0.1:50052"))
+        for owner, bot, alias, address in hosted:
+            bot_id = store.add_bot(bot, users[owner].id, alias)
+            store.add_version(bot_id, users[owner].id, status=VersionStatus.VALID, kind="address", address=address)
+        store.close()
+        _sign_in(client, tokens["alice"])
+        form = client.get("/play").text
+        assert "Heron" in form and "bob-bot" not in form  # bob's bot by its alias alone
+        assert "my-bot (yours)" in form and "a (house)" in form
+        status, _ = _sit(client, "a", "Heron", "b")
+        assert status == 303
+        (table,) = client.app.state.site_tables.by_id.values()  # type: ignore[attr-defined]
+        assert table.opponents == ["a", "Heron", "b"]
+        # Alice's own hosted bot names this machine: it is refused, as the ladder refuses it.
+        client.portal.call(_end_tables, client.app)  # type: ignore[union-attr]
+        client.app.state.site_tables.by_id.clear()  # type: ignore[attr-defined]
+        status, _ = _sit(client, "my-bot", "a", "b")
+        assert status == 400
