@@ -10,6 +10,7 @@ import os
 import random
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -256,3 +257,49 @@ def test_a_person_who_closes_the_tab_mid_hand_is_substituted_and_the_match_compl
     played = [p for p in record.plays if p.seat == 0]
     assert [p.substituted for p in played[:3]] == [False] * 3 and all(p.substituted for p in played[3:])
     assert len(record.hands) > 1 and record.hands[-1].totals
+
+
+def test_a_person_who_closes_the_tab_and_opens_it_again_takes_the_seat_again(table: Any, browser: Any) -> None:
+    """The tab closes after two plays and the substitutes play for the person; the same address opened
+    again shows the table as it is, and the person plays on:
+    the record holds their own cards before, substitutes while away, their own cards again after."""
+    # Bots that think 40 ms a decision: the match outlasts the time the tab is closed.
+    slow = f"{sys.executable} {Path(__file__).parents[1] / 'bots' / 'synchronous.py'} {{port}} 40"
+    seats = [arg for n in range(3) for arg in ("--seat", f"slow{n}={slow}")]
+    t: Table = table("--rules", "standard,target=60", "--seed", "9", "--name", "sam", "--away", "0.2", *seats)
+
+    def play_cards(page: Any, n: int, last: str) -> str:
+        mine = 0
+        while mine < n:
+            phase, last = _turn(page, last)
+            if phase == "over":
+                break
+            if phase == "hold":
+                page.keyboard.press("Space")
+                _wait(page, "document.body.dataset.phase !== 'hold'")
+            elif phase == "pass":
+                for _ in range(3):
+                    page.keyboard.press("Space")
+                    page.keyboard.press("ArrowRight")
+                page.keyboard.press("Enter")
+            elif phase == "play":
+                page.keyboard.press("Space")
+                mine += 1
+        return last
+
+    page = _page(browser, viewport={"width": 1000, "height": 800})
+    page.goto(t.url + "&pace=0")
+    page.keyboard.press("Enter")
+    last = play_cards(page, 2, "")
+    _wait(page, f"document.body.dataset.ask !== {json.dumps(last)}")
+    page.context.close()
+    time.sleep(1.0)  # away: the substitutes play a few of the person's decisions meanwhile
+    again = _page(browser, viewport={"width": 1000, "height": 800})
+    again.goto(t.url + "&pace=0")
+    play_cards(again, 10_000, "")  # to the match's end
+    record = _finish(t, again)
+    flags = [p.substituted for p in record.plays if p.seat == 0]
+    assert flags[:2] == [False, False], flags
+    away = flags.index(True)  # substituted while away...
+    assert not all(flags[away:]), flags  # ...and their own cards again once back
+    assert record.seats[0].kind == "human" and not record.seats[0].forfeit
