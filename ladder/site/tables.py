@@ -7,7 +7,8 @@ house bots or any bot of the ladder with a valid version, the person's own inclu
 (``views.table_opponents``: each by the name the person sees, an alias while an anonymous arena hides
 names), started as the arena's worker starts them for the ladder: the entry of each one's newest
 valid version (``worker.bot_entry``) through the launcher in the worker's mode (``worker.play_mode``),
-a process of their own for each table.
+a process of their own for each table. The live page follows each table's match as it follows the
+ladder's (``TableWatcher``).
 
 The match is recorded in the arena's store outside any tournament, with the person's seat of kind
 ``human``: the ladder's leaderboards fit one tournament each and leave out every match with a person,
@@ -28,17 +29,20 @@ import dataclasses
 import logging
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ladder.arena.accounts import Account
 from ladder.arena.hosted_address import AddressRefused, pin
+from ladder.arena.live import LiveHub, LiveWatcher
 from ladder.arena.state import ArenaState
 from ladder.arena.views import table_opponents
 from ladder.arena.worker import bot_entry, checked_address, play_mode, settings_of
 from ladder.table.session import Sitting, play_and_record
 from ladder.table.table import Table
 from referee.human import HumanSeat
+from referee.record import MatchRecord
 from referee.rules import Rules
 from referee.seats import Ask, BotTimeout
 from referee.settings import MatchSettings
@@ -119,6 +123,30 @@ class PlayTable:
     task: asyncio.Task[None] | None = None
     done: bool = False
     ended: float = 0.0
+    live: TableWatcher | None = None
+
+    def watcher(self, state: ArenaState) -> TableWatcher:
+        """What the referee tells of this table's match: the arena's live page shows it as it is played."""
+        self.live = TableWatcher(state.hub)
+        return self.live
+
+
+class TableWatcher(LiveWatcher):
+    """The live page's watcher of a table's match: always public (it deals no duplicate of a ladder
+    deal), and gone from the page when the table closes, recorded or not."""
+
+    def __init__(self, hub: LiveHub) -> None:
+        super().__init__(hub, lambda _tournament, _seed: True)
+        self.match_id: str | None = None
+
+    def began(self, record: MatchRecord, names: Sequence[str]) -> None:
+        self.match_id = record.match_id
+        super().began(record, names)
+
+    def gone(self) -> None:
+        if self.match_id is not None:
+            self.hub.ended(self.match_id)
+            self.match_id = None
 
 
 def table_rules(state: ArenaState) -> Rules:
@@ -207,6 +235,7 @@ class Tables:
             sandbox=play_mode(),
             told=lambda match_id: {"match_id": match_id, "url": f"/matches/{match_id}"},
             shown=list(opponents),  # as this person sees them: an anonymous arena's rivals by alias
+            watcher=t.watcher(state),
         )
         self.by_id[t.id] = t
         t.task = asyncio.get_running_loop().create_task(self._sit(state, t, sitting))
@@ -227,6 +256,8 @@ class Tables:
             if state.worker is not None:
                 state.worker.events.append(f"a /play table could not be played: {e}")
         finally:
+            if t.live is not None:
+                t.live.gone()  # recorded or not, it is no longer in play
             started.cancel()
             if not play.done():  # the arena stops under it: its bots are stopped before it goes
                 play.cancel()

@@ -23,7 +23,7 @@ from ladder.sandbox import SandboxMode
 from ladder.store import Store
 from ladder.table.table import Table, table_app
 from ladder.venues.here import started_bots
-from referee.match import MatchSettings, play_match
+from referee.match import MatchSettings, MatchWatcher, play_match
 from referee.record import MatchRecord
 from referee.rules import Rules
 
@@ -82,6 +82,8 @@ class Sitting:
     shown: Sequence[str] | None = None
     """The bots' names as the table is told them, in the order of ``entries`` (default: their names;
     an anonymous arena's site gives its participants' bots by alias, and records the real names)."""
+    watcher: MatchWatcher | None = None
+    """Told of each play as the record has it (``referee.match.play_match``'s): the arena's live page."""
 
 
 async def sit(s: Sitting, sock: socket.socket, on_listening: Callable[[list[str]], None]) -> MatchRecord:
@@ -134,7 +136,9 @@ async def play_and_record(s: Sitting) -> MatchRecord:
         person_at = [people[at[k]].name or "person" if k in at else None for k in range(n)]
         shown = [p if p is not None else next(shown_bots) for p in person_at]
         kept = [p if p is not None else next(recorded_bots) for p in person_at]
-        record = await play_match(seats, s.rules, s.seed, settings=s.settings, names=kept, shown_names=shown)
+        record = await play_match(
+            seats, s.rules, s.seed, settings=s.settings, names=kept, shown_names=shown, watcher=s.watcher
+        )
     await asyncio.to_thread(_save, s.db, record)
     told = s.told(record.match_id) if s.told is not None else {"match_id": record.match_id, "db": s.db}
     for person in people:

@@ -13,6 +13,7 @@ import contextlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -164,7 +165,10 @@ def test_a_person_who_leaves_or_stops_answering_is_substituted_and_the_match_is_
     monkeypatch.setattr(tables, "DECISION_S", 0.3)
     state = _state(tmp_path)
 
+    watching: list[Any] = []
+
     async def sit() -> PlayTable:
+        watching.append(state.hub.subscribe(organiser=False, address="10.0.0.9"))  # a visitor of the live page
         t = await Tables().open(state, "user:2", "alice", ["random", "lowest", "heuristic"], ALICE)
         t.seat.join()  # a page is open, and nobody answers at it
         t.table.ask_to_start(0)
@@ -181,6 +185,11 @@ def test_a_person_who_leaves_or_stops_answering_is_substituted_and_the_match_is_
     assert [f.kind.value for f in mine[:2]] == ["timeout", "timeout"] and "deadline" in mine[0].detail
     assert all("nobody at the table" in f.detail for f in mine[2:]) and len(mine) > 2
     assert all(p.substituted for p in record.plays if p.seat == 0)
+    # The live page followed it card by card, as it does the ladder's matches, and it left when it ended.
+    events, _, _ = state.hub.take(watching[0])
+    plays = [e.data["play"]["card"] for e in events if e.kind == "play" and e.data["match"] == record.match_id]
+    assert plays == [p.card for p in record.plays]
+    assert not state.hub.in_play()
 
 
 @pytest.mark.slow
