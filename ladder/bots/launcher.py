@@ -30,7 +30,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -56,7 +55,15 @@ from ladder.sandbox import (
     probe_limits,
     rotate,
 )
-from ladder.sandbox.bwrap import SANDBOX_PATH, bot_uid, disables_userns, hidden, sdk_dirs, unreachable
+from ladder.sandbox.bwrap import (
+    SANDBOX_PATH,
+    bot_uid,
+    disables_userns,
+    hidden,
+    sandbox_run_dir,
+    sdk_dirs,
+    unreachable,
+)
 from ladder.sandbox.cgroup import BotCgroup
 from ladder.sandbox.peer import PeerMismatch, check_tcp, check_unix, pin
 from ladder.sandbox.seccomp import seccomp_fd
@@ -536,7 +543,7 @@ class Launcher:
         the capped log, its processes under the watch; wait for its health check."""
         assert bp.command is not None and bp.log_path is not None
         if self._run_dir is None:
-            self._run_dir = Path(tempfile.mkdtemp(prefix="hearts-sb-"))
+            self._run_dir = sandbox_run_dir()
         if self._watch is None:
             self._watch = Watch(run_dir=self._run_dir)
         full = bp.sandbox is SandboxMode.FULL

@@ -37,6 +37,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +74,23 @@ SOCKET_DIR = "/run/hearts"
 """Where the shared directory appears inside the sandbox."""
 BOT_SOCKET = "bot.sock"
 INSTALL_HINT = "install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora)"
+
+SOCKET_PATH_ROOM = 107
+"""Bytes a unix socket's path may take (``sun_path``, less its closing NUL): a longer one cannot be bound."""
+
+
+def sandbox_run_dir() -> Path:
+    """A fresh folder for the sandboxes' sockets and folders: in the temp folder, or in /tmp when the
+    temp folder's path is so long that a socket in it would not fit ``SOCKET_PATH_ROOM`` (its bots
+    would never be reached: gRPC refuses such an address)."""
+    base = tempfile.gettempdir()
+    # The longest socket path under it: the folder's random name, then pins/ or a start's folder.
+    longest = os.path.join(base, "hearts-sb-XXXXXXXX", "pins", "9999-9999.sock")
+    if len(os.fsencode(longest)) > SOCKET_PATH_ROOM:
+        base = "/tmp"
+    return Path(tempfile.mkdtemp(prefix="hearts-sb-", dir=base))
+
+
 _UID_BASE = 2_000_000_000  # far above any user of the system: a bot's uid owns nothing outside
 _serial = itertools.count()
 

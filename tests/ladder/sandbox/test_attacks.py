@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -264,12 +265,17 @@ def test_a_bot_making_files_without_end_is_stopped_at_its_file_count(tmp_path: P
     run.honest_untouched()
 
 
-def test_a_finished_tournament_leaves_no_folder_or_group_of_any_bot(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+@pytest.fixture
+def scratch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The temp folder, a test's own, with a path short enough to hold the sandboxes' sockets (a long
+    one sends them to /tmp, where a leftover would go unseen)."""
+    folder = Path(tempfile.mkdtemp(prefix="hs-", dir="/tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_finished_tournament_leaves_no_folder_or_group_of_any_bot(tmp_path: Path, scratch: Path) -> None:
     groups_before = set(_groups())
     run = play(tmp_path / "t", "none")
     assert run.summary.played > 0
@@ -278,14 +284,11 @@ def test_a_finished_tournament_leaves_no_folder_or_group_of_any_bot(
 
 
 def test_a_restart_loop_filling_the_shared_folder_keeps_one_starts_folder_at_most(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, scratch: Path
 ) -> None:
     """A bot that writes files into the folder it shares with the referee (on the host's disk)
     before serving, at every start: each start is stopped at once, its folder gone before the next
     start begins, and nothing is left once the launcher stops."""
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     groups_before = set(_groups())
     bot = _bot_dir(tmp_path, "filler", {})
     os.chmod(tmp_path, 0o755)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -206,3 +208,25 @@ def test_python_m_gives_the_package_holding_the_module_never_the_top_of_its_tree
     (tmp_path / "solo.py").write_text("")
     files = _absolute(["python", "-m", "solo"], tmp_path)
     assert files.bot_dir is None and files.extra == [tmp_path / "solo.py"]
+
+
+def test_a_long_temp_folder_leaves_the_sockets_room_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A unix socket's path holds about 107 bytes: under a temp folder too long for one, the
+    sandboxes' folder is made in /tmp instead (their bots would otherwise never be reached)."""
+    from ladder.sandbox.bwrap import SOCKET_PATH_ROOM, sandbox_run_dir
+
+    deep = tmp_path / ("x" * 60) / ("y" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    made = sandbox_run_dir()
+    try:
+        assert made.parent == Path("/tmp")
+        assert len(os.fsencode(made / "pins" / "9999-9999.sock")) <= SOCKET_PATH_ROOM
+    finally:
+        made.rmdir()
+    short = Path(tempfile.mkdtemp(prefix="hs-", dir="/tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(short))
+    try:
+        assert sandbox_run_dir().parent == short  # a short temp folder is used as it is
+    finally:
+        shutil.rmtree(short)
