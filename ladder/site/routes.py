@@ -13,7 +13,6 @@ POST whose Origin is another site is refused as well.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
 import hashlib
@@ -49,7 +48,7 @@ from ladder.site import pages
 from ladder.site.pages import VISITOR
 from ladder.site.render import HERE, env
 from ladder.site.tables import PlayTable, TableRefused, Tables, table_rules
-from ladder.table.table import KEEPALIVE_S, MAX_PAGES, STATIC, json_body
+from ladder.table.table import MAX_PAGES, STATIC, json_body, last_event, seat_stream
 from referee.human import AnswerRefused
 
 __all__ = ["mount"]
@@ -475,36 +474,10 @@ async def table_events(request: Request) -> Response:
         t = _your_table(request)
     except ApiError as e:
         return _refused(e.status, e.message)
-    table, seat = t.table, t.seat
-    if table.pages[0] >= MAX_PAGES:
+    if t.table.pages[0] >= MAX_PAGES:
         return _refused(429, f"{MAX_PAGES} pages follow this table already: close one")
-    after_text = request.headers.get("last-event-id") or "0"
-    after = int(after_text) if after_text.isdigit() and len(after_text) < 10 else 0
-    table.pages[0] += 1
-    seat.join()
-
-    async def stream() -> Any:
-        seen = min(after, len(seat.events))
-        try:
-            yield b"retry: 1000\n\n"
-            while True:
-                try:
-                    batch = await asyncio.wait_for(seat.next_events(seen), KEEPALIVE_S)
-                except TimeoutError:
-                    yield b": still here\n\n"
-                    continue
-                yield b"".join(
-                    b"id: %d\ndata: %s\n\n" % (e["seq"], json.dumps(e, separators=(",", ":")).encode()) for e in batch
-                )
-                seen = batch[-1]["seq"]
-                if table.closing and seen >= len(seat.events):
-                    return
-        finally:
-            table.pages[0] -= 1
-            seat.leave()
-
     return StreamingResponse(
-        stream(),
+        seat_stream(t.table, 0, last_event(request)),
         media_type="text/event-stream",
         headers={**HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )

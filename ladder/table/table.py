@@ -127,6 +127,46 @@ class Table:
         return tuple(f"http://{h}" for h in self.hosts())
 
 
+def last_event(request: Request) -> int:
+    """The event a reconnecting page last had (``Last-Event-ID``, or ``?after=``): 0 for none."""
+    text = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
+    return int(text) if text.isdigit() and len(text) < 10 else 0
+
+
+def seat_stream(table: Table, person: int, after: int) -> AsyncIterator[bytes]:
+    """Person ``person``'s seat's events after ``after``, as server-sent events (one ``data:`` line of
+    JSON each, with its ``id:``), until the table closes and all are sent. The page is counted in
+    ``table.pages`` and the seat joined from now until the stream ends."""
+    seat = table.seats[person]
+    table.pages[person] += 1
+    seat.join()
+
+    async def stream() -> AsyncIterator[bytes]:
+        seen = min(after, len(seat.events))
+        try:
+            yield b"retry: 1000\n\n"
+            while True:
+                try:
+                    batch = await asyncio.wait_for(seat.next_events(seen), KEEPALIVE_S)
+                except TimeoutError:
+                    yield b": still here\n\n"
+                    continue
+                out = b"".join(
+                    b"id: %d\ndata: %s\n\n" % (e["seq"], json.dumps(e, separators=(",", ":")).encode()) for e in batch
+                )
+                seen = batch[-1]["seq"]
+                table.bytes_sent += len(out)
+                yield out
+                table.delivered[person] = max(table.delivered[person], seen)
+                if table.closing and seen >= len(seat.events):
+                    return
+        finally:
+            table.pages[person] -= 1
+            seat.leave()
+
+    return stream()
+
+
 def _refused(status: int, why: str) -> Response:
     return JSONResponse({"ok": False, "reason": why}, status_code=status, headers={"Cache-Control": "no-store"})
 
@@ -189,40 +229,10 @@ def table_app(table: Table) -> Starlette:
 
     async def events(request: Request) -> Response:
         person: int = request.state.person
-        seat = table.seats[person]
         if table.pages[person] >= MAX_PAGES:
             return _refused(429, f"{MAX_PAGES} pages follow this seat already: close one")
-        after_text = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-        after = int(after_text) if after_text.isdigit() and len(after_text) < 10 else 0
-        table.pages[person] += 1
-        seat.join()
-
-        async def stream() -> AsyncIterator[bytes]:
-            seen = min(after, len(seat.events))
-            try:
-                yield b"retry: 1000\n\n"
-                while True:
-                    try:
-                        batch = await asyncio.wait_for(seat.next_events(seen), KEEPALIVE_S)
-                    except TimeoutError:
-                        yield b": still here\n\n"
-                        continue
-                    out = b"".join(
-                        b"id: %d\ndata: %s\n\n" % (e["seq"], json.dumps(e, separators=(",", ":")).encode())
-                        for e in batch
-                    )
-                    seen = batch[-1]["seq"]
-                    table.bytes_sent += len(out)
-                    yield out
-                    table.delivered[person] = max(table.delivered[person], seen)
-                    if table.closing and seen >= len(seat.events):
-                        return
-            finally:
-                table.pages[person] -= 1
-                seat.leave()
-
         return StreamingResponse(
-            stream(),
+            seat_stream(table, person, last_event(request)),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no", "X-Content-Type-Options": "nosniff"},
         )

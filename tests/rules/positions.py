@@ -375,3 +375,23 @@ def play_cards(m: Match, text: str) -> list:
         if t is not None:
             done.append(t)
     return done
+
+
+def advance_to_hand(m: Match, k: int, seed: int = 0) -> Match:
+    """Random play until hand ``k`` begins (the match must not end first)."""
+    rng = random.Random(seed)
+    while m.hand_number < k:
+        assert not m.over, "the match ended early: use a higher target"
+        random_step(m, rng)
+    assert m.hand_number == k
+    return m
+
+
+def pass_lowest(m: Match) -> dict[int, tuple[Card, ...]]:
+    """Every seat passes its lowest cards; what each sent."""
+    sent = {}
+    for s in range(m.rules.players):
+        cards = cards_of(m.hand.hands[s])[: m.rules.pass_count]
+        sent[s] = cards
+        m.pass_cards(s, cards)
+    return sent

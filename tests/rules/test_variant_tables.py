@@ -13,9 +13,11 @@ from collections import Counter
 import pytest
 from positions import (
     HEARTS,
+    advance_to_hand,
     cs,
     end_of_hand,
     m_,
+    pass_lowest,
     play_cards,
     play_last_trick,
     position,
@@ -41,25 +43,6 @@ from referee.rules.cards import DECK, CardMultiset, parse_cards
 from referee.rules.state import Deal, Hand
 
 QS = Card.parse("QS")
-
-
-def advance_to_hand(m: Match, k: int, seed: int = 0) -> Match:
-    """Random play until hand ``k`` begins (the match must not end first)."""
-    rng = random.Random(seed)
-    while m.hand_number < k:
-        assert not m.over, "the match ended early: use a higher target"
-        random_step(m, rng)
-    assert m.hand_number == k
-    return m
-
-
-def pass_lowest(m: Match) -> dict[int, tuple[Card, ...]]:
-    sent = {}
-    for s in range(m.rules.players):
-        cards = cards_of(m.hand.hands[s])[: m.rules.pass_count]
-        sent[s] = cards
-        m.pass_cards(s, cards)
-    return sent
 
 
 # -- other numbers of players (002) -------------------------------------------------------------------------

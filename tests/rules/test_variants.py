@@ -7,19 +7,18 @@ Each test quotes the sentence it checks and names its source file:
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from positions import (
     HEARTS,
+    advance_to_hand,
     cs,
     end_of_hand,
     m_,
     mask_of,
+    pass_lowest,
     play_cards,
     play_last_trick,
     position,
-    random_step,
     seat_holding,
 )
 
@@ -38,25 +37,6 @@ from referee.rules import (
 )
 
 QS = Card.parse("QS")
-
-
-def advance_to_hand(m: Match, k: int, seed: int = 0) -> Match:
-    """Random play until hand ``k`` begins (the match must not end first)."""
-    rng = random.Random(seed)
-    while m.hand_number < k:
-        assert not m.over, "the match ended early: use a higher target"
-        random_step(m, rng)
-    assert m.hand_number == k
-    return m
-
-
-def pass_lowest(m: Match) -> dict[int, tuple[Card, ...]]:
-    sent = {}
-    for s in range(m.rules.players):
-        cards = cards_of(m.hand.hands[s])[: m.rules.pass_count]
-        sent[s] = cards
-        m.pass_cards(s, cards)
-    return sent
 
 
 # -- 000: shared win -----------------------------------------------------------------------------------
