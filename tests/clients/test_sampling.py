@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import random
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -167,11 +166,9 @@ def test_voids_and_pinned_cards_are_respected_in_every_world():
                         assert w.hands[to] & c.mask
 
 
-def test_a_thousand_worlds_fit_in_a_decision_budget():
+def test_a_thousand_worlds_are_drawn_early_in_a_hand():
+    """As many worlds as asked, where the most cards are unseen; how fast is bench/rollout.py's to say."""
     m = _end_game(3, 1)  # early in the hand: the most unseen cards
     view = m.observation(m.to_move[0])
-    start = time.perf_counter()
     worlds = Sampler(view).sample(1000, random.Random(0))
-    elapsed = time.perf_counter() - start
     assert len(worlds) == 1000
-    assert elapsed < 0.5  # 100 ms on an idle machine compiled (docs/sdk.md); slack for load and pure Python

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from ladder.bots import launcher as launcher_module
 from ladder.bots.launcher import BotStartError, Launcher
 from ladder.bots.registry import BotEntry
 from ladder.sandbox import Limits, SandboxMode, cgroup
@@ -266,6 +267,26 @@ def test_a_bot_making_files_without_end_is_stopped_at_its_file_count(tmp_path: P
 
 
 @pytest.fixture
+def run_dirs(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The sandboxes' folders this test's launchers make (their cgroups bear the same names): other
+    tests, on other workers, make groups of their own meanwhile."""
+    made: list[Path] = []
+    real = launcher_module.sandbox_run_dir
+
+    def recorded() -> Path:
+        made.append(real())
+        return made[-1]
+
+    monkeypatch.setattr(launcher_module, "sandbox_run_dir", recorded)
+    return made
+
+
+def _groups_of(run_dirs: list[Path]) -> list[Path]:
+    names = {d.name for d in run_dirs}
+    return [g for g in _groups() if g.name in names]
+
+
+@pytest.fixture
 def scratch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The temp folder, a test's own, with a path short enough to hold the sandboxes' sockets (a long
     one sends them to /tmp, where a leftover would go unseen)."""
@@ -275,21 +296,21 @@ def scratch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_a_finished_tournament_leaves_no_folder_or_group_of_any_bot(tmp_path: Path, scratch: Path) -> None:
-    groups_before = set(_groups())
+def test_a_finished_tournament_leaves_no_folder_or_group_of_any_bot(
+    tmp_path: Path, scratch: Path, run_dirs: list[Path]
+) -> None:
     run = play(tmp_path / "t", "none")
-    assert run.summary.played > 0
+    assert run.summary.played > 0 and run_dirs
     assert list(scratch.iterdir()) == []
-    assert set(_groups()) - groups_before == set()
+    assert _groups_of(run_dirs) == []
 
 
 def test_a_restart_loop_filling_the_shared_folder_keeps_one_starts_folder_at_most(
-    tmp_path: Path, scratch: Path
+    tmp_path: Path, scratch: Path, run_dirs: list[Path]
 ) -> None:
     """A bot that writes files into the folder it shares with the referee (on the host's disk)
     before serving, at every start: each start is stopped at once, its folder gone before the next
     start begins, and nothing is left once the launcher stops."""
-    groups_before = set(_groups())
     bot = _bot_dir(tmp_path, "filler", {})
     os.chmod(tmp_path, 0o755)
 
@@ -311,7 +332,7 @@ def test_a_restart_loop_filling_the_shared_folder_keeps_one_starts_folder_at_mos
     reasons = asyncio.run(starts())
     assert all("shared directory" in r for r in reasons), reasons
     assert list(scratch.iterdir()) == []
-    assert set(_groups()) - groups_before == set()
+    assert run_dirs and _groups_of(run_dirs) == []
 
 
 def test_a_restarted_bots_earlier_folder_is_gone_before_it_starts_again(tmp_path: Path) -> None:
