@@ -10,9 +10,9 @@ card evaluated in the same worlds (paired), until the time manager's deadline.
 
 The time manager: each decision spends ``budget_fraction`` of ``view.budget_ms`` plus
 ``bank_fraction`` of what is left of ``view.time_bank_ms``, less a fixed margin, measured with
-``time.perf_counter`` from when the call began; at least one world is always evaluated when the time
-allows, and with no time at all the heuristic bot's card is played. Nothing is kept between calls but
-the immutable settings, so concurrent matches are served by one object: ``MonteCarloBot`` runs the
+its clock (``time.perf_counter`` unless given another) from when the call began; at least one
+world is always evaluated when the time allows, and with no time at all the heuristic bot's card
+is played. Nothing is kept between calls but the immutable settings, so concurrent matches are served by one object: ``MonteCarloBot`` runs the
 search inline (in-process tournaments), ``ThreadedMonteCarloBot`` (``hearts bot serve montecarlo``)
 runs it in a thread (``asyncio.to_thread``) so a gRPC server keeps answering other matches.
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from clients.bots.heuristic import HeuristicBot
 from clients.sampling import InconsistentView, Sampler
@@ -52,6 +52,7 @@ class MonteCarloBot(HeuristicBot):
         others_weight: float = 0.25,
         policy: int = ROLLOUT_RULES,
         max_worlds: int = 100_000,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         super().__init__(seed)
         self.seed = seed
@@ -60,6 +61,7 @@ class MonteCarloBot(HeuristicBot):
         self.others_weight = others_weight
         self.policy = policy
         self.max_worlds = max_worlds
+        self.clock = clock  # what the search's time is read from (a test gives one it moves itself)
 
     # -- the clock ---------------------------------------------------------------------------------
 
@@ -71,7 +73,7 @@ class MonteCarloBot(HeuristicBot):
     # -- play --------------------------------------------------------------------------------------
 
     def play_card(self, view: View) -> Card:
-        return self.search(view, time.perf_counter())[0]
+        return self.search(view, self.clock())[0]
 
     def search(self, view: View, start: float) -> tuple[Card, dict[Card, float], int]:
         """The card to play, each legal card's mean value (lower is better) and how many worlds."""
@@ -80,7 +82,7 @@ class MonteCarloBot(HeuristicBot):
             return legal[0], {legal[0]: 0.0}, 0
         deadline = start + self.think_seconds(view)
         fallback = HeuristicBot.play_card(self, view)
-        if time.perf_counter() >= deadline or view.rules.packs != 1:
+        if self.clock() >= deadline or view.rules.packs != 1:
             return fallback, {}, 0  # two packs (002 Cancellation Hearts): the sampler deals one pack only
         try:
             sampler = Sampler(view)
@@ -99,7 +101,7 @@ class MonteCarloBot(HeuristicBot):
         totals = dict.fromkeys(legal, 0.0)
         worlds = 0
         policy = self.policy
-        while worlds < self.max_worlds and time.perf_counter() < deadline:
+        while worlds < self.max_worlds and self.clock() < deadline:
             for world in sampler.sample(ROUND, rng):
                 base = world.hand
                 for card in legal:
@@ -116,7 +118,7 @@ class MonteCarloBot(HeuristicBot):
                         theirs = sum(pts) - mine
                     totals[card] += mine - w_others * theirs
                 worlds += 1
-                if time.perf_counter() >= deadline:
+                if self.clock() >= deadline:
                     break
         if not worlds:
             return fallback, {}, 0
@@ -136,7 +138,7 @@ class ThreadedMonteCarloBot(MonteCarloBot):
     """The same bot for a server: the search runs in a thread, so concurrent matches keep flowing."""
 
     async def play_card(self, view: View) -> Card:  # type: ignore[override]
-        start = time.perf_counter()
+        start = self.clock()
         if len(view.legal.cards) == 1:
             return view.legal.cards[0]
         card, _, _ = await asyncio.to_thread(self.search, view, start)
