@@ -9,12 +9,13 @@ rollouts score both). The card with the best mean is played. Worlds are drawn in
 card evaluated in the same worlds (paired), until the time manager's deadline.
 
 The time manager: each decision spends ``budget_fraction`` of ``view.budget_ms`` plus
-``bank_fraction`` of what is left of ``view.time_bank_ms``, less a fixed margin, measured with
-its clock (``time.perf_counter`` unless given another) from when the call began; at least one
-world is always evaluated when the time allows, and with no time at all the heuristic bot's card
-is played. Nothing is kept between calls but the immutable settings, so concurrent matches are served by one object: ``MonteCarloBot`` runs the
-search inline (in-process tournaments), ``ThreadedMonteCarloBot`` (``hearts bot serve montecarlo``)
-runs it in a thread (``asyncio.to_thread``) so a gRPC server keeps answering other matches.
+``bank_fraction`` of what is left of ``view.time_bank_ms``, less a fixed margin, measured with its
+clock (``time.perf_counter`` unless given another) from when the call began; at least one world is
+always evaluated when the time allows, and with no time at all the heuristic bot's card is played.
+Nothing is kept between calls but the immutable settings, so concurrent matches are served by one
+object: ``MonteCarloBot`` runs the search inline (in-process tournaments), ``ThreadedMonteCarloBot``
+(``hearts bot serve montecarlo``) runs it in a thread (``asyncio.to_thread``) so a gRPC server keeps
+answering other matches.
 
 Passing, the moon choice, a kitty discard and a called pass follow the heuristic bot (a strong rule
 set); every one-pack ruleset the engine plays works, since the search simulates with the engine itself.
