@@ -1,12 +1,12 @@
 """``make demo``: a local round robin of the sample bots, then the ladder.
 
 Starts the sample bots as subprocesses (random three times with different seeds, lowest, heuristic,
-montecarlo thinking 20 ms a decision),
-plays a duplicate round robin among them with the standard rules, records it in ``demo.db`` (made
-afresh each run; ``*.db`` is git-ignored) and prints the leaderboard. About half a minute on two
-cores. Afterwards ``hearts ladder --db demo.db`` and ``hearts replay MATCH --db demo.db`` work on it.
+montecarlo thinking 20 ms a decision), plays a duplicate round robin among them with the standard
+rules, records it in ``demo.db`` (made afresh each run; ``*.db`` is git-ignored) and prints the
+leaderboard: 60 matches (one deal a table, in every rotation), about 45 s on two cores. Afterwards
+``hearts ladder --db demo.db`` and ``hearts replay MATCH --db demo.db`` work on it.
 
-    python -m ladder.demo [--db demo.db] [--deals 3] [--concurrency 4] [--seed 1]
+    python -m ladder.demo [--db demo.db] [--deals 1] [--concurrency 4] [--seed 1]
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ DEMO_BOTS: tuple[BotEntry, ...] = (
 )
 
 
-def run_demo(db: Path, *, deals: int = 3, concurrency: int = 4, seed: int = 1, console: Console | None = None) -> float:
+def run_demo(db: Path, *, deals: int = 1, concurrency: int = 4, seed: int = 1, console: Console | None = None) -> float:
     """Play the demo tournament into a fresh ``db`` and print its ladder; returns the seconds taken."""
     console = console or Console()
     t0 = time.monotonic()
@@ -95,7 +95,7 @@ def run_demo(db: Path, *, deals: int = 3, concurrency: int = 4, seed: int = 1, c
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m ladder.demo", description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, default=Path("demo.db"), help="SQLite file, made afresh (default demo.db)")
-    parser.add_argument("--deals", type=int, default=3, help="deals per table, each in every rotation (default 3)")
+    parser.add_argument("--deals", type=int, default=1, help="deals per table, each in every rotation (default 1)")
     parser.add_argument("--concurrency", type=int, default=4, help="matches at once (default 4)")
     parser.add_argument("--seed", type=int, default=1, help="tournament seed (default 1)")
     args = parser.parse_args(argv)
