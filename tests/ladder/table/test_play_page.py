@@ -225,6 +225,27 @@ def test_an_illegal_card_is_refused_with_the_rule_the_engine_names(table: Any, b
     assert not record.faults
 
 
+def _play_cards(page: Any, n: int, last: str) -> str:
+    """Play ``n`` cards by keyboard (passing, and dealing again, as asked), or to the match's end."""
+    mine = 0
+    while mine < n:
+        phase, last = _turn(page, last)
+        if phase == "over":
+            break
+        if phase == "hold":
+            page.keyboard.press("Space")
+            _wait(page, "document.body.dataset.phase !== 'hold'")
+        elif phase == "pass":
+            for _ in range(3):
+                page.keyboard.press("Space")
+                page.keyboard.press("ArrowRight")
+            page.keyboard.press("Enter")
+        elif phase == "play":
+            page.keyboard.press("Space")
+            mine += 1
+    return last
+
+
 def test_a_person_who_closes_the_tab_mid_hand_is_substituted_and_the_match_completes(table: Any, browser: Any) -> None:
     """The tab closes after three plays: every decision from then on is the referee's seeded substitute
     (a timeout fault, "nobody at the table"), the person never forfeits, the deals are not held for
@@ -233,18 +254,7 @@ def test_a_person_who_closes_the_tab_mid_hand_is_substituted_and_the_match_compl
     page = _page(browser, viewport={"width": 1000, "height": 800})
     page.goto(t.url + "&pace=0")
     page.keyboard.press("Enter")
-    mine = 0
-    last = ""
-    while mine < 3:
-        phase, last = _turn(page, last)
-        if phase == "pass":
-            for _ in range(3):
-                page.keyboard.press("Space")
-                page.keyboard.press("ArrowRight")
-            page.keyboard.press("Enter")
-        elif phase == "play":
-            page.keyboard.press("Space")
-            mine += 1
+    last = _play_cards(page, 3, "")
     _wait(page, f"document.body.dataset.ask !== {json.dumps(last)}")  # the third card was taken
     page.context.close()  # the tab (and its browser window) closes mid-hand
     code = t.run.wait(60)
@@ -268,35 +278,16 @@ def test_a_person_who_closes_the_tab_and_opens_it_again_takes_the_seat_again(tab
     seats = [arg for n in range(3) for arg in ("--seat", f"slow{n}={slow}")]
     t: Table = table("--rules", "standard,target=60", "--seed", "9", "--name", "sam", "--away", "0.2", *seats)
 
-    def play_cards(page: Any, n: int, last: str) -> str:
-        mine = 0
-        while mine < n:
-            phase, last = _turn(page, last)
-            if phase == "over":
-                break
-            if phase == "hold":
-                page.keyboard.press("Space")
-                _wait(page, "document.body.dataset.phase !== 'hold'")
-            elif phase == "pass":
-                for _ in range(3):
-                    page.keyboard.press("Space")
-                    page.keyboard.press("ArrowRight")
-                page.keyboard.press("Enter")
-            elif phase == "play":
-                page.keyboard.press("Space")
-                mine += 1
-        return last
-
     page = _page(browser, viewport={"width": 1000, "height": 800})
     page.goto(t.url + "&pace=0")
     page.keyboard.press("Enter")
-    last = play_cards(page, 2, "")
+    last = _play_cards(page, 2, "")
     _wait(page, f"document.body.dataset.ask !== {json.dumps(last)}")
     page.context.close()
     time.sleep(1.0)  # away: the substitutes play a few of the person's decisions meanwhile
     again = _page(browser, viewport={"width": 1000, "height": 800})
     again.goto(t.url + "&pace=0")
-    play_cards(again, 10_000, "")  # to the match's end
+    _play_cards(again, 10_000, "")  # to the match's end
     record = _finish(t, again)
     flags = [p.substituted for p in record.plays if p.seat == 0]
     assert flags[:2] == [False, False], flags
