@@ -264,10 +264,6 @@ def cancelled_cards(cards: Sequence[Card]) -> list[Card]:
     return twice
 
 
-# Wire values of the cards of each 13-bit suit pattern: a card set's values are four look-ups.
-_SUIT_VALUES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(tuple(s * 13 + r + 1 for r in range(13) if pattern >> r & 1) for pattern in range(1 << 13)) for s in range(4)
-)
 
 
 def _trick_body(leader: int, cards: Sequence[Card], winner: int | None, boosted: bool = False) -> bytes:
@@ -552,8 +548,19 @@ def request_bytes(view: bytes, rest: bytes = b"") -> bytes:
     return _REQUEST_VIEW + _varint(len(view)) + view + rest
 
 
-# The packed varint bytes of the cards of each 13-bit suit pattern (every card value fits one byte).
-_SUIT_BYTES: tuple[tuple[bytes, ...], ...] = tuple(tuple(bytes(v) for v in suit) for suit in _SUIT_VALUES)
+def _suit_bytes(suit: int) -> tuple[bytes, ...]:
+    """The wire values of the cards of each 13-bit pattern of one suit, lowest rank first, as packed
+    varint bytes (every value fits one byte). Each pattern is the one without its highest card plus
+    that card: every process that imports the codec builds these, so cheaply."""
+    out = [b""] * (1 << 13)
+    for pattern in range(1, 1 << 13):
+        top = pattern.bit_length() - 1
+        out[pattern] = out[pattern ^ (1 << top)] + _BYTE[suit * 13 + top + 1]
+    return tuple(out)
+
+
+# A card set's bytes are four look-ups in these, one per suit.
+_SUIT_BYTES: tuple[tuple[bytes, ...], ...] = tuple(_suit_bytes(s) for s in range(4))
 
 
 def view_to_wire(
