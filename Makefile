@@ -1,4 +1,7 @@
 # Everything runs inside .venv, created on first use.
+# Bytecode caches are written even where the environment says not to: the tests and the demo start
+# hundreds of Python processes, and each would compile the project's modules again.
+unexport PYTHONDONTWRITEBYTECODE
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
