@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import dask
 from distributed import Client, KilledWorker, LocalCluster
 from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.security import Security
@@ -38,6 +39,11 @@ __all__ = ["DaskVenue", "NoWorkerCanPlay", "SchedulerAddressError", "SchedulerUn
 _REFRESH_S = 2.0  # how often the workers' states are read again (workers join, restart)
 _TRIES = 5  # sends of one match to workers without its bots before giving up
 _ASK_S = 10.0  # how long the workers' states are waited for
+
+
+# The workers of a cluster this process starts: Dask's statistical profiler samples every thread
+# every 10 ms, CPU taken from the matches for a dashboard nobody opens here.
+LOCAL_WORKERS_CONFIG: dict[str, object] = {"distributed.worker.profile.enabled": False}
 
 
 class SchedulerUnreachable(VenueError):
@@ -132,18 +138,22 @@ class DaskVenue:
             raise RuntimeError("the venue is not open")
         return self._client
 
+    async def _local_cluster(self) -> Client:
+        self._cluster = await LocalCluster(
+            n_workers=self.local_workers,
+            threads_per_worker=self.slots_per_worker,
+            processes=True,  # a match's CPU (the referee, in-process bots) on each worker's own core
+            dashboard_address=None,
+            scheduler_port=0,
+            asynchronous=True,
+            silence_logs=logging.CRITICAL,  # a match cancelled by Ctrl-C is no error to show
+        )
+        return await Client(self._cluster, asynchronous=True)
+
     async def _connect(self) -> Client:
         if self.local_workers is not None:
-            self._cluster = await LocalCluster(
-                n_workers=self.local_workers,
-                threads_per_worker=self.slots_per_worker,
-                processes=True,  # a match's CPU (the referee, in-process bots) on each worker's own core
-                dashboard_address=None,
-                scheduler_port=0,
-                asynchronous=True,
-                silence_logs=logging.CRITICAL,  # a match cancelled by Ctrl-C is no error to show
-            )
-            return await Client(self._cluster, asynchronous=True)
+            with dask.config.set(LOCAL_WORKERS_CONFIG):
+                return await self._local_cluster()
         assert self.address is not None
         client = Client(self.address, asynchronous=True, timeout=self.connect_timeout)
 

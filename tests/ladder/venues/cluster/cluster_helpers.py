@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import logging
 
+import dask
 from distributed import LocalCluster
 
 from ladder.bots.registry import BotEntry
+from ladder.venues.cluster.client import LOCAL_WORKERS_CONFIG
 
 
 def deterministic_bots() -> list[BotEntry]:
@@ -25,11 +27,12 @@ def deterministic_bots() -> list[BotEntry]:
 
 
 def local_cluster(workers: int = 2) -> LocalCluster:
-    return LocalCluster(
-        n_workers=workers,
-        processes=True,
-        threads_per_worker=1,
-        dashboard_address=None,
-        scheduler_port=0,
-        silence_logs=logging.ERROR,
-    )
+    with dask.config.set(LOCAL_WORKERS_CONFIG):  # as the venue starts its own
+        return LocalCluster(
+            n_workers=workers,
+            processes=True,
+            threads_per_worker=1,
+            dashboard_address=None,
+            scheduler_port=0,
+            silence_logs=logging.ERROR,
+        )

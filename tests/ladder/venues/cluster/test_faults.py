@@ -24,7 +24,7 @@ from ladder.venues.cluster import venue
 pytestmark = pytest.mark.slow  # whole processes and servers
 
 HEARTS = str(Path(sys.executable).with_name("hearts"))
-RULES = "standard"  # whole matches (several hands each): a kill lands in the middle of one
+RULES = "standard,target=50"  # matches of several hands each: a kill lands in the middle of one
 
 
 def _recorded(db: Path) -> int:
