@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from arena_helpers import HOUSE4, make_arena  # noqa: E402
 from chromium import browser, say_if_skipped, skip_without_chromium  # noqa: E402, F401
+from site_helpers import quiet  # noqa: E402
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -31,15 +32,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """An anonymous classroom arena of four house bots with a few recorded matches, and two
-    participants (alice, bob) with their tokens."""
+    participants (alice, bob) with their tokens. Its ladder is then paused (``site_helpers.playing``
+    lets it play for a test) unless the module sets ``LADDER_PLAYS = True``."""
     root = tmp_path_factory.mktemp("site")
     a = make_arena(root, house=HOUSE4, classroom="anonymous = true\nfinal_deals = 1\nfinal_seed = 7")
     alice, bob = a.add_user("alice"), a.add_user("bob")
     a.serve()
     try:
         a.wait_for(a.organiser, lambda s: s["matches"] >= 3, timeout=120)
+        if not getattr(request.module, "LADDER_PLAYS", False):
+            quiet(a)
         yield {"arena": a, "alice": alice, "bob": bob, "root": root}
     finally:
         a.stop()

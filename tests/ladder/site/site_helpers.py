@@ -6,6 +6,8 @@ import io
 import os
 import time
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,17 @@ def quiet(a: Arena) -> None:
 def resume(a: Arena) -> None:
     with a.client(a.organiser) as c:
         c.post("/api/admin/resume").raise_for_status()
+
+
+@contextmanager
+def playing(a: Arena) -> Iterator[None]:
+    """The ladder plays for the block, then is quiet again (the site fixture keeps it quiet between
+    the tests that need new matches: a ladder that plays on through a module spends a core)."""
+    resume(a)
+    try:
+        yield
+    finally:
+        quiet(a)
 
 
 def shot(page: Any, name: str, out: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from site_helpers import quiet, resume, shot, zip_bot
+from site_helpers import playing, shot, zip_bot
 
 from ladder.arena.store import ArenaStore
 from ladder.arena.worker import Ratings, ladder_tournament
@@ -43,57 +43,53 @@ def _signin(page: Any, url: str, token: str) -> None:
 
 def test_the_leaderboard_shows_the_stores_rows(site: dict[str, Any], browser: Any, tmp_path: Path) -> None:
     a = site["arena"]
-    quiet(a)
-    try:
-        store = ArenaStore(a.dir / "arena.db")
-        from ladder.arena.config import load_config
+    store = ArenaStore(a.dir / "arena.db")
+    from ladder.arena.config import load_config
 
-        cfg = load_config(a.dir)
-        board = Ratings().get(store, ladder_tournament(store, cfg), cfg.rules)
-        page = _page(browser)
-        # The server's fit may be up to 5 s old (it serves that rather than wait for a refit): reload
-        # until it has caught up with the paused ladder, then compare row by row.
-        rows = page.locator("#board-ladder tbody tr")
-        expected = [(f"{r.elo:.0f}", str(r.games)) for r in board.rows]
+    cfg = load_config(a.dir)
+    board = Ratings().get(store, ladder_tournament(store, cfg), cfg.rules)
+    page = _page(browser)
+    # The server's fit may be up to 5 s old (it serves that rather than wait for a refit): reload
+    # until it has caught up with the paused ladder, then compare row by row.
+    rows = page.locator("#board-ladder tbody tr")
+    expected = [(f"{r.elo:.0f}", str(r.games)) for r in board.rows]
 
-        def shown() -> list[tuple[str, str]]:
-            cells = page.eval_on_selector_all(
-                "#board-ladder tbody tr", "trs => trs.map(tr => [...tr.cells].map(td => td.textContent.trim()))"
-            )
-            return [(c[2].split()[0], c[3]) for c in cells if len(c) > 3 and c[2]]
+    def shown() -> list[tuple[str, str]]:
+        cells = page.eval_on_selector_all(
+            "#board-ladder tbody tr", "trs => trs.map(tr => [...tr.cells].map(td => td.textContent.trim()))"
+        )
+        return [(c[2].split()[0], c[3]) for c in cells if len(c) > 3 and c[2]]
 
-        deadline = time.monotonic() + 20
-        while True:  # a fit older than the pause shows the same bots with other figures: wait for the new one
-            page.goto(a.url + "/")
-            if shown() == expected or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
-        assert rows.count() == len(board.rows) == 4
-        for i, r in enumerate(board.rows):
-            cells = rows.nth(i).locator("td")
-            assert cells.nth(0).text_content().strip() == str(i + 1)
-            assert cells.nth(1).locator("a.bot").text_content() == r.bot
-            assert cells.nth(2).text_content().split()[0] == f"{r.elo:.0f}"
-            assert cells.nth(3).text_content().strip() == str(r.games)
-            assert cells.nth(4).text_content().strip() == f"{r.score_pct:.1f}%"
-            assert cells.nth(5).text_content().strip() == f"{r.win_pct:.1f}%"
-            assert cells.nth(6).text_content().strip() == f"{r.points_per_hand:.2f}"
-            assert cells.nth(7).text_content().strip() == str(r.faults)
-        shot(page, "leaderboard", tmp_path)
-        # Sorted by a column: by games played fewest to most is not offered; by faults, fewest first.
-        page.click("#board-ladder th >> text=Pts/hand")
-        ppm = [float(x) for x in page.locator("#board-ladder tbody tr td:nth-child(7)").all_text_contents()]
-        assert ppm == sorted(ppm, reverse=True)
-        # A bot's page: its versions, plots, recent matches.
+    deadline = time.monotonic() + 20
+    while True:  # a fit older than the pause shows the same bots with other figures: wait for the new one
         page.goto(a.url + "/")
-        page.click("#board-ladder tbody tr >> nth=0 >> a.bot")
-        assert page.locator("h1").first.text_content().startswith(board.rows[0].bot.rsplit(".v", 1)[0])
-        assert page.locator("svg.plot").count() >= 1
-        assert page.locator("table.matches tbody tr").count() >= 1
-        shot(page, "bot", tmp_path)
-        assert not page.dialogs and not page.errors
-    finally:
-        resume(a)
+        if shown() == expected or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert rows.count() == len(board.rows) == 4
+    for i, r in enumerate(board.rows):
+        cells = rows.nth(i).locator("td")
+        assert cells.nth(0).text_content().strip() == str(i + 1)
+        assert cells.nth(1).locator("a.bot").text_content() == r.bot
+        assert cells.nth(2).text_content().split()[0] == f"{r.elo:.0f}"
+        assert cells.nth(3).text_content().strip() == str(r.games)
+        assert cells.nth(4).text_content().strip() == f"{r.score_pct:.1f}%"
+        assert cells.nth(5).text_content().strip() == f"{r.win_pct:.1f}%"
+        assert cells.nth(6).text_content().strip() == f"{r.points_per_hand:.2f}"
+        assert cells.nth(7).text_content().strip() == str(r.faults)
+    shot(page, "leaderboard", tmp_path)
+    # Sorted by a column: by games played fewest to most is not offered; by faults, fewest first.
+    page.click("#board-ladder th >> text=Pts/hand")
+    ppm = [float(x) for x in page.locator("#board-ladder tbody tr td:nth-child(7)").all_text_contents()]
+    assert ppm == sorted(ppm, reverse=True)
+    # A bot's page: its versions, plots, recent matches.
+    page.goto(a.url + "/")
+    page.click("#board-ladder tbody tr >> nth=0 >> a.bot")
+    assert page.locator("h1").first.text_content().startswith(board.rows[0].bot.rsplit(".v", 1)[0])
+    assert page.locator("svg.plot").count() >= 1
+    assert page.locator("table.matches tbody tr").count() >= 1
+    shot(page, "bot", tmp_path)
+    assert not page.dialogs and not page.errors
 
 
 def _expected_hand(record: dict[str, Any], hand: int, seat: int, played: int) -> set[str]:
@@ -180,40 +176,43 @@ def test_a_participant_submits_through_the_form_and_watches_the_first_match(
     site: dict[str, Any], browser: Any, tmp_path: Path
 ) -> None:
     a = site["arena"]
-    archive = tmp_path / "alicebot.zip"
-    archive.write_bytes(zip_bot())
-    page = _page(browser)
-    _signin(page, a.url, site["alice"])
-    assert page.url.endswith("/me")
-    page.fill("input[name=bot]", "alice-secretbot")
-    page.set_input_files("input[name=archive]", str(archive))
-    page.click("form.submit button[type=submit]")
-    page.wait_for_load_state()
-    # The page looks again while the version is checked; the report is there once it is valid.
-    page.wait_for_selector("#bot-alice-secretbot .pill.status-valid", timeout=120_000)
-    assert "checks passed" in page.locator("#bot-alice-secretbot details.report").first.text_content()
-    shot(page, "participant", tmp_path)
-    # Its first match: the matches list filtered by its bot, then its replay. A match whose deal
-    # other seatings still play is withheld from participants (409): the first one shown will do.
-    deadline = time.monotonic() + 120
-    shown = False
-    while not shown:
-        page.goto(a.url + "/matches?bot=alice-secretbot")
-        hrefs = page.locator("table.matches tbody tr a[href^='/matches/']").evaluate_all(
-            "els => els.map(e => e.getAttribute('href'))"
-        )
-        for href in reversed(hrefs):  # the oldest first
-            if page.goto(a.url + href).status == 200:
-                shown = True
-                break
-        assert time.monotonic() < deadline, "no match of alice's bot was shown to her in 120 s"
-        if not shown:
-            page.wait_for_timeout(1000)
-    page.wait_for_selector("#replay.js")
-    assert "alice-secretbot.v1" in page.locator(".table-grid").text_content()
-    page.goto(a.url + "/me/bots/alice-secretbot/versions/1/log")
-    assert page.locator("h1").text_content().startswith("alice-secretbot v1")
-    assert not page.dialogs and not page.errors
+    with playing(a):
+        archive = tmp_path / "alicebot.zip"
+        archive.write_bytes(zip_bot())
+        page = _page(browser)
+        _signin(page, a.url, site["alice"])
+        assert page.url.endswith("/me")
+        page.fill("input[name=bot]", "alice-secretbot")
+        page.set_input_files("input[name=archive]", str(archive))
+        page.click("form.submit button[type=submit]")
+        page.wait_for_load_state()
+        # The page looks again while the version is checked; the report is there once it is valid.
+        page.wait_for_selector("#bot-alice-secretbot .pill.status-valid", timeout=120_000)
+        # No check failed; a loaded machine may add a warning (a latency close to the budget).
+        report = page.locator("#bot-alice-secretbot details.report").first.text_content()
+        assert "fail 0" in report or "checks passed" in report, report
+        shot(page, "participant", tmp_path)
+        # Its first match: the matches list filtered by its bot, then its replay. A match whose deal
+        # other seatings still play is withheld from participants (409): the first one shown will do.
+        deadline = time.monotonic() + 120
+        shown = False
+        while not shown:
+            page.goto(a.url + "/matches?bot=alice-secretbot")
+            hrefs = page.locator("table.matches tbody tr a[href^='/matches/']").evaluate_all(
+                "els => els.map(e => e.getAttribute('href'))"
+            )
+            for href in reversed(hrefs):  # the oldest first
+                if page.goto(a.url + href).status == 200:
+                    shown = True
+                    break
+            assert time.monotonic() < deadline, "no match of alice's bot was shown to her in 120 s"
+            if not shown:
+                page.wait_for_timeout(1000)
+        page.wait_for_selector("#replay.js")
+        assert "alice-secretbot.v1" in page.locator(".table-grid").text_content()
+        page.goto(a.url + "/me/bots/alice-secretbot/versions/1/log")
+        assert page.locator("h1").text_content().startswith("alice-secretbot v1")
+        assert not page.dialogs and not page.errors
 
 
 def test_another_participant_sees_no_logs_and_no_names(site: dict[str, Any], browser: Any) -> None:
@@ -245,16 +244,17 @@ def test_another_participant_sees_no_logs_and_no_names(site: dict[str, Any], bro
 
 def test_the_live_page_updates_without_a_reload(site: dict[str, Any], browser: Any) -> None:
     a = site["arena"]
-    page = _page(browser)
-    page.goto(a.url + "/live")
-    page.evaluate("window.__same_document = true")  # gone if the page were reloaded
-    first = page.locator("#match-count").text_content()
-    page.wait_for_function(
-        "first => document.getElementById('match-count').textContent !== first", arg=first, timeout=90_000
-    )
-    assert page.evaluate("window.__same_document") is True
-    assert page.locator("#newest-list li a").count() >= 1
-    assert not page.errors
+    with playing(a):
+        page = _page(browser)
+        page.goto(a.url + "/live")
+        page.evaluate("window.__same_document = true")  # gone if the page were reloaded
+        first = page.locator("#match-count").text_content()
+        page.wait_for_function(
+            "first => document.getElementById('match-count').textContent !== first", arg=first, timeout=90_000
+        )
+        assert page.evaluate("window.__same_document") is True
+        assert page.locator("#newest-list li a").count() >= 1
+        assert not page.errors
 
 
 def test_forms_need_their_csrf_token_and_cookies_are_httponly(site: dict[str, Any]) -> None:
@@ -284,38 +284,38 @@ def test_forms_need_their_csrf_token_and_cookies_are_httponly(site: dict[str, An
 
 def test_the_organiser_pauses_and_resumes_from_the_page(site: dict[str, Any], browser: Any) -> None:
     a = site["arena"]
-    page = _page(browser)
-    _signin(page, a.url, a.organiser)
-    assert page.url.endswith("/admin")
-    assert "alice" in page.content()  # the organiser sees the names
-    with page.expect_navigation():
-        page.click("#admin-pause")
-    assert page.locator("#admin-resume").count() == 1
-    with a.client(a.organiser) as c:
-        assert c.get("/api/status").json()["paused"] is True
-    with page.expect_navigation():
-        page.click("#admin-resume")
-    with a.client(a.organiser) as c:
-        assert c.get("/api/status").json()["paused"] is False
-    # The final tournament: started from the page, its board beside the live ladder's.
-    with page.expect_navigation():
-        page.click("#admin-final")
-    assert page.locator("#admin-final").count() == 0 and "Final tournament:" in page.content()
-    deadline = time.monotonic() + 120
-    while True:
-        page.goto(a.url + "/")
-        if page.locator("#board-final tbody tr[data-bot]").count() >= 4:
-            break
-        assert time.monotonic() < deadline, "the final tournament's board stayed empty for 120 s"
-        page.wait_for_timeout(1000)
-    assert page.locator("#board-ladder tbody tr[data-bot]").count() >= 4
+    with playing(a):
+        page = _page(browser)
+        _signin(page, a.url, a.organiser)
+        assert page.url.endswith("/admin")
+        assert "alice" in page.content()  # the organiser sees the names
+        with page.expect_navigation():
+            page.click("#admin-pause")
+        assert page.locator("#admin-resume").count() == 1
+        with a.client(a.organiser) as c:
+            assert c.get("/api/status").json()["paused"] is True
+        with page.expect_navigation():
+            page.click("#admin-resume")
+        with a.client(a.organiser) as c:
+            assert c.get("/api/status").json()["paused"] is False
+        # The final tournament: started from the page, its board beside the live ladder's.
+        with page.expect_navigation():
+            page.click("#admin-final")
+        assert page.locator("#admin-final").count() == 0 and "Final tournament:" in page.content()
+        deadline = time.monotonic() + 120
+        while True:
+            page.goto(a.url + "/")
+            if page.locator("#board-final tbody tr[data-bot]").count() >= 4:
+                break
+            assert time.monotonic() < deadline, "the final tournament's board stayed empty for 120 s"
+            page.wait_for_timeout(1000)
+        assert page.locator("#board-ladder tbody tr[data-bot]").count() >= 4
 
 
 def test_markup_in_a_bot_name_and_a_fault_text_is_shown_as_text(
     site: dict[str, Any], browser: Any, tmp_path: Path
 ) -> None:
     a = site["arena"]
-    quiet(a)
     store = ArenaStore(a.dir / "arena.db")
     # A bot whose name is markup (past the name check, straight into the store), with a report of markup.
     alice = store.user_by_name("alice")

@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 pytestmark = pytest.mark.slow  # a whole arena, its bots and a browser
+LADDER_PLAYS = True  # every test here follows matches as they are played
 
 Message = tuple[float, str | None, dict[str, Any]]  # when it came (time.time()), its id, its data
 
