@@ -101,13 +101,19 @@ def test_an_interrupted_comparison_keeps_its_matches_drops_its_deals_and_is_not_
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # SIGABRT then prints where every thread is
     )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and (not db.exists() or not _recorded(db)):
             time.sleep(0.2)
         os.kill(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            out, err = proc.communicate(timeout=30)
+            pytest.fail(f"hearts compare did not stop within 60 s of SIGINT; where it was:\n{err[-6000:]}")
     finally:
         proc.kill()
     assert proc.returncode == 130, out + err
