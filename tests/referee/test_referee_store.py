@@ -365,7 +365,11 @@ def test_each_seats_isolation_round_trips_and_an_older_store_reads_it_as_unknown
         assert all(s.isolation is None for s in back.seats)
         console = Console(record=True, width=200)
         console.print(replay(back))  # hearts replay's line for each such seat
-        assert "seat 0 alpha: isolation unknown (not recorded)\n" in console.export_text()
+        text = console.export_text()
+        assert (
+            "seat 0 alpha: isolation unknown (not recorded); clock: budget 1000 ms, bank 10000 ms, grace 50 ms\n"
+            in text
+        )
         assert back.decisions() == every.decisions()  # nothing else changed
         later = a_record(seed=8)
         db.save_match(later)
@@ -381,6 +385,7 @@ def test_each_seats_clock_round_trips_and_an_older_store_reads_it_as_unknown(tmp
     from referee.report import replay
 
     rec = a_record()
+    assert all((s.budget_ms, s.bank_ms, s.grace_ms) == (1000.0, 10_000.0, 50.0) for s in rec.seats)  # the match's
     clocks = [(5.0, 0.0, 0.0), (1000.0, 10_000.0, 50.0), (250.5, 1234.25, 0.5), (None, None, None)]
     for seat, (budget, bank, grace) in zip(rec.seats, clocks):
         seat.budget_ms, seat.bank_ms, seat.grace_ms = budget, bank, grace
