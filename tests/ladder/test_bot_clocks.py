@@ -242,6 +242,63 @@ def test_hearts_compare_gives_a_field_bot_its_own_clock(tmp_path: Path) -> None:
     assert all(clocks(r)[b] == RUNS for r in records for b in clocks(r) if b != "house")
 
 
+def test_hearts_plays_bots_keep_their_own_clocks_and_the_person_theirs(tmp_path: Path) -> None:
+    """A sitting of ``hearts play`` (``ladder.table.session.play_and_record``): each bot's entry's clock over the
+    match's, the person's own clock kept."""
+    import asyncio
+
+    from ladder.sandbox import SandboxMode
+    from ladder.table.session import Sitting, play_and_record
+    from ladder.table.table import Table
+    from referee.human import HumanSeat
+    from referee.match import MatchSettings
+    from referee.rules import Rules
+
+    person = HumanSeat("alice", time_control=MatchSettings(budget_ms=60_000, bank_ms=0))
+    entries = [
+        BotEntry("house", module="clients.bots.heuristic:HeuristicBot", time_control=TimeControl(budget_ms=300)),
+        BotEntry("low", module="clients.bots.lowest:LowestBot"),
+        BotEntry("rnd", module="clients.bots.random:RandomBot"),
+    ]
+    sitting = Sitting(
+        entries, [0], Rules.parse(FAST), 3, Table(person), str(tmp_path / "arena.db"), MatchSettings(),
+        tmp_path / "logs", 10.0, SandboxMode.OFF,
+    )  # fmt: skip
+
+    async def at_table() -> MatchRecord:
+        person.join()
+
+        async def answer() -> None:  # the first cards a person may give, as the page would send them
+            seen = 0
+            while True:
+                for e in await person.next_events(seen):
+                    seen = e["seq"]
+                    if e["type"] == "ready":
+                        sitting.table.ask_to_start(0)
+                    elif e["type"] == "ask":
+                        view = e["request"]["view"]
+                        first = (
+                            {"cards": view["hand"][:3]} if e["rpc"] == "PassCards" else {"card": view["legal_cards"][0]}
+                        )
+                        person.answer(e["id"], first)
+                    elif e["type"] == "hold":
+                        person.deal_again()
+
+        task = asyncio.create_task(answer())
+        try:
+            return await play_and_record(sitting)
+        finally:
+            task.cancel()
+
+    record = asyncio.run(at_table())
+    assert clocks(record) == {
+        "alice": (60_000.0, 0.0, 50.0),
+        "house": (300.0, 10_000.0, 50.0),
+        "low": RUNS,
+        "rnd": RUNS,
+    }
+
+
 @pytest.mark.usefixtures("sleepy_on_path")
 def test_hearts_match_times_out_only_the_bot_under_its_own_clock(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
