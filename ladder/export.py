@@ -39,11 +39,13 @@ from referee.record import (
 from referee.rules import Rules
 
 SCHEMA = "hearts-arena/match"
-VERSION = 3  # bump on any change a reader of the last version would misread; adding a field is one too
+VERSION = 4  # bump on any change a reader of the last version would misread; adding a field is one too
 # 2: hands[].charges (turbo_charging); a version 1 object has none, and reads as charging nothing.
 # 3: seats[].isolation (str(Isolation), or null: unknown), seats[].kind ("bot" or "human") and notes (what
 #    the referee did for a seat that is no fault); an object of version 1 or 2 reads as bots whose
 #    isolation is unknown, and no notes.
+# 4: seats[].budget_ms, bank_ms and grace_ms (the clock each seat played under, or null: unknown); an object
+#    of an earlier version reads as every seat's clock unknown.
 
 
 class ExportError(ValueError):
@@ -105,6 +107,7 @@ def match_from_json(obj: dict[str, Any]) -> MatchRecord:
                         **s,
                         "forfeit_reason": ForfeitReason(s["forfeit_reason"]) if s["forfeit_reason"] else None,
                         "isolation": _isolation(s.get("isolation")),
+                        **{k: _milliseconds(s.get(k), k) for k in ("budget_ms", "bank_ms", "grace_ms")},
                     }
                 )
                 for s in obj["seats"]
@@ -145,6 +148,15 @@ def _isolation(value: Any) -> Isolation | None:
     if not isinstance(value, str):
         raise TypeError(f"a seat's isolation is text or null, not {type(value).__name__}")
     return Isolation.parse(value)
+
+
+def _milliseconds(value: Any, key: str) -> float | None:
+    """A seat's exported clock read back: a number, or null (or absent, before version 4) for unknown."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"a seat's {key} is a number or null, not {type(value).__name__}")
+    return float(value)
 
 
 def dumps(obj: dict[str, Any]) -> str:

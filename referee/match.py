@@ -78,7 +78,7 @@ from referee.seats import (
     reach,
     unreachable_message,
 )
-from referee.settings import Clock, MatchSettings
+from referee.settings import Clock, MatchSettings, TimeControl
 
 T = TypeVar("T")
 _PLAY = Phase.PLAY  # a module global: cheaper than the enum's class attribute on the hot path
@@ -295,20 +295,23 @@ class _SeatState:
         "notify_now",
         "play_now",
         "seat",
+        "time_control",
         "trials",
         "views",
         "wants_notify",
     )
 
-    def __init__(self, seat: Seat, settings: MatchSettings) -> None:
+    def __init__(self, seat: Seat, settings: MatchSettings, clock: TimeControl | None = None) -> None:
         self.seat = seat
         # What the seat offers besides the Seat interface, as ``SeatHooks`` declares it: a person's
         # kind, clock, trials and held deals; an in-process bot's synchronous answers.
         hooks = seat if isinstance(seat, SeatHooks) else NO_HOOKS
         self.kind = hooks.kind
         # A seat with its own time control keeps its own clock, and its views say its own budget;
-        # every other seat has the match's.
-        own = hooks.time_control
+        # every other seat has the match's. The caller's word for this match (``clock``: a bot's own,
+        # over the match's) comes before the seat's own (a person's).
+        own = clock.over(settings) if clock is not None else hooks.time_control
+        self.time_control = own if own is not None else settings  # what the record says it played under
         self.budget_ms: int | None = int(own.budget_ms) if own is not None else None
         self.views: codec.ViewEncoder | None = None  # set once the names are known (the handshakes)
         self.trials = hooks.tries_answers
@@ -383,18 +386,22 @@ class _Referee:
         names: Sequence[str] | None,
         tournament_id: int | None,
         time_source: Callable[[], float],
+        time_controls: Sequence[TimeControl | None] | None = None,
     ) -> None:
         if len(seats) != rules.players:
             raise ValueError(f"the rules ({rules.name}) need {rules.players} seats, not {len(seats)}")
         if names is not None and len(names) != len(seats):
             raise ValueError(f"{len(names)} names for {len(seats)} seats")
+        if time_controls is not None and len(time_controls) != len(seats):
+            raise ValueError(f"{len(time_controls)} time controls for {len(seats)} seats")
         self.rules = rules
         self.seed = seed
         self.settings = settings
         self.match_id = match_id
         self.time_source = time_source  # what the bots' thinking is charged by
         self.names = list(names) if names is not None else [""] * len(seats)
-        self.states = [_SeatState(s, settings) for s in seats]
+        clocks = time_controls if time_controls is not None else [None] * len(seats)
+        self.states = [_SeatState(s, settings, c) for s, c in zip(seats, clocks)]
         self.match = Match(rules, seed)
         self.record = MatchRecord(
             match_id=match_id, seed=seed, rules=rules.to_dict(), seats=[], tournament_id=tournament_id
@@ -835,6 +842,9 @@ class _Referee:
                 team=s % 2 if m.rules.partnership != "none" else None,
                 isolation=getattr(st.seat, "isolation", None),  # a seat that does not say: unknown
                 kind=st.kind,
+                budget_ms=st.time_control.budget_ms,
+                bank_ms=st.time_control.bank_ms,
+                grace_ms=st.time_control.grace_ms,
             )
             for s, st in enumerate(self.states)
         ]
@@ -852,9 +862,14 @@ async def play_match(
     shown_names: Sequence[str] | None = None,
     time_source: Callable[[], float] = _perf_counter,
     watcher: MatchWatcher | None = None,
+    time_controls: Sequence[TimeControl | None] | None = None,
 ) -> MatchRecord:
     """Play one complete match among ``seats`` (one per seat, in seat order) and return its record.
 
+    ``settings`` are the match's clock and fault policy. ``time_controls`` give seats their own clock,
+    one per seat in seat order (None: the match's): each ``TimeControl``'s keys over ``settings``,
+    before any clock the seat keeps itself (``SeatHooks.time_control``, a person's); the seat's views
+    say its own budget, and its record the clock it played under.
     ``names`` are the bots' ladder names (default: each seat's name, else its handshake name).
     ``shown_names`` are the names the bots are told, in every view (default: ``names``): an
     anonymous contest tells bots aliases, and records the real names. ``time_source`` (seconds)
@@ -862,10 +877,18 @@ async def play_match(
     charged is what the test says, not what the machine's load made it. The calls' own deadlines
     stay in real time. ``watcher`` is told of each play and each scored hand as the record gets it.
     Seats are not closed: a caller may reuse them (and their channels) for the next match.
-    Raises ``ValueError`` only for a wrong number of seats or names; a bot's failures are faults.
+    Raises ``ValueError`` only for a wrong number of seats, names or time controls; a bot's failures are faults.
     """
     referee = _Referee(
-        seats, rules, seed, settings or MatchSettings(), match_id or uuid.uuid4().hex, names, tournament_id, time_source
+        seats,
+        rules,
+        seed,
+        settings or MatchSettings(),
+        match_id or uuid.uuid4().hex,
+        names,
+        tournament_id,
+        time_source,
+        time_controls,
     )
     if shown_names is not None:
         if len(shown_names) != len(seats):
@@ -883,8 +906,10 @@ async def play_remote(
     settings: MatchSettings | None = None,
     match_id: str | None = None,
     reach_timeout: float = 3.0,
+    time_controls: Sequence[TimeControl | None] | None = None,
 ) -> MatchRecord:
-    """Play one match among bots served over gRPC: ``seats`` are (name, address) in seat order.
+    """Play one match among bots served over gRPC: ``seats`` are (name, address) in seat order, and
+    ``time_controls`` each seat's own clock as ``play_match`` takes them.
 
     Checks every bot answers a handshake first and raises ``SeatUnreachable`` (saying what to
     check) if one does not; a bot seated twice shares one channel. Closes its channels.
@@ -911,6 +936,7 @@ async def play_remote(
             settings=settings,
             match_id=match_id,
             names=[n for n, _ in seats],
+            time_controls=time_controls,
         )
     finally:
         for seat in channels.values():

@@ -78,6 +78,10 @@ class SeatRecord:
     team: int | None = None  # under rules.partnership: 0 (seats 0 and 2) or 1 (seats 1 and 3); None without
     isolation: Isolation | None = None  # what guarded the bot (its seat says); None: unknown, as in older stores
     kind: str = "bot"  # who sat there: "bot", or "human" (a person at the table, never rated with the bots)
+    # The clock the seat played under (its own, or the match's): None where unknown, as in older stores.
+    budget_ms: float | None = None
+    bank_ms: float | None = None  # the bank it started with; ``time_bank_left_ms`` is what was left
+    grace_ms: float | None = None
 
 
 @dataclass(slots=True)  # one per decision: no __dict__ each
@@ -192,7 +196,8 @@ class MatchRecord:
         for k in ("match_id", "started_at", "finished_at", "tournament_id"):
             d.pop(k)
         for s in d["seats"]:
-            s.pop("time_bank_left_ms")
+            for clock in ("time_bank_left_ms", "budget_ms", "bank_ms", "grace_ms"):
+                s.pop(clock)
             s.pop("address")
             s.pop("isolation")
         for h in d["hands"]:

@@ -19,6 +19,7 @@ from rich.text import Text
 from referee.record import ForfeitReason, MatchRecord, SeatRecord
 from referee.rules import Card, Match, MoonChoice, Phase, Rules, Trick, cards_of
 from referee.rules.state import charged_points
+from referee.settings import ms_text
 from referee.untrusted import inert, inert_text
 
 NAME_LIMIT = 40
@@ -80,6 +81,15 @@ UNKNOWN_ISOLATION = "isolation unknown (not recorded)"
 def isolation_text(seat: SeatRecord) -> str:
     """What guarded the seat's bot, for a person: its isolation's label, or that it is unknown."""
     return seat.isolation.label if seat.isolation is not None else UNKNOWN_ISOLATION
+
+
+def clock_text(seat: SeatRecord) -> str:
+    """The clock the seat played under, for a person (``clock: budget 200 ms, bank 1000 ms, grace 50 ms``);
+    empty where the record has none (a match stored before the store kept it)."""
+    if seat.budget_ms is None or seat.bank_ms is None or seat.grace_ms is None:
+        return ""
+    budget, bank, grace = (ms_text(v) for v in (seat.budget_ms, seat.bank_ms, seat.grace_ms))
+    return f"clock: budget {budget} ms, bank {bank} ms, grace {grace} ms"
 
 
 def _teams_text(rules: Rules, names: Sequence[str]) -> str:
@@ -263,8 +273,8 @@ def _tricks_by_hand(record: MatchRecord) -> Iterator[tuple[int, list[Trick], tup
 
 
 def replay(record: MatchRecord) -> RenderableType:
-    """The match hand by hand, trick by trick: what guarded each seat's bot, the deal, the passes,
-    every trick's leader, cards, winner and points, and each hand's score."""
+    """The match hand by hand, trick by trick: what guarded each seat's bot and its clock, the deal, the
+    passes, every trick's leader, cards, winner and points, and each hand's score."""
     rules = Rules.from_dict(record.rules)
     names = _names(record)
     n = len(names)
@@ -280,7 +290,10 @@ def replay(record: MatchRecord) -> RenderableType:
             style="bold",
         )
     ]
-    parts.extend(Text(f"  seat {s.seat} {names[s.seat]}: {isolation_text(s)}") for s in record.seats)
+    parts.extend(
+        Text(f"  seat {s.seat} {names[s.seat]}: {isolation_text(s)}" + (f"; {t}" if (t := clock_text(s)) else ""))
+        for s in record.seats
+    )
     for (number, tricks, kitty), h in zip(_tricks_by_hand(record), record.hands):
         called = (
             f" (called by the dealer: {h.pass_call}" + (", substitute)" if h.pass_call_substituted else ")")

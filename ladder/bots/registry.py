@@ -23,8 +23,13 @@ tournament see the same list. A bots file (TOML, read with tomllib) registers se
     sandbox = true          # run it in bubblewrap (docs/sandbox.md), whatever the run's --sandbox
     limits = { memory_mb = 256, cpu_share = 0.5 }   # its own limits, over the defaults
 
-``sandbox`` and ``limits`` belong to the bots file and the tournaments made from it (stored with
-each tournament's entries); the registry table keeps neither.
+    [bots.house]
+    module = "clients.bots.montecarlo:MonteCarloBot"
+    budget_ms = 100         # its own clock (any of budget_ms, bank_ms, grace_ms); the rest is the run's
+    bank_ms = 0
+
+``sandbox``, ``limits`` and the clock belong to the bots file and the tournaments made from it (stored
+with each tournament's entries); the registry table keeps none of them.
 
 Removing a bot that has played keeps its row (its matches refer to it) and clears the
 registration; a bot that never played is deleted.
@@ -47,6 +52,7 @@ from typing import Any
 from ladder.bots.inprocess import BotModule, BotModuleError
 from ladder.sandbox import Limits, LimitsError
 from ladder.store import Store
+from referee.settings import CLOCK_KEYS, TimeControl, TimeControlError
 
 __all__ = [
     "BotEntry",
@@ -63,7 +69,7 @@ __all__ = [
 
 _ADDRESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
 _TEXT_KEYS = {"command", "address", "module", "description"}
-_KEYS = _TEXT_KEYS | {"max_concurrency", "sandbox", "limits"}
+_KEYS = _TEXT_KEYS | {"max_concurrency", "sandbox", "limits", *CLOCK_KEYS}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -94,6 +100,7 @@ class BotEntry:
     module: str | None = None
     sandbox: bool = False  # always run in the full sandbox (docs/sandbox.md)
     limits: Limits | None = None  # its own sandbox limits (None: the run's)
+    time_control: TimeControl | None = None  # its own clock, over the run's (None: the run's)
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.strip():
@@ -142,6 +149,8 @@ class BotEntry:
             d["sandbox"] = True
         if self.limits is not None:
             d["limits"] = self.limits.overrides()
+        if self.time_control is not None:
+            d.update(self.time_control.to_dict())  # as a bots file writes it: beside the command
         return d
 
     @classmethod
@@ -156,7 +165,14 @@ class BotEntry:
             module=d.get("module"),
             sandbox=bool(d.get("sandbox", False)),
             limits=Limits.from_dict(d["limits"]) if d.get("limits") is not None else None,
+            time_control=_time_control(d, f"bot {d['name']!r}"),
         )
+
+
+def _time_control(d: Mapping[str, Any], source: str) -> TimeControl | None:
+    """The clock keys of an entry (a bots file's table, a stored entry) as a time control; None without any."""
+    given = {k: d[k] for k in CLOCK_KEYS if k in d}
+    return TimeControl.from_dict(given, source) if given else None
 
 
 def check_name(name: str) -> str:
@@ -224,6 +240,10 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
             except LimitsError as e:
                 raise RegistryError(f"{source}: {e}") from None
         try:
+            clock = _time_control(spec, f"bots.{name}")
+        except TimeControlError as e:
+            raise RegistryError(f"{source}: {e}") from None
+        try:
             out.append(
                 BotEntry(
                     name=name,
@@ -234,6 +254,7 @@ def parse_bots(data: dict[str, Any], source: str = "bots file") -> list[BotEntry
                     module=spec.get("module"),
                     sandbox=sandbox,
                     limits=limits,
+                    time_control=clock,
                 )
             )
         except RegistryError as e:
@@ -269,7 +290,7 @@ def add_bot(store: Store, entry: BotEntry, *, replace: bool = True) -> bool:
     for a new bot). ``RegistryError`` if the name is not allowed (``check_name``).
     """
     check_name(entry.name)
-    entry = dataclasses.replace(entry, sandbox=False, limits=None)  # the registry keeps neither
+    entry = dataclasses.replace(entry, sandbox=False, limits=None, time_control=None)  # the registry keeps none
     with store.db.atomic():
         current = get_bot(store, entry.name)
         if entry.description is None:

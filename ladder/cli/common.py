@@ -284,17 +284,48 @@ _SANDBOX_OPTION = click.option(
 )
 
 
+SEAT_CLOCK_FORM = "NAME[budget_ms=200,bank_ms=1000]=TARGET, or NAME[budget_ms=200] for a named bot"
+"""How a --seat gives its bot a clock of its own, as the errors say it."""
+
+
+def _seat_clock(spec: str) -> tuple[str, Any]:
+    """A --seat without its clock, and the clock (a ``TimeControl``, or None without one). The clock
+    comes right after the name, in brackets, before any ``=``: so a bracket in a command (after the
+    ``=``) is the command's own. ``ValueError`` naming the seat and the form expected."""
+    from referee.settings import TimeControl, TimeControlError
+
+    bracket, equals = spec.find("["), spec.find("=")
+    if bracket < 0 or 0 <= equals < bracket:
+        return spec, None
+    close = spec.find("]", bracket)
+    if close < 0:
+        raise ValueError(f"seat {spec!r}: the clock after the name has no closing ']': write {SEAT_CLOCK_FORM}")
+    rest = spec[close + 1 :]
+    if rest.strip() and not rest.lstrip().startswith("="):
+        raise ValueError(f"seat {spec!r}: after the clock's ']' comes =TARGET or nothing: write {SEAT_CLOCK_FORM}")
+    try:
+        clock = TimeControl.parse(spec[bracket + 1 : close])
+    except TimeControlError as e:
+        raise ValueError(f"seat {spec!r}: {e}") from None
+    return spec[:bracket] + rest.lstrip(), clock
+
+
 def _seat_entries(specs: Sequence[str], bots_file: str | None, db: str) -> list[Any]:
     """Each --seat as a bot entry: NAME=HOST:PORT an address, NAME=PKG.MOD:CLASS a module, NAME=COMMAND
-    a command, a bare NAME its entry in the bots file, else in the registry of --db. ``ValueError``
-    naming the seat otherwise."""
+    a command, a bare NAME its entry in the bots file, else in the registry of --db; ``NAME[KEY=MS,...]``
+    before any of them gives the bot a clock of its own (its keys over the bots file's, if it has one).
+    ``ValueError`` naming the seat otherwise."""
+    import dataclasses
+
     from ladder.bots.inprocess import is_module_spec
     from ladder.bots.registry import BotEntry, check_name, get_bot, load_bots_file
     from referee.seats import parse_seat
+    from referee.settings import TimeControl
 
     from_file = {e.name: e for e in load_bots_file(bots_file)} if bots_file is not None else {}
     out: list[BotEntry] = []
-    for spec in specs:
+    for given in specs:
+        spec, clock = _seat_clock(given)
         name, sep, rest = spec.partition("=")
         name = check_name(name.strip())
         if sep and is_module_spec(rest):
@@ -324,6 +355,10 @@ def _seat_entries(specs: Sequence[str], bots_file: str | None, db: str) -> list[
                     "(give NAME=HOST:PORT, NAME=PKG.MOD:CLASS, NAME=COMMAND, or --bots FILE)"
                 )
             out.append(entry)
+        if clock is not None:
+            entry = out[-1]
+            own = entry.time_control.to_dict() if entry.time_control is not None else {}
+            out[-1] = dataclasses.replace(entry, time_control=TimeControl.from_dict(own | clock.to_dict()))
     return out
 
 

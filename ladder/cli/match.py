@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -29,7 +30,8 @@ from ladder.cli.common import (
     metavar="SEAT",
     help="One per seat, in seat order (as many as the rules' players): NAME=HOST:PORT (a bot served "
     "there), NAME=PKG.MOD:CLASS (an SDK bot class played in-process), NAME=COMMAND (started, as in a bots "
-    "file), or NAME (its entry in --bots, or registered in --db).",
+    "file), or NAME (its entry in --bots, or registered in --db). NAME[budget_ms=MS,bank_ms=MS,grace_ms=MS] "
+    "in any of them (any of the keys) gives that bot its own clock; the rest is the match's.",
 )
 @click.option(
     "--bots",
@@ -90,6 +92,16 @@ def match_command(
         entries = _seat_entries(seat_specs, bots_file, db)
     except (ValueError, RegistryError) as e:
         raise click.BadParameter(str(e), param_hint="--seat") from None
+    clocks: dict[str, Any] = {}
+    for entry in entries:  # a bot serves every seat of its name under one clock
+        if entry.name in clocks and clocks[entry.name] != entry.time_control:
+            one, other = (str(c) if c is not None else "the match's" for c in (clocks[entry.name], entry.time_control))
+            raise click.BadParameter(
+                f"bot {entry.name!r} is seated with two clocks ({one}; {other}): give each seat its own name, "
+                "or the bot one clock",
+                param_hint="--seat",
+            )
+        clocks[entry.name] = entry.time_control
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults)
     seed = seed if seed is not None else secrets.randbelow(2**31)
     _check_writable(db)  # before playing: a match that cannot be recorded is lost
@@ -99,9 +111,13 @@ def match_command(
     mode = SandboxMode(sandbox)
     if mode is not SandboxMode.OFF or any(e.sandbox for e in entries):
         console.print(f"bots: {mode.label if mode is not SandboxMode.OFF else SandboxMode.FULL.label}")
+    for name, clock in clocks.items():
+        if clock is not None:
+            console.print(f"{name} plays under its own clock: {clock} (the rest as the match's)", soft_wrap=True)
     try:
         if all(e.address is not None for e in entries):
-            record = asyncio.run(play_remote(seats, r, seed, settings=settings))
+            own = [e.time_control for e in entries]
+            record = asyncio.run(play_remote(seats, r, seed, settings=settings, time_controls=own))
         else:
             from ladder.bots.inprocess import BotModuleError
             from ladder.bots.launcher import BotStartError

@@ -246,7 +246,7 @@ def _check_clock(info: Any) -> None:
     if info.unplayable is not None:
         raise click.ClickException(
             f"{info.unplayable}; it cannot be resumed: run a new tournament with --budget-ms and --bank-ms "
-            "in range (its recorded matches stay)"
+            "(and each bots-file entry's budget_ms, bank_ms and grace_ms) in range (its recorded matches stay)"
         )
 
 
@@ -321,6 +321,12 @@ def _play_tournament(
         )
         + (f"; bots: {SandboxMode(sandbox).label}" if sandbox != "off" else "")
     )
+    for b in info.bots:
+        if b.time_control is not None:
+            console.print(
+                Text(f"{inert(b.name)} plays under its own clock: {b.time_control} (the rest as the tournament's)"),
+                soft_wrap=True,
+            )
     told: set[str] = set()  # the venue's events said as they happened: not again in the report
     if venue is not None:
 

@@ -20,10 +20,12 @@ import jinja2
 
 from referee.isolation import FEATURE_DOCS, Isolation, IsolationError
 from referee.report import ReplayedHand
+from referee.settings import ms_text
 
 __all__ = [
     "Card",
     "card",
+    "clocks",
     "env",
     "isolations",
     "places",
@@ -111,6 +113,31 @@ def isolations(match: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+UNKNOWN_CLOCK = "unknown (not recorded)"
+"""What a seat without a recorded clock shows (a match stored before the store kept it)."""
+
+
+def clocks(match: dict[str, Any]) -> list[dict[str, Any]]:
+    """The clock each seat played under, in seat order, from the seats' recorded ``budget_ms``, ``bank_ms``
+    and ``grace_ms``: its words, and whether it differs from the clock most seats had (a bot's own, a
+    handicap); unknown where the record has none (exported before version 4, or stored before the store
+    kept it)."""
+    seats = sorted(match["seats"], key=lambda s: s["seat"])
+    kept = [tuple(s.get(k) for k in ("budget_ms", "bank_ms", "grace_ms")) for s in seats]
+    known = [c for c in kept if all(isinstance(v, int | float) and not isinstance(v, bool) for v in c)]
+    usual = max(known, key=known.count) if known else None
+    return [
+        {
+            "seat": s["seat"],
+            "label": f"budget {ms_text(c[0])} ms, bank {ms_text(c[1])} ms, grace {ms_text(c[2])} ms"
+            if c in known
+            else UNKNOWN_CLOCK,
+            "own": c in known and c != usual,
+        }
+        for s, c in zip(seats, kept)
+    ]
 
 
 def teams(match: dict[str, Any]) -> list[list[int]]:
@@ -302,7 +329,13 @@ def env() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     e.globals.update(
-        card=card, places=places, sort_cards=sort_cards, teams=teams, team_totals=team_totals, isolations=isolations
+        card=card,
+        places=places,
+        sort_cards=sort_cards,
+        teams=teams,
+        team_totals=team_totals,
+        isolations=isolations,
+        clocks=clocks,
     )
     e.filters["q"] = lambda s: quote(str(s), safe="")
     e.filters["pct"] = lambda x: "—" if x is None or x != x else f"{x:.1f}%"

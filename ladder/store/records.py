@@ -174,6 +174,9 @@ class Store:
                         "team": s.team,
                         "isolation": str(s.isolation) if s.isolation is not None else None,
                         "kind": s.kind,
+                        "budget_ms": s.budget_ms,
+                        "bank_ms": s.bank_ms,
+                        "grace_ms": s.grace_ms,
                     }
                     for i, s in enumerate(record.seats)
                 ],
@@ -375,11 +378,14 @@ class Store:
                 team=r["team"],
                 isolation=Isolation.parse(r["isolation"]) if r["isolation"] is not None else None,
                 kind=r["kind"],
+                budget_ms=r["budget_ms"],
+                bank_ms=r["bank_ms"],
+                grace_ms=r["grace_ms"],
             )
             for r in _by_name(
                 q(
                     "SELECT s.seat, b.name AS bot, s.final_score, s.place, s.faults, s.forfeit, s.forfeit_reason, "
-                    "s.address, s.time_bank_left_ms, s.team, s.isolation, s.kind "
+                    "s.address, s.time_bank_left_ms, s.team, s.isolation, s.kind, s.budget_ms, s.bank_ms, s.grace_ms "
                     "FROM seats s JOIN bots b ON b.id = s.bot_id WHERE s.match_id = ? ORDER BY s.seat",
                     [mid],
                 )

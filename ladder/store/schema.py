@@ -498,6 +498,22 @@ def _m18_seat_kinds(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m19_seat_clocks(db: sqlite_utils.Database) -> None:
+    """The clock each seat played under: its budget, its bank at the start and its grace (milliseconds),
+    its own (a bot's time control, a person's) or the match's; NULL where it is unknown, as for every
+    match before this migration."""
+    if "budget_ms" in db["seats"].columns_dict:  # a store rewound to an earlier version (tests do) has it
+        return
+    _executescript_in_transaction(
+        db,
+        """
+    ALTER TABLE seats ADD COLUMN budget_ms REAL;  -- NULL: not known
+    ALTER TABLE seats ADD COLUMN bank_ms REAL;    -- the bank it started with (time_bank_left_ms: what was left)
+    ALTER TABLE seats ADD COLUMN grace_ms REAL;
+    """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -517,6 +533,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m16_seat_isolation,
     _m17_notes,
     _m18_seat_kinds,
+    _m19_seat_clocks,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]

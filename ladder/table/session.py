@@ -136,8 +136,17 @@ async def play_and_record(s: Sitting) -> MatchRecord:
         person_at = [people[at[k]].name or "person" if k in at else None for k in range(n)]
         shown = [p if p is not None else next(shown_bots) for p in person_at]
         kept = [p if p is not None else next(recorded_bots) for p in person_at]
+        own = {e.name: e.time_control for e in s.entries if e.time_control is not None}  # a bot's own clock
+        clocks = [None if k in at else own.get(kept[k]) for k in range(n)] if own else None
         record = await play_match(
-            seats, s.rules, s.seed, settings=s.settings, names=kept, shown_names=shown, watcher=s.watcher
+            seats,
+            s.rules,
+            s.seed,
+            settings=s.settings,
+            names=kept,
+            shown_names=shown,
+            watcher=s.watcher,
+            time_controls=clocks,
         )
     await asyncio.to_thread(_save, s.db, record)
     told = s.told(record.match_id) if s.told is not None else {"match_id": record.match_id, "db": s.db}

@@ -17,10 +17,12 @@ seats and rules) in one transaction. ``play_tournament`` plays whatever is still
   completed match and plays none twice. Matches in flight when the process dies were never
   saved; ``resume`` plays them again from their seeds.
 
-The tournament row stores the bots' entries (command or address, and limit) at creation. ``play_tournament``
-takes replacements (``bots=``): ``hearts tournament resume`` passes the registry's current entries
-that differ (``registry_changes``), so fixing a registration with ``hearts bot add`` and resuming
-works; the replacements are then stored in the tournament row. A tournament that played nothing
+The tournament row stores the bots' entries (command or address, limit, and a bots file's sandbox
+settings and clock) at creation. ``play_tournament`` takes replacements (``bots=``): ``hearts
+tournament resume`` passes the registry's current entries that differ (``registry_changes``), so
+fixing a registration with ``hearts bot add`` and resuming works; a replacement keeps the stored
+entry's sandbox settings and clock (the registry keeps neither), and the replacements are then
+stored in the tournament row. A tournament that played nothing
 can be removed with ``delete_tournament`` (``hearts tournament run`` does so when a bot fails to
 start before any match).
 
@@ -56,6 +58,7 @@ from ladder.venues.venue import MatchJob, Played, Venue, VenueBots
 from referee.match import MatchSettings, MatchWatcher
 from referee.record import FaultKind, MatchRecord
 from referee.rules import Rules
+from referee.settings import CLOCK_KEYS, TimeControlError
 
 __all__ = [
     "RunSummary",
@@ -208,7 +211,8 @@ class TournamentInfo:
     total: int  # scheduled matches
     done: int  # recorded matches
     # Why the stored time control cannot be played (a NaN a script wrote, say), or None; ``settings``
-    # then holds the defaults, and the tournament is listed but never played.
+    # (or the bot's entry, without its clock) then holds the defaults, and the tournament is listed but
+    # never played.
     unplayable: str | None = None
 
     @property
@@ -293,6 +297,13 @@ def _info(row: TournamentRow) -> TournamentInfo:
             MatchSettings(),
             f"tournament {row.id} was stored with a time control that cannot be played: {e}",
         )
+    bots = []
+    for b in json.loads(row.bots):
+        try:
+            bots.append(BotEntry.from_dict(b))
+        except TimeControlError as e:  # listed, never played: the clock is dropped, and the reason kept
+            bots.append(BotEntry.from_dict({k: v for k, v in b.items() if k not in CLOCK_KEYS}))
+            unplayable = unplayable or f"tournament {row.id} was stored with a bot's clock that cannot be played: {e}"
     return TournamentInfo(
         id=row.id,
         format=row.format,
@@ -301,7 +312,7 @@ def _info(row: TournamentRow) -> TournamentInfo:
         rounds=row.rounds,
         deals=row.deals,
         gauntlet=row.gauntlet,
-        bots=tuple(BotEntry.from_dict(b) for b in json.loads(row.bots)),
+        bots=tuple(bots),
         settings=settings,
         status=row.status,
         created_at=row.created_at,
@@ -495,9 +506,14 @@ def _entries(
     and every entry of the tournament to store, when a replacement changed one (else None)."""
     needed = sorted({b for m in todo for b in m.seats})
     entries = {b.name: b for b in info.bots}
-    # A replacement from the registry (which keeps no sandbox settings) keeps the stored entry's.
+    # A replacement from the registry (which keeps no sandbox settings and no clock) keeps the stored entry's.
     changed = {
-        n: dataclasses.replace(e, sandbox=e.sandbox or entries[n].sandbox, limits=e.limits or entries[n].limits)
+        n: dataclasses.replace(
+            e,
+            sandbox=e.sandbox or entries[n].sandbox,
+            limits=e.limits or entries[n].limits,
+            time_control=e.time_control or entries[n].time_control,
+        )
         for n, e in (bots or {}).items()
         if n in entries and not _same_target(e, entries[n])
     }

@@ -20,7 +20,7 @@ from ladder.bots.inprocess import BotModuleError, SdkSeat, load_seat
 from ladder.bots.launcher import DEFAULT_STARTUP_TIMEOUT, Launcher
 from ladder.bots.registry import BotEntry
 from ladder.sandbox import Limits, SandboxMode, probe, probe_limits
-from ladder.venues.venue import MatchJob, Played, VenueBots
+from ladder.venues.venue import MatchJob, Played, VenueBots, bot_clocks, seat_clocks
 from ladder.venues.workers import MatchWorkers, default_workers
 from referee.match import MatchSettings, MatchWatcher, play_match
 from referee.record import ForfeitReason, MatchRecord
@@ -69,6 +69,7 @@ class HereVenue:
         mode = SandboxMode(sandbox)
         self.entries, self.settings, self.log_dir, self.db_path = dict(entries), settings, log_dir, db_path
         self.modules = {n: e.module for n, e in self.entries.items() if e.module is not None}
+        self.clocks = bot_clocks(self.entries)  # the bots with a clock of their own
         self.seats: dict[str, Seat] = dict(load_in_process(self.entries, mode, log_dir))
         if mode is SandboxMode.FULL or any(e.sandbox for e in self.entries.values()):
             probe()
@@ -102,7 +103,9 @@ class HereVenue:
     async def open(self, bots: VenueBots) -> dict[str, int]:
         """Start (or reach) the launched bots; each bot's ``max_concurrent_games`` from its handshake."""
         if self.n_workers and self.modules:
-            self.pool = MatchWorkers(self.n_workers, self.modules, self.db_path, self.settings, self.log_dir)
+            self.pool = MatchWorkers(
+                self.n_workers, self.modules, self.db_path, self.settings, self.log_dir, clocks=self.clocks
+            )
         launched = [n for n in self.entries if n not in self.modules]
         entries = self.entries
         await self.launcher.start_many(
@@ -135,6 +138,7 @@ class HereVenue:
             tournament_id=job.tournament_id,
             shown_names=list(job.shown) if job.shown else None,
             watcher=self.watcher,
+            time_controls=seat_clocks(self.clocks, job.seats),
         )
         self.unreachable.update(
             job.seats[s.seat] for s in record.seats if s.forfeit_reason is ForfeitReason.UNREACHABLE
@@ -255,13 +259,21 @@ async def play_one_match(
     sandbox: SandboxMode | str = SandboxMode.OFF,
 ) -> MatchRecord:
     """One match among bots started (or reached, or loaded in-process) by their entries, as a
-    tournament has them: ``seats`` names each seat's bot, in seat order (a bot may fill several).
-    The bots are stopped when the match ends, however it ends. ``BotStartError`` if one cannot be
-    started, ``BotModuleError`` if a module names no bot."""
+    tournament has them: ``seats`` names each seat's bot, in seat order (a bot may fill several),
+    each under its entry's clock, if any, over ``settings``. The bots are stopped when the match
+    ends, however it ends. ``BotStartError`` if one cannot be started, ``BotModuleError`` if a module
+    names no bot."""
     by_name = {e.name: e for e in entries}
     wanted = [by_name[n] for n in dict.fromkeys(seats)]
     async with started_bots(wanted, log_dir=log_dir, startup_timeout=startup_timeout, sandbox=sandbox) as chairs:
-        return await play_match([chairs[n] for n in seats], rules, seed, settings=settings, names=list(seats))
+        return await play_match(
+            [chairs[n] for n in seats],
+            rules,
+            seed,
+            settings=settings,
+            names=list(seats),
+            time_controls=seat_clocks(bot_clocks(by_name), seats),
+        )
 
 
 @contextlib.asynccontextmanager

@@ -11,17 +11,17 @@ cluster, handed in by the CLI or the arena, so the ladder's core needs nothing o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from ladder.bots.registry import BotEntry
 from ladder.sandbox import SandboxMode
-from referee.match import MatchSettings
+from referee.match import MatchSettings, TimeControl
 from referee.record import MatchRecord
 
-__all__ = ["MatchJob", "Played", "Venue", "VenueBots", "VenueError"]
+__all__ = ["MatchJob", "Played", "Venue", "VenueBots", "VenueError", "bot_clocks", "seat_clocks"]
 
 
 class VenueError(RuntimeError):
@@ -66,6 +66,20 @@ class VenueBots:
     # Whose tournament: this host and database. Two tournaments numbered alike (two databases) on
     # one venue are told apart by it; a resume of the same one is the same owner.
     owner: str = ""
+
+
+def bot_clocks(entries: Mapping[str, BotEntry]) -> dict[str, TimeControl]:
+    """The bots of ``entries`` that have a clock of their own, with it: what every venue seats them under."""
+    return {n: e.time_control for n, e in entries.items() if e.time_control is not None}
+
+
+def seat_clocks(clocks: Mapping[str, TimeControl], seats: Sequence[str]) -> list[TimeControl | None] | None:
+    """Each seat's own time control for ``play_match``, by its bot's name; None when no bot of the
+    table has one (every seat on the match's clock)."""
+    if not clocks:
+        return None
+    own = [clocks.get(b) for b in seats]
+    return own if any(c is not None for c in own) else None
 
 
 class Venue(Protocol):

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ladder.store.save import AlreadyRecorded, save_scheduled
-from ladder.venues.venue import MatchJob
-from referee.match import MatchSettings
+from ladder.venues.venue import MatchJob, seat_clocks
+from referee.match import MatchSettings, TimeControl
 from referee.record import MatchRecord
 
 __all__ = ["MatchWorkers", "WorkerDied", "default_workers", "worker_gc"]
@@ -58,7 +58,8 @@ def default_workers() -> int:
 
 
 class MatchWorkers:
-    """A pool of ``n`` worker processes playing and saving in-process matches of one tournament."""
+    """A pool of ``n`` worker processes playing and saving in-process matches of one tournament, each
+    bot named in ``clocks`` under its own time control (over ``settings``)."""
 
     def __init__(
         self,
@@ -67,6 +68,8 @@ class MatchWorkers:
         db_path: Path | str,
         settings: MatchSettings,
         log_dir: Path | str | None = None,
+        *,
+        clocks: Mapping[str, TimeControl] | None = None,
     ) -> None:
         if n < 1:
             raise ValueError("a pool needs at least one worker")
@@ -92,6 +95,7 @@ class MatchWorkers:
                 list(sys.path),
                 saving,
                 None if log_dir is None else str(Path(log_dir).resolve()),
+                dict(clocks or {}),
             ),
         )
 
@@ -259,6 +263,7 @@ def _start(
     path: list[str],
     saving: Any,
     log_dir: str | None,
+    clocks: dict[str, TimeControl],
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
     for folder in reversed(path):
@@ -276,6 +281,7 @@ def _start(
     _worker["seats"] = {name: load_seat(name, spec, log_dir) for name, spec in modules.items()}
     _worker["store"] = Store(db_path)
     _worker["settings"] = MatchSettings(**settings)
+    _worker["clocks"] = clocks
     _worker["rules"] = {}
     _worker["loop"] = asyncio.new_event_loop()
     _worker["saving"] = saving
@@ -328,5 +334,6 @@ def _play(job: MatchJob) -> MatchRecord:
             names=list(job.seats),
             tournament_id=job.tournament_id,
             shown_names=list(job.shown) if job.shown else None,
+            time_controls=seat_clocks(_worker["clocks"], job.seats),
         )
     )

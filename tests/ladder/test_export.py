@@ -136,7 +136,7 @@ def test_every_field_of_every_record_is_exported_and_reads_back(arena: tuple[Pat
         assert [o["match_id"] for o in exported] == ids == sorted(ids) and len(ids) == 2 * len(RULESETS) + IN_TOURNAMENT
         records = [store.load_match(i) for i in ids]
     for obj, rec in zip(exported, records, strict=True):
-        assert (obj["schema"], obj["version"]) == (SCHEMA, VERSION) == ("hearts-arena/match", 3)
+        assert (obj["schema"], obj["version"]) == (SCHEMA, VERSION) == ("hearts-arena/match", 4)
         assert list(obj)[:2] == ["schema", "version"]
         check_object(obj, rec, rec.match_id)
         assert match_from_json(obj) == rec
@@ -177,8 +177,8 @@ def test_a_reader_refuses_another_schema_or_a_later_version(arena: tuple[Path, i
     db, _ = arena
     with Store(db, readonly=True) as store:
         obj = match_to_json(store.load_match(next(store.match_ids())))
-    with pytest.raises(ExportError, match="versions 1 to 3"):
-        match_from_json({**obj, "version": 4})
+    with pytest.raises(ExportError, match="versions 1 to 4"):
+        match_from_json({**obj, "version": 5})
     # A version 2 object has no seat kinds: its seats read as bots.
     older = {**obj, "version": 2, "seats": [{k: v for k, v in s.items() if k != "kind"} for s in obj["seats"]]}
     assert [s.kind for s in match_from_json(older).seats] == ["bot"] * len(obj["seats"])
@@ -198,6 +198,31 @@ def test_an_older_version_reads_as_isolation_unknown_and_a_bad_isolation_is_refu
     assert all(s.isolation is None for s in match_from_json(older).seats)
     for bad in ("jail", "sandbox:x-ray", 7, ["sandbox"]):
         hostile = {**obj, "seats": [{**obj["seats"][0], "isolation": bad}, *obj["seats"][1:]]}
+        with pytest.raises(ExportError, match="not a well-formed match"):
+            match_from_json(hostile)
+
+
+def test_each_seats_clock_is_exported_an_older_version_reads_as_unknown_and_a_bad_one_is_refused() -> None:
+    """Version 4 added the clock each seat played under: numbers, or null where the record has none (a
+    match stored before the store kept it), which is then the line it was but for the version and those
+    nulls. An object of version 3 (none) reads as unknown; a clock that is no number is no match."""
+    rec = play(["lowest", "heur", "rnd", "rnd-2"], FAST, 3)
+    rec.seats[0].budget_ms, rec.seats[0].bank_ms, rec.seats[0].grace_ms = 5.0, 0.0, 0.0
+    obj = match_to_json(rec)
+    assert [(s["budget_ms"], s["bank_ms"], s["grace_ms"]) for s in obj["seats"][:1]] == [(5.0, 0.0, 0.0)]
+    assert list(obj["seats"][0])[-3:] == ["budget_ms", "bank_ms", "grace_ms"]  # after every field of version 3
+    assert match_from_json(json.loads(dumps(obj))) == rec
+    unknown = dataclasses.replace(
+        rec, seats=[dataclasses.replace(s, budget_ms=None, bank_ms=None, grace_ms=None) for s in rec.seats]
+    )
+    line = dumps(match_to_json(unknown))
+    assert line.count('"budget_ms":null,"bank_ms":null,"grace_ms":null}') == 4
+    older = json.loads(
+        line.replace('"version":4', '"version":3').replace(',"budget_ms":null,"bank_ms":null,"grace_ms":null', "")
+    )
+    assert all("budget_ms" not in s for s in older["seats"]) and match_from_json(older) == unknown
+    for bad in ("5", True, [5]):
+        hostile = {**obj, "seats": [{**obj["seats"][0], "bank_ms": bad}, *obj["seats"][1:]]}
         with pytest.raises(ExportError, match="not a well-formed match"):
             match_from_json(hostile)
 

@@ -116,6 +116,119 @@ def test_the_wrong_number_of_seats_says_how_many_are_needed() -> None:
         run([InProcessSeat(First(), f"f{i}") for i in range(4)], Rules.parse("standard,players=3"), 1)
 
 
+# -- each seat's own clock ---------------------------------------------------------------------
+
+
+class _Thinking:
+    """The referee's time source: only a thinking bot moves it, so no answer is late by the machine's load."""
+
+    now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Thinker(First):
+    """Takes ``think_s`` of the test's time over each decision, and keeps the budget and bank each view said."""
+
+    def __init__(self, clock: _Thinking, think_s: float) -> None:
+        self.clock, self.think_s = clock, think_s
+
+    def pass_cards(self, obs: Observation) -> Any:
+        self.clock.now += self.think_s
+        return super().pass_cards(obs)
+
+    def play_card(self, obs: Observation) -> Any:
+        self.clock.now += self.think_s
+        return super().play_card(obs)
+
+
+class WireSeat(InProcessSeat):
+    """An in-process seat that reads each play's wire request, as a bot over gRPC would: what its view says."""
+
+    def __init__(self, bot: Any, name: str) -> None:
+        super().__init__(bot, name)
+        self.views: set[tuple[int, int]] = set()
+
+    async def play_card(self, ask: Ask, timeout: float) -> int:
+        view = pb.PlayCardRequest.FromString(ask.wire()).view
+        self.views.add((view.budget_ms, view.time_bank_ms))
+        return await super().play_card(ask, timeout)
+
+
+def test_a_seat_with_its_own_clock_times_out_and_the_same_bot_on_the_matchs_clock_does_not() -> None:
+    """The same bot thinks 30 ms a decision in two seats: under its own 5 ms budget, with no bank and no
+    grace, every decision it is asked is a timeout until it forfeits; on the match's clock it never
+    faults. Each seat's record says the clock it played under, and its views its own budget."""
+    from referee.match import TimeControl
+
+    thinking = _Thinking()
+    seats = [WireSeat(Thinker(thinking, 0.03), "hasty"), WireSeat(Thinker(thinking, 0.03), "calm")]
+    seats += [WireSeat(First(), f"f{i}") for i in (2, 3)]
+    settings = MatchSettings(budget_ms=1000, bank_ms=10_000, grace_ms=50)
+    own = TimeControl(budget_ms=5, bank_ms=0, grace_ms=0)
+    rec = asyncio.run(
+        play_match(
+            seats,
+            Rules.parse("standard,target=30"),
+            4,
+            settings=settings,
+            time_source=thinking,
+            time_controls=[own, None, None, None],
+        )
+    )
+    assert rec.faults and {f.seat for f in rec.faults} == {0}
+    assert [f.kind for f in rec.faults] == [FaultKind.TIMEOUT] * settings.max_faults
+    assert rec.seats[0].forfeit and not any(s.forfeit for s in rec.seats[1:])
+    clocks = [(s.budget_ms, s.bank_ms, s.grace_ms) for s in rec.seats]
+    assert clocks == [(5.0, 0.0, 0.0)] + [(1000.0, 10_000.0, 50.0)] * 3
+    assert rec.seats[0].time_bank_left_ms == 0.0 and rec.seats[1].time_bank_left_ms == 10_000.0
+    assert seats[0].views == {(5, 0)}  # asked its plays before it forfeited, each under its own clock
+    assert seats[1].views == {(1000, 10_000)}
+
+
+def test_a_time_control_gives_what_it_says_and_the_match_the_rest() -> None:
+    from referee.match import TimeControl
+
+    seats = [InProcessSeat(First(), f"f{i}") for i in range(4)]
+    settings = MatchSettings(budget_ms=300, bank_ms=2000, grace_ms=20)
+    clocks = [TimeControl(budget_ms=100), None, TimeControl(bank_ms=0, grace_ms=5), None]
+    rec = asyncio.run(play_match(seats, Rules.parse("standard,target=30"), 2, settings=settings, time_controls=clocks))
+    assert [(s.budget_ms, s.bank_ms, s.grace_ms) for s in rec.seats] == [
+        (100.0, 2000.0, 20.0),
+        (300.0, 2000.0, 20.0),
+        (300.0, 0.0, 5.0),
+        (300.0, 2000.0, 20.0),
+    ]
+    assert (
+        rec.decisions()
+        == asyncio.run(
+            play_match([InProcessSeat(First(), f"f{i}") for i in range(4)], Rules.parse("standard,target=30"), 2)
+        ).decisions()
+    )  # a clock is no decision: the same plays under any clock that is kept
+    with pytest.raises(ValueError, match="2 time controls for 4 seats"):
+        asyncio.run(play_match(seats, Rules(), 2, time_controls=clocks[:2]))
+
+
+def test_the_callers_time_control_comes_before_a_seats_own() -> None:
+    """A seat that keeps its own clock (``SeatHooks.time_control``, a person's) keeps it unless the caller gives
+    that seat one for the match."""
+    from referee.match import TimeControl
+    from referee.seats import SeatHooks
+
+    class Person(InProcessSeat, SeatHooks):
+        time_control = MatchSettings(budget_ms=60_000, bank_ms=0)
+
+    seats: list[Seat] = [Person(First(), "p0"), Person(First(), "p1")] + [
+        InProcessSeat(First(), f"f{i}") for i in (2, 3)
+    ]
+    clocks = [TimeControl(budget_ms=700), None, None, None]
+    rec = asyncio.run(play_match(seats, Rules.parse("standard,target=30"), 2, time_controls=clocks))
+    assert [(s.budget_ms, s.bank_ms) for s in rec.seats] == [(700.0, 10_000.0), (60_000.0, 0.0)] + [
+        (1000.0, 10_000.0)
+    ] * 2
+
+
 # -- moon choices --------------------------------------------------------------------------------
 
 

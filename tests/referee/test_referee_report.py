@@ -72,6 +72,25 @@ def test_summary_and_replay_render_a_stored_match(spec: str, tmp_path: Path) -> 
         assert text.count("charged") >= len(rec.hands)
 
 
+def test_the_replay_says_the_clock_each_seat_played_under() -> None:
+    from referee.match import MatchSettings, TimeControl
+
+    seats = [InProcessSeat(Randomly(s), f"bot{s}") for s in range(4)]
+    settings = MatchSettings(budget_ms=1000, bank_ms=10_000, grace_ms=50)
+    clocks = [TimeControl(budget_ms=250.5, bank_ms=0), None, None, None]
+    rec = asyncio.run(play_match(seats, Rules.parse("standard,target=30"), 3, settings=settings, time_controls=clocks))
+    out = io.StringIO()
+    Console(file=out, width=200).print(replay(rec))
+    text = out.getvalue()
+    assert (
+        "seat 0 bot0: in the referee's process (trusted code); clock: budget 250.5 ms, bank 0 ms, grace 50 ms\n" in text
+    )
+    assert (
+        "seat 1 bot1: in the referee's process (trusted code); clock: budget 1000 ms, bank 10000 ms, grace 50 ms\n"
+        in text
+    )
+
+
 def test_percentiles_are_nearest_rank() -> None:
     values = [float(v) for v in range(1, 101)]
     assert (percentile(values, 50), percentile(values, 95), percentile(values, 100)) == (50.0, 95.0, 100.0)

@@ -365,10 +365,50 @@ def test_each_seats_isolation_round_trips_and_an_older_store_reads_it_as_unknown
         assert all(s.isolation is None for s in back.seats)
         console = Console(record=True, width=200)
         console.print(replay(back))  # hearts replay's line for each such seat
-        assert "seat 0 alpha: isolation unknown (not recorded)\n" in console.export_text()
+        text = console.export_text()
+        assert (
+            "seat 0 alpha: isolation unknown (not recorded); clock: budget 1000 ms, bank 10000 ms, grace 50 ms\n"
+            in text
+        )
         assert back.decisions() == every.decisions()  # nothing else changed
         later = a_record(seed=8)
         db.save_match(later)
+        assert db.load_match(later.match_id) == later
+
+
+def test_each_seats_clock_round_trips_and_an_older_store_reads_it_as_unknown(tmp_path: Path) -> None:
+    """seats.budget_ms, bank_ms and grace_ms keep the clock each seat played under (migration 19), fractions
+    and unknown (None, NULL) too. A store of the migration before gains the columns, its matches' seats
+    unknown, and hearts replay says no clock for them; matches saved after keep theirs."""
+    from rich.console import Console
+
+    from referee.report import replay
+
+    rec = a_record()
+    assert all((s.budget_ms, s.bank_ms, s.grace_ms) == (1000.0, 10_000.0, 50.0) for s in rec.seats)  # the match's
+    clocks = [(5.0, 0.0, 0.0), (1000.0, 10_000.0, 50.0), (250.5, 1234.25, 0.5), (None, None, None)]
+    for seat, (budget, bank, grace) in zip(rec.seats, clocks):
+        seat.budget_ms, seat.bank_ms, seat.grace_ms = budget, bank, grace
+    path = tmp_path / "arena.db"
+    with Store(path) as db:
+        db.save_match(rec)
+        back = db.load_match(rec.match_id)
+        assert back == rec and [(s.budget_ms, s.bank_ms, s.grace_ms) for s in back.seats] == clocks
+        # As a database of the migration before is: no clock columns.
+        for column in ("budget_ms", "bank_ms", "grace_ms"):
+            db.db.execute(f"ALTER TABLE seats DROP COLUMN {column}")
+        db.db.execute(f"PRAGMA user_version = {MIGRATIONS.index(store_module._m19_seat_clocks)}")
+        db.db.conn.commit()
+    with Store(path) as db:
+        assert db.version == len(MIGRATIONS) and "grace_ms" in db.db["seats"].columns_dict
+        old = db.load_match(rec.match_id)
+        assert all((s.budget_ms, s.bank_ms, s.grace_ms) == (None, None, None) for s in old.seats)
+        assert old.decisions() == rec.decisions()  # nothing else changed
+        console = Console(record=True, width=200)
+        console.print(replay(old))
+        text = console.export_text()
+        assert "seat 0 alpha: in the referee's process (trusted code)\n" in text and "clock" not in text
+        db.save_match(later := a_record(seed=8))
         assert db.load_match(later.match_id) == later
 
 

@@ -31,7 +31,7 @@ from distributed import WorkerPlugin, get_worker
 from ladder.bots.inprocess import load_seat
 from ladder.bots.launcher import Launcher
 from ladder.venues.here import handshake_limits, launcher_seat, ready_seats, sandbox_options
-from ladder.venues.venue import MatchJob, VenueBots
+from ladder.venues.venue import MatchJob, VenueBots, bot_clocks, seat_clocks
 from referee.match import play_match
 from referee.record import ForfeitReason, MatchRecord
 from referee.rules import Rules
@@ -108,6 +108,7 @@ class TournamentBots(WorkerPlugin):
         self.declared: dict[str, int] = {}
         self.unreachable: set[str] = set()
         self.rules: dict[str, Rules] = {}
+        self.clocks = bot_clocks(self.bots.entries)  # the bots with a clock of their own
         self.log_dir: Path | None = None
         self.ready = False  # set once every bot serves and has answered its handshake
 
@@ -207,6 +208,7 @@ async def play_on_worker(job: MatchJob, plugin: str) -> MatchRecord:
         names=list(job.seats),
         tournament_id=job.tournament_id,
         shown_names=list(job.shown) if job.shown else None,
+        time_controls=seat_clocks(bots.clocks, job.seats),
     )
     # Checked before its next match here: a bot that dropped its connection may be on its way out.
     bots.unreachable.update(job.seats[s.seat] for s in record.seats if s.forfeit_reason is ForfeitReason.UNREACHABLE)

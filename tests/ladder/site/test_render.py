@@ -211,3 +211,23 @@ def test_the_match_page_shows_each_seats_isolation_as_data() -> None:
     assert "unknown (not recorded)" in rows["1"] and "<code>" not in rows["1"]
     assert XSS not in html and "&lt;img src=x onerror=alert(1)&gt;" in rows["2"]
     assert "in the referee&#39;s process (trusted code)" in rows["3"]
+
+
+def test_the_match_page_shows_each_seats_clock_and_marks_a_bots_own() -> None:
+    """The clock each seat played under, in words; a seat whose clock differs from the one most seats had
+    (a bot's own, a handicap) is marked; unknown for a seat recorded without one, or with one that is no
+    number (a hostile export is data)."""
+    m, replayed = _match()
+    for s in m["seats"]:
+        s["budget_ms"], s["bank_ms"], s["grace_ms"] = 1000.0, 10_000.0, 50.0
+    m["seats"][0]["budget_ms"], m["seats"][0]["bank_ms"] = 100.0, 0.0
+    m["seats"][3]["grace_ms"] = XSS
+    html = _render(m, replayed, 0)
+    rows = dict(re.findall(r'<tr data-seat="(\d)">(.*?)</tr>', html, re.S))
+    assert "budget 100 ms, bank 0 ms, grace 50 ms" in rows["0"] and "its own" in rows["0"]
+    assert "budget 1000 ms, bank 10000 ms, grace 50 ms" in rows["1"] and "its own" not in rows["1"]
+    assert "unknown (not recorded)" in rows["3"] and XSS not in html
+    for s in m["seats"]:
+        del s["budget_ms"], s["bank_ms"], s["grace_ms"]  # as an export of version 3 has them
+    rows = dict(re.findall(r'<tr data-seat="(\d)">(.*?)</tr>', _render(m, replayed, 0), re.S))
+    assert all("unknown (not recorded)" in r and "its own" not in r for r in rows.values())

@@ -62,6 +62,37 @@ def test_the_cluster_records_the_same_matches_as_this_process(dask_cluster: Loca
     assert len(names) == 2
 
 
+def test_a_bots_own_clock_goes_with_it_to_every_worker(dask_cluster: LocalCluster, tmp_path: Path) -> None:
+    """A bot's own time control reaches its seat on the workers: the sleepy bot (20 ms a decision) under
+    its own 5 ms clock times out until it forfeits; the same program under another name, on the run's
+    clock, never does; every record says each seat's clock."""
+    from referee.match import TimeControl
+    from referee.record import FaultKind
+
+    sleepy = f"python {HERE.parents[1] / 'bots' / 'sleepy.py'} --port {{port}}"
+    bots = [
+        BotEntry("hasty", command=sleepy, time_control=TimeControl(budget_ms=5, bank_ms=0, grace_ms=0)),
+        BotEntry("calm", command=sleepy),
+        *deterministic_bots()[:2],
+    ]
+    store, tid = _tournament(tmp_path / "there.db", bots, deals=1)
+    summary = asyncio.run(
+        play_tournament(
+            store, tid, concurrency=2, log_dir=tmp_path / "logs", venue=venue(dask_cluster.scheduler_address)
+        )
+    )
+    assert summary.played == 4 and summary.bot_faults == {"hasty": {"timeout": 12}}
+    for m in store.match_ids(tournament_id=tid):
+        record = store.load_match(m)
+        hasty = next(s for s in record.seats if s.bot == "hasty")
+        assert {f.seat for f in record.faults} == {hasty.seat} and hasty.forfeit
+        assert all(f.kind is FaultKind.TIMEOUT for f in record.faults)
+        assert {s.bot: (s.budget_ms, s.bank_ms, s.grace_ms) for s in record.seats} == {
+            "hasty": (5.0, 0.0, 0.0),
+            **{b: (1000.0, 10_000.0, 50.0) for b in ("calm", "lowest", "heuristic")},
+        }
+
+
 def test_a_bots_limit_holds_across_the_workers(dask_cluster: LocalCluster, tmp_path: Path) -> None:
     bots = deterministic_bots()
     bots[0] = BotEntry("lowest", command=bots[0].command, max_concurrency=1)
