@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ladder.bots.registry import BotEntry
     from ladder.store import Store
     from ladder.tournament.run import RunSummary
+    from ladder.tournament.schedule import ScheduledMatch
     from ladder.venues.venue import Venue
 
 
@@ -54,12 +55,19 @@ def tournament() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["round-robin", "gauntlet"]),
+    type=click.Choice(["round-robin", "gauntlet", "swiss", "knockout"]),
     default="round-robin",
     show_default=True,
-    help="Every group of bots at a table, or one bot against the pool.",
+    help="Every group of bots at a table; one bot against the pool; rounds paired by the standings (swiss); "
+    "or tables whose top places go on to one final table (knockout). See docs/tournaments.md.",
 )
 @click.option("--gauntlet", metavar="BOT", help="The bot that plays every table (implies --format gauntlet).")
+@click.option(
+    "--advance",
+    type=_AT_LEAST_1,
+    default=None,
+    help="A knockout: the places of each table that go on to the next round. Default: half the table.",
+)
 @click.option(
     "--rules", "ruleset", default="standard", show_default=True, help="PRESET[,option=value...]; see hearts rules."
 )
@@ -70,7 +78,11 @@ def tournament() -> None:
     help="Tournament seed (all deals follow from it), 64 bits signed. Default: random.",
 )
 @click.option(
-    "--rounds", type=_AT_LEAST_1, default=1, show_default=True, help="Times the table design is played (at least 1)."
+    "--rounds",
+    type=_AT_LEAST_1,
+    default=1,
+    show_default=True,
+    help="Times the table design is played; a Swiss: its rounds (a knockout's follow from its bracket).",
 )
 @click.option(
     "--deals",
@@ -94,6 +106,7 @@ def tournament_run(
     only: tuple[str, ...],
     fmt: str,
     gauntlet: str | None,
+    advance: int | None,
     ruleset: str,
     seed: int | None,
     rounds: int,
@@ -114,8 +127,10 @@ def tournament_run(
     """Create a tournament, play it, and print its ladder.
 
     \b
-    Example:
+    Examples:
       hearts tournament run --bots bots.toml --format round-robin --concurrency 8 --db arena.db
+      hearts tournament run --bots class.toml --format swiss --rounds 5 --deals 2 --db final.db
+      hearts tournament run --bots class.toml --format knockout --advance 2 --db final.db
     """
     import secrets
 
@@ -128,6 +143,10 @@ def tournament_run(
         fmt = "gauntlet"
     elif fmt == "gauntlet":
         raise click.UsageError("--format gauntlet needs --gauntlet BOT, the bot that plays every table")
+    if no_duplicate and fmt in ("swiss", "knockout"):
+        raise click.UsageError(f"a {fmt} plays every deal in every rotation of its tables: leave --no-duplicate out")
+    if advance is not None and fmt != "knockout":
+        raise click.UsageError("--advance is a knockout's: give --format knockout, or leave --advance out")
     seed = seed if seed is not None else secrets.randbelow(2**31)
     venue = _venue(cluster_address, cluster_workers, concurrency)  # before anything is written
     try:  # the file before the database: a broken bots file leaves no database behind
@@ -151,6 +170,7 @@ def tournament_run(
             seed=seed,
             gauntlet=gauntlet,
             duplicate=not no_duplicate,
+            advance=advance,
             settings=MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults),
         )
         try:
@@ -304,6 +324,7 @@ def _play_tournament(
     from ladder.sandbox import SandboxMode, SandboxUnavailable
     from ladder.store import store_error
     from ladder.tournament.progress import Progress
+    from ladder.tournament.report import final_lines, round_lines
     from ladder.tournament.run import TournamentBusy, delete_tournament, get_tournament, run_tournament
     from ladder.venues.venue import VenueError
     from ladder.venues.workers import WorkerDied
@@ -337,11 +358,18 @@ def _play_tournament(
         venue.on_event = tell
     try:
         with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
+
+            def on_round(matches: list[ScheduledMatch]) -> None:
+                progress.grow(len(matches))
+                for line in round_lines(store, tid, matches):
+                    progress.say(line)
+
             summary = run_tournament(
                 store,
                 tid,
                 concurrency=concurrency,
                 on_record=progress.on_record,
+                on_round=on_round,
                 startup_timeout=startup_timeout,
                 bots=bots,
                 force=force,
@@ -410,6 +438,9 @@ def _play_tournament(
     )
     for line in _faults_by_bot(summary):
         console.print(line, soft_wrap=True)
+    if info.format in ("swiss", "knockout"):
+        for said in final_lines(store, tid):
+            console.print(inert_text(said), soft_wrap=True)
     _wide_console().print(render_table(load_leaderboard(store, tournament_id=tid), title=f"Tournament {tid}"))
 
 

@@ -204,6 +204,44 @@ class Tournaments:
             )
         ]
 
+    def schedule(self, tournament_id: int) -> list[tuple[ScheduledMatch, bool]]:
+        """Every scheduled match, in schedule order, and whether it is recorded."""
+        return [
+            (
+                ScheduledMatch(
+                    index=r["idx"],
+                    round=r["round"],
+                    table=r["table_no"],
+                    deal=r["deal"],
+                    rotation=r["rotation"],
+                    seed=r["seed"],
+                    seats=tuple(json.loads(r["seats"])),
+                    rules=r["rules"],
+                ),
+                r["match_id"] is not None,
+            )
+            for r in _by_name(
+                self.db.execute(
+                    "SELECT idx, round, table_no, deal, rotation, seed, seats, rules, match_id FROM tournament_matches "
+                    "WHERE tournament_id = ? ORDER BY idx",
+                    [tournament_id],
+                )
+            )
+        ]
+
+    def seat_results(self, tournament_id: int) -> Iterator[dict[str, Any]]:
+        """Each seat of each recorded match of the schedule, in schedule then seat order: its round,
+        table, deal, bot, final score, forfeit and the match's hands."""
+        return _by_name(
+            self.db.execute(
+                "SELECT tm.round, tm.table_no, tm.deal, b.name AS bot, s.final_score, s.forfeit, "
+                "(SELECT COUNT(*) FROM hands h WHERE h.match_id = tm.match_id) AS hands "
+                "FROM tournament_matches tm JOIN seats s ON s.match_id = tm.match_id "
+                "JOIN bots b ON b.id = s.bot_id WHERE tm.tournament_id = ? ORDER BY tm.idx, s.seat",
+                [tournament_id],
+            )
+        )
+
     def mark_recorded(self, tournament_id: int, index: int, match_id: str) -> bool:
         """Mark a scheduled match recorded; False if another process did first."""
         cur = self.db.execute(

@@ -79,6 +79,19 @@ class Progress:
         """The callback of ``play_tournament``: one match recorded."""
         self.advance(len(record.faults))
 
+    def grow(self, matches: int) -> None:
+        """More matches to play (a Swiss's or a knockout's next round, drawn from the results)."""
+        self.total += matches
+        if self._bar is not None:
+            self._bar.update(self._task, total=self.total)
+
+    def say(self, text: str) -> None:
+        """A line above the bar (or among the plain lines)."""
+        if self._bar is not None:
+            self._bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(text, file=self.stream, flush=True)
+
     def advance(self, faults: int = 0) -> None:
         self.done += 1
         self.played += 1

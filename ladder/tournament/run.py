@@ -52,7 +52,9 @@ from ladder.bots.registry import BotEntry, add_bots, get_bot, list_bots
 from ladder.sandbox import SandboxMode
 from ladder.store import Runner, Store, TournamentRow
 from ladder.store.save import AlreadyRecorded, save_scheduled
+from ladder.tournament.knockout import bracket_sizes, seeding
 from ladder.tournament.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule, match_id
+from ladder.tournament.stages import STAGED_FORMATS, first_round, next_round
 from ladder.venues.here import HereVenue, load_in_process
 from ladder.venues.venue import MatchJob, Played, Venue, VenueBots
 from referee.match import MatchSettings, MatchWatcher
@@ -183,15 +185,16 @@ def _end_run(store: Store, tid: int, status: str) -> None:
 class TournamentSpec:
     """What to play. ``settings`` is the referee's time control and fault policy."""
 
-    format: str = "round-robin"
+    format: str = "round-robin"  # or gauntlet, swiss, knockout
     rules: str = "standard"
-    rounds: int = 1
+    rounds: int = 1  # a Swiss: its rounds; a knockout: ignored (the bracket says)
     deals: int = 1
     seed: int = 0
     gauntlet: str | None = None
     duplicate: bool = True
     max_tables: int = DEFAULT_MAX_TABLES
     settings: MatchSettings = field(default_factory=MatchSettings)
+    advance: int | None = None  # a knockout: places of each table that go on (default: half the table)
 
 
 @dataclass(frozen=True)
@@ -254,6 +257,8 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
         raise ValueError(f"rules {spec.rules!r}: {e}") from None
     names = sorted(b.name for b in bots)
     text = str(rules)  # the canonical text, in the tournament and every scheduled match alike
+    if spec.format in STAGED_FORMATS:
+        return _create_staged(store, bots, spec, rules, names, text)
     schedule = build_schedule(
         names,
         spec.format,
@@ -281,6 +286,47 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
             gauntlet=spec.gauntlet,
             bots=json.dumps([b.to_dict() for b in sorted(bots, key=lambda b: b.name)]),
             settings=json.dumps({**asdict(spec.settings), "duplicate": spec.duplicate, "max_tables": spec.max_tables}),
+        )
+        store.tournaments.insert_schedule(tid, schedule)
+    return tid
+
+
+def _create_staged(
+    store: Store, bots: Sequence[BotEntry], spec: TournamentSpec, rules: Rules, names: list[str], text: str
+) -> int:
+    """A Swiss or a knockout: its seeding and first round stored; the later rounds are drawn as the
+    results come (``ladder.tournament.stages``)."""
+    players = rules.players
+    if rules.partnership != "none":
+        raise ValueError(f"a {spec.format} ranks each bot by its own points: play it without partnership rules")
+    if len(names) < players:
+        raise ValueError(f"{len(names)} bot(s) cannot fill a table of {players}: give at least {players}")
+    if len(set(names)) != len(names):
+        raise ValueError("a bot is listed twice")
+    advance = spec.advance if spec.advance is not None else max(1, players // 2)
+    if spec.format == "knockout":
+        rounds = len(bracket_sizes(len(names), players, advance))
+    else:
+        if spec.advance is not None:
+            raise ValueError("--advance is a knockout's: a Swiss plays every bot in every round")
+        rounds = spec.rounds
+    from ladder.ratings.leaderboard import load_leaderboard  # numpy's import only where a seeding needs it
+
+    ratings = {r.bot: r.elo for r in load_leaderboard(store, rules=text).rows if r.games > 0}
+    seeded = seeding(names, ratings)
+    schedule = first_round(spec.format, seeded, players, deals=spec.deals, seed=spec.seed, rules=text, advance=advance)
+    with store.db.atomic():
+        add_bots(store, bots)
+        bots = [dataclasses.replace(b, max_concurrency=_registered_limit(store, b.name)) for b in bots]
+        tid = store.tournaments.insert(
+            format=spec.format,
+            rules=text,
+            seed=spec.seed,
+            rounds=rounds,
+            deals=spec.deals,
+            gauntlet=None,
+            bots=json.dumps([b.to_dict() for b in sorted(bots, key=lambda b: b.name)]),
+            settings=json.dumps({**asdict(spec.settings), "seeding": seeded, "advance": advance}),
         )
         store.tournaments.insert_schedule(tid, schedule)
     return tid
@@ -402,6 +448,7 @@ async def play_tournament(
     shown_names: Mapping[str, str] | None = None,
     venue: Venue | None = None,
     watcher: MatchWatcher | None = None,
+    on_round: Callable[[list[ScheduledMatch]], None] | None = None,
 ) -> RunSummary:
     """Play every pending match of a tournament at a venue; returns what was played. ``stop``, asked
     before each match starts, ends the run early when it says so (the matches in flight finish and
@@ -410,6 +457,10 @@ async def play_tournament(
     ``shown_names``: the name each bot is told of the others, by ladder name (an anonymous
     contest's aliases); the records keep the ladder names. ``watcher`` is told of each match the
     default venue plays on this loop as its record grows (``referee.match.MatchWatcher``).
+
+    A Swiss or a knockout is played round after round: once a round is recorded the next is drawn
+    from its results and stored (``ladder.tournament.stages.next_round``), ``on_round`` is told of
+    its matches, and the same bots play it.
 
     ``venue`` (a ``ladder.venues.venue.Venue``, e.g. ``ladder.venues.cluster.DaskVenue``) plays every
     match, its bots started there; by default a ``HereVenue``: this process, with ``workers``
@@ -431,14 +482,19 @@ async def play_tournament(
     info = get_tournament(store, tournament_id)
     if info.unplayable is not None:
         raise ValueError(info.unplayable)
+    staged = info.format in STAGED_FORMATS
     todo = pending_matches(store, tournament_id)
+    if not todo and staged:  # stopped between two rounds: the next is drawn now
+        todo = _next_round(store, tournament_id, on_round)
     summary = RunSummary(tournament_id=tournament_id)
     t0 = time.monotonic()
     if not todo:
         if info.status != "finished":
             _set_status(store, tournament_id, "finished")
         return summary
-    entries, stored = _entries(info, todo, bots)
+    # A later round of a Swiss or a knockout may seat any of its bots: all are started.
+    needed = [b.name for b in info.bots] if staged else sorted({b for m in todo for b in m.seats})
+    entries, stored = _entries(info, needed, bots)
     mode = SandboxMode(sandbox)
     logs = Path(log_dir) if log_dir is not None else Path(store.path).resolve().parent / "logs"
     # Everything that can refuse the run comes before the claim: a refused run writes nothing.
@@ -480,6 +536,11 @@ async def play_tournament(
         summary.limits = {n: effective_limit(entries[n].max_concurrency, d) for n, d in summary.declared.items()}
         tables = _Tables(store, tournament_id, venue, summary, on_record, dict(shown_names or {}))
         await tables.run(todo, concurrency, stop)
+        while staged and not (stop is not None and stop()):
+            todo = _next_round(store, tournament_id, on_round)
+            if not todo:
+                break
+            await tables.run(todo, concurrency, stop)
         failed = False
     finally:
         venue.finish_saving()
@@ -488,7 +549,9 @@ async def play_tournament(
         status_error: sqlite3.Error | None = None
         try:
             summary.remaining = len(pending_matches(store, tournament_id))
-            _end_run(store, tournament_id, "finished" if summary.remaining == 0 else "interrupted")
+            # A Swiss or a knockout stopped between two rounds is not finished: a round is owed.
+            complete = summary.remaining == 0 and not (staged and next_round(store, tournament_id, keep=False))
+            _end_run(store, tournament_id, "finished" if complete else "interrupted")
         except sqlite3.Error as e:  # a full disk, say: the claim stays, naming a process about to be gone
             status_error = e
         await _to_the_end(venue.close())
@@ -499,12 +562,21 @@ async def play_tournament(
     return summary
 
 
+def _next_round(
+    store: Store, tid: int, on_round: Callable[[list[ScheduledMatch]], None] | None
+) -> list[ScheduledMatch]:
+    """The next round of a Swiss or a knockout, drawn and stored (none once it is complete)."""
+    matches = next_round(store, tid)
+    if matches and on_round is not None:
+        on_round(matches)
+    return matches
+
+
 def _entries(
-    info: TournamentInfo, todo: Sequence[ScheduledMatch], bots: Mapping[str, BotEntry] | None
+    info: TournamentInfo, needed: Sequence[str], bots: Mapping[str, BotEntry] | None
 ) -> tuple[dict[str, BotEntry], dict[str, BotEntry] | None]:
-    """The entries of the bots the pending matches seat, by name, with the replacements of ``bots``;
-    and every entry of the tournament to store, when a replacement changed one (else None)."""
-    needed = sorted({b for m in todo for b in m.seats})
+    """The entries of the bots ``needed``, by name, with the replacements of ``bots``; and every
+    entry of the tournament to store, when a replacement changed one (else None)."""
     entries = {b.name: b for b in info.bots}
     # A replacement from the registry (which keeps no sandbox settings and no clock) keeps the stored entry's.
     changed = {
