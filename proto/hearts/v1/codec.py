@@ -264,8 +264,6 @@ def cancelled_cards(cards: Sequence[Card]) -> list[Card]:
     return twice
 
 
-
-
 def _trick_body(leader: int, cards: Sequence[Card], winner: int | None, boosted: bool = False) -> bytes:
     """A Trick message's bytes, as protobuf writes them (leader has no presence, winner has; boosted is
     written only when true, so tricks without booster_nines are the bytes they always were)."""
