@@ -272,6 +272,21 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
         duplicate=spec.duplicate,
         partners=rules.partnership != "none",
     )
+    extra = {"duplicate": spec.duplicate, "max_tables": spec.max_tables}
+    return _store_tournament(store, bots, spec, text, spec.rounds, spec.gauntlet, extra, schedule)
+
+
+def _store_tournament(
+    store: Store,
+    bots: Sequence[BotEntry],
+    spec: TournamentSpec,
+    text: str,
+    rounds: int,
+    gauntlet: str | None,
+    extra: Mapping[str, object],
+    schedule: Sequence[ScheduledMatch],
+) -> int:
+    """Register the bots and store the tournament with its schedule, in one transaction; its id."""
     with store.db.atomic():
         add_bots(store, bots)
         # An entry without a limit keeps the registered one (add_bot): store the limit in force, so
@@ -281,11 +296,11 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
             format=spec.format,
             rules=text,
             seed=spec.seed,
-            rounds=spec.rounds,
+            rounds=rounds,
             deals=spec.deals,
-            gauntlet=spec.gauntlet,
+            gauntlet=gauntlet,
             bots=json.dumps([b.to_dict() for b in sorted(bots, key=lambda b: b.name)]),
-            settings=json.dumps({**asdict(spec.settings), "duplicate": spec.duplicate, "max_tables": spec.max_tables}),
+            settings=json.dumps({**asdict(spec.settings), **extra}),
         )
         store.tournaments.insert_schedule(tid, schedule)
     return tid
@@ -315,21 +330,7 @@ def _create_staged(
     ratings = {r.bot: r.elo for r in load_leaderboard(store, rules=text).rows if r.games > 0}
     seeded = seeding(names, ratings)
     schedule = first_round(spec.format, seeded, players, deals=spec.deals, seed=spec.seed, rules=text, advance=advance)
-    with store.db.atomic():
-        add_bots(store, bots)
-        bots = [dataclasses.replace(b, max_concurrency=_registered_limit(store, b.name)) for b in bots]
-        tid = store.tournaments.insert(
-            format=spec.format,
-            rules=text,
-            seed=spec.seed,
-            rounds=rounds,
-            deals=spec.deals,
-            gauntlet=None,
-            bots=json.dumps([b.to_dict() for b in sorted(bots, key=lambda b: b.name)]),
-            settings=json.dumps({**asdict(spec.settings), "seeding": seeded, "advance": advance}),
-        )
-        store.tournaments.insert_schedule(tid, schedule)
-    return tid
+    return _store_tournament(store, bots, spec, text, rounds, None, {"seeding": seeded, "advance": advance}, schedule)
 
 
 def _info(row: TournamentRow) -> TournamentInfo:
