@@ -175,19 +175,25 @@ def compare_command(
                     soft_wrap=True,
                 )
 
+        from ladder.tournament.run import until_signalled
+
         try:
             result = asyncio.run(
-                play_comparison(
-                    store,
-                    tid,
-                    spec,
-                    concurrency=concurrency,
-                    on_deal=on_deal,
-                    startup_timeout=startup_timeout,
-                    workers=workers,
-                    venue=venue,
+                until_signalled(
+                    play_comparison(
+                        store,
+                        tid,
+                        spec,
+                        concurrency=concurrency,
+                        on_deal=on_deal,
+                        startup_timeout=startup_timeout,
+                        workers=workers,
+                        venue=venue,
+                    )
                 )
             )
+            if isinstance(result, int):  # SIGINT or SIGTERM, through the loop as tournaments are stopped
+                raise KeyboardInterrupt
         except (BotStartError, BotModuleError, WorkerDied, VenueError) as e:
             raise click.ClickException(str(e)) from None
         except KeyboardInterrupt:

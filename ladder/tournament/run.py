@@ -45,7 +45,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ladder.bots.launcher import DEFAULT_STARTUP_TIMEOUT, process_alive
 from ladder.bots.registry import BotEntry, add_bots, get_bot, list_bots
@@ -80,6 +80,7 @@ __all__ = [
     "run_tournament",
     "runner_of",
     "runner_state",
+    "until_signalled",
 ]
 
 _LOOKAHEAD = 500  # pending matches examined for one with free bots
@@ -740,19 +741,21 @@ def run_tournament(store: Store, tournament_id: int, **kwargs: Any) -> RunSummar
     ``TournamentInterrupted`` is raised. A further signal kills the bots at once instead of waiting
     out their grace; the status is written all the same.
     """
-    outcome = asyncio.run(_play_until_signalled(store, tournament_id, kwargs))
+    outcome = asyncio.run(until_signalled(play_tournament(store, tournament_id, **kwargs)))
     if isinstance(outcome, int):
         raise TournamentInterrupted(outcome)
     return outcome
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_T = TypeVar("_T")
 # The venues of the run in progress, for a second signal to kill their bots at once.
 _VENUES: contextvars.ContextVar[list[Venue] | None] = contextvars.ContextVar("venues", default=None)
 
 
-async def _play_until_signalled(store: Store, tournament_id: int, kwargs: dict[str, Any]) -> RunSummary | int:
-    """The run's summary, or the number of the signal that stopped it."""
+async def until_signalled(run: Awaitable[_T]) -> _T | int:
+    """What ``run`` (a ``play_tournament``, or a comparison that plays one) returns, or the number of
+    the signal (SIGINT, SIGTERM) that stopped it: the first cancels it, a second kills the bots."""
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     assert main is not None
@@ -779,7 +782,7 @@ async def _play_until_signalled(store: Store, tournament_id: int, kwargs: dict[s
             continue
         installed[sig] = previous
     try:
-        return await play_tournament(store, tournament_id, **kwargs)
+        return await run
     except asyncio.CancelledError:
         if received:
             return received[0]
