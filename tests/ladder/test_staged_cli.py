@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
 import signal
 import sqlite3
 from collections import defaultdict
@@ -13,19 +14,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_procs import hearts, running, wait_until
+from cli_procs import BOTS_DIR, hearts, running, wait_until
 
 from ladder.tournament.swiss import met_counts, swiss_tables
 
 pytestmark = pytest.mark.slow  # whole tournaments as processes
 
 NAMES = [f"b{i:02d}" for i in range(16)]
-KINDS = ("clients.bots.lowest:LowestBot", "clients.bots.heuristic:HeuristicBot")  # deterministic
+# Deterministic (the lowest and heuristic bots), and able to freeze the run in its second round.
+KINDS = ("gated:GatedLowest", "gated:GatedHeuristic")
 
 
 def _bots_file(folder: Path) -> None:
     text = "".join(f'[bots.{n}]\nmodule = "{KINDS[i % 2]}"\n' for i, n in enumerate(NAMES))
     (folder / "bots.toml").write_text(text)
+    shutil.copy(BOTS_DIR / "gated.py", folder)
 
 
 def _q(db: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
@@ -41,15 +44,19 @@ def _recorded_in(db: Path, round_: int) -> int:
 
 
 def _kill_in_round_two_and_resume(tmp_path: Path, db: Path, *args: str) -> str:
+    # The bots freeze the run at their first card once a match of round 2 is recorded (however fast
+    # the matches go, the round is under way, not over), and the run is killed there.
+    (tmp_path / "gate").write_text(str(db))
     with running(tmp_path, *args, name="run") as run:
-        wait_until(lambda: _recorded_in(db, 1) >= 1, 120, "a match of round 2 is recorded", run)
+        wait_until((tmp_path / "held").exists, 120, "a match of round 2 is recorded", run)
         run.proc.send_signal(signal.SIGKILL)
         run.proc.wait(10)
+    (tmp_path / "gate").unlink()
     [(status, done, total)] = _q(
         db, "SELECT status, (SELECT COUNT(match_id) FROM tournament_matches), "
         "(SELECT COUNT(*) FROM tournament_matches) FROM tournaments WHERE id = 1"
     )  # fmt: skip
-    assert status == "running" and done < total, (status, done, total)
+    assert status == "running" and _recorded_in(db, 1) >= 1 and done < total, (status, done, total)
     resumed = hearts(tmp_path, "tournament", "resume", "1", "--workers", "0", "--db", db.name, timeout=300)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     return resumed.stdout
