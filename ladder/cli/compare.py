@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.text import Text
@@ -22,6 +22,10 @@ from ladder.cli.common import (
     console,
 )
 from referee.untrusted import inert
+
+if TYPE_CHECKING:
+    from ladder.compare import CompareResult, CompareSpec
+    from ladder.ratings.sprt import SPRT
 
 
 @click.command("compare")
@@ -163,17 +167,9 @@ def compare_command(
             soft_wrap=True,
         )
 
-        def on_deal(test: Any) -> None:
+        def on_deal(test: SPRT) -> None:
             if test.n <= 10 or test.n % 10 == 0 or test.verdict != "continue":
-                lo, hi = test.interval()
-                console.print(
-                    Text(
-                        f"  deals {test.n}: B better by {test.mean:+.2f} points per hand "
-                        f"(95% {lo:+.2f} to {hi:+.2f}); LLR {test.llr:+.2f} in "
-                        f"[{test.lower:.2f}, {test.upper:.2f}]"
-                    ),
-                    soft_wrap=True,
-                )
+                console.print(Text(f"  {test_line(test)}"), soft_wrap=True)
 
         from ladder.tournament.run import until_signalled
 
@@ -197,37 +193,54 @@ def compare_command(
         except (BotStartError, BotModuleError, WorkerDied, VenueError) as e:
             raise click.ClickException(str(e)) from None
         except KeyboardInterrupt:
-            # A comparison stopped midway has no verdict, and a resume would play its every deal with
-            # no test: its unplayed deals are dropped, its matches kept.
-            with store.db.atomic():
-                store.tournaments.drop_pending(tid)
-                store.tournaments.set_status(tid, "interrupted")
+            # Stopped midway: the matches and the test's steps are kept, the rest is pending, and a
+            # resume rebuilds the test from the records and goes on.
+            from ladder.tournament.run import get_tournament
+
+            left = get_tournament(store, tid).pending
             console.print(
-                f"comparison {tid} stopped before a verdict; its matches are kept (hearts ladder --db {db} "
-                f"--tournament {tid}). Run hearts compare again to start a new one.",
+                f"comparison {tid} stopped before a verdict: {left} matches pending; resume with: "
+                f"hearts tournament resume {tid} --db {db}",
                 soft_wrap=True,
             )
             ctx.exit(130)
-    t = result.test
-    lo, hi = t.interval()
-    words = {
-        "H1": f"H1 accepted: {spec.b} is better than {spec.a} (by {h1:g} or more points per hand)",
-        "H0": f"H0 accepted: {spec.b} is not better than {spec.a} by more than {h0:g} points per hand",
-        "inconclusive": f"inconclusive after {t.n} deals (--max-deals)",
-    }
-    console.print(
-        Text(
-            f"{inert(words[result.verdict])}; {t.n} deals, {result.matches} matches{_in_flight(result, r.players)}; "
-            "difference "
-            f"{t.mean:+.2f} (95% {lo:+.2f} to {hi:+.2f}) points per hand",
-            style="bold",
-        ),
-        soft_wrap=True,
-    )
+    console.print(Text(verdict_line(spec, result, r.players, "--max-deals"), style="bold"), soft_wrap=True)
     console.print(f"its matches are tournament {tid}: hearts ladder --db {db} --tournament {tid}", soft_wrap=True)
+
+
+def test_line(test: SPRT) -> str:
+    """The running test in one line: the deals, B's lead with its 95% interval, and the LLR in its bounds."""
+    lo, hi = test.interval()
+    nelo = f", {test.nelo:+.1f} normalised Elo" if test.scale == "nelo" else ""
+    return (
+        f"deals {test.n}: B better by {test.mean:+.2f} points per hand (95% {lo:+.2f} to {hi:+.2f}){nelo}; "
+        f"LLR {test.llr:+.2f} in [{test.lower:.2f}, {test.upper:.2f}]"
+    )
+
+
+def verdict_line(spec: CompareSpec, result: CompareResult, players: int, limit: str) -> str:
+    """The verdict in one line (made inert): H1 accepted, H0 accepted, or inconclusive after N deals
+    (``limit``: the option that set N), with the deals, the matches, B's lead and the LLR in its bounds."""
+    t = result.test
+    unit = spec.sprt.unit
+    words = {
+        "H1": f"H1 accepted: {spec.b} is better than {spec.a} (by {spec.h1:g} or more {unit})",
+        "H0": f"H0 accepted: {spec.b} is not better than {spec.a} by more than {spec.h0:g} {unit}",
+        "inconclusive": f"inconclusive after {t.n} deals ({limit})",
+    }
+    lo, hi = t.interval()
+    nelo = f", {t.nelo:+.1f} normalised Elo" if t.scale == "nelo" else ""
+    return inert(
+        f"{words[result.verdict]}; {t.n} deals, {result.matches} matches{_in_flight(result, players)}; "
+        f"difference {t.mean:+.2f} (95% {lo:+.2f} to {hi:+.2f}) points per hand{nelo}; "
+        f"LLR {t.llr:+.2f} in [{t.lower:.2f}, {t.upper:.2f}]",
+        limit=1000,
+    )
 
 
 def _in_flight(result: Any, players: int) -> str:
     """A note on the matches of deals that were under way when the test decided (they are recorded)."""
     extra = result.matches - result.test.n * 2 * players
-    return f" ({extra} of deals under way when it decided)" if extra > 0 else ""
+    if extra <= 0:
+        return ""
+    return f" ({extra} of deals under way when it decided)" if result.test.verdict != "continue" else ""

@@ -33,10 +33,31 @@ from referee.untrusted import inert, inert_text
 
 if TYPE_CHECKING:
     from ladder.bots.registry import BotEntry
+    from ladder.compare import CompareResult, CompareSpec
+    from ladder.ratings.sprt import SPRTSpec
     from ladder.store import Store
     from ladder.tournament.run import RunSummary
     from ladder.tournament.schedule import ScheduledMatch
     from ladder.venues.venue import Venue
+
+
+class _SPRTType(click.ParamType):
+    """``--sprt``'s text as an ``SPRTSpec``: a usage error that says what is wrong with it."""
+
+    name = "TEST"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> SPRTSpec:
+        from ladder.ratings.sprt import SPRTError, SPRTSpec
+
+        if isinstance(value, SPRTSpec):
+            return value
+        try:
+            return SPRTSpec.parse(str(value))
+        except SPRTError as e:
+            self.fail(str(e), param, ctx)
+
+
+_HOUSE_BOT = "clients.bots.heuristic:HeuristicBot"  # the field of a --sprt run given two bots
 
 
 @click.group()
@@ -87,11 +108,22 @@ def tournament() -> None:
 @click.option(
     "--deals",
     type=_AT_LEAST_1,
-    default=1,
-    show_default=True,
-    help="Deals per table per round (at least 1); each is played in every seat rotation (duplicate).",
+    default=None,
+    help="Deals per table per round (at least 1; default 1); each is played in every seat rotation "
+    "(duplicate). With --sprt: the most deals before the test stops, inconclusive (default 1000).",
 )
 @click.option("--no-duplicate", is_flag=True, help="Play each deal once (seats still rotate across deals).")
+@click.option(
+    "--sprt",
+    type=_SPRTType(),
+    default=None,
+    help="Stop as soon as a sequential test decides whether the second --bot (B) is better than the "
+    "first (A), as fastchess's -sprt: both play the same duplicate deals in the same seats against the "
+    "same field (the other --bot, or copies of the heuristic house bot). E.g. --sprt elo0=0,elo1=5: "
+    "elo0 and elo1 are normalised Elo (B's mean lead in points per hand over its standard deviation, "
+    "times 800/ln 10), or h0=0,h1=0.5 in points per hand; alpha and beta (default 0.05) the chances "
+    "of accepting H1 when H0 holds and H0 when H1 holds. See docs/tournaments.md.",
+)
 @click.option(
     "--concurrency", type=_AT_LEAST_1, default=4, show_default=True, help="Matches played at once (at least 1)."
 )
@@ -110,8 +142,9 @@ def tournament_run(
     ruleset: str,
     seed: int | None,
     rounds: int,
-    deals: int,
+    deals: int | None,
     no_duplicate: bool,
+    sprt: SPRTSpec | None,
     concurrency: int,
     workers: int | None,
     cluster_address: str | None,
@@ -131,6 +164,7 @@ def tournament_run(
       hearts tournament run --bots bots.toml --format round-robin --concurrency 8 --db arena.db
       hearts tournament run --bots class.toml --format swiss --rounds 5 --deals 2 --db final.db
       hearts tournament run --bots class.toml --format knockout --advance 2 --db final.db
+      hearts tournament run --bots bots.toml --bot old --bot new --sprt elo0=0,elo1=5 --db ab.db
     """
     import secrets
 
@@ -138,7 +172,9 @@ def tournament_run(
     from ladder.tournament.run import TournamentSpec, create_tournament
     from referee.match import MatchSettings
 
-    _parse_rules(ruleset, "--rules")
+    rules = _parse_rules(ruleset, "--rules")
+    if sprt is not None:
+        _check_sprt_options(fmt, gauntlet, no_duplicate, advance)
     if gauntlet:
         fmt = "gauntlet"
     elif fmt == "gauntlet":
@@ -162,16 +198,34 @@ def tournament_run(
             entries = [e for e in entries if e.name in only]
         if not entries:
             raise click.ClickException(f"no bots: give --bots FILE or register some (hearts bot add) in {db}")
+        settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults)
+        if sprt is not None:
+            tid = _create_comparison(
+                store, entries, list(only), sprt, rules.players, ruleset, deals or 1000, seed, settings
+            )
+            _play_tournament(
+                store,
+                db,
+                tid,
+                concurrency,
+                startup_timeout,
+                created=True,
+                bots_file=bots_file,
+                workers=workers,
+                sandbox=sandbox,
+                venue=venue,
+            )
+            return
         spec = TournamentSpec(
             format=fmt,
             rules=ruleset,
             rounds=rounds,
-            deals=deals,
+            deals=deals or 1,
             seed=seed,
             gauntlet=gauntlet,
             duplicate=not no_duplicate,
             advance=advance,
-            settings=MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults),
+            settings=settings,
         )
         try:
             tid = create_tournament(store, entries, spec)
@@ -189,6 +243,87 @@ def tournament_run(
             sandbox=sandbox,
             venue=venue,
         )
+
+
+def _check_sprt_options(fmt: str, gauntlet: str | None, no_duplicate: bool, advance: int | None) -> None:
+    """Refuse what a --sprt run cannot take: it draws its own schedule (A's and B's seatings of each
+    deal in every rotation), played until the test decides."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    given = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+    refused = [
+        ("--format", fmt != "round-robin"),
+        ("--gauntlet", gauntlet is not None),
+        ("--rounds", ctx.get_parameter_source("rounds") in given),
+        ("--no-duplicate", no_duplicate),
+        ("--advance", advance is not None),
+    ]
+    for option, bad in refused:
+        if bad:
+            raise click.UsageError(
+                f"--sprt plays its own schedule (B and A on the same duplicate deals, every rotation, until the "
+                f"test decides, at most --deals deals): leave {option} out, or run the tournament without --sprt"
+            )
+
+
+def _create_comparison(
+    store: Store,
+    entries: list[BotEntry],
+    order: list[str],
+    sprt: SPRTSpec,
+    players: int,
+    ruleset: str,
+    deals: int,
+    seed: int,
+    settings: Any,
+) -> int:
+    """A --sprt run's comparison, stored: the first --bot is A (the baseline), the second B (the
+    candidate), the rest the field (copies of the heuristic house bot when there is none)."""
+    from ladder.bots.registry import BotEntry as Entry
+    from ladder.bots.registry import list_bots
+    from ladder.compare import CompareSpec, create_comparison
+
+    if len(order) < 2:
+        raise click.UsageError(
+            "--sprt compares two bots: give --bot A --bot B (A the baseline, B the candidate), then the field's "
+            "bots, if not copies of the heuristic house bot"
+        )
+    if len(set(order)) != len(order):
+        raise click.UsageError(f"--bot {', '.join(order)}: a bot is given twice; A, B and the field are distinct bots")
+    by_name = {e.name: e for e in entries}
+    a, b, field = order[0], order[1], order[2:]
+    need = players - 1
+    chosen = [by_name[n] for n in order]
+    if not field:
+        known = {e.name: e for e in [*list_bots(store), *entries]}
+        names = (n for i in range(1, 1000) for n in [f"heuristic-{i}" if i > 1 else "heuristic"])
+        free = (n for n in names if n not in (a, b) and (n not in known or known[n].module == _HOUSE_BOT))
+        chosen += [Entry(next(free), module=_HOUSE_BOT, description="the heuristic house bot") for _ in range(need)]
+    elif len(field) != need:
+        raise click.UsageError(
+            f"--sprt: the rules seat {players}, so B and A need a field of {need} (one bot in each other seat), "
+            f"not {len(field)}: give {need} more --bot after the two compared, or none (copies of the heuristic "
+            "house bot)"
+        )
+    spec = CompareSpec(
+        a=a,
+        b=b,
+        field=tuple(e.name for e in chosen[2:]),
+        rules=ruleset,
+        h0=sprt.h0,
+        h1=sprt.h1,
+        alpha=sprt.alpha,
+        beta=sprt.beta,
+        max_deals=deals,
+        seed=seed,
+        settings=settings,
+        scale=sprt.scale,
+    )
+    try:
+        return create_comparison(store, chosen, spec)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
 
 
 @tournament.command("resume")
@@ -231,11 +366,6 @@ def tournament_resume(
     with _open(db) as store:
         _check_tournament(store, tournament_id, db)
         info = get_tournament(store, tournament_id)
-        if info.format == "compare":
-            raise click.ClickException(
-                f"tournament {tournament_id} is a comparison (hearts compare): resumed as a tournament it would "
-                "play every deal with no test to stop it. Run hearts compare again to start a new comparison"
-            )
         _check_clock(info)
         changes = registry_changes(store, tournament_id)
         for name, e in sorted(changes.items()):
@@ -340,7 +470,8 @@ def _play_tournament(
             if venue is not None
             else ""
         )
-        + (f"; bots: {SandboxMode(sandbox).label}" if sandbox != "off" else "")
+        + (f"; bots: {SandboxMode(sandbox).label}" if sandbox != "off" else ""),
+        soft_wrap=True,
     )
     for b in info.bots:
         if b.time_control is not None:
@@ -356,20 +487,13 @@ def _play_tournament(
             console.print(inert_text(event, style="yellow"))
 
         venue.on_event = tell
+    compared: CompareResult | None = None
     try:
-        with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
-
-            def on_round(matches: list[ScheduledMatch]) -> None:
-                progress.grow(len(matches))
-                for line in round_lines(store, tid, matches):
-                    progress.say(line)
-
-            summary = run_tournament(
+        if info.format == "compare":
+            compared = _play_comparison(
                 store,
                 tid,
                 concurrency=concurrency,
-                on_record=progress.on_record,
-                on_round=on_round,
                 startup_timeout=startup_timeout,
                 bots=bots,
                 force=force,
@@ -377,6 +501,29 @@ def _play_tournament(
                 sandbox=sandbox,
                 venue=venue,
             )
+            assert compared.summary is not None
+            summary = compared.summary
+        else:
+            with Progress(info.total, info.done, title=f"tournament {tid}") as progress:
+
+                def on_round(matches: list[ScheduledMatch]) -> None:
+                    progress.grow(len(matches))
+                    for line in round_lines(store, tid, matches):
+                        progress.say(line)
+
+                summary = run_tournament(
+                    store,
+                    tid,
+                    concurrency=concurrency,
+                    on_record=progress.on_record,
+                    on_round=on_round,
+                    startup_timeout=startup_timeout,
+                    bots=bots,
+                    force=force,
+                    workers=workers,
+                    sandbox=sandbox,
+                    venue=venue,
+                )
     except (BotModuleError, WorkerDied, SandboxUnavailable, VenueError) as e:
         if created and get_tournament(store, tid).done == 0:
             delete_tournament(store, tid)
@@ -438,10 +585,62 @@ def _play_tournament(
     )
     for line in _faults_by_bot(summary):
         console.print(line, soft_wrap=True)
+    if compared is not None:
+        from ladder.cli.compare import verdict_line
+        from ladder.compare import compare_spec_of
+        from referee.rules import Rules
+
+        players = Rules.parse(info.rules).players
+        console.print(
+            Text(verdict_line(compare_spec_of(store, tid), compared, players, "--deals"), style="bold"), soft_wrap=True
+        )
+        console.print(f"its matches: hearts ladder --db {db} --tournament {tid}", soft_wrap=True)
+        return
     if info.format in ("swiss", "knockout"):
         for said in final_lines(store, tid):
             console.print(inert_text(said), soft_wrap=True)
     _wide_console().print(render_table(load_leaderboard(store, tournament_id=tid), title=f"Tournament {tid}"))
+
+
+def _play_comparison(store: Store, tid: int, **options: Any) -> CompareResult:
+    """Play comparison ``tid`` (a --sprt run, or a resumed one) until its test decides, a line per
+    deal; ``TournamentInterrupted`` on SIGINT or SIGTERM, as ``run_tournament``."""
+    import asyncio
+
+    from ladder.cli.compare import test_line
+    from ladder.compare import compare_spec_of, play_comparison
+    from ladder.tournament.run import TournamentInterrupted, until_signalled
+
+    try:
+        spec = compare_spec_of(store, tid)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    console.print(Text(_sprt_header(spec)), soft_wrap=True)
+    steps = store.tournaments.sprt_steps(tid)
+    if steps:
+        last = steps[-1]
+        console.print(
+            f"  recorded so far: {_count(last.deals, 'deal')}; LLR {last.llr:+.2f} in [{last.lower:.2f}, "
+            f"{last.upper:.2f}]",
+            soft_wrap=True,
+        )
+
+    def on_deal(test: Any) -> None:
+        console.print(Text(f"  {test_line(test)}"), soft_wrap=True)
+
+    outcome = asyncio.run(until_signalled(play_comparison(store, tid, spec, on_deal=on_deal, **options)))
+    if isinstance(outcome, int):
+        raise TournamentInterrupted(outcome)
+    return outcome
+
+
+def _sprt_header(spec: CompareSpec) -> str:
+    """What a --sprt run tests, in one line (made inert)."""
+    return inert(
+        f"a sequential test: is {spec.b} better than {spec.a}? field {', '.join(spec.field)}; "
+        f"{spec.sprt} ({spec.sprt.unit}), at most {spec.max_deals} deals",
+        limit=2000,
+    )
 
 
 def _venue_option(venue: Any) -> str:

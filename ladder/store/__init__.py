@@ -39,7 +39,15 @@ met while writing into one.
 from ladder.store.files import NoDatabase, SchemaTooNew, StoreError, store_error, writable_problem
 from ladder.store.records import MatchSummary, Store
 from ladder.store.schema import BUSY_TIMEOUT_S, MIGRATIONS, SCHEMA_VERSION, migrate, rebuild_live_elo_totals, rules_text
-from ladder.store.tables import LadderReads, Registrations, Runner, TournamentRow, Tournaments, canonical_rules
+from ladder.store.tables import (
+    LadderReads,
+    Registrations,
+    Runner,
+    SPRTStep,
+    TournamentRow,
+    Tournaments,
+    canonical_rules,
+)
 
 __all__ = [
     "BUSY_TIMEOUT_S",
@@ -50,6 +58,7 @@ __all__ = [
     "NoDatabase",
     "Registrations",
     "Runner",
+    "SPRTStep",
     "SchemaTooNew",
     "Store",
     "StoreError",

@@ -514,6 +514,28 @@ def _m19_seat_clocks(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m20_sprt_steps(db: sqlite_utils.Database) -> None:
+    """A sequential test's state after each deal of a comparison (``hearts tournament run --sprt``,
+    ``hearts compare``): the deals so far, the mean difference and its sd (points per hand), the LLR,
+    its bounds and the verdict then."""
+    _executescript_in_transaction(
+        db,
+        """
+    CREATE TABLE IF NOT EXISTS sprt_steps (  -- IF NOT EXISTS: a store rewound to an earlier version (tests do)
+        tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+        deals INTEGER NOT NULL,           -- deals in the test, this one included
+        mean REAL NOT NULL,               -- A's points per hand minus B's, the mean over those deals
+        sd REAL NOT NULL,                 -- their sample standard deviation (0 before two)
+        llr REAL NOT NULL,
+        lower REAL NOT NULL,              -- H0 at or below
+        upper REAL NOT NULL,              -- H1 at or above
+        verdict TEXT NOT NULL,            -- continue | H0 | H1
+        PRIMARY KEY (tournament_id, deals)
+    );
+    """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -534,6 +556,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m17_notes,
     _m18_seat_kinds,
     _m19_seat_clocks,
+    _m20_sprt_steps,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]

@@ -97,6 +97,21 @@ class Runner:
     started: str | None  # the boot id and the start time since boot; None where they are not known
 
 
+@dataclass(frozen=True)
+class SPRTStep:
+    """A comparison's sequential test after ``deals`` deals: the mean difference and its sd (points
+    per hand, A's minus B's), the LLR and its bounds, and the verdict then (``continue``, ``H0``, ``H1``)."""
+
+    tournament_id: int
+    deals: int
+    mean: float
+    sd: float
+    llr: float
+    lower: float
+    upper: float
+    verdict: str
+
+
 _TOURNAMENT_SQL = (
     "SELECT t.id, t.format, t.rules, t.seed, t.rounds, t.deals, t.gauntlet, t.bots, t.settings, t.status, "
     "t.created_at, t.finished_at, COUNT(tm.idx) AS total, COUNT(tm.match_id) AS done "
@@ -161,6 +176,7 @@ class Tournaments:
     def delete(self, tournament_id: int) -> None:
         """A tournament and its schedule (the caller checks that nothing of it was recorded)."""
         self.db.execute("DELETE FROM tournament_matches WHERE tournament_id = ?", [tournament_id])
+        self.db.execute("DELETE FROM sprt_steps WHERE tournament_id = ?", [tournament_id])
         self.db.execute("DELETE FROM tournaments WHERE id = ?", [tournament_id])
 
     def drop_pending(self, tournament_id: int) -> int:
@@ -231,10 +247,11 @@ class Tournaments:
 
     def seat_results(self, tournament_id: int) -> Iterator[dict[str, Any]]:
         """Each seat of each recorded match of the schedule, in schedule then seat order: its round,
-        table, deal, bot, final score, forfeit and the match's hands."""
+        table, deal, bot, final score, forfeit, the match's hands, and ``saved``: the order the seats
+        were saved in (a larger number saved later)."""
         return _by_name(
             self.db.execute(
-                "SELECT tm.round, tm.table_no, tm.deal, b.name AS bot, s.final_score, s.forfeit, "
+                "SELECT tm.round, tm.table_no, tm.deal, b.name AS bot, s.final_score, s.forfeit, s.rowid AS saved, "
                 "(SELECT COUNT(*) FROM hands h WHERE h.match_id = tm.match_id) AS hands "
                 "FROM tournament_matches tm JOIN seats s ON s.match_id = tm.match_id "
                 "JOIN bots b ON b.id = s.bot_id WHERE tm.tournament_id = ? ORDER BY tm.idx, s.seat",
@@ -256,6 +273,38 @@ class Tournaments:
             "INSERT INTO live_elo (match_id, bot_id, k, elo_before, elo_change) VALUES (?, ?, ?, ?, ?)",
             [(match_id, bot, k, before, change) for bot, before, change in changes],
         )
+
+    def add_sprt_step(
+        self,
+        tournament_id: int,
+        *,
+        deals: int,
+        mean: float,
+        sd: float,
+        llr: float,
+        lower: float,
+        upper: float,
+        verdict: str,
+    ) -> None:
+        """The test's state after ``deals`` deals; a state already stored stands (the same records give the same)."""
+        self.db.execute(
+            "INSERT INTO sprt_steps (tournament_id, deals, mean, sd, llr, lower, upper, verdict) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tournament_id, deals) DO NOTHING",
+            [tournament_id, deals, mean, sd, llr, lower, upper, verdict],
+        )
+
+    def sprt_steps(self, tournament_id: int) -> list[SPRTStep]:
+        """The test's stored states, by deals."""
+        return [
+            SPRTStep(**r)
+            for r in _by_name(
+                self.db.execute(
+                    "SELECT tournament_id, deals, mean, sd, llr, lower, upper, verdict FROM sprt_steps "
+                    "WHERE tournament_id = ? ORDER BY deals",
+                    [tournament_id],
+                )
+            )
+        ]
 
     def runner(self, tournament_id: int) -> Runner | None:
         """The process that claims the tournament, if any."""

@@ -72,6 +72,7 @@ __all__ = [
     "create_tournament",
     "delete_tournament",
     "effective_limit",
+    "finish_early",
     "get_tournament",
     "list_tournaments",
     "pending_matches",
@@ -390,6 +391,18 @@ def delete_tournament(store: Store, tournament_id: int) -> None:
         if info.done:
             raise ValueError(f"tournament {tournament_id} has {info.done} recorded matches: it is kept")
         store.tournaments.delete(tournament_id)
+
+
+def finish_early(store: Store, tournament_id: int, *, force: bool = False) -> int:
+    """Finish a tournament whose pending matches are no longer owed (a comparison whose test has
+    decided): they are dropped from its schedule; how many. ``TournamentBusy`` if another process
+    plays it (``force`` as for ``play_tournament``)."""
+    _claim(store, tournament_id, force=force)
+    with store.db.atomic():
+        dropped = store.tournaments.drop_pending(tournament_id)
+        store.tournaments.set_status(tournament_id, "finished")
+        store.tournaments.release_runner(tournament_id, runner_of(os.getpid()))
+    return dropped
 
 
 def _registered_limit(store: Store, name: str) -> int | None:
