@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.rules import Rules
+from referee.settings import CLOCK_KEYS, TimeControl, TimeControlError
 
 __all__ = ["ArenaConfig", "ArenaConfigError", "HouseBot", "Limits", "TEMPLATE", "load_config"]
 
@@ -31,6 +32,7 @@ class HouseBot:
     name: str
     command: str | None = None
     address: str | None = None
+    time_control: TimeControl | None = None  # its own clock over [time] (a handicap), None: the arena's
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,13 @@ command = "python -m clients.bots.lowest --port {port}"
 
 [house.heuristic]
 command = "python -m clients.bots.heuristic --port {port}"
+
+# A house bot may play under its own clock (any of budget_ms, bank_ms, grace_ms; the rest is
+# [time]'s): a handicap for a strong one, e.g. the Monte Carlo bot held to 50 ms a card.
+# [house.montecarlo]
+# command = "python -m clients.bots.montecarlo --port {port}"
+# budget_ms = 50
+# bank_ms = 0
 """
 
 _SECTIONS: dict[str, set[str]] = {
@@ -220,9 +229,20 @@ def parse_config(data: dict[str, Any], src: str = CONFIG_NAME) -> ArenaConfig:
         raise ArenaConfigError(f"{src}: house must be tables ([house.NAME])")
     bots = []
     for name, entry in house.items():
-        if not isinstance(entry, dict) or set(entry) - {"command", "address"} or len(entry) != 1:
+        if not isinstance(entry, dict) or len({"command", "address"} & set(entry)) != 1:
             raise ArenaConfigError(f"{src}: [house.{name}]: give exactly one of command or address")
-        bots.append(HouseBot(name=name, command=entry.get("command"), address=entry.get("address")))
+        strange = sorted(set(entry) - {"command", "address", *CLOCK_KEYS})
+        if strange:
+            raise ArenaConfigError(
+                f"{src}: [house.{name}]: unknown key(s) {', '.join(strange)} "
+                f"(known: command or address, and {', '.join(CLOCK_KEYS)} for its own clock)"
+            )
+        clock = {k: entry[k] for k in CLOCK_KEYS if k in entry}
+        try:
+            own = TimeControl.from_dict(clock, f"{src}: [house.{name}]") if clock else None
+        except TimeControlError as e:
+            raise ArenaConfigError(str(e)) from None
+        bots.append(HouseBot(name=name, command=entry.get("command"), address=entry.get("address"), time_control=own))
     sub, box = t["submissions"], t["sandbox"]
     limits = Limits(
         max_archive_bytes=_get(src, sub, "submissions", "max_archive_bytes", int, Limits.max_archive_bytes, low=1),

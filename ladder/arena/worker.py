@@ -143,12 +143,19 @@ def bot_entry(v: VersionRow, cfg: ArenaConfig) -> BotEntry:
     """How the ladder and the validation start or reach version ``v``: a submitted bot in the full
     sandbox, with the arena's limits (``[sandbox]``); where bubblewrap cannot run, through
     ``ladder.arena.jail`` (its directory, its CPU limit) under the limits alone. House bots are the
-    organiser's: started as they are."""
+    organiser's: started as they are, each under its own clock where arena.toml gives one."""
+    if v.kind == "house":
+        own = next((h.time_control for h in cfg.house if h.name == v.bot), None)
+        return BotEntry(
+            name=v.ladder_name,
+            command=v.command,
+            address=v.address,
+            max_concurrency=cfg.bot_concurrency,
+            time_control=own,
+        )
     if v.address is not None:
         return BotEntry(name=v.ladder_name, address=v.address, max_concurrency=cfg.bot_concurrency)
     assert v.command is not None
-    if v.kind == "house":
-        return BotEntry(name=v.ladder_name, command=v.command, max_concurrency=cfg.bot_concurrency)
     assert v.path is not None
     mode, _warning = sandbox_mode()
     if mode is SandboxMode.FULL:

@@ -18,7 +18,9 @@ from ladder.arena.config import TEMPLATE, ArenaConfig, ArenaConfigError, parse_c
 from ladder.arena.scheduler import NEW_GAMES, Standing, next_batch
 from ladder.arena.store import ArenaStore, VersionRow, VersionStatus
 from ladder.arena.worker import _build
+from ladder.bots.registry import BotEntry
 from ladder.sandbox import Limits, SandboxMode
+from referee.settings import TimeControl
 
 pytestmark = pytest.mark.slow  # whole processes and servers
 
@@ -40,6 +42,8 @@ def test_the_template_is_the_defaults_and_reads_back() -> None:
         ("[classroom]\ndeadline = 2026-12-18T17:00:00\n", "[classroom] deadline: give a time with its zone"),
         ("[classroom]\nanonymous = 'yes'\n", "[classroom] anonymous: expected bool"),
         ("[house.x]\ncommand = 'a'\naddress = 'b:1'\n", "[house.x]: give exactly one of command or address"),
+        ("[house.x]\ncommand = 'a'\nbudget_ms = 0\n", "[house.x]: budget_ms must be a number of milliseconds, above 0"),
+        ("[house.x]\ncommand = 'a'\nbudgetms = 5\n", "[house.x]: unknown key(s) budgetms (known: command or address"),
         ("colour = 'red'\n", "unknown key(s) colour"),
     ],
 )
@@ -133,6 +137,26 @@ def _version(tmp_path: Path) -> VersionRow:
         1, 1, 1, "mine.v1", "archive", "h", 1, 1, str(tmp_path), "python bot.py --port {port}", None, "python",
         None, 1, "t", VersionStatus.VALID, None, None, "t", "mine",
     )  # fmt: skip
+
+
+def test_a_house_bot_plays_under_its_own_clock_where_arena_toml_gives_one(tmp_path: Path) -> None:
+    cfg = parse_config(
+        tomllib.loads(
+            "[time]\nbudget_ms = 1000\n[house.mc]\ncommand = 'python -m clients.bots.montecarlo --port {port}'\n"
+            "budget_ms = 50\nbank_ms = 0\n[house.lowest]\ncommand = 'python -m clients.bots.lowest --port {port}'\n"
+        )
+    )
+    store = ArenaStore(tmp_path / "arena.db")
+    try:
+        add_user(store, "teacher", organiser=True)
+        worker.sync_house(store, cfg)
+        entries = {v.bot: worker.bot_entry(v, cfg) for v in store.newest_valid()}
+    finally:
+        store.close()
+    assert entries["mc"].time_control == TimeControl(budget_ms=50, bank_ms=0)
+    assert entries["lowest"].time_control is None, "the others play under [time]"
+    # The ladder's and the final's tournaments store their entries so: the clock goes with them.
+    assert BotEntry.from_dict(entries["mc"].to_dict()).time_control == TimeControl(budget_ms=50, bank_ms=0)
 
 
 def test_a_version_runs_in_the_sandbox_else_under_the_limits_alone(
