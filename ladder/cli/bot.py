@@ -101,6 +101,15 @@ def bot_add(
             with _open(db) as store:
                 add_bots(store, entries)
             console.print(f"registered {len(entries)} bots from {bots_file}: {', '.join(e.name for e in entries)}")
+            kept = [e.name for e in entries if e.sandbox or e.limits is not None or e.time_control is not None]
+            if kept:
+                # Said, not dropped in silence: the registry keeps how a bot is reached, never how it is held.
+                console.print(
+                    f"note: the sandbox, limits and clocks of {', '.join(kept)} stay in {bots_file}, not the "
+                    f"registry: give --bots {bots_file} to a run (hearts tournament run, hearts match) to play "
+                    "them so",
+                    soft_wrap=True,
+                )
             return
         if not name:
             raise click.UsageError("give the bot's NAME (or --from FILE)")

@@ -193,6 +193,20 @@ def test_the_clock_is_kept_in_the_tournaments_entries_not_in_the_registry(tmp_pa
         assert get_bot(store, "hasty") == registered
 
 
+def test_hearts_bot_add_from_a_file_says_which_clocks_stay_in_the_file(tmp_path: Path) -> None:
+    (tmp_path / "bots.toml").write_text(
+        '[bots.hasty]\nmodule = "sleepy:Sleepy"\nbudget_ms = 5\n'
+        '[bots.boxed]\ncommand = "python b.py --port {port}"\nsandbox = true\n'
+        '[bots.plain]\nmodule = "clients.bots.random:RandomBot"\n'
+    )
+    out = " ".join(ok("bot", "add", "--from", str(tmp_path / "bots.toml"), "--db", str(tmp_path / "a.db")).split())
+    assert "registered 3 bots" in out
+    assert "the sandbox, limits and clocks of hasty, boxed stay in" in out and "give --bots" in out
+    plain = tmp_path / "plain.toml"
+    plain.write_text('[bots.plain]\nmodule = "clients.bots.random:RandomBot"\n')
+    assert "note:" not in ok("bot", "add", "--from", str(plain), "--db", str(tmp_path / "a.db"))
+
+
 def test_a_tournament_stored_with_a_bad_clock_is_listed_and_never_played(tmp_path: Path) -> None:
     with Store(tmp_path / "arena.db") as store:
         bots = [BotEntry(n, module="clients.bots.random:RandomBot") for n in "abcd"]
