@@ -155,8 +155,12 @@ def test_a_withheld_match_s_cards_never_reach_a_visitor_or_a_participant(site: d
     ]
     for t in readers:
         t.start()
+
+    def readers_done(out: list[Message]) -> bool:  # and the organiser has been sent a card
+        return not any(t.is_alive() for t in readers) and any(d["type"] == "play" for _, _, d in out[-200:])
+
     with _client(a.url, a.organiser) as c:
-        organiser = _read(c, 30)
+        organiser = _read(c, 150, readers_done)
     for t in readers:
         t.join(150)
     db = sqlite3.connect(f"file:{a.dir / 'arena.db'}?mode=ro", uri=True)
