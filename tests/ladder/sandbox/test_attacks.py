@@ -149,7 +149,9 @@ def test_an_assassin_kills_no_other_bot(tmp_path: Path) -> None:
 def test_a_limit_hit_is_contained_and_recorded_as_resource_limit(
     tmp_path: Path, attack: str, limits: Limits, limit: str
 ) -> None:
-    run = play(tmp_path, attack, limits=limits)
+    # A limit is the bot's own use (2 s of its CPU, 40 processes forked): on a loaded machine that
+    # takes far longer by the wall, and the referee's clock must not end the bot first.
+    run = play(tmp_path, attack, limits=limits, bank_ms=60_000.0)
     details = _faults(run, "resource_limit")
     assert details and all(limit in d for d in details), (details, run.summary.bot_faults)
     assert set(run.summary.bot_faults["attacker"]) == {"resource_limit"}  # each start's fault is its own
