@@ -45,6 +45,7 @@ class Limits:
     max_stored_bytes: int = 250 * 1024 * 1024  # one participant's versions in all: archives, files, builds
     allow_local_addresses: bool = False  # a submitted address may name this machine (loopback, its own names)
     build_timeout_s: float = 120.0
+    start_timeout_s: float = 20.0  # a version's start, or a hosted bot's first answer (validation, each batch)
     memory_mb: int = 512  # the sandbox's memory limit of a submitted bot
     cpu_s: int = 600
 
@@ -115,6 +116,9 @@ max_stored_bytes = 262144000       # 250 MiB: all of one participant's versions 
 # arena itself listen here. true for a lab where the arena and the students' bots share one machine.
 allow_local_addresses = false
 build_timeout_s = 120
+# How long a bot may take to start (a hosted one: to answer) at its validation and at each batch of
+# the ladder before it counts as not started (its validation fails; it sits the batch out).
+start_timeout_s = 20
 
 [sandbox]
 # Limits of a submitted bot in the sandbox (docs/sandbox.md): its memory, all its processes
@@ -172,6 +176,7 @@ _SECTIONS: dict[str, set[str]] = {
         "max_stored_bytes",
         "allow_local_addresses",
         "build_timeout_s",
+        "start_timeout_s",
     },
     "sandbox": {"memory_mb", "cpu_s"},
     "classroom": {"deadline", "final_deals", "final_seed", "final_auto", "anonymous"},
@@ -253,6 +258,7 @@ def parse_config(data: dict[str, Any], src: str = CONFIG_NAME) -> ArenaConfig:
             src, sub, "submissions", "allow_local_addresses", bool, Limits.allow_local_addresses
         ),
         build_timeout_s=_get(src, sub, "submissions", "build_timeout_s", float, Limits.build_timeout_s, low=1),
+        start_timeout_s=_get(src, sub, "submissions", "start_timeout_s", float, Limits.start_timeout_s, low=1),
         memory_mb=_get(src, box, "sandbox", "memory_mb", int, Limits.memory_mb, low=16),
         cpu_s=_get(src, box, "sandbox", "cpu_s", int, Limits.cpu_s, low=1),
     )

@@ -409,7 +409,7 @@ class ArenaWorker:
             store.set_status(v.id, VersionStatus.FAILED, validation_report={"ok": False, "error": str(e)})
             return
         try:
-            async with Launcher(logs, startup_timeout=20.0, sandbox=play_mode()) as launcher:
+            async with Launcher(logs, startup_timeout=self.cfg.limits.start_timeout_s, sandbox=play_mode()) as launcher:
                 address = await start_bot(launcher, entry)
 
                 async def diagnose() -> str | None:
@@ -631,6 +631,7 @@ class ArenaWorker:
                 sandbox=play_mode(),
                 concurrency=self.cfg.concurrency,
                 log_dir=self.dir / "logs",
+                startup_timeout=self.cfg.limits.start_timeout_s,
                 workers=0,
                 stop=stop,
                 force=True,

@@ -225,7 +225,8 @@ def test_a_name_that_rebinds_to_this_machine_after_its_check_reaches_only_the_ch
         asked.append(host)
         return [public] if host == "localhost" else resolve_host(host)
 
-    client, _org, alice = _arena(tmp_path, ArenaConfig(), resolve=rebinding)
+    # Nothing answers at the checked address: how long the arena waits for it is a setting (kept short).
+    client, _org, alice = _arena(tmp_path, ArenaConfig(limits=QUICK), resolve=rebinding)
     with client:
         h = {"Authorization": f"Bearer {alice}"}
         r = client.post("/api/bots/rebinder/versions", headers=h, json={"address": f"localhost:{port}"})
@@ -246,6 +247,8 @@ def _hosted(store: ArenaStore, owner: str, address: str) -> None:
     store.add_version(bot_id, user.id, status=VersionStatus.VALID, kind="address", address=address)
 
 
+QUICK = Limits(start_timeout_s=2.0)  # a bot not started (or not answering) in 2 s is not started
+
 HOUSE = (
     HouseBot("lowest", command="python -m clients.bots.lowest --port {port}"),
     HouseBot("random", command="python -m clients.bots.random --port {port} --seed 1"),
@@ -259,7 +262,7 @@ def test_the_ladder_reaches_a_hosted_bot_only_at_the_address_it_checked_for_the_
     """As the validation: a name that the arena's check resolves to a public address and anyone else to
     127.0.0.1 is reached at the public address (where nothing answers: it sits out), never here."""
     port, seen = watched
-    cfg = ArenaConfig(rules="standard,target=20", house=HOUSE)
+    cfg = ArenaConfig(rules="standard,target=20", house=HOUSE, limits=QUICK)
     store = ArenaStore(tmp_path / "arena.db")
     _o, org = add_user(store, "organiser", organiser=True)
     add_user(store, "alice")
