@@ -109,14 +109,14 @@ def test_sigkill_mid_ladder_and_restart_lose_and_double_nothing(tmp_path: Path, 
         a.wait_for(alice, lambda b: any(r["bot"] == "newcomer" for r in b["rows"]), path="/api/leaderboard")
         a.wait_for(a.organiser, lambda s: s["live"] > 0)
         a.kill()
+        db = a.dir / "arena.db"
+        before = _recorded(db)
+        a.serve()  # the newcomer's server still up: the batch left by the kill is played as it was
+        a.wait_for(a.organiser, lambda s: s["matches"] >= len(before) + 8)
+        a.stop()
     finally:
         hosted.terminate()
         hosted.wait()
-    db = a.dir / "arena.db"
-    before = _recorded(db)
-    a.serve()
-    a.wait_for(a.organiser, lambda s: s["matches"] >= len(before) + 8)
-    a.stop()
     after = _recorded(db)
     assert all(after[i] == m for i, m in before.items()), "every match recorded before the kill is kept as it was"
     # Every batch, before the kill and after, dealt from the ladder's secret seed (the match ids bots
