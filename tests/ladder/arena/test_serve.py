@@ -81,9 +81,8 @@ def test_house_bots_play_continuously_and_every_call_needs_a_token(tmp_path: Pat
         assert board["rows"][0]["games"] >= 8
         # Pause: the batch in play stops between matches; nothing more is recorded.
         assert org.post("/api/admin/pause").json() == {"paused": True}
-        time.sleep(3.0)  # the matches in flight finish
-        before = org.get("/api/status").json()["matches"]
-        time.sleep(2.0)
+        before = a.wait_for(a.organiser, lambda s: s["live"] == 0)["matches"]  # the matches in flight finish
+        time.sleep(1.0)
         assert org.get("/api/status").json()["matches"] == before
         org.post("/api/admin/resume")
         a.wait_for(a.organiser, lambda s: s["matches"] > before)
