@@ -13,7 +13,10 @@ figure means and how a match id is written.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -186,3 +189,23 @@ def test_both_docs_define_pts_per_hand_alike() -> None:
 def test_the_docs_give_tournament_match_ids_zero_padded() -> None:
     text = (ROOT / "docs" / "tournaments.md").read_text(encoding="utf-8")
     assert "t{tournament}-{index}`" not in text and "t1-000005" in text
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_shell_completion_the_docs_give_completes_a_command(shell: str, tmp_path: Path) -> None:
+    """The script each shell is told to write is one, and it asks hearts for the completions it shows."""
+    text = DOCS.read_text()
+    assert f"_HEARTS_COMPLETE={shell}_source hearts >" in text
+    hearts = str(Path(sys.executable).with_name("hearts"))
+    script = subprocess.run(
+        [hearts], env={**os.environ, "_HEARTS_COMPLETE": f"{shell}_source"}, capture_output=True, text=True, timeout=60
+    )
+    assert script.returncode == 0 and "_HEARTS_COMPLETE" in script.stdout, script.stderr
+    asked = subprocess.run(
+        [hearts],
+        env={**os.environ, "_HEARTS_COMPLETE": "bash_complete", "COMP_WORDS": "hearts tour", "COMP_CWORD": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "plain,tournament" in asked.stdout.splitlines()
