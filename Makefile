@@ -16,6 +16,7 @@ ENGINE_BUILD := referee/rules/_compiled/manifest.json
 .PHONY: test test-fast check demo arena-demo bench bench-strength proto clean engine engine-clean
 
 $(STAMP): pyproject.toml
+	@echo "== installing hearts-arena and the packages it needs into $(VENV) (once: about a minute; nothing outside this folder)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
