@@ -38,9 +38,11 @@ $(NODE_BOT): clients/node/package-lock.json
 		npm ci --prefix clients/node --no-audit --no-fund --loglevel=error && touch $@; \
 	else echo "npm not found: the Node.js bot's tests will be skipped"; fi
 
-# The whole suite on the engine as built (compiled when the build succeeds), then the engine's own
-# tests again on pure Python. A failed build is reported and the tests run on pure Python;
-# HEARTS_EXPECT_ENGINE makes a test fail if the engine in use is not the one this build promised.
+# The whole suite on the engine as built (compiled when the build succeeds), and beside it the
+# engine's own tests again on pure Python (one more worker: the suite leaves cores idle while its
+# bots and servers start; its output is printed after the suite's). A failed build is reported and
+# the tests run on pure Python; HEARTS_EXPECT_ENGINE makes a test fail if the engine in use is not
+# the one this build promised.
 # Lint, format and types (configured in pyproject.toml): the engine and the codec strictly typed.
 check: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -55,11 +57,17 @@ XDIST := -n $(WORKERS) --dist loadfile
 test: $(STAMP) $(NODE_BOT) check
 	@if $(MAKE) --no-print-directory engine; then expect=compiled; else expect=pure; \
 		echo "*** the compiled engine could not be built: testing pure Python only ***" >&2; fi; \
-	HEARTS_EXPECT_ENGINE=$$expect $(PY) -m pytest -q $(XDIST) || exit 1; \
-	if [ $$expect = compiled ]; then \
-		echo "== the engine tests again, pure Python"; \
-		HEARTS_PURE_PYTHON=1 HEARTS_EXPECT_ENGINE=pure $(PY) -m pytest -q $(XDIST) tests/rules tests/test_layers.py || exit 1; \
-	fi
+	pure=0; if [ $$expect = compiled ]; then \
+		log=$$(mktemp); base=$$(mktemp -d); \
+		HEARTS_PURE_PYTHON=1 HEARTS_EXPECT_ENGINE=pure $(PY) -m pytest -q -p no:cacheprovider --basetemp=$$base \
+			tests/rules tests/test_layers.py > $$log 2>&1 & pure=$$!; \
+	fi; \
+	HEARTS_EXPECT_ENGINE=$$expect $(PY) -m pytest -q $(XDIST); suite=$$?; \
+	if [ $$pure != 0 ]; then \
+		wait $$pure; engine=$$?; echo "== the engine's tests again, on pure Python"; cat $$log; rm -rf $$log $$base; \
+		[ $$engine = 0 ] || exit 1; \
+	fi; \
+	exit $$suite
 
 # The inner loop, under a minute: every test but those marked slow (whole processes, browsers,
 # clusters, long equivalences), the property tests with a fifth of their examples, no lint.
