@@ -28,7 +28,7 @@ from clients.bots import make_bot
 from clients.sdk import ThreadedBotServer, View, start_in_thread
 from ladder.arena.accounts import add_user
 from ladder.arena.app import build_app
-from ladder.arena.config import ArenaConfig, HouseBot, Limits
+from ladder.arena.config import ArenaConfig, HouseBot, Limits, load_config
 from ladder.arena.store import ArenaStore, VersionStatus
 from ladder.arena.worker import ArenaWorker, Ratings, ladder_tournament, start_final, sync_house
 from ladder.tournament.knockout import deal_tables, knockout_round, seeding
@@ -419,7 +419,7 @@ def test_a_knockout_final_plays_off_a_tie_by_sudden_death_deals(
     """Five copies of one deterministic bot: every table ties (each bot plays each seat of the same
     deal once), so every cut goes to sudden death, three deals, then the seed decides. Round 1: the
     best seed's bye, a table of four sending two on and the next of it to fill the final table."""
-    cfg = _config("knockout", concurrency=2)
+    cfg = _config("knockout", rules="standard,target=10")  # short: every match of it ties
     servers = [start_in_thread(_bot("lowest", 0, Gate())) for _ in range(5)]
     try:
         tokens = _arena(tmp_path, cfg, servers)
@@ -447,13 +447,12 @@ def test_a_knockout_final_plays_off_a_tie_by_sudden_death_deals(
     assert data["knockout"]["winner"] == "p0-bot.v1" and data["knockout"]["placings"] == names
 
 
-@pytest.mark.parametrize("fmt", ["round-robin", "swiss"])
 def test_a_bot_that_cannot_start_holds_the_final_back_and_loses_none_of_it(
-    tmp_path: Path, hosted: Callable[[int], list[ThreadedBotServer]], monkeypatch: pytest.MonkeyPatch, fmt: str
+    tmp_path: Path, hosted: Callable[[int], list[ThreadedBotServer]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A final whose bot cannot be started (a participant's server down a minute) waits for it and
-    plays every match: the ladder's batch is dropped then, never the final's schedule (a round is
-    drawn from all of it)."""
+    plays every match: the ladder's batch is dropped then, never the final's schedule (a round of a
+    Swiss is drawn from all of it; a round robin's was lost whole, and the final called finished)."""
     from ladder.arena import worker as arena_worker
     from ladder.bots.launcher import BotStartError
 
@@ -468,12 +467,12 @@ def test_a_bot_that_cannot_start_holds_the_final_back_and_loses_none_of_it(
 
     monkeypatch.setattr(arena_worker, "play_tournament", down_at_first)
     monkeypatch.setattr(arena_worker, "FINAL_RETRY_S", 0.2)
-    cfg = _config(fmt, final_rounds=2)
+    cfg = _config("swiss", final_rounds=2)
     _arena(tmp_path, cfg, hosted(4))
     events: list[str] = []
     tid = _play_final(tmp_path, cfg, events=events)
     assert len(calls) >= 2 and set(calls) == {tid}
-    assert _each_match_once(tmp_path / "arena.db", tid) == 4 * (2 if fmt == "swiss" else 1)
+    assert _each_match_once(tmp_path / "arena.db", tid) == 2 * 4
     assert any("p0-bot.v1 could not be started; the final waits for it" in e for e in events), events
 
 
@@ -492,10 +491,13 @@ def test_an_arena_killed_mid_final_finishes_it_when_started_again(
     arena_factory.append(a)
     db = a.dir / "arena.db"
     _participants(db, hosted(6))  # six: a table and two byes each round
-    a.serve()
-    with a.client(a.organiser) as c:
-        tid = c.post("/api/admin/final").json()["final_tournament"]
+    store = ArenaStore(db)
+    try:  # made before the arena starts (as POST /api/admin/final makes it): it plays nothing else first
+        tid = start_final(store, load_config(a.dir))
+    finally:
+        store.close()
     gate.db, gate.tid = db, tid
+    a.serve()
     # The bots hold the final at their next card once a match of round 2 is recorded: killed there.
     assert gate.held.wait(120), "a match of round 2 recorded"
     a.kill()
