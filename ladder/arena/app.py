@@ -172,6 +172,10 @@ async def _capped_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+async def final_standings(request: Request, state: ArenaState, me: Account) -> Any:
+    return await views.final(state, me)
+
+
 async def matches(request: Request, state: ArenaState, me: Account) -> Any:
     try:
         limit = int(request.query_params.get("limit", 50))
@@ -213,6 +217,7 @@ API: list[tuple[str, str, Handler, bool, str]] = [
     ("GET", "/api/status", status, False, "The arena: rules, paused, matches, queue, live, deadline, you"),
     ("GET", "/api/me", me, False, "Your name, role and alias"),
     ("GET", "/api/leaderboard", leaderboard, False, "The ladder (?rules=, ?board=ladder|final, ?versions=all)"),
+    ("GET", "/api/final", final_standings, False, "The final tournament: a Swiss's standings, a knockout's bracket"),
     ("GET", "/api/bots", bots, False, "Every bot"),
     ("GET", "/api/bots/{name}", bot, False, "One bot and its versions"),
     ("GET", "/api/bots/{name}/versions", versions, False, "A bot's versions with their reports (the owner's)"),

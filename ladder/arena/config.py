@@ -16,9 +16,10 @@ from typing import Any
 from referee.rules import Rules
 from referee.settings import CLOCK_KEYS, TimeControl, TimeControlError
 
-__all__ = ["ArenaConfig", "ArenaConfigError", "HouseBot", "Limits", "TEMPLATE", "load_config"]
+__all__ = ["FINAL_FORMATS", "ArenaConfig", "ArenaConfigError", "HouseBot", "Limits", "TEMPLATE", "load_config"]
 
 CONFIG_NAME = "arena.toml"
+FINAL_FORMATS = ("round-robin", "swiss", "knockout")  # [classroom] final_format: how the final is played
 
 
 class ArenaConfigError(ValueError):
@@ -68,6 +69,9 @@ class ArenaConfig:
     final_deals: int = 4  # deals per table of the final tournament
     final_seed: int = 2026
     final_auto: bool = True  # start the final tournament by itself at the deadline
+    final_format: str = "round-robin"  # FINAL_FORMATS: a balanced round robin, a Swiss or a knockout
+    final_rounds: int = 1  # a Swiss final's rounds (hearts tournament run --rounds's default)
+    final_advance: int | None = None  # a knockout final: places of each table that go on (None: half the table)
     anonymous: bool = False
     house: tuple[HouseBot, ...] = ()
     play_guests: bool = False  # visitors (not signed in) may play the house bots at /play
@@ -133,6 +137,12 @@ cpu_s = 600
 final_deals = 4          # deals per table, each played in every rotation (duplicate deals)
 final_seed = 2026         # hearts arena init writes a random one: keep it secret (the deals follow from it)
 final_auto = true        # start the final by itself at the deadline (else: the organiser's POST)
+# How the final is played: "round-robin" (a balanced round robin), "swiss" (final_rounds rounds,
+# each drawn from the standings so far) or "knockout" (the top places of each table go on, round
+# after round, to one final table). See docs/tournaments.md.
+final_format = "round-robin"
+final_rounds = 1         # a Swiss: its rounds
+# final_advance = 2      # a knockout: the places of each table that go on (default: half the table)
 # Aliases instead of names for everyone but a bot's owner, until the organiser reveals them.
 anonymous = false
 
@@ -179,7 +189,16 @@ _SECTIONS: dict[str, set[str]] = {
         "start_timeout_s",
     },
     "sandbox": {"memory_mb", "cpu_s"},
-    "classroom": {"deadline", "final_deals", "final_seed", "final_auto", "anonymous"},
+    "classroom": {
+        "deadline",
+        "final_deals",
+        "final_seed",
+        "final_auto",
+        "final_format",
+        "final_rounds",
+        "final_advance",
+        "anonymous",
+    },
     "play": {"guests", "tables", "target"},
 }
 
@@ -229,6 +248,7 @@ def parse_config(data: dict[str, Any], src: str = CONFIG_NAME) -> ArenaConfig:
                 ) from None
         if not isinstance(deadline, dt.datetime) or deadline.tzinfo is None:
             raise ArenaConfigError(f"{src}: [classroom] deadline: give a time with its zone, e.g. 2026-12-18T17:00:00Z")
+    final_format, final_advance = _final_format(src, t["classroom"], Rules.parse(rules))
     house = data.get("house", {})
     if not isinstance(house, dict):
         raise ArenaConfigError(f"{src}: house must be tables ([house.NAME])")
@@ -282,12 +302,43 @@ def parse_config(data: dict[str, Any], src: str = CONFIG_NAME) -> ArenaConfig:
         final_deals=_get(src, t["classroom"], "classroom", "final_deals", int, d.final_deals, low=1),
         final_seed=_get(src, t["classroom"], "classroom", "final_seed", int, d.final_seed),
         final_auto=_get(src, t["classroom"], "classroom", "final_auto", bool, d.final_auto),
+        final_format=final_format,
+        final_rounds=_get(src, t["classroom"], "classroom", "final_rounds", int, d.final_rounds, low=1),
+        final_advance=final_advance,
         anonymous=_get(src, t["classroom"], "classroom", "anonymous", bool, d.anonymous),
         house=tuple(bots),
         play_guests=_get(src, t["play"], "play", "guests", bool, d.play_guests),
         play_tables=_get(src, t["play"], "play", "tables", int, d.play_tables),
         play_target=_get(src, t["play"], "play", "target", int, d.play_target),
     )
+
+
+def _final_format(src: str, table: dict[str, Any], rules: Rules) -> tuple[str, int | None]:
+    """``final_format`` and ``final_advance``, checked against each other and the ladder's rules."""
+    fmt = _get(src, table, "classroom", "final_format", str, ArenaConfig.final_format)
+    if fmt not in FINAL_FORMATS:
+        raise ArenaConfigError(
+            f"{src}: [classroom] final_format: {fmt!r} is not a format of the final: give one of "
+            + ", ".join(f'"{f}"' for f in FINAL_FORMATS)
+        )
+    if fmt != "round-robin" and rules.partnership != "none":
+        raise ArenaConfigError(
+            f"{src}: [classroom] final_format: a {fmt} ranks each bot by its own points, and [ladder] rules "
+            'play in partnerships: give final_format = "round-robin", or rules without partners'
+        )
+    advance = _get(src, table, "classroom", "final_advance", int, None, low=1)
+    if advance is not None:
+        if fmt != "knockout":
+            raise ArenaConfigError(
+                f"{src}: [classroom] final_advance: a knockout's (the places of each table that go on): "
+                'give final_format = "knockout", or leave final_advance out'
+            )
+        if advance >= rules.players:
+            raise ArenaConfigError(
+                f"{src}: [classroom] final_advance: give 1 to {rules.players - 1} (tables of {rules.players}), "
+                f"not {advance}"
+            )
+    return fmt, advance
 
 
 def load_config(arena_dir: Path | str) -> ArenaConfig:

@@ -31,6 +31,8 @@ from ladder.arena.store import IN_PIPELINE, BotRow, VersionRow, VersionStatus
 from ladder.arena.worker import ladder_tournament, sandbox_mode
 from ladder.export import match_to_json
 from ladder.ratings.fit import live_elo_update
+from ladder.store import TournamentRow
+from ladder.tournament.stages import STAGED_FORMATS, Bracket, Played, SwissState, bracket_of, played_rounds, swiss_of
 from referee.report import ReplayedHand, replay_hands
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
     "bot_page",
     "bots",
     "deadline_passed",
+    "final",
     "table_opponents",
     "leaderboard",
     "live",
@@ -104,6 +107,11 @@ class _Sight:
             return name
         bot = self.bots[v.bot_id]
         return f"{self.bot_name(bot)}.v{v.number}" if self.masked(bot) else name
+
+    def mine(self, name: str) -> bool:
+        """Whether the ladder name ``name`` is a version of one of the viewer's own bots."""
+        v = self.versions.get(name)
+        return v is not None and self.bots[v.bot_id].owner_id == self.viewer.id
 
     def bot_dict(self, bot: BotRow) -> dict[str, Any]:
         vs = [v for v in self.versions.values() if v.bot_id == bot.id]
@@ -293,6 +301,155 @@ async def leaderboard(
     for i, row in enumerate(rows, start=1):
         row["rank"] = i
     return {"board": board, "tournament": tid, "rules": fitted.rules or rules, "matches": fitted.matches, "rows": rows}
+
+
+# -- the final tournament's standings -----------------------------------------------------------------
+
+
+async def final(state: ArenaState, viewer: Account) -> dict[str, Any]:
+    """The final tournament as it stands, for ``GET /api/final`` and the site's final board alike: its
+    format and progress, and a Swiss's standings (``swiss``) or a knockout's bracket (``knockout``)
+    drawn from its recorded results by ``ladder.tournament.stages``, the functions that draw its
+    rounds (a round robin's standings are its board: ``leaderboard(board="final")``). Names as
+    ``viewer`` sees them (aliases on an anonymous board). Only what is settled is shown, as a
+    withheld match shows nothing: a Swiss's standings over its complete rounds, a knockout table's
+    points once every seating of its own deals is recorded."""
+    store = state.store
+    final_id = store.get_meta("final_tournament")
+    if final_id is None:
+        raise NotFound("no final tournament yet (the organiser starts it, or the deadline does)")
+    tid = int(final_id)
+    row, played = await asyncio.to_thread(_final_read, state, tid)
+    sight = _Sight(state, viewer)
+    out: dict[str, Any] = {
+        "tournament": tid,
+        "format": row.format,
+        "rules": row.rules,
+        "deals": row.deals,
+        "status": row.status,
+        "matches": row.done,
+        "scheduled": row.total,
+        "seeding": None,
+        "swiss": None,
+        "knockout": None,
+    }
+    if played is None:
+        return out
+    out["seeding"] = [sight.ladder_name(b) for b in played.seeded]
+    if row.format == "swiss":
+        out["swiss"] = _swiss_view(swiss_of(played), sight)
+    else:
+        out["knockout"] = _knockout_view(played, bracket_of(played), sight)
+    return out
+
+
+def _final_read(state: ArenaState, tid: int) -> tuple[TournamentRow, Played | None]:
+    """The final's row, and what a Swiss or a knockout has scheduled and recorded (in this thread's
+    connection)."""
+    ladder = state.store.ladder
+    row = ladder.tournaments.get(tid)
+    if row is None:
+        raise NotFound(f"no tournament {tid} in this arena")
+    return row, played_rounds(ladder, tid) if row.format in STAGED_FORMATS else None
+
+
+def _swiss_view(st: SwissState, sight: _Sight) -> dict[str, Any]:
+    name = sight.ladder_name
+    return {
+        "rounds": st.rounds,
+        "rounds_played": st.rounds_done,
+        # A round is drawn once the one before is recorded: a drawn round not complete is in play.
+        "round_under_way": st.rounds_done + 1 if len(st.tables) > st.rounds_done else None,
+        "standings": [
+            {
+                "rank": i,
+                "bot": name(s.bot),
+                "mine": sight.mine(s.bot),
+                "points": s.score,
+                "margin": s.margin,
+                "rounds_played": s.tables + s.byes,
+                "tables": s.tables,
+                "byes": s.byes,
+                "seed": s.seed,
+            }
+            for i, s in enumerate(st.standings, start=1)
+        ],
+        "drawn": [
+            {
+                "round": r + 1,
+                "complete": r < st.rounds_done,
+                "tables": [[name(b) for b in t] for t in tables],
+                "byes": [name(b) for b in st.byes[r]],
+            }
+            for r, tables in enumerate(st.tables)
+        ],
+    }
+
+
+def _knockout_view(p: Played, b: Bracket, sight: _Sight) -> dict[str, Any]:
+    name = sight.ladder_name
+    rounds = []
+    for br in b.rounds:
+        seed_of = {bot: i for i, bot in enumerate(br.field)}
+        tables = []
+        for t, seats in enumerate(br.tables):
+            # The table's points are shown once its own deals are all recorded (sudden death apart).
+            own = [rec for m, rec in p.schedule if m.round == br.round and m.table == t and m.deal < p.deals]
+            result = br.results.get(t) if own and all(own) else None
+            decided = t in br.orders
+            if decided:
+                order = br.orders[t]
+            elif result is not None:  # tied across the cut: its sudden-death deal is played
+                order = sorted(result.bots, key=lambda x: (result.key(x), seed_of[x]))
+            else:
+                order = list(seats)
+            rows = []
+            for i, bot in enumerate(order):
+                outcome = None
+                if decided:
+                    outcome = ("winner" if i == 0 else None) if br.final else ("on" if bot in br.going_on else "out")
+                rows.append(
+                    {
+                        "bot": name(bot),
+                        "mine": sight.mine(bot),
+                        "place": i + 1 if decided else result.place(bot) if result is not None else None,
+                        "points": result.points[bot] if result is not None else None,
+                        "forfeits": result.forfeits[bot] if result is not None else None,
+                        "outcome": outcome,
+                    }
+                )
+            where = "decided" if decided else "sudden death" if result is not None else "playing"
+            tables.append(
+                {
+                    "table": t + 1,
+                    "state": where,
+                    "sudden_deaths": br.sudden_deaths.get(t, 0),
+                    "rows": rows,
+                }
+            )
+        decided_round = br.decided and not br.final
+        rounds.append(
+            {
+                "round": br.round + 1,
+                "final": br.final,
+                "field": [name(x) for x in br.field],
+                "byes": [name(x) for x in br.byes],
+                "advance": br.advance,
+                "decided": br.decided,
+                "going_on": [name(x) for x in br.going_on] if decided_round else [],
+                "out": [name(x) for x in br.field if x not in br.going_on] if decided_round else [],
+                "tables": tables,
+            }
+        )
+    last = b.rounds[-1] if b.rounds else None
+    winner = b.winner
+    return {
+        "advance": p.advance,
+        "round_under_way": last.round + 1 if last is not None and not last.decided else None,
+        "winner": name(winner) if winner is not None else None,
+        "placings": [name(x) for x in b.placings()] if winner is not None else [],
+        "rounds": rounds,
+    }
 
 
 # -- bots and versions -------------------------------------------------------------------------------

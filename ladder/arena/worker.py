@@ -56,7 +56,13 @@ from ladder.sandbox import (
 )
 from ladder.sandbox.bwrap import bot_uid
 from ladder.sandbox.seccomp import seccomp_fd
-from ladder.tournament.run import TournamentSpec, create_tournament, get_tournament, play_tournament
+from ladder.tournament.run import (
+    TournamentSpec,
+    create_tournament,
+    get_tournament,
+    play_tournament,
+    seeding_ratings,
+)
 from ladder.tournament.schedule import match_id
 from ladder.venues import cluster
 from ladder.venues.venue import VenueError
@@ -69,6 +75,7 @@ __all__ = ["ArenaWorker", "bot_entry", "ladder_tournament", "start_bot"]
 log = logging.getLogger("arena")
 _OUTPUT_KEPT = 8000  # characters of a build's output kept in its report
 BENCH_S = 60.0  # how long a bot that could not be started sits out
+FINAL_RETRY_S = 10.0  # how long the final waits for a bot that could not be started before trying again
 
 
 def settings_of(cfg: ArenaConfig) -> MatchSettings:
@@ -641,30 +648,44 @@ class ArenaWorker:
             )
         except VenueError as e:
             # The cluster cannot play now (unreachable, no worker with the bots): nothing of this
-            # batch was lost; its unplayed matches are dropped and the next batch tries again.
+            # batch was lost; its unplayed matches are dropped and the next batch tries again. The
+            # final's are its schedule (a round of a Swiss or a knockout is drawn from them all): kept,
+            # and played when the cluster can.
             self.events.append(f"{utc_now()} the cluster at {self.cfg.cluster} cannot play: {e}")
             del self.events[:-50]
             log.warning("%s", e)
-            with store.db.atomic():
-                store.ladder.tournaments.drop_pending(tid)
+            if not self._is_final(store, tid):
+                with store.db.atomic():
+                    store.ladder.tournaments.drop_pending(tid)
             await asyncio.sleep(5.0)
         except BotStartError as e:
             # A bot that cannot be started (or reached) at the beginning of a batch: the batch, of
             # which nothing was played, is dropped, and the bot sits out the next batches for a
-            # while (a participant's own server may be down for a minute); the others go on.
-            self.events.append(f"{utc_now()} {e.name} could not be started; it sits out {BENCH_S:g} s: {e.reason}")
+            # while (a participant's own server may be down for a minute); the others go on. The
+            # final keeps every match and tries again after a while.
+            if self._is_final(store, tid):
+                said = f"the final waits for it and tries again in {FINAL_RETRY_S:g} s"
+                wait = FINAL_RETRY_S
+            else:
+                said = f"it sits out {BENCH_S:g} s"
+                wait = 0.5
+                self.benched[e.name] = time.monotonic() + BENCH_S
+                with store.db.atomic():
+                    store.ladder.tournaments.drop_pending(tid)
+            self.events.append(f"{utc_now()} {e.name} could not be started; {said}: {e.reason}")
             del self.events[:-50]
             log.warning("%s", e)
-            self.benched[e.name] = time.monotonic() + BENCH_S
-            with store.db.atomic():
-                store.ladder.tournaments.drop_pending(tid)
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(wait)
         finally:
             self.playing = False
             self._watcher = None
             self.hub.clear()  # a match still in it was stopped: it stays to be played
 
     # -- the final tournament --------------------------------------------------------------------
+
+    @staticmethod
+    def _is_final(store: ArenaStore, tid: int) -> bool:
+        return store.get_meta("final_tournament") == str(tid)
 
     def start_final(self, store: ArenaStore) -> int:
         return start_final(store, self.cfg, resolve=self.resolve)
@@ -711,9 +732,12 @@ _FINAL = threading.Lock()  # the API's threads and the deadline's may ask at onc
 
 
 def start_final(store: ArenaStore, cfg: ArenaConfig, *, resolve: Resolve = resolve_host) -> int:
-    """Create the final tournament (once): fixed seed, duplicate deals, a balanced round robin. A
-    participant's hosted bot plays it at the address literal its name resolves to now, checked
-    (``pin``): a name cannot point the final at this machine later; one refused now sits it out."""
+    """Create the final tournament (once): fixed seed, duplicate deals, in ``[classroom] final_format``:
+    a balanced round robin, or a Swiss or a knockout seeded by the ladder's ratings of the versions
+    (the board the arena shows), whose later rounds the worker draws as the results come
+    (``play_tournament``). A participant's hosted bot plays it at the address literal its name
+    resolves to now, checked (``pin``): a name cannot point the final at this machine later; one
+    refused now sits it out."""
     with _FINAL:
         return _start_final(store, cfg, resolve)
 
@@ -737,18 +761,23 @@ def _start_final(store: ArenaStore, cfg: ArenaConfig, resolve: Resolve) -> int:
     chosen = final_versions(store, cfg, reachable)
     if len(chosen) < Rules.parse(cfg.rules).players:
         raise ValueError(f"the final needs {Rules.parse(cfg.rules).players} valid bots; there are {len(chosen)}")
+    staged = cfg.final_format != "round-robin"
     spec = TournamentSpec(
-        format="round-robin",
+        format=cfg.final_format,
         rules=cfg.rules,
-        rounds=1,
+        rounds=cfg.final_rounds if cfg.final_format == "swiss" else 1,
         deals=cfg.final_deals,
         seed=cfg.final_seed,
         duplicate=True,
         settings=settings_of(cfg),
+        advance=cfg.final_advance if cfg.final_format == "knockout" else None,
     )
     entries = [bot_entry(v, cfg) for v in chosen]
     entries = [dataclasses.replace(e, address=pinned[e.name]) if e.name in pinned else e for e in entries]
-    tid = create_tournament(store.ladder, entries, spec)
+    # A Swiss or a knockout is seeded by the ladder's board as the arena shows it (each version's
+    # rating; a deal still played in other seatings left out), then by name.
+    ratings = seeding_ratings(Ratings().get(store, ladder_tournament(store, cfg), cfg.rules)) if staged else None
+    tid = create_tournament(store.ladder, entries, spec, ratings=ratings)
     store.set_meta("final_tournament", str(tid))
     store.set_meta("final_started_at", utc_now())
     return tid

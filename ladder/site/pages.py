@@ -38,12 +38,15 @@ def _sort(rows: list[dict[str, Any]], key: str | None) -> list[dict[str, Any]]:
 async def leaderboard_page(state: ArenaState, viewer: Account, query: dict[str, str]) -> Page:
     rules, every = query.get("rules"), query.get("versions") == "all"
     boards = [await views.leaderboard(state, viewer, rules=rules, all_versions=every)]
+    final = None
     if state.store.get_meta("final_tournament") is not None:
         boards.append(await views.leaderboard(state, viewer, board="final", rules=rules, all_versions=every))
+        final = await views.final(state, viewer)  # a Swiss's standings, a knockout's bracket: as /api/final
     for b in boards:
         b["rows"] = _sort(b["rows"], query.get("sort"))
     return "leaderboard.html", {
         "boards": boards,
+        "final": final,
         "status": await views.status(state, viewer),
         "sort": query.get("sort", "rank"),
         "rules_q": query.get("rules", ""),

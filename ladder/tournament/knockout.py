@@ -28,11 +28,17 @@ __all__ = [
     "KnockoutRound",
     "bracket_sizes",
     "deal_tables",
+    "default_advance",
     "knockout_round",
     "seeding",
 ]
 
 SUDDEN_DEATHS = 3  # sudden-death deals a tie may take before the seeding decides it
+
+
+def default_advance(players: int) -> int:
+    """The places of each table that go on when none are given: half the table (at least one)."""
+    return max(1, players // 2)
 
 
 def seeding(bots: Sequence[str], ratings: Mapping[str, float]) -> list[str]:

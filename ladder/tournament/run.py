@@ -45,14 +45,14 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ladder.bots.launcher import DEFAULT_STARTUP_TIMEOUT, process_alive
 from ladder.bots.registry import BotEntry, add_bots, get_bot, list_bots
 from ladder.sandbox import SandboxMode
 from ladder.store import Runner, Store, TournamentRow
 from ladder.store.save import AlreadyRecorded, save_scheduled
-from ladder.tournament.knockout import bracket_sizes, seeding
+from ladder.tournament.knockout import bracket_sizes, default_advance, seeding
 from ladder.tournament.schedule import DEFAULT_MAX_TABLES, ScheduledMatch, build_schedule, match_id
 from ladder.tournament.stages import STAGED_FORMATS, first_round, next_round
 from ladder.venues.here import HereVenue, load_in_process
@@ -61,6 +61,9 @@ from referee.match import MatchSettings, MatchWatcher
 from referee.record import FaultKind, MatchRecord
 from referee.rules import Rules
 from referee.settings import CLOCK_KEYS, TimeControlError
+
+if TYPE_CHECKING:
+    from ladder.ratings.leaderboard import Leaderboard
 
 __all__ = [
     "RunSummary",
@@ -81,6 +84,7 @@ __all__ = [
     "run_tournament",
     "runner_of",
     "runner_state",
+    "seeding_ratings",
     "until_signalled",
 ]
 
@@ -251,8 +255,12 @@ class RunSummary:
 # -- creating and reading ------------------------------------------------------------------------
 
 
-def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSpec) -> int:
-    """Register the bots, build the schedule and store both; returns the tournament id."""
+def create_tournament(
+    store: Store, bots: Sequence[BotEntry], spec: TournamentSpec, *, ratings: Mapping[str, float] | None = None
+) -> int:
+    """Register the bots, build the schedule and store both; returns the tournament id. A Swiss or a
+    knockout is seeded by ``ratings`` (by bot; default: the store's ladder in the spec's rules,
+    ``seeding_ratings``), then by name."""
     try:
         rules = Rules.parse(spec.rules)
     except ValueError as e:
@@ -260,7 +268,7 @@ def create_tournament(store: Store, bots: Sequence[BotEntry], spec: TournamentSp
     names = sorted(b.name for b in bots)
     text = str(rules)  # the canonical text, in the tournament and every scheduled match alike
     if spec.format in STAGED_FORMATS:
-        return _create_staged(store, bots, spec, rules, names, text)
+        return _create_staged(store, bots, spec, rules, names, text, ratings)
     schedule = build_schedule(
         names,
         spec.format,
@@ -308,8 +316,19 @@ def _store_tournament(
     return tid
 
 
+def seeding_ratings(board: Leaderboard) -> dict[str, float]:
+    """The ratings a Swiss or a knockout is seeded by: each bot of ``board`` that has games."""
+    return {r.bot: r.elo for r in board.rows if r.games > 0}
+
+
 def _create_staged(
-    store: Store, bots: Sequence[BotEntry], spec: TournamentSpec, rules: Rules, names: list[str], text: str
+    store: Store,
+    bots: Sequence[BotEntry],
+    spec: TournamentSpec,
+    rules: Rules,
+    names: list[str],
+    text: str,
+    ratings: Mapping[str, float] | None,
 ) -> int:
     """A Swiss or a knockout: its seeding and first round stored; the later rounds are drawn as the
     results come (``ladder.tournament.stages``)."""
@@ -320,16 +339,17 @@ def _create_staged(
         raise ValueError(f"{len(names)} bot(s) cannot fill a table of {players}: give at least {players}")
     if len(set(names)) != len(names):
         raise ValueError("a bot is listed twice")
-    advance = spec.advance if spec.advance is not None else max(1, players // 2)
+    advance = spec.advance if spec.advance is not None else default_advance(players)
     if spec.format == "knockout":
         rounds = len(bracket_sizes(len(names), players, advance))
     else:
         if spec.advance is not None:
             raise ValueError("--advance is a knockout's: a Swiss plays every bot in every round")
         rounds = spec.rounds
-    from ladder.ratings.leaderboard import load_leaderboard  # numpy's import only where a seeding needs it
+    if ratings is None:
+        from ladder.ratings.leaderboard import load_leaderboard  # numpy's import only where a seeding needs it
 
-    ratings = {r.bot: r.elo for r in load_leaderboard(store, rules=text).rows if r.games > 0}
+        ratings = seeding_ratings(load_leaderboard(store, rules=text))
     seeded = seeding(names, ratings)
     schedule = first_round(spec.format, seeded, players, deals=spec.deals, seed=spec.seed, rules=text, advance=advance)
     return _store_tournament(store, bots, spec, text, rounds, None, {"seeding": seeded, "advance": advance}, schedule)

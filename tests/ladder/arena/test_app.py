@@ -35,6 +35,7 @@ def test_errors_say_what_to_do(tmp_path: Path) -> None:
         assert client.get("/api/matches?limit=x", headers=h).status_code == 400
         assert client.get("/api/matches/t9-000001", headers=h).status_code == 404
         assert client.get("/api/leaderboard?board=final", headers=h).status_code == 404
+        assert client.get("/api/final", headers=h).json()["error"].startswith("no final tournament yet")
         assert client.get("/api/leaderboard?board=other", headers=h).status_code == 400
         r = client.post("/api/bots/bad name/versions", headers=h, json={"address": "127.0.0.1:1"})
         assert r.status_code == 400 and "is not allowed" in r.json()["error"]

@@ -52,6 +52,15 @@ def test_the_organiser_starts_the_final_and_it_is_its_own_ladder(tmp_path: Path,
         board = c.get("/api/leaderboard?board=final").json()
         assert board["tournament"] == tid and board["matches"] == 2 * 4  # 2 deals x 4 rotations
         assert {r["ladder_name"] for r in board["rows"]} == {"alice-bot.v2", "bob-bot.v1", "lowest.v1", "random.v1"}
+        # A round robin's standings are its board: /api/final says what it is and how far, no more.
+        final = c.get("/api/final").json()
+        assert (final["format"], final["status"], final["matches"], final["scheduled"]) == (
+            "round-robin",
+            "finished",
+            8,
+            8,
+        )
+        assert final["swiss"] is None and final["knockout"] is None and final["seeding"] is None
 
 
 def test_at_the_deadline_submissions_close_and_the_final_starts_by_itself(

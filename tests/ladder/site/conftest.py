@@ -35,9 +35,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """An anonymous classroom arena of four house bots with a few recorded matches, and two
     participants (alice, bob) with their tokens. Its ladder is then paused (``site_helpers.playing``
-    lets it play for a test) unless the module sets ``LADDER_PLAYS = True``."""
+    lets it play for a test) unless the module sets ``LADDER_PLAYS = True``; its final is a round
+    robin unless the module sets ``FINAL_FORMAT``."""
     root = tmp_path_factory.mktemp("site")
-    a = make_arena(root, house=HOUSE4, classroom="anonymous = true\nfinal_deals = 1\nfinal_seed = 7")
+    final = getattr(request.module, "FINAL_FORMAT", "round-robin")
+    classroom = f'anonymous = true\nfinal_deals = 1\nfinal_seed = 7\nfinal_format = "{final}"'
+    a = make_arena(root, house=HOUSE4, classroom=classroom)
     alice, bob = a.add_user("alice"), a.add_user("bob")
     a.serve()
     try:

@@ -2,7 +2,8 @@
 against a real arena (tests/ladder/site/conftest.py): on the phone no page scrolls sideways and the
 header's links are a finger high; on the desktop every table shows all its columns, none scrolled
 out of its box. The arena has a participant's version with its reports and log, and a final
-tournament, so the leaderboard shows two boards side by side."""
+tournament (a knockout: its bracket above its board), so the leaderboard shows two boards side by
+side."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from arena_helpers import Arena
 from site_helpers import quiet, resume, shot, zip_bot
 
 pytestmark = pytest.mark.slow  # whole processes, servers and a browser
+
+FINAL_FORMAT = "knockout"  # the final's board shows its bracket (tests/ladder/site/conftest.py)
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
@@ -69,6 +72,13 @@ def pages(site: dict[str, Any], browser: Any) -> Iterator[dict[str | None, list[
         path="/api/bots/alice-narrow/versions",
     )
     a.wait_for(a.organiser, lambda d: len(d["rows"]) >= 4, timeout=120, path="/api/leaderboard?board=final")
+    # A table of the bracket decided: its places, points and who goes on are on the page too.
+    a.wait_for(
+        a.organiser,
+        lambda d: any(t["state"] == "decided" for r in d["knockout"]["rounds"] for t in r["tables"]),
+        timeout=120,
+        path="/api/final",
+    )
     quiet(a)
     page = browser.new_page()
     match = _shown_match(a, page)
@@ -101,7 +111,7 @@ def test_every_page_fits_a_phone(
     site: dict[str, Any], browser: Any, pages: dict[Any, list[str]], tmp_path: Path
 ) -> None:
     a = site["arena"]
-    widths, taps, boards = {}, {}, []
+    widths, taps, boards, bracket = {}, {}, [], []
     for token, paths in pages.items():
         page = _context(browser, PHONE, a.url, token)
         for path in paths:
@@ -114,7 +124,8 @@ def test_every_page_fits_a_phone(
                 )
             )
             if path == "/" and token is None:
-                boards = page.evaluate(TABLES, ".board table")
+                boards = page.evaluate(TABLES, ".board table.leaderboard")
+                bracket = page.evaluate(TABLES, ".board #final-bracket table")
                 shot(page, "phone-leaderboard", tmp_path)
             if path == "/bots/heuristic":
                 assert page.locator("svg.plot").first.evaluate("e => e.getBoundingClientRect().right") <= 390
@@ -124,6 +135,8 @@ def test_every_page_fits_a_phone(
     assert all(h >= 40 for h in taps.values()), taps  # the header's links and buttons a finger high
     # The boards' main figures in sight, each table within its box: nothing to scroll there either.
     assert len(boards) == 2 and all(b["shown"] >= 6 and not b["clipped"] for b in boards), boards
+    # The final's bracket whole: every round's table, every column in sight, none scrolled.
+    assert bracket and all(b["shown"] == b["columns"] == 5 and not b["clipped"] for b in bracket), bracket
 
 
 def test_the_desktop_shows_every_column(site: dict[str, Any], browser: Any, pages: dict[Any, list[str]]) -> None:

@@ -231,3 +231,51 @@ def test_the_match_page_shows_each_seats_clock_and_marks_a_bots_own() -> None:
         del s["budget_ms"], s["bank_ms"], s["grace_ms"]  # as an export of version 3 has them
     rows = dict(re.findall(r'<tr data-seat="(\d)">(.*?)</tr>', _render(m, replayed, 0), re.S))
     assert all("unknown (not recorded)" in r and "its own" not in r for r in rows.values())
+
+
+def test_the_finals_standings_and_bracket_show_bot_names_as_text() -> None:
+    """A staged final's standings (views.final's data, as /api/final gives it) drawn with a name of
+    markup: escaped in the text, the link and the row's attribute, never an element."""
+    row = {"bot": XSS, "mine": False, "points": 3.0, "margin": 1.25, "rounds_played": 2, "tables": 1, "byes": 1}
+    swiss = {
+        "status": "running",
+        "swiss": {
+            "rounds": 3,
+            "rounds_played": 2,
+            "round_under_way": 3,
+            "standings": [{**row, "rank": 1, "seed": 1}],
+            "drawn": [{"round": 3, "complete": False, "tables": [[XSS, "b.v1", "c.v1", "d.v1"]], "byes": [XSS]}],
+        },
+        "knockout": None,
+    }
+    seat = {"bot": XSS, "mine": True, "place": 1, "points": 12, "forfeits": 0, "outcome": "on"}
+    table = {"table": 1, "state": "decided", "sudden_deaths": 2, "rows": [seat]}
+    knockout = {
+        "status": "finished",
+        "swiss": None,
+        "knockout": {
+            "advance": 2,
+            "round_under_way": None,
+            "winner": XSS,
+            "placings": [XSS],
+            "rounds": [
+                {
+                    "round": 1,
+                    "final": False,
+                    "field": [XSS],
+                    "byes": [XSS],
+                    "advance": 2,
+                    "decided": True,
+                    "tables": [table],
+                }
+            ],
+        },
+    }
+    for final, marks in [
+        (swiss, ("round 3 of 3 under way", "(1 bye)")),
+        (knockout, ("goes on", "after 2 sudden deaths")),
+    ]:
+        html = env().get_template("final_standings.html").render(final=final, u=lambda p: "/" + p)
+        assert XSS not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+        assert 'href="/bots/%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E"' in html
+        assert all(m in html for m in marks), html
