@@ -489,12 +489,31 @@ def _row_dict(lb: Leaderboard, r: LeaderboardRow) -> dict[str, object]:
     return d
 
 
+LADDER_SCHEMA = "hearts-arena/ladder"
+LADDER_VERSION = 1  # bump on any change a reader of the last version would misread; adding a field is one too
+
+# What a spreadsheet is given: each figure to the digits the table shows, one more where it helps.
+_CSV_DIGITS = {
+    "elo": 1,
+    "ci95": 1,
+    "los_next": 3,
+    "score_pct": 1,
+    "win_pct": 1,
+    "avg_place": 2,
+    "points_per_hand": 2,
+    "dup_delta": 2,
+    "live_elo": 1,
+}
+
+
 def to_json(lb: Leaderboard) -> str:
-    """The leaderboard as JSON: the ruleset rated, matches, warnings, notes, self_play and with_people
-    (matches left out), one object per row (null for no value) and the other rulesets with their match
-    counts."""
+    """The leaderboard as JSON (``schema`` and ``version`` first): the ruleset rated, matches, warnings,
+    notes, self_play and with_people (matches left out), one object per row (null for no value, figures
+    unrounded) and the other rulesets with their match counts."""
     return json.dumps(
         {
+            "schema": LADDER_SCHEMA,
+            "version": LADDER_VERSION,
             "rules": lb.rules,
             "matches": lb.matches,
             "warnings": lb.warnings,
@@ -509,11 +528,22 @@ def to_json(lb: Leaderboard) -> str:
 
 
 def to_csv(lb: Leaderboard) -> str:
-    """The leaderboard as CSV with a header row (empty cells for no value)."""
+    """The leaderboard as CSV with a header row: figures rounded as the table shows them, ``true`` and
+    ``false``, empty cells for no value."""
     out = io.StringIO()
     names = [*LeaderboardRow.__dataclass_fields__, "live_elo"]
     w = csv.DictWriter(out, fieldnames=names, lineterminator="\n")
     w.writeheader()
     for r in lb.rows:
-        w.writerow({k: "" if v is None else v for k, v in _row_dict(lb, r).items()})
+        w.writerow({k: _csv_cell(k, v) for k, v in _row_dict(lb, r).items()})
     return out.getvalue()
+
+
+def _csv_cell(name: str, value: object) -> object:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and name in _CSV_DIGITS:
+        return f"{value:.{_CSV_DIGITS[name]}f}"
+    return value

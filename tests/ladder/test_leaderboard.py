@@ -111,9 +111,17 @@ def test_a_split_pool_warns() -> None:
 
 def test_exports(board) -> None:
     data = json.loads(to_json(board))
+    assert list(data)[:2] == ["schema", "version"] and (data["schema"], data["version"]) == ("hearts-arena/ladder", 1)
     assert data["matches"] == 3 and [r["bot"] for r in data["rows"]] == [r.bot for r in board.rows]
+    assert data["rows"][0]["elo"] == board.rows[0].elo, "JSON keeps every digit"
     rows = list(csv.DictReader(io.StringIO(to_csv(board))))
-    assert rows[0]["rank"] == "1" and float(rows[0]["elo"]) == pytest.approx(board.rows[0].elo)
+    assert rows[0]["rank"] == "1" and rows[0]["elo"] == f"{board.rows[0].elo:.1f}"
+    # A spreadsheet's cells: figures to the table's digits, true and false, nothing for no value.
+    assert {r["provisional"] for r in rows} <= {"true", "false"}
+    for r, row in zip(rows, board.rows, strict=True):
+        assert r["ci95"] == f"{row.ci95:.1f}" and r["avg_place"] == f"{row.avg_place:.2f}"
+        assert r["points_per_hand"] == f"{row.points_per_hand:.2f}" and r["score_pct"] == f"{row.score_pct:.1f}"
+        assert r["los_next"] == ("" if row.los_next is None else f"{row.los_next:.3f}")
     assert {
         "rank",
         "bot",
