@@ -278,7 +278,10 @@ def replay(record: MatchRecord) -> RenderableType:
     rules = Rules.from_dict(record.rules)
     names = _names(record)
     n = len(names)
-    substituted = {(p.hand, p.trick, p.seat) for p in record.plays if p.substituted}
+    # Whether a substitute made each play, in play order: the replay's plays are the record's, card for
+    # card, so each trick's marks are the next as many flags as it has cards (its tricks are the engine's:
+    # a boosted trick, booster_nines, has two cards of each seat, either of them a substitute's).
+    flags = iter([p.substituted for p in record.plays])
     # More than five seats (two packs): the trick table names the seats by number (the header lists
     # whose each is), as names cut to fit ten columns (``heuris…``) could be any of several bots.
     seated = [str(s) for s in range(n)] if n > 5 else names
@@ -294,7 +297,9 @@ def replay(record: MatchRecord) -> RenderableType:
         Text(f"  seat {s.seat} {names[s.seat]}: {isolation_text(s)}" + (f"; {t}" if (t := clock_text(s)) else ""))
         for s in record.seats
     )
-    for (number, tricks, kitty), h in zip(_tricks_by_hand(record), record.hands):
+    for replayed, h in zip(replay_hands(record), record.hands):
+        number, tricks, kitty = replayed.hand, replayed.tricks, replayed.kitty
+        marks = [next(flags) for _ in replayed.plays]
         called = (
             f" (called by the dealer: {h.pass_call}" + (", substitute)" if h.pass_call_substituted else ")")
             if h.pass_call is not None
@@ -329,6 +334,7 @@ def replay(record: MatchRecord) -> RenderableType:
             table.add_column(Text(name))
         table.add_column("winner")
         table.add_column("points", justify="right")
+        played = 0  # the plays of the tricks so far
         for t_no, trick in enumerate(tricks):
             cells = [""] * n
             led = trick.cards[0].suit
@@ -337,10 +343,11 @@ def replay(record: MatchRecord) -> RenderableType:
             top = max(standing, key=lambda c: c.rank) if standing else None
             for i, card in enumerate(trick.cards):
                 seat = trick.seat_of(i, n)
-                text = card.symbol + ("*" if (number, t_no, seat) in substituted else "")
+                text = card.symbol + ("*" if marks[played + i] else "")
                 text = f"[bold green]{text}[/]" if card == top else text
                 # A boosted trick (booster_nines) has two rounds: a seat's second card follows its first.
                 cells[seat] = f"{cells[seat]} {text}" if cells[seat] else text
+            played += len(trick.cards)
             points = sum(values[c.index] for c in trick.cards)
             table.add_row(
                 str(t_no),

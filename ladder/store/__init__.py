@@ -2,8 +2,9 @@
 
 One package owns the file and every statement on it, SQLite through sqlite-utils: ``schema`` (the
 migrations and the write transaction), ``files`` (what can be wrong with a file, and opening it),
-``records`` (``Store``: a match saved and loaded whole), ``tables`` (tournaments, the registry, the
-ladder's reads) and ``save`` (a scheduled match's one transaction). WAL mode (readers never block
+``records`` (``Store``: a match saved and loaded whole), ``tricks`` (where each hand's tricks begin, as
+the engine played them), ``tables`` (tournaments, the registry, the ladder's reads) and ``save`` (a
+scheduled match's one transaction). WAL mode (readers never block
 the writer), foreign keys on, and a schema built by ordered migrations recorded in ``PRAGMA user_version``.
 
 ``Store.save_match(record)`` writes one whole match in ONE transaction: a crash or a failed insert

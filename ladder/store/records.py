@@ -25,6 +25,7 @@ from ladder.store.tables import (
     _rules_dict,
     canonical_rules,
 )
+from ladder.store.tricks import trick_starts, tricks_and_positions
 from referee.record import (
     ChargeRecord,
     FaultKind,
@@ -232,8 +233,8 @@ class Store:
                     charges,
                 )
             conn.executemany(
-                "INSERT INTO hand_plays (match_id, hand, seats, cards, latencies_us, substituted) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO hand_plays (match_id, hand, seats, cards, latencies_us, substituted, tricks) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 self._hand_play_rows(record),
             )
             _insert(
@@ -262,9 +263,12 @@ class Store:
         return mid
 
     @staticmethod
-    def _hand_play_rows(record: MatchRecord) -> list[tuple[str, int, str, str, str, str]]:
-        """A row per hand: its plays as ``hand_plays`` keeps them (``_columns``, written out)."""
+    def _hand_play_rows(record: MatchRecord) -> list[tuple[str, int, str, str, str, str, str | None]]:
+        """A row per hand: its plays as ``hand_plays`` keeps them (``_columns``, written out), and where
+        its tricks begin when they are not each one card from every seat (``tricks.trick_starts``, from
+        the record's trick numbers: the engine's)."""
         mid = record.match_id
+        players = len(record.seats)
         hands: dict[int, list[PlayRecord]] = {}
         for p in record.plays:
             plays = hands.get(p.hand)
@@ -280,6 +284,7 @@ class Store:
                 dumps([p.card for p in plays]),
                 dumps([None if p.latency_ms is None else int(p.latency_ms * 1000 + 0.5) for p in plays]),
                 dumps([i for i, p in enumerate(plays) if p.substituted]),
+                None if (starts := trick_starts([p.trick for p in plays], players)) is None else dumps(starts),
             )
             for hand, plays in hands.items()
         ]
@@ -441,24 +446,28 @@ class Store:
                 [mid],
             )
         ]
-        players = len(seats)  # every trick is a card from every seat: the order gives trick and position
+        players = len(seats)
         plays: list[PlayRecord] = []
-        for hand, by_seat, cards, latencies, substituted in q(
-            "SELECT hand, seats, cards, latencies_us, substituted FROM hand_plays WHERE match_id = ? ORDER BY hand",
+        for hand, by_seat, cards, latencies, substituted, starts in q(
+            "SELECT hand, seats, cards, latencies_us, substituted, tricks FROM hand_plays WHERE match_id = ? "
+            "ORDER BY hand",
             [mid],
         ):
             subs = set(json.loads(substituted))
+            # The order gives trick and position where every trick is a card from every seat (tricks NULL);
+            # elsewhere (a boosted trick, booster_nines) tricks says where each begins, as the engine played.
+            tricks = tricks_and_positions(len(by_seat), players, None if starts is None else json.loads(starts))
             plays.extend(
                 PlayRecord(
                     hand=hand,
-                    trick=i // players,
+                    trick=trick,
                     seat=int(seat),
                     card=card,
                     latency_ms=None if us is None else us / 1000,
                     substituted=i in subs,
                 )
-                for i, (seat, card, us) in enumerate(
-                    zip(by_seat, json.loads(cards), json.loads(latencies), strict=True)
+                for i, (seat, card, us, (trick, _)) in enumerate(
+                    zip(by_seat, json.loads(cards), json.loads(latencies), tricks, strict=True)
                 )
             )
         faults = [

@@ -442,6 +442,7 @@ def _columns(plays: list[tuple[int, str, float | None, Any]]) -> tuple[str, str,
 
 
 # The plays a row each, as the table of that name had them: for queries (the store reads hand_plays).
+# Migration 15's; migration 21 replaces it with ``_PLAYS_VIEW_21``, which reads each hand's tricks.
 _PLAYS_VIEW = (
     "CREATE VIEW plays AS SELECT h.match_id AS match_id, h.hand AS hand, "
     "c.key / m.players AS trick, c.key % m.players AS position, "
@@ -536,6 +537,122 @@ def _m20_sprt_steps(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m21_tricks_as_played(db: sqlite_utils.Database) -> None:
+    """Each hand's tricks as the engine played them. Migration 15 kept a hand's plays in play order and
+    read trick and position from it, every trick being one card from every seat; but under 002 Booster
+    Nines a boosted trick is two rounds ('a further card from each player, in rotation'): from a hand's
+    first boost on, every play's trick and position were off. ``hand_plays.tricks``: where the hand's
+    tricks are not each one card from every seat, the play-order index of each trick's first card
+    (JSON), else NULL (``ladder.store.tricks``); the ``plays`` view reads it. Every stored match of
+    rules under which a trick may differ (booster_nines) is replayed through the engine, whose tricks
+    are written; one the engine cannot replay (a later version's rules, plays it refuses) is left as
+    it was. Robust to running after any migration before it, and again on a store rewound to before it."""
+    from ladder.store.tricks import may_differ
+
+    if "tricks" not in db["hand_plays"].columns_dict:  # a store rewound to an earlier version (tests do) has it
+        _executescript_in_transaction(
+            db,
+            """
+    ALTER TABLE hand_plays ADD COLUMN tricks TEXT;  -- JSON: each trick's first play; NULL: a card from every seat
+    """,
+        )
+    db.execute("DROP VIEW IF EXISTS plays")
+    db.execute(_PLAYS_VIEW_21)
+    for (stored,) in db.execute("SELECT DISTINCT rules FROM matches").fetchall():
+        try:
+            rules = Rules.from_dict(json.loads(stored)) if stored.startswith("{") else Rules.parse(stored)
+        except (ValueError, TypeError, KeyError):
+            continue  # a later version's option: this version cannot replay it
+        if not may_differ(rules):
+            continue
+        for mid, seed, players in db.execute(
+            "SELECT id, seed, players FROM matches WHERE rules = ? ORDER BY id", [stored]
+        ).fetchall():
+            _rewrite_tricks(db, mid, seed, rules, players)
+
+
+def _rewrite_tricks(db: sqlite_utils.Database, mid: str, seed: int, rules: Rules, players: int) -> None:
+    """Migration 21 for one match: its record as the store holds it at this version (read here, not by
+    ``Store.load_match``, which reads the store's latest schema), replayed through the engine, and each
+    replayed hand's trick starts written to its ``hand_plays`` row."""
+    from ladder.store.tricks import replayed_tricks, trick_starts
+    from referee.record import ChargeRecord, HandRecord, MatchRecord, PassRecord, PlayRecord, SeatRecord
+    from referee.report import replay_hands
+
+    q = db.conn.execute
+    passes: dict[int, list[PassRecord]] = {}
+    for hand, seat, cards in q("SELECT hand, seat, cards FROM passes WHERE match_id = ? ORDER BY hand, seat", [mid]):
+        passes.setdefault(hand, []).append(PassRecord(hand, seat, tuple(cards.split())))
+    charges: dict[int, list[ChargeRecord]] = {}
+    for hand, seat, cards in q("SELECT hand, seat, cards FROM charges WHERE match_id = ? ORDER BY hand, seat", [mid]):
+        charges.setdefault(hand, []).append(ChargeRecord(hand, seat, tuple(cards.split())))
+    hands = [
+        HandRecord(
+            hand=hand,
+            pass_direction=direction,
+            dealer=dealer,
+            deal=tuple(tuple(d) for d in json.loads(deal)),
+            kitty=tuple(kitty.split()),
+            passes=passes.get(hand, []),
+            moon_choice=moon_choice,
+            discard=tuple(discard.split()),
+            pass_call=pass_call,
+            charges=charges.get(hand, []),
+        )
+        for hand, direction, dealer, deal, kitty, moon_choice, discard, pass_call in q(
+            "SELECT hand, pass_direction, dealer, deal, kitty, moon_choice, discard, pass_call FROM hands "
+            "WHERE match_id = ? ORDER BY hand",
+            [mid],
+        )
+    ]
+    rows = q("SELECT hand, seats, cards FROM hand_plays WHERE match_id = ? ORDER BY hand", [mid]).fetchall()
+    counts = {hand: len(seats) for hand, seats, _ in rows}
+    plays = [
+        PlayRecord(hand, 0, int(seat), card)
+        for hand, seats, cards in rows
+        for seat, card in zip(seats, json.loads(cards))
+    ]
+    record = MatchRecord(
+        match_id=mid,
+        seed=seed,
+        rules=rules.to_dict(),
+        seats=[SeatRecord(seat=s, bot="") for s in range(players)],
+        hands=hands,
+        plays=plays,
+    )
+    replayed = replay_hands(record)
+    while True:
+        try:
+            h = next(replayed, None)
+        except (ValueError, TypeError, KeyError, IndexError):  # plays the engine refuses (IllegalPlayError):
+            return  # this hand and the rest keep what they had
+        if h is None:
+            return
+        if counts.get(h.hand) != len(h.plays):  # the store's hand and the engine's differ: stop here
+            return
+        starts = trick_starts(replayed_tricks(h), players)
+        db.conn.execute(
+            "UPDATE hand_plays SET tricks = ? WHERE match_id = ? AND hand = ?",
+            [None if starts is None else _JSON.encode(starts), mid, h.hand],
+        )
+
+
+# The plays a row each, as migration 15's view, with each hand's tricks as played (migration 21): where
+# ``tricks`` lists the play-order index of each trick's first card, a play's trick is the last one begun
+# at or before it, and its position its distance from that trick's first card.
+_PLAYS_VIEW_21 = (
+    "CREATE VIEW plays AS SELECT h.match_id AS match_id, h.hand AS hand, "
+    "CASE WHEN h.tricks IS NULL THEN c.key / m.players "
+    "ELSE (SELECT count(*) FROM json_each(h.tricks) s WHERE s.value <= c.key) - 1 END AS trick, "
+    "CASE WHEN h.tricks IS NULL THEN c.key % m.players "
+    "ELSE c.key - (SELECT max(s.value) FROM json_each(h.tricks) s WHERE s.value <= c.key) END AS position, "
+    "CAST(substr(h.seats, c.key + 1, 1) AS INTEGER) AS seat, c.value AS card, "
+    "json_extract(h.latencies_us, '$[' || c.key || ']') / 1000.0 AS latency_ms, "
+    "c.key IN (SELECT value FROM json_each(h.substituted)) AS substituted "
+    "FROM hand_plays h JOIN matches m ON m.id = h.match_id, json_each(h.cards) c"
+)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_matches,
     _m2_tournaments,
@@ -557,6 +674,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m18_seat_kinds,
     _m19_seat_clocks,
     _m20_sprt_steps,
+    _m21_tricks_as_played,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]

@@ -18,6 +18,8 @@ import pytest
 from rule_sources import CHECKED, EXPECTED, SOURCES, WHY_NOT
 
 HERE = Path(__file__).resolve().parent
+# Rule tests outside tests/rules: a rule played through the record's whole life (store, export, replay).
+ELSEWHERE = [HERE.parent / "ladder" / f"test_{name}.py" for name in ("tricks_as_played", "cancellation_records")]
 # A source number, then one or more quoted passages; a later "(004: '...')" names another source.
 QUOTE = re.compile(r"\b(00[0-4]):?\s*[‘']((?:[^']|'(?=[a-zA-Z]))+?)['’](?=[\s,.;:)—–-]|$)")
 
@@ -28,7 +30,7 @@ def _norm(text: str) -> str:
 
 def _cited() -> list[tuple[str, str, str]]:
     out = []
-    for path in sorted(HERE.glob("test_*.py")):
+    for path in [*sorted(HERE.glob("test_*.py")), *ELSEWHERE]:
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
