@@ -1,6 +1,6 @@
 """The contract as a bot author outside Python gets it.
 
-- docs/examples/requests/<RPC>.json, the sample request of each RPC (for `grpcurl -d @`), are what
+- hearts/v1/examples/<RPC>.json, the sample request of each RPC (for `grpcurl -d @`), are what
   tools/protocol_examples.py generates from engine positions, parse into their request messages and
   get valid answers from a real SDK bot, sent by the method paths of the descriptors;
 - `hearts proto` prints the path of the packaged bot.proto (and its text), and a built wheel holds it;
@@ -31,7 +31,7 @@ from hearts.v1.codec import PROTOCOL_VERSION
 from referee.rules import TURBO_CARDS
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "docs" / "examples" / "requests"
+EXAMPLES = ROOT / "proto" / "hearts" / "v1" / "examples"
 PROTO = ROOT / "proto" / "hearts" / "v1" / "bot.proto"
 SERVICE = pb.DESCRIPTOR.services_by_name["BotService"]
 RPCS = [m.name for m in SERVICE.methods]
@@ -187,4 +187,4 @@ def test_the_protocol_docs_count_the_rpcs_and_show_the_codegen_commands() -> Non
     assert not any(f"the {w} rpcs" in text.lower() for n, w in WORDS.items() if n != len(RPCS))
     for needle in ("--go_out", "--java_out", "--csharp_out", "buf generate", "grpcurl", "hearts proto"):
         assert needle in text, needle
-    assert "docs/examples/requests" in text
+    assert "hearts proto --examples" in text

@@ -1,9 +1,10 @@
-"""Write docs/examples/requests/<RPC>.json: one sample request of each hearts.v1.BotService RPC.
+"""Write proto/hearts/v1/examples/<RPC>.json, one sample request of each hearts.v1.BotService RPC
+(shipped in the package: `hearts proto --examples` prints the folder).
 
 Each is what the referee would send at a real position of an engine match (hearts.v1.codec from
 ``referee.rules.Match``), in the proto3 JSON mapping, so that any bot can be tried by hand:
 
-    grpcurl -plaintext -d @ localhost:50051 hearts.v1.BotService/PlayCard < docs/examples/requests/PlayCard.json
+    grpcurl -plaintext -d @ localhost:50051 hearts.v1.BotService/PlayCard < "$(hearts proto --examples)/PlayCard.json"
 
     python tools/protocol_examples.py [--check]
 
@@ -26,7 +27,7 @@ from hearts.v1 import codec
 from referee.rules import TURBO_CARDS, Card, Match, MoonChoice, Phase, Rules
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "docs" / "examples" / "requests"
+OUT = ROOT / "proto" / "hearts" / "v1" / "examples"
 NAMES = [f"p{s}" for s in range(4)]
 
 
