@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Compile the engine (about 15 s; referee/rules/_loader.py uses the build only while it matches the sources).
-$(ENGINE_BUILD): $(STAMP) $(ENGINE_SOURCES) tools/build_engine.py
+$(ENGINE_BUILD): $(STAMP) $(ENGINE_SOURCES) tools/build_engine.py referee/rules/build.py
 	$(PY) tools/build_engine.py
 
 engine: $(ENGINE_BUILD)

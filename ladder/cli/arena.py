@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ladder.cli.common import _fail, console
+from ladder.cli.common import _fail, console, engine_note
 from referee.untrusted import inert
 
 
@@ -66,6 +66,7 @@ def arena_serve(directory: Path, host: str | None, port: int | None) -> None:
     Stop it with Ctrl-C; it can be killed at any moment and started again: nothing recorded is lost
     and no recorded match is played again.
     """
+    engine_note()
     import uvicorn
 
     from ladder.arena.app import build_app

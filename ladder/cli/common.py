@@ -386,3 +386,16 @@ def _fail(message: str, code: int = 1) -> None:
     """An arena command's error: the message, made inert, on stderr, and exit status ``code``."""
     click.echo(f"Error: {inert(message, limit=4000, multiline=True)}", err=True)
     sys.exit(code)
+
+
+def engine_note() -> None:
+    """One line on stderr when the rules engine runs as pure Python for want of a build (an installed
+    wheel, a checkout before make engine): it plays about three times slower, and how to compile it."""
+    from referee.rules import ENGINE, ENGINE_REASON
+
+    if ENGINE == "pure" and ENGINE_REASON == "no compiled build":
+        click.echo(
+            "note: the rules engine runs as pure Python (no compiled build here); "
+            "hearts engine build compiles it, about three times as fast",
+            err=True,
+        )

@@ -20,6 +20,7 @@ from ladder.cli.common import (
     _seat_entries,
     _venue,
     console,
+    engine_note,
 )
 from referee.untrusted import inert
 
@@ -116,6 +117,7 @@ def compare_command(
       hearts compare old=my_bot_v1:MyBot new=my_bot:MyBot --h1 0.5
       hearts compare "old=python old_bot.py --port {port}" "new=python new_bot.py --port {port}" --h1 0.5
     """
+    engine_note()
     import asyncio
 
     from ladder.bots.inprocess import BotModuleError

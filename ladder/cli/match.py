@@ -18,6 +18,7 @@ from ladder.cli.common import (
     _parse_rules,
     _seat_entries,
     console,
+    engine_note,
 )
 
 
@@ -73,6 +74,7 @@ def match_command(
       hearts match --seat me=my_bot:MyBot --seat r1=clients.bots.random:RandomBot \\
                    --seat r2=clients.bots.random:RandomBot --seat h=clients.bots.heuristic:HeuristicBot
     """
+    engine_note()
     import asyncio
     import secrets
 

@@ -23,6 +23,7 @@ from ladder.cli.common import (
     _parse_rules,
     _seat_entries,
     console,
+    engine_note,
 )
 from referee.untrusted import inert
 
@@ -197,6 +198,7 @@ def play_command(
       hearts play --people 2 --name ann --name bob --no-browser
       hearts play --tui
     """
+    engine_note()
     import asyncio
 
     from ladder.bots.inprocess import BotModuleError

@@ -7,6 +7,7 @@ import click
 from ladder.cli.arena import arena
 from ladder.cli.bot import bot
 from ladder.cli.compare import compare_command
+from ladder.cli.engine import engine
 from ladder.cli.leaderboard import ladder_command
 from ladder.cli.match import match_command
 from ladder.cli.play import play_command
@@ -48,6 +49,7 @@ main.add_command(export_command)
 main.add_command(tournament)
 main.add_command(ladder_command)
 main.add_command(compare_command)
+main.add_command(engine)
 # A person at the table (ladder.table), the arena service (ladder.arena) and its web site (ladder.site).
 main.add_command(play_command)
 main.add_command(arena)

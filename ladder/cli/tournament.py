@@ -28,6 +28,7 @@ from ladder.cli.common import (
     _venue,
     _wide_console,
     console,
+    engine_note,
 )
 from referee.untrusted import inert, inert_text
 
@@ -166,6 +167,7 @@ def tournament_run(
       hearts tournament run --bots class.toml --format knockout --advance 2 --db final.db
       hearts tournament run --bots bots.toml --bot old --bot new --sprt elo0=0,elo1=5 --db ab.db
     """
+    engine_note()
     import secrets
 
     from ladder.bots.registry import RegistryError, list_bots, load_bots_file
@@ -360,6 +362,7 @@ def tournament_resume(
     address fixed with hearts bot add is used; a bot no longer registered by the entry stored with
     the tournament. The rules, seeds and time limits are the stored ones.
     """
+    engine_note()
     from ladder.tournament.run import get_tournament, registry_changes
 
     venue = _venue(cluster_address, cluster_workers, concurrency)

@@ -8,7 +8,14 @@ from typing import Any
 
 import click
 
-from ladder.cli.common import _CLOCK_OPTIONS, _SANDBOX_OPTION, _STARTUP_TIMEOUT_OPTION, _parse_rules, console
+from ladder.cli.common import (
+    _CLOCK_OPTIONS,
+    _SANDBOX_OPTION,
+    _STARTUP_TIMEOUT_OPTION,
+    _parse_rules,
+    console,
+    engine_note,
+)
 from referee.rules import Rules
 from referee.untrusted import inert
 
@@ -64,6 +71,7 @@ def validate_command(
       hearts validate my_bot:MyBot
       hearts validate --command "python my_bot.py --port {port}" --sandbox
     """
+    engine_note()
     import asyncio
     import json
 
