@@ -1,0 +1,130 @@
+"""The package as a user gets it: the wheel ``pip wheel .`` builds, installed into a new venv outside
+the checkout, runs ``hearts match``, ``hearts validate``, ``hearts arena serve`` and ``hearts play``
+from what it holds alone (templates, static files, the protocol and its sample requests), and says
+that its engine runs as pure Python and how to compile it."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ladder.bots.launcher import free_port
+
+pytestmark = pytest.mark.slow  # a wheel built and installed, whole processes
+
+ROOT = Path(__file__).resolve().parents[1]
+SEATS = [f"--seat=p{i}=clients.bots.{b}" for i, b in enumerate(("heuristic:HeuristicBot", "lowest:LowestBot") * 2)]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The bin folder of a new venv holding the wheel and its dependencies (from pip's index or cache)."""
+    d = tmp_path_factory.mktemp("package")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(d / "dist"), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    [wheel] = (d / "dist").glob("hearts_arena-*.whl")
+    subprocess.run([sys.executable, "-m", "venv", str(d / "venv")], check=True, timeout=120)
+    done = subprocess.run(
+        [str(d / "venv" / "bin" / "pip"), "install", "-q", str(wheel)], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    yield d / "venv" / "bin"
+
+
+def _env() -> dict[str, str]:
+    """This environment without what points into the checkout (the wheel alone must do)."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "HEARTS_PURE_PYTHON")}
+
+
+def _hearts(bin_dir: Path, cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(bin_dir / "hearts"), *args], cwd=cwd, env=_env(), capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_the_wheel_holds_what_the_commands_read_and_runs_from_outside_the_checkout(
+    installed: Path, tmp_path: Path
+) -> None:
+    where = _hearts(installed, tmp_path, "proto")
+    assert where.returncode == 0 and ROOT.as_posix() not in where.stdout, where.stdout + where.stderr
+    examples = Path(_hearts(installed, tmp_path, "proto", "--examples").stdout.strip())
+    assert (examples / "PlayCard.json").is_file() and ROOT not in examples.parents
+    engine = _hearts(installed, tmp_path, "engine")
+    assert "engine: pure Python (no compiled build)" in engine.stdout and "hearts engine build" in engine.stdout
+    match = _hearts(installed, tmp_path, "match", *SEATS, "--rules", "standard,target=30", "--seed", "1")
+    assert match.returncode == 0, match.stdout + match.stderr
+    assert "recorded in arena.db" in match.stdout and "hearts replay" in match.stdout
+    assert "runs as pure Python (no compiled build here); hearts engine build compiles it" in match.stderr
+    checked = _hearts(installed, tmp_path, "validate", "clients.bots.lowest:LowestBot", "--rules", "standard")
+    assert checked.returncode == 0 and "passed" in checked.stdout, checked.stdout + checked.stderr
+
+
+def _serving(proc: subprocess.Popen[str], url: str, log: Path) -> httpx.Response:
+    """The first answer at ``url`` (the server started by ``proc``), within a bound."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, log.read_text()
+        try:
+            return httpx.get(url, timeout=2)
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise AssertionError(f"nothing answered at {url}: {log.read_text()}")
+
+
+def test_an_installed_arena_serves_its_site_and_hearts_play_its_table(installed: Path, tmp_path: Path) -> None:
+    made = _hearts(installed, tmp_path, "arena", "init", "demo")
+    assert made.returncode == 0, made.stdout + made.stderr
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "w") as out:
+        serve = subprocess.Popen(
+            [str(installed / "hearts"), "arena", "serve", "demo", "--port", str(port)],
+            cwd=tmp_path,
+            env=_env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+    try:
+        assert _serving(serve, f"http://127.0.0.1:{port}/api/status", log).status_code == 401
+        page = httpx.get(f"http://127.0.0.1:{port}/", timeout=10)
+        assert page.status_code == 200 and "<html" in page.text.lower()  # the site's templates
+        assert httpx.get(f"http://127.0.0.1:{port}/static/style.css", timeout=10).status_code == 200
+    finally:
+        os.killpg(serve.pid, signal.SIGTERM)
+        serve.wait(30)
+    play_log = tmp_path / "play.log"
+    with open(play_log, "w") as out:
+        play = subprocess.Popen(
+            [str(installed / "hearts"), "play", "--no-browser", "--seed", "1", "--db", "play.db"],
+            cwd=tmp_path,
+            env=_env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while not (found := re.findall(r"http://127\.0\.0\.1:\d+/\?key=[\w-]+", play_log.read_text())):
+            assert play.poll() is None and time.monotonic() < deadline, play_log.read_text()
+            time.sleep(0.1)
+        table = _serving(play, found[0], play_log)
+        assert table.status_code == 200 and "<html" in table.text.lower()  # the table's page, from the wheel
+    finally:
+        os.killpg(play.pid, signal.SIGTERM)
+        play.wait(30)
