@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import re
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -39,7 +40,7 @@ from referee.record import (
 from referee.rules import Rules
 
 SCHEMA = "hearts-arena/match"
-VERSION = 4  # bump on any change a reader of the last version would misread; adding a field is one too
+VERSION = 5  # bump on any change a reader of the last version would misread; adding a field is one too
 # 2: hands[].charges (turbo_charging); a version 1 object has none, and reads as charging nothing.
 # 3: seats[].isolation (str(Isolation), or null: unknown), seats[].kind ("bot" or "human") and notes (what
 #    the referee did for a seat that is no fault); an object of version 1 or 2 reads as bots whose
@@ -70,23 +71,33 @@ def _fields(obj: Any, **override: Any) -> dict[str, Any]:
 
 
 def match_to_json(record: MatchRecord) -> dict[str, Any]:
-    """One match as a JSON-ready dict: ``schema`` and ``version`` first, then every field of the record."""
-    return {
-        "schema": SCHEMA,
-        "version": VERSION,
-        **_fields(
-            record,
-            rules=str(Rules.from_dict(record.rules)),
-            seats=[_fields(s, isolation=str(s.isolation) if s.isolation is not None else None) for s in record.seats],
-            hands=[
-                _fields(h, passes=[_fields(p) for p in h.passes], charges=[_fields(c) for c in h.charges])
-                for h in record.hands
-            ],
-            plays=[_fields(p) for p in record.plays],
-            faults=[_fields(f) for f in record.faults],
-            notes=[_fields(n) for n in record.notes],
-        ),
-    }
+    """One match as a JSON-ready dict: ``schema`` and ``version`` first, then every field of the record,
+    the seed also as ``seed_text`` (a JSON reader with 64-bit floats, as JavaScript's, rounds the number)."""
+    fields = _fields(
+        record,
+        rules=str(Rules.from_dict(record.rules)),
+        seats=[_fields(s, isolation=str(s.isolation) if s.isolation is not None else None) for s in record.seats],
+        hands=[
+            _fields(h, passes=[_fields(p) for p in h.passes], charges=[_fields(c) for c in h.charges])
+            for h in record.hands
+        ],
+        plays=[_fields(p) for p in record.plays],
+        faults=[_fields(f) for f in record.faults],
+        notes=[_fields(n) for n in record.notes],
+    )
+    head = {"match_id": fields.pop("match_id"), "seed": fields.pop("seed"), "seed_text": str(record.seed)}
+    return {"schema": SCHEMA, "version": VERSION, **head, **fields}
+
+
+def _seed(obj: dict[str, Any]) -> int:
+    """The seed: ``seed_text`` where the object has it (exact whatever read the number), else ``seed``."""
+    number = obj["seed"]
+    text = obj.get("seed_text")
+    if text is None:
+        return int(number)
+    if not isinstance(text, str) or not re.fullmatch(r"-?[0-9]{1,20}", text):
+        raise ValueError(f"seed_text {text!r} is not a decimal integer")
+    return int(text)
 
 
 def match_from_json(obj: dict[str, Any]) -> MatchRecord:
@@ -99,7 +110,7 @@ def match_from_json(obj: dict[str, Any]) -> MatchRecord:
     try:
         return MatchRecord(
             match_id=obj["match_id"],
-            seed=obj["seed"],
+            seed=_seed(obj),
             rules=Rules.parse(obj["rules"]).to_dict(),
             seats=[
                 SeatRecord(

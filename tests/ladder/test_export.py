@@ -13,6 +13,7 @@ import dataclasses
 import enum
 import gc
 import json
+import re
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -104,7 +105,7 @@ def expected(value: Any) -> Any:
 def check_object(obj: dict[str, Any], rec: Any, where: str) -> None:
     """Every field of the dataclass ``rec`` is in ``obj`` with its value, and nothing else is."""
     fields = [f.name for f in dataclasses.fields(rec)]
-    extra = {"schema", "version"} if isinstance(rec, MatchRecord) else set()
+    extra = {"schema", "version", "seed_text"} if isinstance(rec, MatchRecord) else set()
     assert set(obj) == set(fields) | extra, f"{where}: keys {sorted(obj)} vs fields {fields}"
     for name in fields:
         value, got = getattr(rec, name), obj[name]
@@ -136,8 +137,9 @@ def test_every_field_of_every_record_is_exported_and_reads_back(arena: tuple[Pat
         assert [o["match_id"] for o in exported] == ids == sorted(ids) and len(ids) == 2 * len(RULESETS) + IN_TOURNAMENT
         records = [store.load_match(i) for i in ids]
     for obj, rec in zip(exported, records, strict=True):
-        assert (obj["schema"], obj["version"]) == (SCHEMA, VERSION) == ("hearts-arena/match", 4)
-        assert list(obj)[:2] == ["schema", "version"]
+        assert (obj["schema"], obj["version"]) == (SCHEMA, VERSION) == ("hearts-arena/match", 5)
+        assert list(obj)[:5] == ["schema", "version", "match_id", "seed", "seed_text"]
+        assert obj["seed_text"] == str(rec.seed)
         check_object(obj, rec, rec.match_id)
         assert match_from_json(obj) == rec
     # The optional parts were exercised: faults and substitutes, forfeits, discards, called passes, charges,
@@ -177,8 +179,8 @@ def test_a_reader_refuses_another_schema_or_a_later_version(arena: tuple[Path, i
     db, _ = arena
     with Store(db, readonly=True) as store:
         obj = match_to_json(store.load_match(next(store.match_ids())))
-    with pytest.raises(ExportError, match="versions 1 to 4"):
-        match_from_json({**obj, "version": 5})
+    with pytest.raises(ExportError, match="versions 1 to 5"):
+        match_from_json({**obj, "version": 6})
     # A version 2 object has no seat kinds: its seats read as bots.
     older = {**obj, "version": 2, "seats": [{k: v for k, v in s.items() if k != "kind"} for s in obj["seats"]]}
     assert [s.kind for s in match_from_json(older).seats] == ["bot"] * len(obj["seats"])
@@ -218,13 +220,30 @@ def test_each_seats_clock_is_exported_an_older_version_reads_as_unknown_and_a_ba
     line = dumps(match_to_json(unknown))
     assert line.count('"budget_ms":null,"bank_ms":null,"grace_ms":null}') == 4
     older = json.loads(
-        line.replace('"version":4', '"version":3').replace(',"budget_ms":null,"bank_ms":null,"grace_ms":null', "")
+        re.sub(r',"seed_text":"[-0-9]+"', "", line.replace('"version":5', '"version":3')).replace(
+            ',"budget_ms":null,"bank_ms":null,"grace_ms":null', ""
+        )
     )
     assert all("budget_ms" not in s for s in older["seats"]) and match_from_json(older) == unknown
     for bad in ("5", True, [5]):
         hostile = {**obj, "seats": [{**obj["seats"][0], "bank_ms": bad}, *obj["seats"][1:]]}
         with pytest.raises(ExportError, match="not a well-formed match"):
             match_from_json(hostile)
+
+
+def test_a_64_bit_seed_is_exported_as_text_too_which_a_float_reader_does_not_round() -> None:
+    """Version 5: a reader whose numbers are 64-bit floats (JavaScript) rounds a seed past 2^53; the
+    seed's text is exact, and is what a reader takes. An older object has the number alone."""
+    rec = dataclasses.replace(play(["lowest", "heur", "rnd", "rnd-2"], FAST, 3), seed=-5902212948766628122)
+    line = dumps(match_to_json(rec))
+    assert '"seed":-5902212948766628122,"seed_text":"-5902212948766628122"' in line
+    as_javascript = json.loads(line, parse_int=float)  # every number a double, as JSON.parse reads it
+    assert as_javascript["seed"] != rec.seed and as_javascript["seed_text"] == str(rec.seed)
+    assert match_from_json({**json.loads(line), "seed": as_javascript["seed"]}).seed == rec.seed
+    older = {k: v for k, v in json.loads(line).items() if k != "seed_text"} | {"version": 4}
+    assert match_from_json(older) == rec
+    with pytest.raises(ExportError, match="not a well-formed match"):
+        match_from_json({**json.loads(line), "seed_text": "1e3"})
 
 
 def test_match_ids_pages_by_key_and_filters_by_tournament(arena: tuple[Path, int]) -> None:
