@@ -282,9 +282,11 @@ def replay(record: MatchRecord) -> RenderableType:
     # card, so each trick's marks are the next as many flags as it has cards (its tricks are the engine's:
     # a boosted trick, booster_nines, has two cards of each seat, either of them a substitute's).
     flags = iter([p.substituted for p in record.plays])
-    # More than five seats (two packs): the trick table names the seats by number (the header lists
-    # whose each is), as names cut to fit ten columns (``heuris…``) could be any of several bots.
-    seated = [str(s) for s in range(n)] if n > 5 else names
+    # The trick table names each seat by its number, and up to five seats its name after it: a name
+    # cut to fit a narrow terminal (``0:heuris…``) still says whose it is, as ``heuris…`` alone could be
+    # any of several bots (no space between: a cell is cut at its end, not broken onto a second line).
+    # More than five seats (two packs): numbers alone (the header lists whose each is).
+    seated = [str(s) for s in range(n)] if n > 5 else [f"{s}:{name}" for s, name in enumerate(names)]
     parts: list[RenderableType] = [
         Text(
             f"Match {record.match_id}  rules {rules}  seed {record.seed}  "

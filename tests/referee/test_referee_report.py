@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +141,23 @@ def test_the_replay_and_summary_name_the_teams_and_their_totals(spec: str) -> No
     out = io.StringIO()
     Console(file=out, width=240).print(summary(plain), replay(plain))
     assert "team" not in out.getvalue()
+
+
+def test_names_cut_to_fit_a_narrow_terminal_still_say_whose_seat_it_is() -> None:
+    """Five bots, four of them heuristic-something, at 80 columns: each name in the trick table is cut
+    at its end, after its seat's number, so ``heuris…`` never stands for several bots at once."""
+    names = ["heuristic", "heuristic-2", "heuristic-3", "a-rather-long-name", "heuristic-4"]
+    rules = Rules.parse("standard,players=5,target=20")
+    rec = asyncio.run(play_match([InProcessSeat(Randomly(s), n) for s, n in enumerate(names)], rules, 3))
+    console = Console(width=80, record=True, file=io.StringIO())
+    console.print(replay(rec))
+    text = console.export_text()
+    header = next(line for line in text.splitlines() if line.lstrip().startswith("trick"))
+    cells = header.split()[2:7]  # the five seats' columns, after "trick" and "leader"
+    assert [c.split(":")[0] for c in cells] == ["0", "1", "2", "3", "4"], header
+    assert any(c.endswith("…") for c in cells), "the names were cut at 80 columns"
+    rows = [line.split() for line in text.splitlines() if re.match(r"\s+\d+\s+\d:", line)]  # the tricks
+    assert len(rows) >= 10
+    for row in rows:  # the leader: its number, then its name or the start of it
+        seat, _, name = row[1].partition(":")
+        assert names[int(seat)].startswith(name.rstrip("…")), row

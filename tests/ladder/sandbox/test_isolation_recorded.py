@@ -87,7 +87,7 @@ def test_a_match_stores_and_shows_each_seats_isolation(tmp_path: Path) -> None:
     # hearts export (and replay --json): each seat's text, which Isolation.parse reads back.
     (line,) = hearts("export", "--db", str(db)).splitlines()
     exported = json.loads(line)
-    assert exported["version"] == 4 and [s["isolation"] for s in exported["seats"]] == texts
+    assert exported["version"] == 5 and [s["isolation"] for s in exported["seats"]] == texts
     assert [Isolation.parse(s["isolation"]) for s in exported["seats"]] == [s.isolation for s in seats]
 
     # The arena's match page: each seat's isolation, its text and what each feature guarantees.
