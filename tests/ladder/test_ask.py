@@ -4,23 +4,28 @@ The requests ``ladder.ask`` rebuilds from a record are the bytes the bots were s
 step, with what real bots received over gRPC in recorded matches (a bot that writes down the raw bytes
 of every request), under three rulesets between them asking every kind of decision; and with what the
 referee encoded for seats whose clocks ran down, timed out and forfeited, under every preset. An answer
-is judged by the referee's judge on the engine at the step.
+is judged by the referee's judge on the engine at the step. Then the command itself: an in-process bot,
+a bot at an address and a bot started by its command, one step, ``--all``, ``--list``, and the errors.
+Latencies are printed, never asserted on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
-from cli_runner import ok
+from cli_runner import ok, run
 
 from clients.bots import make_bot
+from clients.bots.heuristic import HeuristicBot
 from clients.bots.lowest import LowestBot
-from clients.sdk import BotServicer
+from clients.sdk import BotServicer, ThreadedBotServer
+from clients.view import view_of
 from hearts.v1 import bot_pb2 as pb
 from ladder.ask import ask, same_decision, step_at, steps
 from ladder.bots.inprocess import SdkSeat
@@ -241,7 +246,7 @@ def test_every_presets_requests_are_rebuilt_as_the_referee_encoded_them(preset: 
         assert ws.got and _rebuilt(record, seat) == ws.got, f"seat {seat}"
 
 
-# -- judging an answer -------------------------------------------------------------------------
+# -- the command -------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -254,6 +259,181 @@ def lowest_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, MatchReco
         (found,) = store.list_matches()
         record = store.load_match(found.match_id)
     return db, record
+
+
+def _heuristic_answer(step: Any) -> Any:
+    """What the heuristic bot answers the step's view, asked directly through the SDK (not through ask)."""
+    o = step.observation
+    view = view_of(o, step.match_id, step.names, int(step.settings.budget_ms), step.bank_ms)
+    bot = HeuristicBot()
+    if step.phase is Phase.PLAY:
+        return bot.play_card(view)
+    return tuple(bot.pass_cards(view))
+
+
+def _differing(record: MatchRecord, seat: int) -> list[int]:
+    out = []
+    for s in steps(record):
+        if s.seat == seat and not same_decision(s, _heuristic_answer(s)):
+            out.append(s.number)
+    return out
+
+
+def _first_play(record: MatchRecord, differ: bool) -> Any:
+    for s in steps(record):
+        if s.phase is Phase.PLAY and same_decision(s, _heuristic_answer(s)) is not differ:
+            return dataclasses.replace(s, match=s.match.clone())
+    raise AssertionError("no such play")
+
+
+def test_ask_names_the_difference_at_a_step_the_heuristic_plays_otherwise(lowest_db: tuple[Path, MatchRecord]) -> None:
+    db, record = lowest_db
+    step = _first_play(record, differ=True)
+    answer = _heuristic_answer(step)
+    out = ok("ask", record.match_id[:8], "--step", str(step.number), "--bot", "clients.bots.heuristic:HeuristicBot",
+             "--db", str(db))  # fmt: skip
+    assert f"step {step.number}: hand {step.hand}, trick {step.trick}, seat {step.seat} low{step.seat}: play" in out
+    assert "  hand " in out and " ".join(c.symbol for c in step.observation.hand) in out
+    assert f"differs   yes: recorded {step.recorded.symbol}, the bot {answer.symbol}" in out
+    assert "judged    legal: the referee would have let it stand" in out
+    assert re.search(r"answer    \S+ in \d+\.\d\d ms", out)  # its latency, never judged by its size
+    assert "time bank 10000 ms" in out and "budget 1000 ms" in out
+
+
+def test_ask_says_when_the_bot_answers_as_recorded(lowest_db: tuple[Path, MatchRecord]) -> None:
+    db, record = lowest_db
+    step = _first_play(record, differ=False)
+    out = ok("ask", record.match_id, "--step", str(step.number), "--bot", "clients.bots.heuristic:HeuristicBot",
+             "--db", str(db))  # fmt: skip
+    assert "differs   no: the same play as recorded" in out
+
+
+def test_ask_all_lists_every_step_where_the_answer_differs(lowest_db: tuple[Path, MatchRecord]) -> None:
+    db, record = lowest_db
+    expected = _differing(record, 2)
+    asked = sum(1 for s in steps(record) if s.seat == 2)
+    assert expected
+    out = ok("ask", record.match_id, "--seat", "low2", "--all", "--bot", "clients.bots.heuristic:HeuristicBot",
+             "--db", str(db))  # fmt: skip
+    listed = [int(m) for m in re.findall(r"^│\s+(\d+) │", out, re.MULTILINE)]
+    assert listed == expected
+    assert f"{len(expected)} of {asked} decisions differ;" in out
+    assert f"The {len(expected)} steps where the answer differs from the recorded one" in out
+    # The same bot as recorded differs nowhere.
+    same = ok("ask", record.match_id, "--seat", "2", "--all", "--bot", "clients.bots.lowest:LowestBot", "--db", str(db))
+    assert f"0 of {asked} decisions differ;" in same and "│" not in same
+
+
+def test_ask_list_numbers_every_step(lowest_db: tuple[Path, MatchRecord]) -> None:
+    db, record = lowest_db
+    count = len(list(steps(record)))
+    out = ok("ask", record.match_id, "--list", "--db", str(db))
+    assert f"{count} decisions (steps 0 to {count - 1})" in out
+    numbers = [int(m) for m in re.findall(r"^\s+(\d+)\s+\d+\s", out, re.MULTILINE)]
+    assert numbers == list(range(count))
+    mine = ok("ask", record.match_id, "--list", "--seat", "3", "--db", str(db))
+    assert [int(m) for m in re.findall(r"^\s+(\d+)\s+\d+\s", mine, re.MULTILINE)] == [
+        s.number for s in steps(record) if s.seat == 3
+    ]
+
+
+def test_ask_a_bot_at_an_address(lowest_db: tuple[Path, MatchRecord], lowest_servers: list[ThreadedBotServer]) -> None:
+    db, record = lowest_db
+    out = ok("ask", record.match_id, "--step", "9", "--bot", lowest_servers[0].address, "--db", str(db))
+    assert "its handshake: name lowest" in out and "differs   no" in out
+
+
+@pytest.mark.slow
+def test_ask_a_bot_started_by_its_command(lowest_db: tuple[Path, MatchRecord]) -> None:
+    db, record = lowest_db
+    out = ok("ask", record.match_id, "--step", "0", "--bot", "python -m clients.bots.lowest --port {port}",
+             "--db", str(db))  # fmt: skip
+    assert "step 0: hand 0, seat 0 low0: pass (PassCards)" in out
+    assert "its handshake: name lowest" in out and "differs   no: the same pass as recorded" in out
+
+
+@pytest.mark.slow
+def test_a_bot_that_does_not_start_is_named(lowest_db: tuple[Path, MatchRecord]) -> None:
+    db, record = lowest_db
+    result = run("ask", record.match_id, "--step", "0", "--bot", "python -c pass", "--startup-timeout", "5",
+                 "--db", str(db))  # fmt: skip
+    assert result.exit_code == 1
+    assert "--bot failed to start: the process exited with code 0 before serving" in result.output
+    assert "Check that --bot 'python -c pass' starts a bot" in result.output
+
+
+def _errors(db: Path, *args: str) -> tuple[int, str]:
+    result = run("ask", *args, "--db", str(db))
+    return result.exit_code, result.output
+
+
+def test_the_errors_say_what_to_do(lowest_db: tuple[Path, MatchRecord]) -> None:
+    db, record = lowest_db
+    mid = record.match_id
+    count = len(list(steps(record)))
+    bot = "clients.bots.lowest:LowestBot"
+    code, out = _errors(db, "zzz", "--step", "0", "--bot", bot)
+    assert code == 1 and "no match 'zzz'" in out and "hearts matches --db" in out
+    code, out = _errors(db, mid, "--step", str(count), "--bot", bot)
+    assert code == 1 and f"has no step {count}: its steps are 0 to {count - 1}" in out and "--list" in out
+    code, out = _errors(db, mid, "--step", "0", "--bot", "nosuch.module:Bot")
+    assert code == 1 and "no module named 'nosuch'" in out
+    code, out = _errors(db, mid, "--step", "0")
+    assert code == 2 and "give --bot BOT" in out
+    code, out = _errors(db, mid, "--all", "--bot", bot)
+    assert code == 2 and "give --seat SEAT" in out
+    code, out = _errors(db, mid, "--bot", bot)
+    assert code == 2 and "give one of --step N" in out
+    code, out = _errors(db, mid, "--step", "0", "--all", "--seat", "0", "--bot", bot)
+    assert code == 2 and "--step and --all together" in out
+    code, out = _errors(db, mid, "--list", "--seat", "9")
+    assert code == 2 and "has seats 0 to 3" in out
+    code, out = _errors(db, mid, "--list", "--seat", "nobody")
+    assert code == 2 and "0 low0, 1 low1" in out
+
+
+class Raiser(LowestBot):
+    """Raises at every play: three faults, and it forfeits."""
+
+    def play_card(self, view: Any) -> Card:
+        raise RuntimeError("no")
+
+
+def _saved(tmp_path: Path, record: MatchRecord) -> Path:
+    db = tmp_path / "x.db"
+    with Store(db) as store:
+        store.save_match(record)
+    return db
+
+
+def test_a_step_no_bot_was_asked_is_refused(tmp_path: Path) -> None:
+    seats = [SdkSeat(Raiser(), "raiser")] + [SdkSeat(LowestBot(), f"low{i}") for i in range(1, 4)]
+    record = asyncio.run(play_match(seats, Rules.parse(FAST), 3))
+    assert record.seats[0].forfeit
+    db = _saved(tmp_path, record)
+    every = list(steps(record))
+    gone = next(s for s in every if s.seat == 0 and not s.asked)
+    last = [s.number for s in every if s.seat == 0 and s.asked][-1]
+    code, out = _errors(db, record.match_id, "--step", str(gone.number), "--bot", "clients.bots.lowest:LowestBot")
+    assert code == 1 and "had forfeited the match" in out and f"its last step asked is {last}" in out
+    # The steps it was asked still are, its faulty answers recorded as refused: the fixed bot's stand.
+    faulted = next(s for s in every if s.seat == 0 and s.asked and s.substituted)
+    out = ok("ask", record.match_id, "--step", str(faulted.number), "--bot", "clients.bots.lowest:LowestBot",
+             "--db", str(db))  # fmt: skip
+    assert "the seeded substitute: the bot's answer was refused: error_status" in out
+    assert "judged    legal" in out
+    listed = ok("ask", record.match_id, "--list", "--seat", "0", "--db", str(db))
+    assert "[seat 0 (raiser) had forfeited the match]" in listed
+
+
+def test_a_persons_step_is_refused(tmp_path: Path, lowest_db: tuple[Path, MatchRecord]) -> None:
+    _, record = lowest_db
+    person = dataclasses.replace(record, seats=[dataclasses.replace(record.seats[0], kind="human")] + record.seats[1:])
+    db = _saved(tmp_path, person)
+    code, out = _errors(db, record.match_id, "--step", "0", "--bot", "clients.bots.lowest:LowestBot")
+    assert code == 1 and "is a person's seat: a person decided it" in out
+    code, out = _errors(db, record.match_id, "--seat", "0", "--all", "--bot", "clients.bots.lowest:LowestBot")
+    assert code == 1 and "no decision of seat 0 (low0) was asked of a bot" in out
 
 
 class Plays(LowestBot):
