@@ -14,12 +14,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
+from concurrent import futures
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 from cli_runner import ok, run
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from clients.bots import make_bot
 from clients.bots.heuristic import HeuristicBot
@@ -27,6 +29,7 @@ from clients.bots.lowest import LowestBot
 from clients.sdk import BotServicer, ThreadedBotServer
 from clients.view import view_of
 from hearts.v1 import bot_pb2 as pb
+from hearts.v1 import bot_pb2_grpc
 from ladder.ask import ask, same_decision, step_at, steps
 from ladder.bots.inprocess import SdkSeat
 from ladder.store import Store
@@ -464,3 +467,28 @@ def test_ask_judges_an_answer_with_the_engine_at_the_step(lowest_db: tuple[Path,
     assert good.stands and same_decision(step, good.value)
     again, count = step_at(record, step.number)
     assert again is not None and again.request().wire() == step.request().wire() and count > step.number
+
+
+class _NoHello(bot_pb2_grpc.BotServiceServicer):
+    """A bot that serves, and reports SERVING, but refuses the handshake."""
+
+    def Handshake(self, request: pb.HandshakeRequest, context: grpc.ServicerContext) -> pb.HandshakeResponse:
+        context.abort(grpc.StatusCode.INTERNAL, "not today")
+        raise AssertionError("unreachable")
+
+
+def test_a_bot_that_refuses_the_handshake_is_named(lowest_db: tuple[Path, MatchRecord]) -> None:
+    db, record = lowest_db
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    bot_pb2_grpc.add_BotServiceServicer_to_server(_NoHello(), server)
+    checks = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checks, server)
+    checks.set("", health_pb2.HealthCheckResponse.SERVING)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        code, out = _errors(db, record.match_id, "--step", "0", "--bot", f"127.0.0.1:{port}")
+    finally:
+        server.stop(0)
+    assert code == 1 and "did not answer the handshake: the bot answered INTERNAL: not today" in out
+    assert "hearts validate" in out
