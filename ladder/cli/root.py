@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ladder.cli.arena import arena
+from ladder.cli.ask import ask_command
 from ladder.cli.bot import bot
 from ladder.cli.compare import compare_command
 from ladder.cli.engine import engine
@@ -44,6 +45,7 @@ main.add_command(bot)
 main.add_command(match_command)
 main.add_command(validate_command)
 main.add_command(replay_command)
+main.add_command(ask_command)
 main.add_command(matches_command)
 main.add_command(export_command)
 main.add_command(tournament)
