@@ -91,9 +91,7 @@ def test_play_seats_an_object_and_sample_bots_by_name_and_returns_the_record() -
 def test_play_is_the_referees_match() -> None:
     """The same bots seated by hand on play_match make the same match: play adds nothing of its own."""
     bots = [Mine(), make_bot("lowest"), make_bot("heuristic"), Plain()]
-    by_hand = asyncio.run(
-        play_match([SdkSeat(b) for b in bots], Rules.parse(FAST), 11, names=["a", "b", "c", "d"])
-    )
+    by_hand = asyncio.run(play_match([SdkSeat(b) for b in bots], Rules.parse(FAST), 11, names=["a", "b", "c", "d"]))
     record = play([Mine(), "lowest", "heuristic", Plain()], FAST, 11, names=["a", "b", "c", "d"])
     assert record.decisions() == by_hand.decisions()
 
@@ -223,7 +221,7 @@ def test_a_record_draws_its_table_and_the_replay_viewer_with_every_bots_text_esc
     assert data is not None and "<img" not in data.group(1)
     steps = replay_steps(match_to_json(record), list(replay_hands(record)))
     assert json.loads(data.group(1)) == {"steps": steps, "names": record.bots}
-    assert 'id="replay"' in inner and "document.getElementById(\"replay-data\")" in inner
+    assert 'id="replay"' in inner and 'document.getElementById("replay-data")' in inner
 
 
 def test_a_record_draws_no_html_until_a_view_is_registered() -> None:
@@ -239,7 +237,7 @@ def test_a_record_draws_no_html_until_a_view_is_registered() -> None:
 
 
 def test_a_records_text_in_ipython_is_one_line() -> None:
-    from IPython.lib.pretty import pretty
+    pretty = pytest.importorskip("IPython.lib.pretty").pretty  # IPython comes with ipykernel, in the test extra
 
     record = play([Hostile(), "random", "heuristic", "lowest"], rules=FAST, seed=1)
     text = pretty(record)
