@@ -4,12 +4,16 @@ The referee returns a ``MatchRecord``; ``ladder.store`` writes it to SQLite and 
 Cards are kept as text (``"QS"``, ``"10H"``) so that a record is readable as it stands, survives
 JSON and SQLite unchanged, and parses back with ``Card.parse``. A seat's ``isolation`` (what guarded
 its bot) is a ``referee.isolation.Isolation``, kept as its text too (``str``; ``Isolation.parse``).
+
+In a notebook a record shows itself as HTML (``MatchRecord._repr_html_``) with the view a layer above
+registers (``show_html_with``): the referee draws no HTML and imports nothing of the ladder's.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -210,3 +214,25 @@ class MatchRecord:
         for p in d["plays"]:
             p.pop("latency_ms")
         return d
+
+    def _repr_html_(self) -> str | None:
+        """The record as HTML, for a notebook (Jupyter asks it of every value it shows): drawn by the view
+        registered with ``show_html_with`` (``ladder.notebook`` registers its own when imported: the
+        results table and the site's replay viewer). None without one: Jupyter shows the text instead."""
+        return _html_view[0](self) if _html_view else None
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """The record's text in IPython, in one line: the whole dataclass repr is every card played."""
+        seats = ", ".join(f"{s.bot!r} {s.final_score}" for s in self.seats)
+        status = MatchStatus(self.status).value
+        printer.text(f"<MatchRecord {self.match_id} seed {self.seed}, {len(self.hands)} hands, {status}: {seats}>")
+
+
+_html_view: list[Callable[[MatchRecord], str]] = []
+
+
+def show_html_with(view: Callable[[MatchRecord], str] | None) -> None:
+    """Draw every record with ``view`` where a notebook shows it as HTML (``MatchRecord._repr_html_``);
+    None: with none. A layer above the referee registers it (``ladder.notebook``, when imported), so the
+    referee never imports what draws it. ``view`` must escape every name and text a bot sent."""
+    _html_view[:] = [view] if view is not None else []

@@ -4,8 +4,9 @@ From the top: the ``hearts`` command (ladder.cli, which adds every group itself)
 (ladder.site) → the arena (ladder.arena) → the Dask venue (ladder.venues.cluster) → the ladder's core
 (store, bots, conformance, ratings, tournaments, venues) → the sandbox (ladder.sandbox) and the
 referee → the codec (hearts.v1) → the engine (referee.rules). ``hearts play`` (ladder.table) sits on
-the core beside the arena. The bots (clients) see only the codec and the engine. Nothing imports
-the part above it, and no module imports itself back through others: the import graph has no circle.
+the core beside the arena, and a notebook's API (ladder.notebook) on the site. The bots (clients)
+see only the codec and the engine. Nothing imports the part above it, and no module imports itself
+back through others: the import graph has no circle.
 
 The engine must stay pure: no I/O libraries, no asyncio, no protobuf, nothing else of ours. These
 checks read every module's imports, so a stray import fails here first.
@@ -94,6 +95,10 @@ PARTS: dict[str, set[str]] = {
                     "hearts", "clients", "ladder.sandbox"},
     "ladder.cli": {"ladder", "ladder.site", "ladder.arena", "ladder.table", "ladder.venues.cluster", "referee",
                    "referee.rules", "referee.isolation", "hearts", "clients", "ladder.sandbox"},
+    # A notebook's play and its HTML: the site's replay viewer, over the core. Nothing imports it but a
+    # notebook (or a script); it registers the record's HTML view with the referee (show_html_with).
+    "ladder.notebook": {"ladder", "ladder.site", "referee", "referee.rules", "referee.isolation", "hearts",
+                        "clients", "ladder.sandbox"},
 }  # fmt: skip
 
 

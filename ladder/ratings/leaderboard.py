@@ -36,6 +36,7 @@ Everything here is computed from ``RatedMatch`` values, so it is testable on han
 from __future__ import annotations
 
 import csv
+import html
 import io
 import itertools
 import json
@@ -56,6 +57,7 @@ from ladder.ratings.fit import (
     fit,
 )
 from ladder.store import Store, canonical_rules, rules_text
+from referee.record import MatchRecord, MatchStatus
 from referee.rules import Rules
 
 __all__ = [
@@ -68,11 +70,13 @@ __all__ = [
     "live_elo",
     "load_leaderboard",
     "load_summaries",
+    "rated_match",
     "render_table",
     "ruleset_key",
     "ruleset_text",
     "rulesets",
     "to_csv",
+    "to_html",
     "to_json",
 ]
 
@@ -178,6 +182,10 @@ class Leaderboard:
                 return r
         raise KeyError(bot)
 
+    def _repr_html_(self) -> str:
+        """The ladder as an HTML table, for a notebook (``to_html``)."""
+        return to_html(self)
+
 
 def compute_leaderboard(
     matches: Iterable[RatedMatch],
@@ -280,6 +288,34 @@ def _duplicate_deltas(ms: Sequence[RatedMatch]) -> dict[str, float]:
             total[bot] += score - (cell_sum - score) / (k - 1)
             count[bot] += 1
     return {b: total[b] / count[b] for b in count}
+
+
+def rated_match(record: MatchRecord) -> RatedMatch:
+    """What the leaderboard needs of one finished match's record, as ``load_summaries`` reads it from
+    the store: a ladder of records never saved (``compute_leaderboard(map(rated_match, records))``).
+    ``ValueError`` for a match that did not finish (the store rates finished matches only)."""
+    if MatchStatus(record.status) is not MatchStatus.FINISHED:
+        raise ValueError(f"match {record.match_id} is {MatchStatus(record.status).value}: only finished ones are rated")
+    return RatedMatch(
+        match_id=record.match_id,
+        seed=record.seed,
+        hands=len(record.hands),
+        deal_key=canonical_rules(record.rules),
+        seats=tuple(
+            SeatResult(
+                bot=s.bot,
+                seat=s.seat,
+                score=s.final_score,
+                place=s.place,
+                forfeit=s.forfeit,
+                faults=s.faults,
+                # A sun takes every penalty card too; the engine records it as sun with moon None.
+                moons=sum(1 for h in record.hands if s.seat in (h.moon, h.sun)),
+                kind=s.kind,
+            )
+            for s in record.seats
+        ),
+    )
 
 
 # -- reading the store ---------------------------------------------------------------------------
@@ -478,6 +514,65 @@ def render_table(lb: Leaderboard, title: str = "Ladder") -> Table:
     t.caption = "\n".join(caption)
     t.caption_justify = "left"
     return t
+
+
+_HTML_STYLE = (
+    "<style>.hearts-ladder td,.hearts-ladder th{text-align:right}"
+    ".hearts-ladder td.bot,.hearts-ladder th.bot{text-align:left}"
+    ".hearts-ladder caption{caption-side:top;text-align:left;font-weight:bold}"
+    ".hearts-ladder-notes{font-size:90%;color:#555}</style>"
+)
+
+
+def to_html(lb: Leaderboard, title: str = "Ladder") -> str:
+    """The leaderboard as one HTML table, the columns of ``render_table`` (a notebook shows it:
+    ``Leaderboard._repr_html_``), its remarks under it. Every name is escaped: a bot's name is its own."""
+    e = html.escape
+    rules = f", rules {lb.rules}" if lb.rules is not None else ""
+    live = bool(lb.live_elo)
+    heads = ["rank", "bot", "Elo", "±95%", "LOS↓", "games", "score %", "win %", "avg place", "pts/hand", "dup Δ",
+             "moons", "faults"] + (["live Elo*"] if live else [])  # fmt: skip
+    out = [
+        _HTML_STYLE,
+        '<table class="hearts-ladder">',
+        f"<caption>{e(title)}: {lb.matches} matches{e(rules)}</caption>",
+        "<thead><tr>" + "".join(f'<th class="{"bot" if h == "bot" else "num"}">{e(h)}</th>' for h in heads),
+        "</tr></thead><tbody>",
+    ]
+    for r in lb.rows:
+        cells = [
+            str(r.rank),
+            r.bot,
+            f"{r.elo:.0f}" + ("?" if r.provisional else ""),
+            _f(r.ci95, 0),
+            "" if r.los_next is None else f"{100 * r.los_next:.0f}%",
+            str(r.games),
+            _f(r.score_pct),
+            _f(r.win_pct),
+            _f(r.avg_place, 2),
+            _f(r.points_per_hand, 2),
+            "" if r.dup_delta is None else f"{r.dup_delta:+.1f}",
+            str(r.moons),
+            str(r.faults) + (f" ({r.forfeits} forfeit)" if r.forfeits else ""),
+        ] + ([_f(lb.live_elo.get(r.bot), 0)] if live else [])
+        out.append(
+            f'<tr data-bot="{e(r.bot)}">'
+            + "".join(f'<td class="{"bot" if i == 1 else "num"}">{e(c)}</td>' for i, c in enumerate(cells))
+            + "</tr>"
+        )
+    if not lb.rows:
+        out.append(f'<tr><td colspan="{len(heads)}" class="bot">No rated matches.</td></tr>')
+    out.append("</tbody></table>")
+    remarks = [
+        "Elo: batch Plackett–Luce fit over all matches, ± its 95% interval; ? provisional; LOS↓: likelihood "
+        "of superiority over the next bot; dup Δ: points/match vs the field on the same deal and seat "
+        "(negative is better)"
+    ]
+    if live:
+        remarks.append("live Elo*: pairwise Elo updated after each match, an in-play indicator; the ranking is the fit")
+    remarks += [f"warning: {w}" for w in lb.warnings] + [f"note: {n}" for n in lb.notes]
+    out.append('<p class="hearts-ladder-notes">' + "<br>".join(e(r) for r in remarks) + "</p>")
+    return "".join(out)
 
 
 def _row_dict(lb: Leaderboard, r: LeaderboardRow) -> dict[str, object]:

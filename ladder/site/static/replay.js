@@ -90,7 +90,10 @@
       var v = a.getAttribute("data-view");
       a.classList.toggle("on", (v === "" && view === null) || String(view) === v);
     });
-    if (window.history && window.history.replaceState) window.history.replaceState(null, "", href(step));
+    // The step in the address, to share it; a document without one (an iframe's srcdoc) keeps it to itself.
+    try {
+      if (window.history && window.history.replaceState) window.history.replaceState(null, "", href(step));
+    } catch (e) { /* no address to write to */ }
   }
 
   function go(n) {
