@@ -1,20 +1,23 @@
 """A plain tournament database's pages without a browser (tests/ladder/site/plain_db.py makes the file):
 the views read it without an arena (its own rules: every name, nothing withheld, the owner sees
 everything, a published page no address), ``hearts site build`` writes its site and leaves the file
-as it was, and bot text stays text."""
+as it was, the local viewer's page and its JSON come from one data function, bot text stays text,
+and the viewer's options go together."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from cli_runner import ok
+from cli_runner import ok, run
 from plain_db import ADDRESS, IMG, SCRIPT, digest, make_plain_db
+from starlette.testclient import TestClient
 
 from ladder.arena import views
 from ladder.arena.errors import NotFound
@@ -22,11 +25,13 @@ from ladder.arena.local import OWNER, LocalState
 from ladder.arena.store import has_arena_tables
 from ladder.export import match_to_json
 from ladder.ratings.leaderboard import load_leaderboard
+from ladder.site.local import local_app
 from ladder.site.render import replay_steps
 from ladder.store import Store
 from referee.report import replay_hands
 
 VISITOR = views.VISITOR
+PORT = 8123  # the test client's: the app checks the Host it is sent, nothing listens
 
 
 @pytest.fixture(scope="module")
@@ -131,3 +136,57 @@ def test_hearts_site_build_writes_a_plain_databases_site_and_leaves_the_file(
     marked = pages[f"matches/{plain['marked']}.html"]
     assert "&lt;img src=x onerror=alert(2)&gt;" in marked and "\\u003cimg src=x onerror=alert(2)\\u003e" in marked
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in marked  # the fault's text
+
+
+@pytest.fixture(scope="module")
+def client(plain: dict[str, Any]) -> Iterator[TestClient]:
+    with TestClient(local_app(LocalState(plain["db"]), PORT), base_url=f"http://127.0.0.1:{PORT}") as c:
+        yield c
+
+
+def test_the_viewer_draws_a_match_and_its_json_from_one_data_function(
+    plain: dict[str, Any], client: TestClient
+) -> None:
+    mid = plain["tournament"][1]
+    page = client.get(f"/matches/{mid}")
+    assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+    embedded = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', page.text, re.S)
+    assert embedded is not None
+    data = client.get(f"/matches/{mid}.json").json()
+    assert json.loads(embedded.group(1)) == {"steps": data["steps"], "names": data["names"]}
+    assert data["match"] == _run(views.match(LocalState(plain["db"]), OWNER, mid))
+    # Without JavaScript the links step: the server draws ?step=N.
+    first = next(p for p in data["match"]["plays"] if p["hand"] == 0)
+    at = next(i for i, s in enumerate(data["steps"]) if s["kind"] == "play")
+    stepped = client.get(f"/matches/{mid}?step={at}").text
+    assert f'data-slot="{first["seat"]}"><span class="card' in stepped and f'data-card="{first["card"]}"' in stepped
+    # The owner's own file: every page of it, every name, the address where a bot listened.
+    for path in ["/", "/tournaments", "/tournaments/1", "/matches", "/bots/random", "/static/replay.js"]:
+        assert client.get(path).status_code == 200, path
+    marked = client.get(f"/matches/{plain['marked']}").text
+    assert IMG not in marked and "&lt;img src=x onerror=alert(2)&gt;" in marked and ADDRESS in marked
+    assert "Sign in" not in client.get("/").text and 'href="/live"' not in client.get("/").text
+    assert client.get("/matches/nosuch").status_code == 404 and client.get("/tournaments/x").status_code == 404
+
+
+def test_the_viewer_answers_only_to_its_own_name_and_only_reads(client: TestClient) -> None:
+    for path in ["/", "/matches", "/static/replay.js"]:
+        r = client.get(path, headers={"Host": "rebound.example"})
+        assert r.status_code == 421 and "<" not in r.text, path
+        assert client.get(path, headers={"Host": f"localhost:{PORT}"}).status_code == 200
+    assert client.post("/matches").status_code == 405
+
+
+def test_the_viewers_options_go_with_browser(plain: dict[str, Any]) -> None:
+    db, mid = str(plain["db"]), plain["single"]
+    for args, why in [
+        (["--no-browser"], "--no-browser goes with --browser"),
+        (["--port", "8000"], "--port goes with --browser"),
+        (["--browser", "--json"], "at most one of --json and --browser"),
+    ]:
+        r = run("replay", mid, "--db", db, *args)
+        assert r.exit_code == 2 and why in r.output, r.output
+    r = run("match", "--seat", "a", "--seat", "b", "--seat", "c", "--seat", "d", "--no-browser", "--db", db)
+    assert r.exit_code == 2 and "--no-browser goes with --browser" in r.output
+    # The terminal replay is as it was.
+    assert "Match " + mid in ok("replay", mid[:8], "--db", db)
