@@ -21,7 +21,16 @@ from typing import Any
 from ladder.store import Store
 from referee.record import utc_now
 
-__all__ = ["IN_PIPELINE", "WAITING", "ArenaStore", "BotRow", "UserRow", "VersionRow", "VersionStatus"]
+__all__ = [
+    "IN_PIPELINE",
+    "WAITING",
+    "ArenaStore",
+    "BotRow",
+    "UserRow",
+    "VersionRow",
+    "VersionStatus",
+    "has_arena_tables",
+]
 
 
 class VersionStatus(enum.StrEnum):
@@ -173,6 +182,14 @@ def _version(r: Any) -> VersionRow:
 
 def _bot(r: Any) -> BotRow:
     return BotRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6])
+
+
+def has_arena_tables(path: str | Path) -> bool:
+    """Whether the database at ``path`` holds an arena's tables (``hearts arena init`` made it, or an
+    arena ran on it), read without writing anything: a plain tournament database has none, and
+    opening it as an ``ArenaStore`` would add them."""
+    with Store(path, readonly=True) as store:
+        return store.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'arena_meta'").fetchone() is not None
 
 
 class ArenaStore:

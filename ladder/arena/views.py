@@ -11,6 +11,12 @@ participant's bot by alias with its fault details and address blanked. A match w
 seatings still play shows no score or place (its record is withheld). A name this viewer sees no bot
 by is answered alike whether it is free, hidden or an alias (``not_shown``), reading and submitting.
 Everything a bot controls (its handshake name, its errors, its log) is data, never markup.
+
+A plain tournament database (``LocalState``: the file ``hearts match`` and ``hearts tournament run``
+write, without an arena's tables) is read by the same functions, by its own rules
+(ladder/arena/local.py): every bot by its name, no versions, no accounts, no final, nothing withheld;
+its owner sees everything, a reader of what it publishes (``VISITOR``) no address a bot listened at.
+Its boards are ``hearts ladder``'s: one ruleset of every match (or of one tournament).
 """
 
 from __future__ import annotations
@@ -26,11 +32,14 @@ from typing import Any
 from ladder.arena.accounts import Account
 from ladder.arena.errors import BadRequest, Forbidden, NotFound, NotNow
 from ladder.arena.live import LiveMatch
+from ladder.arena.local import OWNER, LocalState
 from ladder.arena.state import ArenaState
 from ladder.arena.store import IN_PIPELINE, BotRow, VersionRow, VersionStatus
 from ladder.arena.worker import ladder_tournament, sandbox_mode
 from ladder.export import match_to_json
 from ladder.ratings.fit import live_elo_update
+from ladder.ratings.leaderboard import load_leaderboard, ruleset_text
+from ladder.ratings.leaderboard import rulesets as ruleset_counts
 from ladder.store import TournamentRow
 from ladder.tournament.stages import STAGED_FORMATS, Bracket, Played, SwissState, bracket_of, played_rounds, swiss_of
 from referee.report import ReplayedHand, replay_hands
@@ -38,15 +47,19 @@ from referee.report import ReplayedHand, replay_hands
 __all__ = [
     "HISTORY_K",
     "MAX_PAGE",
+    "OWNER",
     "VISITOR",
     "BotPage",
     "Replay",
+    "State",
     "bot",
     "bot_names",
     "bot_page",
     "bots",
     "deadline_passed",
     "final",
+    "final_tournament",
+    "of_bot",
     "table_opponents",
     "leaderboard",
     "live",
@@ -62,6 +75,8 @@ __all__ = [
     "shown_bot",
     "shown_version",
     "status",
+    "tournament",
+    "tournaments",
     "users",
     "version",
     "version_log",
@@ -71,6 +86,9 @@ __all__ = [
 
 VISITOR = Account(id=0, name="", role="visitor", alias="")
 """Someone not signed in: sees what all see."""
+
+State = ArenaState | LocalState
+"""What the views read: an arena, or a plain tournament database."""
 
 MAX_PAGE = 200
 STALE_S = 5.0  # a leaderboard fitted this recently is served as it is, whatever came in since
@@ -208,8 +226,11 @@ def deadline_passed(state: ArenaState) -> bool:
 # -- the arena ---------------------------------------------------------------------------------------
 
 
-async def status(state: ArenaState, viewer: Account) -> dict[str, Any]:
-    """The arena: rules, paused, matches played and pending, the queue, live matches, the deadline, you."""
+async def status(state: State, viewer: Account) -> dict[str, Any]:
+    """The arena: rules, paused, matches played and pending, the queue, live matches, the deadline, you.
+    A plain database: its latest ruleset, its finished matches and bots (no queue, nothing live)."""
+    if isinstance(state, LocalState):
+        return await asyncio.to_thread(_local_status, state, viewer)
     store = state.store
     tid = ladder_tournament(store, state.cfg)
     info = store.ladder.tournaments.get(tid)
@@ -236,6 +257,29 @@ async def status(state: ArenaState, viewer: Account) -> dict[str, Any]:
     }
 
 
+def _local_status(state: LocalState, viewer: Account) -> dict[str, Any]:
+    store = state.store
+    latest = store.ladder.latest_ruleset()
+    return {
+        "name": state.name,
+        "rules": ruleset_text(latest) if latest is not None else None,
+        "paused": False,
+        "matches": sum(n for _, n in store.ladder.ruleset_counts()),
+        "pending": 0,
+        "bots": len(store.bots()),
+        "queue": 0,
+        "live": 0,
+        "deadline": None,
+        "submissions_open": False,
+        "anonymous": False,
+        "final_tournament": None,
+        "sandbox": None,
+        "sandbox_warning": None,
+        "you": {"name": viewer.name, "role": viewer.role},
+        "events": None,
+    }
+
+
 def me(viewer: Account) -> dict[str, Any]:
     """The viewer's name, role and alias."""
     return {"name": viewer.name, "role": viewer.role, "alias": viewer.alias}
@@ -247,8 +291,14 @@ async def users(state: ArenaState, viewer: Account) -> dict[str, Any]:
     return {"users": [{"name": u.name, "role": u.role, "alias": u.alias} for u in state.store.users()]}
 
 
-def rulesets(state: ArenaState) -> list[str]:
-    """The rulesets the arena has a ladder of: arena.toml's first, then any earlier ones."""
+def rulesets(state: State) -> list[str]:
+    """The rulesets the arena has a ladder of: arena.toml's first, then any earlier ones. A plain
+    database's: the latest tournament's first (its default board), then the others, most matches first."""
+    if isinstance(state, LocalState):
+        latest = state.store.ladder.latest_ruleset()
+        texts = [r.rules for r in ruleset_counts(state.store) if r.rules is not None]
+        first = ruleset_text(latest) if latest is not None else None
+        return ([first] if first is not None else []) + [r for r in texts if r != first]
     current = state.cfg.rules
     others = [k.split(":", 1)[1] for k in state.store.meta_keys("ladder_tournament:")]
     return [current] + [r for r in others if r != current]
@@ -258,16 +308,24 @@ def rulesets(state: ArenaState) -> list[str]:
 
 
 async def leaderboard(
-    state: ArenaState,
+    state: State,
     viewer: Account,
     *,
     board: str = "ladder",
     rules: str | None = None,
     all_versions: bool = False,
+    tournament: int | None = None,
 ) -> dict[str, Any]:
     """The ladder's board (``rules``: of an earlier ruleset's ladder) or the final's, as the fit of
     ``ladder.ratings`` gives it, its names as ``viewer`` sees them; the ladder lists each bot's newest
-    version unless ``all_versions``."""
+    version unless ``all_versions``. A plain database's board is ``hearts ladder``'s: ``rules`` (by
+    default the latest tournament's) over every match, or over one ``tournament``'s."""
+    if isinstance(state, LocalState):
+        if board != "ladder":
+            raise NotFound(f"{state.name} is no arena: it has a ladder and tournaments, no final")
+        return await _local_leaderboard(state, rules=rules, tournament=tournament)
+    if tournament is not None:
+        raise BadRequest("an arena's boards are its ladder's and its final's")
     store = state.store
     if rules is None:
         rules = state.cfg.rules
@@ -303,10 +361,40 @@ async def leaderboard(
     return {"board": board, "tournament": tid, "rules": fitted.rules or rules, "matches": fitted.matches, "rows": rows}
 
 
+async def _local_leaderboard(state: LocalState, *, rules: str | None, tournament: int | None) -> dict[str, Any]:
+    def fit() -> Any:
+        store = state.store
+        if tournament is not None and store.tournaments.get(tournament) is None:
+            raise NotFound(f"no tournament {tournament} in {state.name}")
+        known = {r.rules for r in ruleset_counts(store, tournament_id=tournament)}
+        if rules is not None and rules not in known:
+            where = f"tournament {tournament}" if tournament is not None else state.name
+            raise NotFound(f"no finished match of ruleset {rules!r} in {where}")
+        return load_leaderboard(store, tournament_id=tournament, rules=rules)
+
+    fitted = await asyncio.to_thread(fit)
+    rows = []
+    for r in fitted.rows:
+        row = {k: (None if isinstance(x, float) and x != x else x) for k, x in asdict(r).items()}
+        row.update(version=None, ladder_name=r.bot, owner=None, mine=False)
+        rows.append(row)
+    return {"board": "ladder", "tournament": tournament, "rules": fitted.rules or rules, "matches": fitted.matches,
+            "rows": rows}  # fmt: skip
+
+
 # -- the final tournament's standings -----------------------------------------------------------------
 
 
-async def final(state: ArenaState, viewer: Account) -> dict[str, Any]:
+def final_tournament(state: State) -> int | None:
+    """The final tournament's id, once the organiser (or the deadline) started it; a plain database
+    has none."""
+    if isinstance(state, LocalState):
+        return None
+    final = state.store.get_meta("final_tournament")
+    return int(final) if final is not None else None
+
+
+async def final(state: State, viewer: Account) -> dict[str, Any]:
     """The final tournament as it stands, for ``GET /api/final`` and the site's final board alike: its
     format and progress, and a Swiss's standings (``swiss``) or a knockout's bracket (``knockout``)
     drawn from its recorded results by ``ladder.tournament.stages``, the functions that draw its
@@ -314,11 +402,11 @@ async def final(state: ArenaState, viewer: Account) -> dict[str, Any]:
     ``viewer`` sees them (aliases on an anonymous board). Only what is settled is shown, as a
     withheld match shows nothing: a Swiss's standings over its complete rounds, a knockout table's
     points once every seating of its own deals is recorded."""
-    store = state.store
-    final_id = store.get_meta("final_tournament")
-    if final_id is None:
+    if isinstance(state, LocalState):
+        raise NotFound(f"{state.name} is no arena: it has tournaments, no final")
+    tid = final_tournament(state)
+    if tid is None:
         raise NotFound("no final tournament yet (the organiser starts it, or the deadline does)")
-    tid = int(final_id)
     row, played = await asyncio.to_thread(_final_read, state, tid)
     sight = _Sight(state, viewer)
     out: dict[str, Any] = {
@@ -452,23 +540,86 @@ def _knockout_view(p: Played, b: Bracket, sight: _Sight) -> dict[str, Any]:
     }
 
 
+# -- a plain database's tournaments -------------------------------------------------------------------
+
+
+def _tournament_dict(row: TournamentRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "format": row.format,
+        "rules": ruleset_text(row.rules) or row.rules,
+        "deals": row.deals,
+        "rounds": row.rounds,
+        "status": row.status,
+        "matches": row.done,
+        "scheduled": row.total,
+        "created_at": row.created_at,
+        "finished_at": row.finished_at,
+    }
+
+
+async def tournaments(state: State, viewer: Account) -> list[dict[str, Any]]:
+    """A plain database's tournaments, newest first: format, ruleset, deals, status, matches
+    recorded of those scheduled (``hearts tournament list``'s). An arena's tournaments are its
+    ladders and its final: its leaderboard shows them."""
+    if not isinstance(state, LocalState):
+        raise NotFound("an arena's tournaments are its ladder's and its final's: see the leaderboard")
+    rows = await asyncio.to_thread(lambda: state.store.tournaments.all())
+    return [_tournament_dict(r) for r in reversed(rows)]
+
+
+async def tournament(state: State, viewer: Account, tournament_id: int) -> dict[str, Any]:
+    """One tournament of a plain database (``tournaments``' row)."""
+    if not isinstance(state, LocalState):
+        raise NotFound("an arena's tournaments are its ladder's and its final's: see the leaderboard")
+    row = await asyncio.to_thread(lambda: state.store.tournaments.get(tournament_id))
+    if row is None:
+        raise NotFound(f"no tournament {tournament_id} in {state.name}")
+    return _tournament_dict(row)
+
+
 # -- bots and versions -------------------------------------------------------------------------------
 
 
-async def bots(state: ArenaState, viewer: Account) -> dict[str, Any]:
+def _local_bot(row: dict[str, Any]) -> dict[str, Any]:
+    """A plain database's bot: its name, its registration's description, no owner, no versions."""
+    return {
+        "name": row["name"],
+        "owner": None,
+        "house": False,
+        "mine": False,
+        "versions": None,
+        "playing_version": None,
+        "created_at": row["created_at"],
+        "description": row["description"],
+        "registered": row["registered"],
+        "matches": row["matches"],
+    }
+
+
+async def bots(state: State, viewer: Account) -> dict[str, Any]:
     """Every bot, by the name ``viewer`` sees it by."""
+    if isinstance(state, LocalState):
+        return {"bots": [_local_bot(r) for r in await asyncio.to_thread(lambda: state.store.bot_rows())]}
     sight = _Sight(state, viewer)
     return {"bots": [sight.bot_dict(b) for b in sight.bots.values()]}
 
 
-async def bot_names(state: ArenaState, viewer: Account) -> list[str]:
+async def bot_names(state: State, viewer: Account) -> list[str]:
     """Every bot's name as ``viewer`` sees it, in the order the bots were made."""
+    if isinstance(state, LocalState):
+        return [b["name"] for b in (await bots(state, viewer))["bots"]]
     sight = _Sight(state, viewer)
     return [sight.bot_name(b) for b in sight.bots.values()]
 
 
-async def bot(state: ArenaState, viewer: Account, name: str) -> dict[str, Any]:
-    """One bot and its versions (their reports its owner's)."""
+async def bot(state: State, viewer: Account, name: str) -> dict[str, Any]:
+    """One bot and its versions (their reports its owner's); a plain database's has none."""
+    if isinstance(state, LocalState):
+        found = next((b for b in (await bots(state, viewer))["bots"] if b["name"] == name), None)
+        if found is None:
+            raise NotFound(f"no bot {name!r} in {state.name}")
+        return {**found, "version_list": []}
     sight = _Sight(state, viewer)
     b = sight.find_bot(name)
     vs = [sight.version_dict(v) for v in sight.versions.values() if v.bot_id == b.id]
@@ -511,15 +662,27 @@ async def version_log(state: ArenaState, viewer: Account, name: str, number: int
 # -- matches -----------------------------------------------------------------------------------------
 
 
-async def matches(state: ArenaState, viewer: Account, *, limit: int = 50, after: str | None = None) -> dict[str, Any]:
-    """Recorded matches of the ladder and the final, newest first, ``limit`` at most (``MAX_PAGE``)
-    from before match ``after``; ``next`` is where the next page starts."""
-    store = state.store
+async def matches(
+    state: State, viewer: Account, *, limit: int = 50, after: str | None = None, tournament: int | None = None
+) -> dict[str, Any]:
+    """Recorded matches of the ladder and the final (or of one ``tournament`` of them), newest first,
+    ``limit`` at most (``MAX_PAGE``) from before match ``after``; ``next`` is where the next page
+    starts. A plain database's: every match (or one tournament's), newest first by their start."""
     limit = min(limit, MAX_PAGE)
+    if isinstance(state, LocalState):
+        page = await asyncio.to_thread(
+            lambda: state.store.recent_matches(tournament_id=tournament, after=after, limit=limit)
+        )
+        for m in page:
+            m["withheld"] = False  # the owner's own file: nobody plays its deals while it is read
+        return {"matches": page, "next": page[-1]["id"] if len(page) == limit else None}
+    store = state.store
     tids = [ladder_tournament(store, state.cfg)]
     if (final := store.get_meta("final_tournament")) is not None:
         tids.append(int(final))
-    page = store.match_page(tids, after=after, limit=limit)
+    if tournament is not None:
+        tids = [t for t in tids if t == tournament]
+    page = store.match_page(tids, after=after, limit=limit) if tids else []
     sight = _Sight(state, viewer)
     # A match whose deal other seatings still play shows no result (its record is withheld): their
     # scores and places would tell how the deal plays.
@@ -542,17 +705,41 @@ class Replay:
     hands: list[ReplayedHand]
 
 
-async def match(state: ArenaState, viewer: Account, match_id: str) -> dict[str, Any]:
+async def match(state: State, viewer: Account, match_id: str) -> dict[str, Any]:
     """One match in the export format, as ``viewer`` may see it."""
     return (await _match(state, viewer, match_id, replayed=False)).match
 
 
-async def replay(state: ArenaState, viewer: Account, match_id: str) -> Replay:
+async def replay(state: State, viewer: Account, match_id: str) -> Replay:
     """One match as ``viewer`` may see it, with the engine's replay of it."""
     return await _match(state, viewer, match_id, replayed=True)
 
 
-async def _match(state: ArenaState, viewer: Account, match_id: str, *, replayed: bool) -> Replay:
+def _load(state: State, match_id: str, replayed: bool) -> tuple[dict[str, Any], list[ReplayedHand]]:
+    """A match in the export format and the engine's replay of it (``replayed``), in this thread's
+    connection."""
+    records = state.store.ladder if isinstance(state, ArenaState) else state.store
+    record = records.load_match(match_id)
+    return match_to_json(record), list(replay_hands(record)) if replayed else []
+
+
+async def _local_match(state: LocalState, viewer: Account, match_id: str, *, replayed: bool) -> Replay:
+    if not await asyncio.to_thread(lambda: state.store.has_match(match_id)):
+        raise NotFound(f"no match {match_id!r} in {state.name}")
+    data, hands = await asyncio.to_thread(_load, state, match_id, replayed)
+    if viewer.role != OWNER.role:  # what is published: no address a bot listened at
+        unseen = [s["address"] for s in data["seats"] if s["address"]]
+        for s in data["seats"]:
+            s["address"] = None
+        for f in data["faults"]:
+            for key in ("detail", "sent", "received"):
+                f[key] = without_addresses(f[key], unseen)
+    return Replay(data, hands)
+
+
+async def _match(state: State, viewer: Account, match_id: str, *, replayed: bool) -> Replay:
+    if isinstance(state, LocalState):
+        return await _local_match(state, viewer, match_id, replayed=replayed)
     store = state.store
     if not store.ladder.has_match(match_id):
         raise NotFound(f"no match {match_id!r}")
@@ -563,11 +750,7 @@ async def _match(state: ArenaState, viewer: Account, match_id: str, *, replayed:
             "its record is shown once every seating of it is recorded"
         )
 
-    def load() -> tuple[dict[str, Any], list[ReplayedHand]]:
-        record = state.store.ladder.load_match(match_id)
-        return match_to_json(record), list(replay_hands(record)) if replayed else []
-
-    data, hands = await asyncio.to_thread(load)
+    data, hands = await asyncio.to_thread(_load, state, match_id, replayed)
     sight = _Sight(state, viewer)
     hidden_seats = set()
     unseen: list[str] = []  # the addresses this viewer may not see: every bot's but their own
@@ -662,6 +845,14 @@ def _bot_of(ladder_name: str) -> str:
     return ladder_name.rsplit(".v", 1)[0]
 
 
+def of_bot(state: State, ladder_name: str, name: str) -> bool:
+    """Whether a seat's name (``BOT.vN`` in an arena) is bot ``name``'s, or one version of it (a
+    plain database's names have no versions: ``x.v2`` is a bot of its own there)."""
+    if isinstance(state, LocalState):
+        return ladder_name == name
+    return _bot_of(ladder_name) == name
+
+
 @dataclass(frozen=True)
 class BotPage:
     """A bot's page: the bot, its versions' rows of the board, its newest matches whose result is
@@ -675,18 +866,18 @@ class BotPage:
     faults: list[tuple[str, int]]
 
 
-async def bot_page(state: ArenaState, viewer: Account, name: str) -> BotPage:
+async def bot_page(state: State, viewer: Account, name: str) -> BotPage:
     """What a bot's page shows ``viewer``, from the same views as the rest (no more than they show)."""
     b = await bot(state, viewer, name)
     board = await leaderboard(state, viewer, all_versions=True)
     rows = [r for r in board["rows"] if r["bot"] == b["name"]]
     listed = (await matches(state, viewer, limit=MAX_PAGE))["matches"]
-    mine = [m for m in listed if any(_bot_of(s["bot"]) == b["name"] for s in m["seats"])]
+    mine = [m for m in listed if any(of_bot(state, s["bot"], b["name"]) for s in m["seats"])]
     # The history in the order played (oldest first), every seat of every match on the page whose
     # result is shown (a withheld match has none yet).
     ordered = [(m["id"], [(s["bot"], s["place"]) for s in m["seats"]]) for m in reversed(listed) if not m["withheld"]]
     history: list[tuple[int, float]] = []
-    for ln in {s["bot"] for m in mine for s in m["seats"] if _bot_of(s["bot"]) == b["name"]}:
+    for ln in {s["bot"] for m in mine for s in m["seats"] if of_bot(state, s["bot"], b["name"])}:
         history += rating_history(ordered, ln)
     history.sort()
     faults: Counter[str] = Counter()
@@ -698,7 +889,7 @@ async def bot_page(state: ArenaState, viewer: Account, name: str) -> BotPage:
         except NotNow:  # its deal is still being played in other seats: shown once it is not
             withheld.add(m["id"])
             continue
-        seats = [s["seat"] for s in data["seats"] if _bot_of(s["bot"]) == b["name"]]
+        seats = [s["seat"] for s in data["seats"] if of_bot(state, s["bot"], b["name"])]
         for f in data["faults"]:
             if f["seat"] in seats:
                 faults[f["kind"]] += 1

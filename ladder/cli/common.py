@@ -5,6 +5,7 @@ they open, the clock, seat and cluster options, rulesets and tables as a person 
 from __future__ import annotations
 
 import math
+import socket
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -204,6 +205,83 @@ def _check_writable(db: str) -> None:
     if Path(db).exists():
         with _open(db, readonly=True):  # an arena database this version can write
             pass
+
+
+# The replay viewer of a recorded match in the browser: hearts replay --browser, hearts match --browser.
+_BROWSER_OPTIONS = (
+    click.option(
+        "--browser",
+        is_flag=True,
+        help="Serve the match's replay viewer on 127.0.0.1 from --db (no arena needed) and open it in your "
+        "browser; it serves until Ctrl-C.",
+    ),
+    click.option("--no-browser", is_flag=True, help="With --browser: print the viewer's address, open no browser."),
+    click.option(
+        "--port",
+        type=click.IntRange(0, 65535),
+        default=0,
+        show_default=True,
+        help="With --browser: the viewer's port on 127.0.0.1 (0: any free port).",
+    ),
+)
+
+
+def _browser_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(_BROWSER_OPTIONS):
+        f = option(f)
+    return f
+
+
+def _check_browser_options(browser: bool, no_browser: bool) -> None:
+    """--no-browser and --port go with --browser: alone they would do nothing."""
+    ctx = click.get_current_context()
+    if browser:
+        return
+    if no_browser:
+        raise click.UsageError("--no-browser goes with --browser (it serves the viewer without opening a browser)")
+    if ctx.get_parameter_source("port") is click.core.ParameterSource.COMMANDLINE:
+        raise click.UsageError("--port goes with --browser (the replay viewer's port)")
+
+
+def _viewer_socket(port: int) -> socket.socket:
+    """The replay viewer's socket, listening on 127.0.0.1:``port`` (0: any free port)."""
+    from ladder.table.session import PortTaken, listen
+
+    try:
+        return listen(port)
+    except PortTaken as e:
+        raise click.ClickException(str(e)) from None
+
+
+def _serve_replay(db: str, match_id: str, sock: socket.socket, *, open_browser: bool) -> None:
+    """Serve the replay viewer of the recorded match ``match_id`` of ``db`` on ``sock``
+    (ladder/site/local.py: the site's page, read from the plain database by its owner), print its
+    address, open a browser on it unless not ``open_browser``, and serve until Ctrl-C."""
+    import webbrowser
+    from urllib.parse import quote
+
+    from ladder.arena.local import LocalState
+    from ladder.site.local import serve
+
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/matches/{quote(match_id, safe='')}"
+    console.print(f"the replay of match {match_id} is at:", soft_wrap=True, highlight=False, markup=False)
+    # On a line of its own and never wrapped, so that it can be copied (and read by a program) whole.
+    console.print(f"  {url}", soft_wrap=True, highlight=False, markup=False)
+    if open_browser:
+        try:
+            opened = webbrowser.open(url)
+        except Exception:
+            opened = False
+        if not opened:
+            console.print("(no browser could be opened here: open that address in one)")
+    console.print("serving it until Ctrl-C")
+    sys.stdout.flush()
+    try:
+        serve(LocalState(Path(db)), sock)
+    except KeyboardInterrupt:
+        console.print("stopped")
+    finally:
+        sock.close()
 
 
 _STARTUP_TIMEOUT_OPTION = click.option(

@@ -12,11 +12,15 @@ from ladder.cli.common import (
     _SANDBOX_OPTION,
     _SEED,
     _STARTUP_TIMEOUT_OPTION,
+    _browser_options,
+    _check_browser_options,
     _check_writable,
     _clock_options,
     _open,
     _parse_rules,
     _seat_entries,
+    _serve_replay,
+    _viewer_socket,
     console,
     engine_note,
 )
@@ -50,6 +54,7 @@ from ladder.cli.common import (
 )
 @_DB_OPTION
 @_clock_options
+@_browser_options
 def match_command(
     seat_specs: tuple[str, ...],
     bots_file: str | None,
@@ -62,6 +67,9 @@ def match_command(
     bank_ms: float,
     grace_ms: float,
     max_faults: int,
+    browser: bool,
+    no_browser: bool,
+    port: int,
 ) -> None:
     """Play one match, record it in --db and print a summary. Bots given by a command (or by name
     from --bots or the registry) are started like a tournament's and stopped after the match.
@@ -72,7 +80,9 @@ def match_command(
                    --seat c=localhost:50053 --seat d=localhost:50054 --rules standard --seed 7
       hearts match --seat "me=python my_bot.py" --seat random --seat lowest --seat heuristic --bots bots.toml
       hearts match --seat me=my_bot:MyBot --seat r1=clients.bots.random:RandomBot \\
-                   --seat r2=clients.bots.random:RandomBot --seat h=clients.bots.heuristic:HeuristicBot
+                   --seat r2=clients.bots.random:RandomBot --seat h=clients.bots.heuristic:HeuristicBot --browser
+
+    With --browser the recorded match opens in the replay viewer (as hearts replay --browser does).
     """
     engine_note()
     import asyncio
@@ -83,6 +93,7 @@ def match_command(
     from referee.report import summary
     from referee.seats import SeatUnreachable
 
+    _check_browser_options(browser, no_browser)
     r = _parse_rules(ruleset, "--rules")
     if len(seat_specs) != r.players:
         raise click.UsageError(
@@ -107,6 +118,7 @@ def match_command(
     settings = MatchSettings(budget_ms=budget_ms, bank_ms=bank_ms, grace_ms=grace_ms, max_faults=max_faults)
     seed = seed if seed is not None else secrets.randbelow(2**31)
     _check_writable(db)  # before playing: a match that cannot be recorded is lost
+    sock = _viewer_socket(port) if browser else None  # before playing too: a port taken is said at once
     seats = [(e.name, e.address or "") for e in entries]
     from ladder.sandbox import SandboxMode, SandboxUnavailable
 
@@ -160,3 +172,5 @@ def match_command(
     console.print(f"recorded in {db}; replay with:")
     # On a line of its own and never wrapped, so that it can be copied whole.
     console.print(f"  hearts replay {record.match_id} --db {db}", soft_wrap=True)
+    if sock is not None:
+        _serve_replay(db, record.match_id, sock, open_browser=not no_browser)

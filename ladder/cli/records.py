@@ -5,7 +5,19 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from ladder.cli.common import _AT_LEAST_1, _EXISTING_DB_OPTION, _check_tournament, _fmt, _open, _wide_console, console
+from ladder.cli.common import (
+    _AT_LEAST_1,
+    _EXISTING_DB_OPTION,
+    _browser_options,
+    _check_browser_options,
+    _check_tournament,
+    _fmt,
+    _open,
+    _serve_replay,
+    _viewer_socket,
+    _wide_console,
+    console,
+)
 from referee.rules import Rules
 
 
@@ -18,21 +30,34 @@ from referee.rules import Rules
     is_flag=True,
     help="Print the match as one line of JSON (docs/export.md), as hearts export does.",
 )
-def replay_command(match_id: str, db: str, as_json: bool) -> None:
-    """Print a recorded match hand by hand, trick by trick (MATCH_ID may be a unique prefix).
+@_browser_options
+def replay_command(match_id: str, db: str, as_json: bool, browser: bool, no_browser: bool, port: int) -> None:
+    """Print a recorded match hand by hand, trick by trick (MATCH_ID may be a unique prefix), or
+    with --browser show it in the site's replay viewer, served from --db on 127.0.0.1.
 
     hearts match prints the id of the match it recorded; a tournament's matches are
     t{ID}-{NNNNNN}, e.g. t1-000000 (a short prefix such as t1-0 names many of them).
     hearts matches lists the ids.
+
+    \b
+    Examples:
+      hearts replay t1-000005 --db arena.db
+      hearts replay t1-000005 --db arena.db --browser
     """
     from referee.report import replay, summary
 
+    _check_browser_options(browser, no_browser)
+    if browser and as_json:
+        raise click.UsageError("give at most one of --json and --browser")
     with _open(db, readonly=True) as store:
         try:
             record = store.load_match(store.resolve_match_id(match_id))
         except KeyError as e:
             hint = "list them with" if e.args[0].startswith("no match") else "give more of the id;"
             raise click.ClickException(f"{e.args[0]}: {hint} hearts matches --db {db}") from None
+    if browser:
+        _serve_replay(db, record.match_id, _viewer_socket(port), open_browser=not no_browser)
+        return
     if as_json:
         from ladder.export import dumps, match_to_json
 

@@ -3,7 +3,8 @@
 
 Every page's data comes from the arena's views (ladder/arena/views.py), the functions the JSON API
 answers from, called with the viewer's account: a page shows no more than the API would show that
-viewer, anonymity included.
+viewer, anonymity included. The same pages draw a plain tournament database (``LocalState``: the
+views read it by its own rules), with its tournaments' pages besides.
 """
 
 from __future__ import annotations
@@ -12,11 +13,24 @@ from typing import Any
 
 from ladder.arena import views
 from ladder.arena.accounts import Account
+from ladder.arena.errors import NotFound
 from ladder.arena.state import ArenaState
-from ladder.arena.views import VISITOR
+from ladder.arena.views import VISITOR, State
 from ladder.site.render import points_svg, rating_svg, replay_steps, seat_names
 
-__all__ = ["VISITOR", "Page", "bot_page", "leaderboard_page", "live_data", "live_page", "match_page", "matches_page"]
+__all__ = [
+    "VISITOR",
+    "Page",
+    "bot_page",
+    "leaderboard_page",
+    "live_data",
+    "live_page",
+    "match_data",
+    "match_page",
+    "matches_page",
+    "tournament_page",
+    "tournaments_page",
+]
 
 Page = tuple[str, dict[str, Any]]
 SORTABLE = ("rank", "bot", "elo", "games", "score_pct", "win_pct", "points_per_hand", "faults")
@@ -35,11 +49,11 @@ def _sort(rows: list[dict[str, Any]], key: str | None) -> list[dict[str, Any]]:
     return sorted(rows, key=k)
 
 
-async def leaderboard_page(state: ArenaState, viewer: Account, query: dict[str, str]) -> Page:
-    rules, every = query.get("rules"), query.get("versions") == "all"
+async def leaderboard_page(state: State, viewer: Account, query: dict[str, str]) -> Page:
+    rules, every = query.get("rules") or None, query.get("versions") == "all"
     boards = [await views.leaderboard(state, viewer, rules=rules, all_versions=every)]
     final = None
-    if state.store.get_meta("final_tournament") is not None:
+    if views.final_tournament(state) is not None:
         boards.append(await views.leaderboard(state, viewer, board="final", rules=rules, all_versions=every))
         final = await views.final(state, viewer)  # a Swiss's standings, a knockout's bracket: as /api/final
     for b in boards:
@@ -55,16 +69,25 @@ async def leaderboard_page(state: ArenaState, viewer: Account, query: dict[str, 
     }
 
 
-async def matches_page(state: ArenaState, viewer: Account, query: dict[str, str]) -> Page:
-    result = await views.matches(state, viewer, limit=views.MAX_PAGE, after=query.get("after") or None)
-    page = result["matches"]
+def _tournament_q(query: dict[str, str]) -> int | None:
+    try:
+        return int(query.get("tournament") or "")
+    except ValueError:
+        return None
+
+
+async def matches_page(state: State, viewer: Account, query: dict[str, str]) -> Page:
     bot = query.get("bot") or None
     tournament = query.get("tournament") or None
+    after = query.get("after") or None
+    result = await views.matches(state, viewer, limit=views.MAX_PAGE, after=after, tournament=_tournament_q(query))
+    page = result["matches"]
     if bot is not None:
-        page = [m for m in page if any(s["bot"] == bot or s["bot"].rsplit(".v", 1)[0] == bot for s in m["seats"])]
+        page = [m for m in page if any(s["bot"] == bot or views.of_bot(state, s["bot"], bot) for s in m["seats"])]
     if tournament is not None:
         page = [m for m in page if str(m["tournament"]) == tournament]
-    tournaments = sorted({str(m["tournament"]) for m in page} | ({tournament} if tournament else set()))
+    listed = {str(m["tournament"]) for m in page if m["tournament"] is not None}  # a single match has none
+    tournaments = sorted(listed | ({tournament} if tournament else set()))
     return "matches.html", {
         "matches": page,
         "bot": bot,
@@ -76,10 +99,16 @@ async def matches_page(state: ArenaState, viewer: Account, query: dict[str, str]
     }
 
 
-async def match_page(state: ArenaState, viewer: Account, match_id: str, query: dict[str, str]) -> Page:
+async def match_data(state: State, viewer: Account, match_id: str) -> dict[str, Any]:
+    """A match as ``viewer`` may see it (the export format), its seats' names and its replay's steps
+    (``replay_steps``, from the engine's replay): what its page draws and its JSON is."""
     shown = await views.replay(state, viewer, match_id)
-    data = shown.match
-    steps = replay_steps(data, shown.hands)
+    return {"match": shown.match, "names": seat_names(shown.match), "steps": replay_steps(shown.match, shown.hands)}
+
+
+async def match_page(state: State, viewer: Account, match_id: str, query: dict[str, str]) -> Page:
+    shown = await match_data(state, viewer, match_id)
+    data, steps = shown["match"], shown["steps"]
     try:
         step = max(0, min(len(steps) - 1, int(query.get("step", "0"))))
     except ValueError:
@@ -90,7 +119,7 @@ async def match_page(state: ArenaState, viewer: Account, match_id: str, query: d
         seat_view = None
     return "match.html", {
         "m": data,
-        "names": seat_names(data),
+        "names": shown["names"],
         "steps": steps,
         "step": step,
         "s": steps[step] if steps else None,
@@ -100,7 +129,7 @@ async def match_page(state: ArenaState, viewer: Account, match_id: str, query: d
     }
 
 
-async def bot_page(state: ArenaState, viewer: Account, name: str) -> Page:
+async def bot_page(state: State, viewer: Account, name: str) -> Page:
     page = await views.bot_page(state, viewer, name)
     return "bot.html", {
         "b": page.bot,
@@ -110,6 +139,32 @@ async def bot_page(state: ArenaState, viewer: Account, name: str) -> Page:
         "points_svg": points_svg(page.points),
         "faults": page.faults,
         "title": f"Bot {page.bot['name']}",
+    }
+
+
+async def tournaments_page(state: State, viewer: Account) -> Page:
+    """A plain database's tournaments (an arena's are its ladder and its final: its leaderboard)."""
+    return "tournaments.html", {"tournaments": await views.tournaments(state, viewer), "title": "Tournaments"}
+
+
+async def tournament_page(state: State, viewer: Account, tournament_id: str, query: dict[str, str]) -> Page:
+    """One tournament of a plain database: its board (its own matches rated alone) and its matches."""
+    try:
+        tid = int(tournament_id)
+    except ValueError:
+        raise NotFound(f"no tournament {tournament_id!r}: a tournament's id is a number") from None
+    row = await views.tournament(state, viewer, tid)
+    board = await views.leaderboard(state, viewer, tournament=tid)
+    board["rows"] = _sort(board["rows"], query.get("sort"))
+    listed = await views.matches(state, viewer, limit=views.MAX_PAGE, tournament=tid)
+    return "tournament.html", {
+        "t": row,
+        "boards": [board],
+        "sort": query.get("sort", "rank"),
+        "rules_q": "",
+        "matches": listed["matches"],
+        "more": listed["next"] is not None,
+        "title": f"Tournament {tid}",
     }
 
 

@@ -23,6 +23,7 @@ from referee.report import ReplayedHand
 from referee.settings import ms_text
 
 __all__ = [
+    "HEADERS",
     "Card",
     "card",
     "clocks",
@@ -38,6 +39,15 @@ __all__ = [
 ]
 
 HERE = Path(__file__).resolve().parent
+HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    # Only the site's own files: no inline script runs, whatever a page holds.
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+}
+"""The headers of every page the site serves (the arena's, and a plain database's on 127.0.0.1)."""
 SUITS = {"S": ("♠", "spades", "black"), "H": ("♥", "hearts", "red"), "D": ("♦", "diamonds", "red"),
          "C": ("♣", "clubs", "black")}  # fmt: skip
 RANK_ORDER = {r: i for i, r in enumerate(["2", "3", "4", "5", "6", "7", "8", "9", "10", "T", "J", "Q", "K", "A"])}
@@ -336,6 +346,9 @@ def env() -> jinja2.Environment:
         team_totals=team_totals,
         isolations=isolations,
         clocks=clocks,
+        # A plain tournament database's pages (ladder/arena/local.py): its names have no versions, it
+        # has tournaments and no accounts. An arena's renderers leave it False.
+        local=False,
     )
     e.filters["q"] = lambda s: quote(str(s), safe="")
     e.filters["pct"] = lambda x: "—" if x is None or x != x else f"{x:.1f}%"

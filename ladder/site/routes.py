@@ -46,7 +46,7 @@ from ladder.arena.live import stream as live_stream
 from ladder.arena.state import ArenaState
 from ladder.site import pages
 from ladder.site.pages import VISITOR
-from ladder.site.render import HERE, env
+from ladder.site.render import HEADERS, HERE, env
 from ladder.site.tables import PlayTable, TableRefused, Tables, table_rules
 from ladder.table.table import MAX_PAGES, STATIC, json_body, last_event, seat_stream
 from referee.human import AnswerRefused
@@ -56,14 +56,6 @@ __all__ = ["mount"]
 SESSION = "hearts_session"
 CSRF = "hearts_csrf"
 SESSION_S = 14 * 24 * 3600
-HEADERS = {
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "same-origin",
-    # Only the site's own files: no inline script runs, whatever a page holds.
-    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-}
 
 _env = env()
 

@@ -1,7 +1,11 @@
 """``hearts site build``: the leaderboard, the matches, every bot's page and every replay as plain
 files (the server's templates, as a visitor not signed in sees them), for a teacher who publishes
 results without running a server. Links are relative, so the folder works from any web server or
-straight from the disk."""
+straight from the disk.
+
+A plain tournament database (no arena's tables: ``build_local_site``) is written the same way, read
+by the views' rules for one (ladder/arena/local.py): its ladder, its tournaments (each one's board and
+matches), its matches, its bots' pages, every bot by its name; no sign-in, no submissions."""
 
 from __future__ import annotations
 
@@ -14,13 +18,14 @@ from urllib.parse import quote
 from ladder.arena import views
 from ladder.arena.config import ArenaConfig
 from ladder.arena.errors import Refused
+from ladder.arena.local import LocalState
 from ladder.arena.state import ArenaState
 from ladder.arena.worker import Ratings
 from ladder.site import pages
 from ladder.site.pages import VISITOR
 from ladder.site.render import HERE, env
 
-__all__ = ["build_site"]
+__all__ = ["build_local_site", "build_site"]
 
 
 def _file(path: str) -> str:
@@ -34,7 +39,13 @@ def build_site(arena_dir: Path, cfg: ArenaConfig, out: Path, *, replays: int = 2
     return asyncio.run(_build(state, out, replays))
 
 
-async def _build(state: ArenaState, out: Path, replays: int) -> int:
+def build_local_site(db: Path, out: Path, *, replays: int = 200) -> int:
+    """Write the site of a plain tournament database ``db`` (no arena's tables) under ``out``; returns
+    how many pages were written. The file is only read."""
+    return asyncio.run(_build(LocalState(db), out, replays))
+
+
+async def _build(state: views.State, out: Path, replays: int) -> int:
     e = env()
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(HERE / "static", out / "static", dirs_exist_ok=True)
@@ -49,7 +60,8 @@ async def _build(state: ArenaState, out: Path, replays: int) -> int:
             **ctx,
             me=VISITOR,
             csrf="",
-            arena_name=state.cfg.name,
+            arena_name=state.name if isinstance(state, LocalState) else state.cfg.name,
+            local=isinstance(state, LocalState),
             u=lambda p: prefix + quote(_file(p), safe="/"),
             static=lambda p: prefix + "static/" + p,
             static_site=True,
@@ -61,6 +73,10 @@ async def _build(state: ArenaState, out: Path, replays: int) -> int:
         written += 1
 
     write("", await pages.leaderboard_page(state, VISITOR, {}))
+    if isinstance(state, LocalState):
+        write("tournaments", await pages.tournaments_page(state, VISITOR))
+        for t in await views.tournaments(state, VISITOR):
+            write(f"tournaments/{t['id']}", await pages.tournament_page(state, VISITOR, str(t["id"]), {}))
     listing = await pages.matches_page(state, VISITOR, {})
     # A match whose deal is still to be played in other seats (duplicate deals) is left out until then:
     # its record shows their cards. Its page says so, for the links to it.

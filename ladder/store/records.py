@@ -130,6 +130,57 @@ class Store:
     def bots(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT name FROM bots ORDER BY id")]
 
+    def bot_rows(self) -> list[dict[str, Any]]:
+        """Every bot the store knows, in the order it first came (registered, or only seen in a
+        match): its name, its registration's description, when it came, whether it is registered,
+        and how many matches it sat in (as a bot or as a person)."""
+        q = (
+            "SELECT b.name, b.description, b.created_at, "
+            "(b.command IS NOT NULL OR b.address IS NOT NULL OR b.module IS NOT NULL) AS registered, "
+            "(SELECT COUNT(*) FROM seats s WHERE s.bot_id = b.id) AS matches FROM bots b ORDER BY b.id"
+        )
+        return [{**r, "registered": bool(r["registered"])} for r in _by_name(self.db.execute(q))]
+
+    def recent_matches(
+        self, *, tournament_id: int | None = None, after: str | None = None, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """Recorded matches (of one tournament), newest first by their start, ``limit`` at most from
+        after match ``after`` in that order (keyset-paged): a single match's id (32 hex digits) and a
+        tournament's (``t1-000000``) do not sort by age, their start does. Each with its seats."""
+        where: list[str] = []
+        args: list[Any] = []
+        if tournament_id is not None:
+            where.append("m.tournament_id = ?")
+            args.append(tournament_id)
+        if after is not None:
+            where.append("(m.started_at, m.id) < (SELECT started_at, id FROM matches WHERE id = ?)")
+            args.append(after)
+        q = (
+            "SELECT m.id, m.tournament_id, m.started_at, m.finished_at, m.status, "
+            "json_group_array(json_array(s.seat, b.name, s.final_score, s.place, s.faults, s.forfeit)) "
+            "FROM (SELECT * FROM matches m" + (f" WHERE {' AND '.join(where)}" if where else "")
+            + " ORDER BY m.started_at DESC, m.id DESC LIMIT ?) m "
+            "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
+            "GROUP BY m.id ORDER BY m.started_at DESC, m.id DESC"
+        )  # fmt: skip
+        out = []
+        for r in self.db.execute(q, [*args, int(limit)]):
+            seats = sorted(json.loads(r[5]))
+            out.append(
+                {
+                    "id": r[0],
+                    "tournament": r[1],
+                    "started_at": r[2],
+                    "finished_at": r[3],
+                    "status": r[4],
+                    "seats": [
+                        {"seat": s[0], "bot": s[1], "score": s[2], "place": s[3], "faults": s[4], "forfeit": bool(s[5])}
+                        for s in seats
+                    ],
+                }
+            )
+        return out
+
     # -- matches -----------------------------------------------------------------------------------
 
     def save_match(self, record: MatchRecord) -> str:
