@@ -47,7 +47,9 @@ def site_build(db: Path, replays: int, out: Path) -> None:
         pass
     if not has_arena_tables(db):
         n = build_local_site(db, out, replays=replays)
-        console.print(f"wrote {n} pages to {out}/ (open {out}/index.html)", highlight=False, markup=False)
+        console.print(
+            f"wrote {n} pages to {out}/ (open {out}/index.html)", highlight=False, markup=False, soft_wrap=True
+        )
         return
     arena_dir = db.resolve().parent
     try:
@@ -55,4 +57,4 @@ def site_build(db: Path, replays: int, out: Path) -> None:
     except ArenaConfigError as e:
         raise click.ClickException(str(e)) from None
     n = build_site(arena_dir, cfg, out, replays=replays)
-    console.print(f"wrote {n} pages to {out}/ (open {out}/index.html)", highlight=False, markup=False)
+    console.print(f"wrote {n} pages to {out}/ (open {out}/index.html)", highlight=False, markup=False, soft_wrap=True)
