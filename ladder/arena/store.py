@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ladder.store import Store
+from ladder.store.records import match_rows
 from referee.record import utc_now
 
 __all__ = [
@@ -386,23 +387,7 @@ class ArenaStore:
             "FROM matches m JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
             f"WHERE m.tournament_id IN ({marks}) {cond} GROUP BY m.id ORDER BY m.id DESC LIMIT ?"
         )
-        out = []
-        for r in self.db.execute(q, [*tournament_ids, *args, limit]):
-            seats = sorted(json.loads(r[5]))
-            out.append(
-                {
-                    "id": r[0],
-                    "tournament": r[1],
-                    "started_at": r[2],
-                    "finished_at": r[3],
-                    "status": r[4],
-                    "seats": [
-                        {"seat": s[0], "bot": s[1], "score": s[2], "place": s[3], "faults": s[4], "forfeit": bool(s[5])}
-                        for s in seats
-                    ],
-                }
-            )
-        return out
+        return match_rows(self.db.execute(q, [*tournament_ids, *args, limit]))
 
     def match_tournament(self, match_id: str) -> int | None:
         r = self.db.execute("SELECT tournament_id FROM matches WHERE id = ?", [match_id]).fetchone()

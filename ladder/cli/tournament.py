@@ -205,34 +205,22 @@ def tournament_run(
             tid = _create_comparison(
                 store, entries, list(only), sprt, rules.players, ruleset, deals or 1000, seed, settings
             )
-            _play_tournament(
-                store,
-                db,
-                tid,
-                concurrency,
-                startup_timeout,
-                created=True,
-                bots_file=bots_file,
-                workers=workers,
-                sandbox=sandbox,
-                venue=venue,
+        else:
+            spec = TournamentSpec(
+                format=fmt,
+                rules=ruleset,
+                rounds=rounds,
+                deals=deals or 1,
+                seed=seed,
+                gauntlet=gauntlet,
+                duplicate=not no_duplicate,
+                advance=advance,
+                settings=settings,
             )
-            return
-        spec = TournamentSpec(
-            format=fmt,
-            rules=ruleset,
-            rounds=rounds,
-            deals=deals or 1,
-            seed=seed,
-            gauntlet=gauntlet,
-            duplicate=not no_duplicate,
-            advance=advance,
-            settings=settings,
-        )
-        try:
-            tid = create_tournament(store, entries, spec)
-        except ValueError as e:
-            raise click.ClickException(str(e)) from None
+            try:
+                tid = create_tournament(store, entries, spec)
+            except ValueError as e:
+                raise click.ClickException(str(e)) from None
         _play_tournament(
             store,
             db,

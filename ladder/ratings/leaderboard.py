@@ -478,42 +478,44 @@ def render_table(lb: Leaderboard, title: str = "Ladder") -> Table:
     ) + (("live Elo*",) if live else ()):
         t.add_column(name, justify="left" if name == "bot" else "right")
     for r in lb.rows:
-        elo = f"{r.elo:.0f}" + ("?" if r.provisional else "")
-        cells = [
-            str(r.rank),
-            r.bot,
-            elo,
-            _f(r.ci95, 0),
-            "" if r.los_next is None else f"{100 * r.los_next:.0f}%",
-            str(r.games),
-            _f(r.score_pct),
-            _f(r.win_pct),
-            _f(r.avg_place, 2),
-            _f(r.points_per_hand, 2),
-            "" if r.dup_delta is None else f"{r.dup_delta:+.1f}",
-            str(r.moons),
-            str(r.faults) + (f" ({r.forfeits} forfeit)" if r.forfeits else ""),
-        ]
-        if live:
-            cells.append(_f(lb.live_elo.get(r.bot), 0))
-        t.add_row(*cells)
-    caption = [
-        (
-            "Elo: batch Plackett–Luce fit over all matches, ± its 95% interval; ? provisional; "
-            "LOS↓: likelihood of superiority over the next bot; dup Δ: points/match vs the field "
-            "on the same deal and seat (negative is better)"
-        )
-    ]
-    if live:
-        caption.append(
-            "live Elo*: pairwise Elo updated after each match (K/(N−1) per pair), an in-play "
-            "indicator that depends on match order; the ranking is the fitted Elo"
-        )
+        t.add_row(*_cells(lb, r, live))
+    caption = [_LEGEND] + ([_LIVE_LEGEND] if live else [])
     caption += [f"[yellow]warning: {w}[/]" for w in lb.warnings]
     caption += [f"note: {n}" for n in lb.notes]
     t.caption = "\n".join(caption)
     t.caption_justify = "left"
     return t
+
+
+# What the table's columns mean, under the terminal's table and the notebook's alike.
+_LEGEND = (
+    "Elo: batch Plackett–Luce fit over all matches, ± its 95% interval; ? provisional; "
+    "LOS↓: likelihood of superiority over the next bot; dup Δ: points/match vs the field "
+    "on the same deal and seat (negative is better)"
+)
+_LIVE_LEGEND = (
+    "live Elo*: pairwise Elo updated after each match (K/(N−1) per pair), an in-play "
+    "indicator that depends on match order; the ranking is the fitted Elo"
+)
+
+
+def _cells(lb: Leaderboard, r: LeaderboardRow, live: bool) -> list[str]:
+    """One row as the table and the HTML show it."""
+    return [
+        str(r.rank),
+        r.bot,
+        f"{r.elo:.0f}" + ("?" if r.provisional else ""),
+        _f(r.ci95, 0),
+        "" if r.los_next is None else f"{100 * r.los_next:.0f}%",
+        str(r.games),
+        _f(r.score_pct),
+        _f(r.win_pct),
+        _f(r.avg_place, 2),
+        _f(r.points_per_hand, 2),
+        "" if r.dup_delta is None else f"{r.dup_delta:+.1f}",
+        str(r.moons),
+        str(r.faults) + (f" ({r.forfeits} forfeit)" if r.forfeits else ""),
+    ] + ([_f(lb.live_elo.get(r.bot), 0)] if live else [])
 
 
 _HTML_STYLE = (
@@ -540,21 +542,7 @@ def to_html(lb: Leaderboard, title: str = "Ladder") -> str:
         "</tr></thead><tbody>",
     ]
     for r in lb.rows:
-        cells = [
-            str(r.rank),
-            r.bot,
-            f"{r.elo:.0f}" + ("?" if r.provisional else ""),
-            _f(r.ci95, 0),
-            "" if r.los_next is None else f"{100 * r.los_next:.0f}%",
-            str(r.games),
-            _f(r.score_pct),
-            _f(r.win_pct),
-            _f(r.avg_place, 2),
-            _f(r.points_per_hand, 2),
-            "" if r.dup_delta is None else f"{r.dup_delta:+.1f}",
-            str(r.moons),
-            str(r.faults) + (f" ({r.forfeits} forfeit)" if r.forfeits else ""),
-        ] + ([_f(lb.live_elo.get(r.bot), 0)] if live else [])
+        cells = _cells(lb, r, live)
         out.append(
             f'<tr data-bot="{e(r.bot)}">'
             + "".join(f'<td class="{"bot" if i == 1 else "num"}">{e(c)}</td>' for i, c in enumerate(cells))
@@ -563,13 +551,7 @@ def to_html(lb: Leaderboard, title: str = "Ladder") -> str:
     if not lb.rows:
         out.append(f'<tr><td colspan="{len(heads)}" class="bot">No rated matches.</td></tr>')
     out.append("</tbody></table>")
-    remarks = [
-        "Elo: batch Plackett–Luce fit over all matches, ± its 95% interval; ? provisional; LOS↓: likelihood "
-        "of superiority over the next bot; dup Δ: points/match vs the field on the same deal and seat "
-        "(negative is better)"
-    ]
-    if live:
-        remarks.append("live Elo*: pairwise Elo updated after each match, an in-play indicator; the ranking is the fit")
+    remarks = [_LEGEND] + ([_LIVE_LEGEND] if live else [])
     remarks += [f"warning: {w}" for w in lb.warnings] + [f"note: {n}" for n in lb.notes]
     out.append('<p class="hearts-ladder-notes">' + "<br>".join(e(r) for r in remarks) + "</p>")
     return "".join(out)

@@ -6,7 +6,7 @@ import itertools
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
@@ -163,23 +163,7 @@ class Store:
             "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
             "GROUP BY m.id ORDER BY m.started_at DESC, m.id DESC"
         )  # fmt: skip
-        out = []
-        for r in self.db.execute(q, [*args, int(limit)]):
-            seats = sorted(json.loads(r[5]))
-            out.append(
-                {
-                    "id": r[0],
-                    "tournament": r[1],
-                    "started_at": r[2],
-                    "finished_at": r[3],
-                    "status": r[4],
-                    "seats": [
-                        {"seat": s[0], "bot": s[1], "score": s[2], "place": s[3], "faults": s[4], "forfeit": bool(s[5])}
-                        for s in seats
-                    ],
-                }
-            )
-        return out
+        return match_rows(self.db.execute(q, [*args, int(limit)]))
 
     # -- matches -----------------------------------------------------------------------------------
 
@@ -610,3 +594,22 @@ class Store:
             if len(ids) < batch:
                 return
             last = ids[-1]
+
+
+def match_rows(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
+    """Matches listed for a page: rows of (id, tournament, started_at, finished_at, status, and the seats as
+    a JSON array of [seat, bot, score, place, faults, forfeit]) as dicts, each one's seats in seat order."""
+    return [
+        {
+            "id": r[0],
+            "tournament": r[1],
+            "started_at": r[2],
+            "finished_at": r[3],
+            "status": r[4],
+            "seats": [
+                {"seat": s[0], "bot": s[1], "score": s[2], "place": s[3], "faults": s[4], "forfeit": bool(s[5])}
+                for s in sorted(json.loads(r[5]))
+            ],
+        }
+        for r in rows
+    ]
