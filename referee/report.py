@@ -339,14 +339,11 @@ def replay(record: MatchRecord) -> RenderableType:
         played = 0  # the plays of the tricks so far
         for t_no, trick in enumerate(tricks):
             cells = [""] * n
-            led = trick.cards[0].suit
-            # Two packs (002 Cancellation Hearts): identical cards cancel; the top card standing wins, if any.
-            standing = [c for c in trick.cards if c.suit is led and not (rules.packs > 1 and trick.cards.count(c) > 1)]
-            top = max(standing, key=lambda c: c.rank) if standing else None
             for i, card in enumerate(trick.cards):
                 seat = trick.seat_of(i, n)
                 text = card.symbol + ("*" if marks[played + i] else "")
-                text = f"[bold green]{text}[/]" if card == top else text
+                # The winner's card in green: the engine's winner (no rule of our own says which card won).
+                text = f"[bold green]{text}[/]" if seat == trick.winner else text
                 # A boosted trick (booster_nines) has two rounds: a seat's second card follows its first.
                 cells[seat] = f"{cells[seat]} {text}" if cells[seat] else text
             played += len(trick.cards)
@@ -379,5 +376,5 @@ def replay(record: MatchRecord) -> RenderableType:
         if rules.partnership != "none" and h.totals:
             score += "  teams: " + _team_totals_text(rules, names, h.totals)
         parts.append(Text(score))
-    parts.append(Text("\n* a substitute played for a faulty or forfeited bot; green: the trick's winner"))
+    parts.append(Text("\n* a substitute played for a faulty or forfeited bot; green: what the trick's winner played"))
     return Group(*parts)
