@@ -231,14 +231,19 @@ def replay_steps(match: dict[str, Any], replayed: Sequence[ReplayedHand]) -> lis
                           "mark": "; ".join(marks) or None,
                           "caption": f"Hand {hi + 1}: the turbo-charged cards, face up"})  # fmt: skip
         ended = False  # the card before completed its trick: this one starts the next on a cleared table
+        # A boosted trick (booster_nines) goes round twice: a seat's first card lies under its second.
+        under: list[str | None] = [None] * n
         for p, played in zip(plays, engine.plays):
             if ended:
                 table = [None] * n
+                under = [None] * n
             seat, c = played.seat, played.card
             if c in hands[seat]:
                 hands[seat].remove(c)  # one copy: with two packs a hand may hold the card twice
             if c in charged[seat]:
                 charged[seat] = [x for x in charged[seat] if x != c]
+            if table[seat] is not None:
+                under[seat] = table[seat]
             table[seat] = c
             marks = []
             if p.get("substituted"):
@@ -246,10 +251,13 @@ def replay_steps(match: dict[str, Any], replayed: Sequence[ReplayedHand]) -> lis
             for f in faults.get((hi, p["trick"], seat), []):
                 marks.append(f"fault: {f['kind']}")
             caption = f"Hand {hi + 1}, trick {p['trick'] + 1}: {names[seat]} plays {card(c).short}"
-            steps.append({**base, "kind": "play", "seat": seat, "card": c, "hands": [list(x) for x in hands],
-                          "table": list(table), "tricks": list(played.taken), "passes": None,
-                          "charged": [list(x) for x in charged] if any(charged) else None,
-                          "mark": "; ".join(marks) or None, "caption": caption})  # fmt: skip
+            step = {**base, "kind": "play", "seat": seat, "card": c, "hands": [list(x) for x in hands],
+                    "table": list(table), "tricks": list(played.taken), "passes": None,
+                    "charged": [list(x) for x in charged] if any(charged) else None,
+                    "mark": "; ".join(marks) or None, "caption": caption}  # fmt: skip
+            if any(under):
+                step["under"] = list(under)
+            steps.append(step)
             ended = played.trick is not None
         score = list(h.get("score") or [0] * n)
         totals = list(h.get("totals") or totals)

@@ -80,6 +80,8 @@
       var seat = parseInt(slot.getAttribute("data-slot"), 10);
       var held = slot.querySelector(".slot-card") || slot;  // beside it, the seat's label at a table of more than five
       clear(held);
+      // A boosted trick's second round: the seat's first card, smaller, under its second.
+      if (s.under && s.under[seat]) held.appendChild(cardEl(s.under[seat], "small under"));
       if (s.table[seat]) held.appendChild(cardEl(s.table[seat], s.kind === "play" && s.seat === seat ? "fresh" : ""));
     });
     document.getElementById("first").href = href(0);

@@ -103,6 +103,28 @@ def _render(m: dict[str, Any], replayed: list[ReplayedHand], step: int, arena_na
     )
 
 
+def test_a_boosted_trick_shows_each_seats_first_card_under_its_second() -> None:
+    """002 Booster Nines: a nine played on the trick sends it round again, so a seat plays twice into one
+    trick. The table keeps the seat's first card (``under``) when its second lands, until the trick ends;
+    what lies on the table is, card for card, the engine's trick so far."""
+    bots = [make_bot("heuristic"), make_bot("lowest"), make_bot("lowest"), make_bot("heuristic")]
+    m, replayed = _played("booster-nines", bots, ["a", "b", "c", "d"], seed=11)
+    steps = [s for s in replay_steps(m, replayed) if s["kind"] == "play"]
+    engine = [(r, t) for r in replayed for t in r.tricks]
+    boosted = [t for _, t in engine if len(t.cards) > 4]
+    assert boosted, "the seed deals a boosted trick"
+    shown = [s for s in steps if s.get("under")]
+    assert shown and all(sum(c is not None for c in s["under"]) >= 1 for s in shown)
+    i = 0
+    for _, trick in engine:
+        for k in range(len(trick.cards)):
+            s = steps[i + k]
+            on_table = sorted(c for c in s["table"] + (s.get("under") or [None] * 4) if c is not None)
+            assert on_table == sorted(str(c) for c in trick.cards[: k + 1]), (s["caption"], on_table)
+        i += len(trick.cards)
+    assert all("under" not in s for s in replay_steps(*_match()) if s["kind"] == "play"), "only a boosted trick"
+
+
 def test_templates_escape_bot_text_in_text_attributes_and_json() -> None:
     m, replayed = _match()
     m["faults"][0].update(detail=XSS, received=XSS)  # what a bot sent back is shown as it sent it
