@@ -315,12 +315,14 @@ class Terminal:
             seats = RichTable(box=None, show_header=False, padding=(0, 2))
             players = self.rules.get("players", len(self.names))
             leader, cards = self.trick
-            played = {(leader + i) % players: c for i, c in enumerate(cards)}
+            played: dict[int, list[str]] = {}  # a boosted trick (booster_nines) goes round twice
+            for i, played_card in enumerate(cards):
+                played.setdefault((leader + i) % players, []).append(played_card)
             for s in range(players):
                 seats.add_row(
                     Text(self.who(s)),
                     Text(f"{self.scores[s] if s < len(self.scores) else 0} points"),
-                    Text(card_text(played[s]) if s in played else ""),
+                    Text(" ".join(card_text(x) for x in played.get(s, []))),
                 )
             parts.append(seats)
         parts.append(self.hand_line())

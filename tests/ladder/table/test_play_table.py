@@ -155,3 +155,23 @@ def test_stream_after_stream_is_refused_past_the_limit(table: Any) -> None:
 def test_options_a_person_gets_wrong_say_what_to_do(table: Any, tmp_path: Any, args: list[str], says: str) -> None:
     r = run("play", "--no-browser", "--db", str(tmp_path / "arena.db"), *args)
     assert r.exit_code == 2 and says in " ".join(r.output.split()), r.output
+
+
+def test_the_terminal_shows_both_of_a_seats_cards_in_a_boosted_trick() -> None:
+    """002 Booster Nines: a trick that goes round twice holds two cards of each seat; the terminal's table
+    shows both beside the seat (one card a seat, the second would hide the first)."""
+    import io
+
+    from rich.console import Console
+
+    from ladder.table.tui import Terminal
+
+    out = io.StringIO()
+    t = Terminal(None, None, Console(file=out, width=100, force_terminal=False), -1)  # type: ignore[arg-type]
+    t.names, t.rules, t.scores = ["me", "b", "c", "d"], {"players": 4}, [0, 0, 0, 0]
+    # Seat 1 led the nine of clubs; every seat played once, then seat 1 again, then seat 2.
+    names = ["NINE_OF_CLUBS", "TWO_OF_CLUBS", "KING_OF_CLUBS", "FOUR_OF_CLUBS", "ACE_OF_CLUBS", "THREE_OF_CLUBS"]
+    t.trick = (1, [f"CARD_{n}" for n in names])
+    t.draw()
+    rows = {line.split()[0]: line.split()[3:] for line in out.getvalue().splitlines() if "points" in line}
+    assert rows == {"you": ["4♣"], "b": ["9♣", "A♣"], "c": ["2♣", "3♣"], "d": ["K♣"]}, rows
