@@ -163,7 +163,7 @@ def arena_user_add(name: str | None, directory: Path, roster: Path | None, organ
     finally:
         store.close()
     if as_json:
-        click.echo(json.dumps(made, indent=2))
+        click.echo(json.dumps({"schema": "hearts-arena/tokens", "version": 1, "users": made}, indent=2))
         return
     console.print("tokens (shown once; stored only as hashes):")
     for m in made:

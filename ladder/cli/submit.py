@@ -72,7 +72,7 @@ def submit(
         )
     if not wait:
         if as_json:
-            click.echo(json.dumps(v, indent=2))
+            click.echo(json.dumps(_with_schema(v), indent=2))
         return
     deadline = time.monotonic() + timeout
     shown = v["status"]
@@ -91,10 +91,19 @@ def submit(
             console.print(f"  {v['status']}", highlight=False, markup=False)
             shown = v["status"]
     if as_json:
-        click.echo(json.dumps(v, indent=2))
+        click.echo(json.dumps(_with_schema(v), indent=2))
     else:
         _print_report(v)
     sys.exit(0 if v["status"] == VersionStatus.VALID else 1)
+
+
+SUBMISSION_SCHEMA = "hearts-arena/submission"
+SUBMISSION_VERSION = 1  # bump on any change a reader of the last version would misread; adding a field is one too
+
+
+def _with_schema(v: dict[str, Any]) -> dict[str, Any]:
+    """The version as the API gave it, ``schema`` and ``version`` (of this output's shape) first."""
+    return {"schema": SUBMISSION_SCHEMA, "version": SUBMISSION_VERSION, **v}
 
 
 def _error(r: Any) -> str:

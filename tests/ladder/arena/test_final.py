@@ -4,6 +4,7 @@ deals in a balanced round robin, N deals per table, published as its own ladder.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,16 @@ def test_at_the_deadline_submissions_close_and_the_final_starts_by_itself(
         assert c.post("/api/admin/pause").status_code == 200
     bot = write_bot(tmp_path / "b", GOOD_BOT)
     for who, token in (("alice", alice), ("bob", bob)):
-        hearts("submit", str(bot), "--arena", a.url, "--token", token, "--bot", f"{who}-bot", "--no-wait")
+        out = hearts(
+            "submit", str(bot), "--arena", a.url, "--token", token, "--bot", f"{who}-bot", "--no-wait", "--json"
+        )
+        sent = json.loads(out.stdout)  # the output's shape first, then the API's version of the bot
+        assert (sent["schema"], sent["version"], sent["bot"], sent["number"]) == (
+            "hearts-arena/submission",
+            1,
+            f"{who}-bot",
+            1,
+        )
     # The deadline is set once both are in, a moment ahead (no margin for a loaded machine to start
     # and submit in, waited out): the arena, restarted on it, reaches it while it runs (or at once,
     # if its start took longer), the versions in the pipeline or checked, and starts the final itself.

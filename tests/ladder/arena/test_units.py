@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import time
@@ -51,6 +52,32 @@ def test_a_bad_setting_is_named_by_its_key(text: str, message: str) -> None:
     with pytest.raises(ArenaConfigError) as e:
         parse_config(tomllib.loads(text), "arena.toml")
     assert message in str(e.value) and str(e.value).startswith("arena.toml")
+
+
+def test_user_add_json_names_its_shape_and_gives_each_token_once(tmp_path: Path) -> None:
+    hearts = [sys.executable, "-m", "ladder.cli"]
+    subprocess.run([*hearts, "arena", "init", str(tmp_path / "a")], check=True, capture_output=True, timeout=60)
+    (tmp_path / "roster.csv").write_text("name\nalice\nbob\n")
+    out = subprocess.run(
+        [
+            *hearts,
+            "arena",
+            "user",
+            "add",
+            "--roster",
+            str(tmp_path / "roster.csv"),
+            "--dir",
+            str(tmp_path / "a"),
+            "--json",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    made = json.loads(out)
+    assert (made["schema"], made["version"]) == ("hearts-arena/tokens", 1)
+    assert [u["name"] for u in made["users"]] == ["alice", "bob"] and all(u["token"] for u in made["users"])
 
 
 def test_tokens_are_stored_as_scrypt_hashes_and_a_new_one_revokes_the_old(tmp_path: Path) -> None:
