@@ -10,7 +10,14 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from ladder.cli.common import _EXISTING_DB_OPTION, _STARTUP_TIMEOUT_OPTION, _count, _open, _wide_console, console
+from ladder.cli.common import (
+    _EXISTING_DB_OPTION,
+    _STARTUP_TIMEOUT_OPTION,
+    _count,
+    _load_match,
+    _wide_console,
+    console,
+)
 from referee.untrusted import inert
 
 if TYPE_CHECKING:
@@ -108,12 +115,7 @@ def ask_command(
             "give --bot BOT, the bot to ask: a command (python my_bot.py --port {port}), HOST:PORT, or PKG.MOD:CLASS"
         )
 
-    with _open(db, readonly=True) as store:
-        try:
-            record = store.load_match(store.resolve_match_id(match_id))
-        except KeyError as e:
-            hint = "list them with" if e.args[0].startswith("no match") else "give more of the id;"
-            raise click.ClickException(f"{e.args[0]}: {hint} hearts matches --db {db}") from None
+    record = _load_match(db, match_id)
     seat = _seat_of(record, seat_spec) if seat_spec is not None else None
     every = _replayed(record, db)
     if list_steps:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ladder.bots.registry import BotEntry
     from ladder.store import Store, StoreError
     from ladder.venues.venue import Venue
+    from referee.record import MatchRecord
 
 
 console = Console()
@@ -477,3 +478,13 @@ def engine_note() -> None:
             "hearts engine build compiles it, about three times as fast",
             err=True,
         )
+
+
+def _load_match(db: str, match_id: str) -> MatchRecord:
+    """The recorded match ``match_id`` names (a unique prefix will do); an error that says how to find it."""
+    with _open(db, readonly=True) as store:
+        try:
+            return store.load_match(store.resolve_match_id(match_id))
+        except KeyError as e:
+            hint = "list them with" if e.args[0].startswith("no match") else "give more of the id;"
+            raise click.ClickException(f"{e.args[0]}: {hint} hearts matches --db {db}") from None

@@ -12,6 +12,7 @@ from ladder.cli.common import (
     _check_browser_options,
     _check_tournament,
     _fmt,
+    _load_match,
     _open,
     _serve_replay,
     _viewer_socket,
@@ -49,12 +50,7 @@ def replay_command(match_id: str, db: str, as_json: bool, browser: bool, no_brow
     _check_browser_options(browser, no_browser)
     if browser and as_json:
         raise click.UsageError("give at most one of --json and --browser")
-    with _open(db, readonly=True) as store:
-        try:
-            record = store.load_match(store.resolve_match_id(match_id))
-        except KeyError as e:
-            hint = "list them with" if e.args[0].startswith("no match") else "give more of the id;"
-            raise click.ClickException(f"{e.args[0]}: {hint} hearts matches --db {db}") from None
+    record = _load_match(db, match_id)
     if browser:
         _serve_replay(db, record.match_id, _viewer_socket(port), open_browser=not no_browser)
         return
