@@ -455,7 +455,12 @@ def _play_tournament(
     on = _venue_option(venue)  # a resume's hint plays the rest where this run played
     console.print(
         f"tournament {tid}: {info.format}, rules {info.rules}, seed {info.seed}, {len(info.bots)} bots, "
-        f"{info.done}/{info.total} matches recorded; concurrency {concurrency}"
+        + (
+            f"{info.done} matches recorded (at most {info.total}, if the test decides nothing sooner); "
+            if info.format == "compare"
+            else f"{info.done}/{info.total} matches recorded; "
+        )
+        + f"concurrency {concurrency}"
         + (
             f"; on the Dask cluster {_venue_name(venue)} (or as many at once as its workers have threads, if more)"
             if venue is not None
