@@ -21,6 +21,7 @@ from ladder.store.tables import (
     _by_name,
     _insert,
     _json,
+    _match_filters,
     _rowid,
     _rules_dict,
     canonical_rules,
@@ -147,11 +148,7 @@ class Store:
         """Recorded matches (of one tournament), newest first by their start, ``limit`` at most from
         after match ``after`` in that order (keyset-paged): a single match's id (32 hex digits) and a
         tournament's (``t1-000000``) do not sort by age, their start does. Each with its seats."""
-        where: list[str] = []
-        args: list[Any] = []
-        if tournament_id is not None:
-            where.append("m.tournament_id = ?")
-            args.append(tournament_id)
+        where, args = _match_filters(tournament_id, None)
         if after is not None:
             where.append("(m.started_at, m.id) < (SELECT started_at, id FROM matches WHERE id = ?)")
             args.append(after)
