@@ -36,9 +36,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         timeout=300,
     )
     [wheel] = (d / "dist").glob("hearts_arena-*.whl")
-    subprocess.run([sys.executable, "-m", "venv", str(d / "venv")], check=True, timeout=120)
+    # The venv knows nothing of the checkout (a PYTHONPATH into it would make pip think it installed).
+    subprocess.run([sys.executable, "-m", "venv", str(d / "venv")], check=True, timeout=120, env=_env())
     done = subprocess.run(
-        [str(d / "venv" / "bin" / "pip"), "install", "-q", str(wheel)], capture_output=True, text=True, timeout=600
+        [str(d / "venv" / "bin" / "pip"), "install", "-q", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=_env(),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     yield d / "venv" / "bin"
@@ -72,6 +77,20 @@ def test_the_wheel_holds_what_the_commands_read_and_runs_from_outside_the_checko
     assert checked.returncode == 0 and "passed" in checked.stdout, checked.stdout + checked.stderr
 
 
+def _start(bin_dir: Path, cwd: Path, log: Path, *args: str) -> subprocess.Popen[str]:
+    """``hearts ARGS`` from the installed venv, in a session of its own, its output in ``log``."""
+    with open(log, "w") as out:
+        return subprocess.Popen(
+            [str(bin_dir / "hearts"), *args],
+            cwd=cwd,
+            env=_env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+
+
 def _serving(proc: subprocess.Popen[str], url: str, log: Path) -> httpx.Response:
     """The first answer at ``url`` (the server started by ``proc``), within a bound."""
     deadline = time.monotonic() + 60
@@ -89,16 +108,7 @@ def test_an_installed_arena_serves_its_site_and_hearts_play_its_table(installed:
     assert made.returncode == 0, made.stdout + made.stderr
     port = free_port()
     log = tmp_path / "serve.log"
-    with open(log, "w") as out:
-        serve = subprocess.Popen(
-            [str(installed / "hearts"), "arena", "serve", "demo", "--port", str(port)],
-            cwd=tmp_path,
-            env=_env(),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
+    serve = _start(installed, tmp_path, log, "arena", "serve", "demo", "--port", str(port))
     try:
         assert _serving(serve, f"http://127.0.0.1:{port}/api/status", log).status_code == 401
         page = httpx.get(f"http://127.0.0.1:{port}/", timeout=10)
@@ -108,16 +118,7 @@ def test_an_installed_arena_serves_its_site_and_hearts_play_its_table(installed:
         os.killpg(serve.pid, signal.SIGTERM)
         serve.wait(30)
     play_log = tmp_path / "play.log"
-    with open(play_log, "w") as out:
-        play = subprocess.Popen(
-            [str(installed / "hearts"), "play", "--no-browser", "--seed", "1", "--db", "play.db"],
-            cwd=tmp_path,
-            env=_env(),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
+    play = _start(installed, tmp_path, play_log, "play", "--no-browser", "--seed", "1", "--db", "play.db")
     try:
         deadline = time.monotonic() + 60
         while not (found := re.findall(r"http://127\.0\.0\.1:\d+/\?key=[\w-]+", play_log.read_text())):
