@@ -13,7 +13,7 @@ NODE_BOT := clients/node/node_modules/.installed
 ENGINE_SOURCES := referee/rules/cards.py referee/rules/options.py referee/rules/state.py
 ENGINE_BUILD := referee/rules/_compiled/manifest.json
 
-.PHONY: test test-fast check demo arena-demo bench bench-strength proto clean engine engine-clean
+.PHONY: test test-fast test-durations check demo arena-demo bench bench-strength proto clean engine engine-clean
 
 $(STAMP): pyproject.toml
 	@echo "== installing hearts-arena and the packages it needs into $(VENV) (once: about a minute; nothing outside this folder)"
@@ -49,10 +49,13 @@ check: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-# Tests run on every core (pytest-xdist; WORKERS=0 runs them in this one process), each module's tests
-# on one worker (its module fixtures are made once).
-WORKERS ?= auto
-XDIST := -n $(WORKERS) --dist loadfile
+# Tests run on one worker more than there are cores (pytest-xdist; WORKERS=0 runs them in this one
+# process): many tests wait on bots, servers and browsers starting, and the extra worker fills those
+# waits (measured on 2 cores: 408 s against 438 s on two). Each module's tests run on one worker (its
+# module fixtures are made once), the longest modules first (tests/conftest.py; xdist's own reorder,
+# by the number of tests, would put the long single-test modules last).
+WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(getattr(os, "sched_getaffinity", lambda _: range(os.cpu_count() or 1))(0)) + 1)')
+XDIST := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: $(STAMP) $(NODE_BOT) check
 	@if $(MAKE) --no-print-directory engine; then expect=compiled; else expect=pure; \
@@ -74,6 +77,11 @@ test: $(STAMP) $(NODE_BOT) check
 test-fast: $(STAMP)
 	@$(MAKE) --no-print-directory engine >/dev/null || echo "*** the compiled engine could not be built: testing pure Python ***" >&2
 	HEARTS_FEWER_EXAMPLES=1 $(PY) -m pytest -q $(XDIST) -m "not slow"
+
+# Measure each test module's time again (tests/durations.json: the order make test runs them in).
+test-durations: $(STAMP)
+	@$(MAKE) --no-print-directory engine >/dev/null || true
+	HEARTS_RECORD_DURATIONS=1 $(PY) -m pytest -q $(XDIST)
 
 demo: $(STAMP)
 	$(PY) -m ladder.demo
