@@ -39,18 +39,23 @@ from referee.record import FaultKind, FaultRecord, HandRecord, MatchRecord, Play
 from referee.rules import Card, Match, MoonChoice, Observation, Phase, Rules, pass_call
 from referee.seats import REFEREE_NAME, Ask, Seat
 from referee.settings import Clock, MatchSettings
+from referee.untrusted import inert
 
 __all__ = [
     "HANDSHAKE_TIMEOUT_S",
     "Asked",
     "RecordError",
     "Step",
+    "answer_text",
     "ask",
     "decision_text",
+    "differs",
     "greet",
+    "recorded_text",
     "same_decision",
     "step_at",
     "steps",
+    "verdict_text",
 ]
 
 HANDSHAKE_TIMEOUT_S = MatchSettings().handshake_ms / 1000
@@ -372,3 +377,45 @@ def decision_text(step: Step, value: Any) -> str:
             return value
         return " ".join(map(str, value))
     return str(value)
+
+
+def recorded_text(step: Step) -> str:
+    """The recorded decision in words, saying where the referee's seeded substitute made it."""
+    text = decision_text(step, step.recorded)
+    if step.substituted and step.latency_ms is None:
+        return f"{text} (the seeded substitute: the seat had forfeited)"
+    if step.substituted:
+        why = f": {step.fault.kind.value}, {inert(step.fault.detail, 200)}" if step.fault is not None else ""
+        return f"{text} (the seeded substitute: the bot's answer was refused{why})"
+    return text
+
+
+def answer_text(step: Step, asked: Asked) -> str:
+    """The bot's answer: the decision it names, or, refused, what it sent (inert: a bot's text)."""
+    if asked.stands or asked.defaulted:
+        return decision_text(step, asked.value)
+    if asked.answer is None:
+        return "no answer"
+    try:
+        return inert(step.decision.show(asked.answer), 200)
+    except Exception:
+        return inert(repr(asked.answer), 200)
+
+
+def verdict_text(step: Step, asked: Asked) -> str:
+    """The referee's judgement of the bot's answer, in words."""
+    if asked.defaulted:
+        return f"it does not implement {step.decision.rpc}: {step.decision.default_words} (no fault)"
+    if asked.stands:
+        return "legal: the referee would have let it stand"
+    assert asked.fault is not None
+    fault = asked.fault
+    return (
+        f"refused: {fault.kind.value}, {inert(fault.detail, 300)}; "
+        f"the seeded substitute {decision_text(step, asked.value)} would have stood"
+    )
+
+
+def differs(step: Step, asked: Asked) -> bool:
+    """Whether the answer differs from the recorded decision: another decision, or one refused."""
+    return not asked.stands or not same_decision(step, asked.value)

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ladder.arena import actions, views
+from ladder.arena import actions, asking, views
 from ladder.arena.accounts import Account, SignInLimited
 from ladder.arena.config import ArenaConfig
 from ladder.arena.errors import BadRequest, Forbidden, NotFound, NotNow, Refused, TooLarge, TooMany
@@ -156,18 +156,18 @@ async def submit(request: Request, state: ArenaState, me: Account) -> Any:
     return _json(views.shown_version(state, me, v), 201)
 
 
-async def _capped_body(request: Request, limit: int) -> bytes:
+async def _capped_body(request: Request, limit: int, what: str = "the archive") -> bytes:
     """The request's body, read no further than ``limit`` bytes (413 past it): a huge upload is
     refused without being held in memory."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise ApiError(413, f"the archive is {declared} bytes; this arena takes at most {limit}")
+        raise ApiError(413, f"{what} is {declared} bytes; this arena takes at most {limit}")
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise ApiError(413, f"the archive is more than {limit} bytes; this arena takes at most {limit}")
+            raise ApiError(413, f"{what} is more than {limit} bytes; this arena takes at most {limit}")
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -186,6 +186,24 @@ async def matches(request: Request, state: ArenaState, me: Account) -> Any:
 
 async def match(request: Request, state: ArenaState, me: Account) -> Any:
     return await views.match(state, me, request.path_params["id"])
+
+
+async def askable(request: Request, state: ArenaState, me: Account) -> Any:
+    return (await asyncio.to_thread(asking.askable, state, me, request.path_params["id"])).to_dict()
+
+
+async def ask_again(request: Request, state: ArenaState, me: Account) -> Any:
+    try:
+        data = json.loads(await _capped_body(request, 4096, "the request"))
+    except ValueError:
+        raise ApiError(400, 'the body is not JSON: send {"step": N} (and "version": V for another version)') from None
+    step = data.get("step") if isinstance(data, dict) else None
+    version = data.get("version") if isinstance(data, dict) else None
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        raise ApiError(400, 'give "step": the decision\'s number, from 0 (GET this path lists yours)')
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+        raise ApiError(400, '"version" is a version\'s number (GET this path lists the valid ones)')
+    return await asking.ask_again(state, me, request.path_params["id"], step, version)
 
 
 async def live(request: Request, state: ArenaState, me: Account) -> Any:
@@ -226,6 +244,8 @@ API: list[tuple[str, str, Handler, bool, str]] = [
     ("GET", "/api/bots/{name}/versions/{number:int}/log", version_log, False, "A version's output (its owner's)"),
     ("GET", "/api/matches", matches, False, "Recorded matches, newest first (?limit=, ?after=)"),
     ("GET", "/api/matches/{id}", match, False, "One match in the export format (docs/export.md)"),
+    ("GET", "/api/matches/{id}/ask", askable, False, "The decisions of a match you may ask your bot again"),
+    ("POST", "/api/matches/{id}/ask", ask_again, False, 'Ask your bot a decision again: {"step": N, "version": V}'),
     ("GET", "/api/live", live, False, "The matches of the batch in play not yet recorded"),
     ("POST", "/api/admin/pause", pause, True, "Pause the ladder between matches"),
     ("POST", "/api/admin/resume", resume, True, "Resume the ladder"),

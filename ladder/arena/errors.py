@@ -28,7 +28,7 @@ class BadRequest(Refused):
 
 
 class TooMany(Refused):
-    """The participant has as many versions waiting for the pipeline as one may."""
+    """Too many at once: as many versions waiting for the pipeline as one may, or a bot already being asked again."""
 
 
 class TooLarge(Refused):

@@ -1,9 +1,10 @@
 """One running arena as its readers and writers see it: its folder, arena.toml, the fitted boards,
-the worker (when it runs), the live matches' broadcaster and the sign-in guard; the store through a
-connection of the caller's thread."""
+the worker (when it runs), the live matches' broadcaster, the sign-in guard and the one ask at a
+time; the store through a connection of the caller's thread."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ class ArenaState:
     guard: SignInGuard = field(default_factory=SignInGuard)  # wrong tokens, by client address
     resolve: Resolve = resolve_host  # a hosted bot's host name to its addresses (tests drive their own)
     hub: LiveHub = field(default_factory=LiveHub)  # the matches in play, as played (the worker publishes)
+    asking: asyncio.Lock = field(default_factory=asyncio.Lock)  # one bot asked again at a time (ladder.arena.asking)
 
     def __post_init__(self) -> None:
         self._local = threading.local()

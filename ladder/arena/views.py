@@ -652,7 +652,7 @@ async def version_log(state: ArenaState, viewer: Account, name: str, number: int
         raise Forbidden("a bot's logs are its owner's")
     v = sight.find_version(b, b.name, number)
     text = ""
-    for folder in (state.dir / "logs" / "validate", state.dir / "logs"):
+    for folder in (state.dir / "logs" / "validate", state.dir / "logs", state.dir / "logs" / "ask"):
         path = folder / f"{v.ladder_name}.log"
         if path.is_file():
             text += f"== {path.relative_to(state.dir)}\n" + path.read_text(errors="replace")[-64000:]

@@ -607,16 +607,7 @@ class ArenaWorker:
         }
 
     def shown_names(self, store: ArenaStore) -> dict[str, str]:
-        """What the bots are told of each other: in an anonymous arena not yet revealed, each
-        participant's bot by its alias (as the pages show it), never its name."""
-        if not self.cfg.anonymous or store.get_meta("revealed") == "1":
-            return {}
-        bots = {b.id: b for b in store.bots()}
-        return {
-            v.ladder_name: f"{bots[v.bot_id].alias}.v{v.number}"
-            for v in store.versions()
-            if v.bot_id in bots and not bots[v.bot_id].house
-        }
+        return told_names(store, self.cfg)
 
     async def _play(self, store: ArenaStore, tid: int, stop: Callable[[], bool]) -> None:
         self.playing = True
@@ -689,6 +680,19 @@ class ArenaWorker:
 
     def start_final(self, store: ArenaStore) -> int:
         return start_final(store, self.cfg, resolve=self.resolve)
+
+
+def told_names(store: ArenaStore, cfg: ArenaConfig) -> dict[str, str]:
+    """What the bots are told of each other, by ladder name: in an anonymous arena not yet revealed,
+    each participant's bot by its alias (as the pages show it), never its name; else their names."""
+    if not cfg.anonymous or store.get_meta("revealed") == "1":
+        return {}
+    bots = {b.id: b for b in store.bots()}
+    return {
+        v.ladder_name: f"{bots[v.bot_id].alias}.v{v.number}"
+        for v in store.versions()
+        if v.bot_id in bots and not bots[v.bot_id].house
+    }
 
 
 def checked_address(store: ArenaStore, cfg: ArenaConfig, v: VersionRow) -> bool:

@@ -197,19 +197,9 @@ def _where(step: Step) -> str:
     return f"hand {step.hand}{trick}, seat {step.seat} {inert(step.name, NAME_LIMIT)}"
 
 
-def _recorded_text(step: Step) -> str:
-    from ladder.ask import decision_text
-
-    text = decision_text(step, step.recorded)
-    if step.substituted and step.latency_ms is None:
-        return f"{text} (the seeded substitute: the seat had forfeited)"
-    if step.substituted:
-        why = f": {step.fault.kind.value}, {inert(step.fault.detail, 200)}" if step.fault is not None else ""
-        return f"{text} (the seeded substitute: the bot's answer was refused{why})"
-    return text
-
-
 def _list(record: MatchRecord, every: list[Step], seat: int | None, db: str) -> None:
+    from ladder.ask import recorded_text
+
     shown = [s for s in every if seat is None or s.seat == seat]
     whose = f", {len(shown)} of seat {seat} ({_name(record, seat)})" if seat is not None else ""
     console.print(
@@ -232,7 +222,7 @@ def _list(record: MatchRecord, every: list[Step], seat: int | None, db: str) -> 
             "" if s.trick is None else str(s.trick),
             Text(f"{s.seat} {inert(s.name, NAME_LIMIT)}"),
             s.what,
-            Text(_recorded_text(s) + (f"  [{note}]" if note else "")),
+            Text(recorded_text(s) + (f"  [{note}]" if note else "")),
             _latency(s.latency_ms),
         )
     _wide_console().print(table)
@@ -341,52 +331,21 @@ def _view_lines(step: Step) -> list[tuple[str, str]]:
     return rows
 
 
-def _verdict(step: Step, asked: Asked) -> str:
-    """The referee's judgement of the bot's answer, in words."""
-    from ladder.ask import decision_text
-
-    if asked.defaulted:
-        return f"it does not implement {step.decision.rpc}: {step.decision.default_words} (no fault)"
-    if asked.stands:
-        return "legal: the referee would have let it stand"
-    assert asked.fault is not None
-    fault = asked.fault
-    return (
-        f"refused: {fault.kind.value}, {inert(fault.detail, 300)}; "
-        f"the seeded substitute {decision_text(step, asked.value)} would have stood"
-    )
-
-
-def _answer_text(step: Step, asked: Asked) -> str:
-    """The bot's answer: the decision it names, or, refused, what it sent."""
-    from ladder.ask import decision_text
-
-    if asked.stands or asked.defaulted:
-        return decision_text(step, asked.value)
-    if asked.answer is None:
-        return "no answer"
-    try:
-        return inert(step.decision.show(asked.answer), 200)
-    except Exception:
-        return inert(repr(asked.answer), 200)
-
-
 async def _ask_one(record: MatchRecord, chair: Seat, step: Step) -> None:
-    from ladder.ask import ask, decision_text, same_decision
+    from ladder.ask import answer_text, ask, decision_text, differs, recorded_text, verdict_text
 
     asked = await ask(chair, step)
-    differs = not asked.stands or not same_decision(step, asked.value)
     console.print(
         Text(f"Match {record.match_id}  step {step.number}: {_where(step)}: {step.what} ({step.decision.rpc})"),
         soft_wrap=True,
     )
     console.print(f"  {_request_line(step)}", soft_wrap=True)
     rows: list[tuple[str, str]] = [*_view_lines(step)]
-    rows.append(("recorded", f"{_recorded_text(step)} in {_latency(step.latency_ms)} ms"))
-    rows.append(("answer", f"{_answer_text(step, asked)} in {_latency(asked.latency_ms)} ms"))
-    rows.append(("judged", _verdict(step, asked)))
-    if differs:
-        said = decision_text(step, asked.value) if asked.stands or asked.defaulted else _answer_text(step, asked)
+    rows.append(("recorded", f"{recorded_text(step)} in {_latency(step.latency_ms)} ms"))
+    rows.append(("answer", f"{answer_text(step, asked)} in {_latency(asked.latency_ms)} ms"))
+    rows.append(("judged", verdict_text(step, asked)))
+    if differs(step, asked):
+        said = decision_text(step, asked.value) if asked.stands or asked.defaulted else answer_text(step, asked)
         rows.append(("differs", f"yes: recorded {decision_text(step, step.recorded)}, the bot {said}"))
     else:
         rows.append(("differs", f"no: the same {step.what} as recorded"))
@@ -400,7 +359,7 @@ def _fault_kind(asked: Asked) -> str:
 
 
 async def _ask_every(record: MatchRecord, chair: Seat, seat: int) -> None:
-    from ladder.ask import ask, same_decision, steps
+    from ladder.ask import answer_text, ask, recorded_text, same_decision, steps
 
     table = Table(title_justify="left")
     for col, right in (("step", True), ("hand", True), ("trick", True), ("decision", False)):
@@ -430,8 +389,8 @@ async def _ask_every(record: MatchRecord, chair: Seat, seat: int) -> None:
             str(step.hand),
             "" if step.trick is None else str(step.trick),
             step.what,
-            Text(_recorded_text(step)),
-            Text(_answer_text(step, asked)),
+            Text(recorded_text(step)),
+            Text(answer_text(step, asked)),
             judged,
             _latency(asked.latency_ms),
         )

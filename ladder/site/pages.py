@@ -9,11 +9,12 @@ views read it by its own rules), with its tournaments' pages besides.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from ladder.arena import views
+from ladder.arena import asking, views
 from ladder.arena.accounts import Account
-from ladder.arena.errors import NotFound
+from ladder.arena.errors import Forbidden, NotFound, NotNow
 from ladder.arena.state import ArenaState
 from ladder.arena.views import VISITOR, State
 from ladder.site.render import points_svg, rating_svg, replay_steps, seat_names
@@ -106,7 +107,51 @@ async def match_data(state: State, viewer: Account, match_id: str) -> dict[str, 
     return {"match": shown.match, "names": seat_names(shown.match), "steps": replay_steps(shown.match, shown.hands)}
 
 
-async def match_page(state: State, viewer: Account, match_id: str, query: dict[str, str]) -> Page:
+def _replay_step_of(d: asking.AskableStep, steps: list[dict[str, Any]]) -> int:
+    """The replay's step that shows decision ``d``: a play's card played, a pass's or a charge's
+    cards, a moon choice's score; any other decision its hand's deal."""
+    if d.play is not None:
+        plays = [i for i, s in enumerate(steps) if s["kind"] == "play"]
+        return plays[d.play] if d.play < len(plays) else len(steps) - 1
+    kind = {"pass": "pass", "charge": "charge", "moon": "score"}.get(d.what, "deal")
+    hand = [i for i, s in enumerate(steps) if s["hand"] == d.hand + 1]
+    found = [i for i in hand if steps[i]["kind"] == kind]
+    return (found or hand or [0])[0]
+
+
+async def ask_panel(
+    state: State, viewer: Account, match_id: str, steps: list[dict[str, Any]], at: int, chosen: int | None = None
+) -> dict[str, Any] | None:
+    """The match page's "ask your bot again" panel for a participant whose bot sat in the match
+    (``ladder.arena.asking``): their seats' decisions, each with the replay step that shows it, the
+    one at the replay's step ``at`` (or ``chosen``) selected; None for anyone else."""
+    if not isinstance(state, ArenaState) or viewer.id == 0:
+        return None
+    try:
+        found = await asyncio.to_thread(asking.askable, state, viewer, match_id)
+    except (Forbidden, NotNow, NotFound):
+        return None
+    options = [{**d.to_dict(), "replay": _replay_step_of(d, steps)} for d in found.steps]
+    if not options:
+        return None
+    if chosen is None:
+        chosen = next((o["step"] for o in options if o["replay"] >= at), options[-1]["step"])
+    versions = [{"bot": v.bot, "number": v.number} for vs in found.versions.values() for v in vs]
+    return {"steps": options, "versions": versions, "chosen": chosen}
+
+
+async def match_page(
+    state: State,
+    viewer: Account,
+    match_id: str,
+    query: dict[str, str],
+    *,
+    asked: dict[str, Any] | None = None,
+    ask_error: str | None = None,
+    chosen: int | None = None,
+) -> Page:
+    """A match's page; ``asked`` (the answer of ``asking.ask_again``) or ``ask_error`` after the
+    viewer asked their bot a decision (``chosen``) again."""
     shown = await match_data(state, viewer, match_id)
     data, steps = shown["match"], shown["steps"]
     try:
@@ -126,6 +171,9 @@ async def match_page(state: State, viewer: Account, match_id: str, query: dict[s
         "seat_view": seat_view,
         "hands": data["hands"],
         "title": f"Match {match_id}",
+        "ask": await ask_panel(state, viewer, match_id, steps, step, chosen),
+        "asked": asked,
+        "ask_error": ask_error,
     }
 
 

@@ -38,7 +38,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ladder.arena import actions, views
+from ladder.arena import actions, asking, views
 from ladder.arena.accounts import Account, SignInLimited
 from ladder.arena.app import ApiError, client_address, http_status
 from ladder.arena.errors import Refused
@@ -182,6 +182,32 @@ async def matches(request: Request) -> Response:
 async def match(request: Request) -> Response:
     t, ctx = await pages.match_page(_state(request), viewer(request), request.path_params["id"], _query(request))
     return render(request, t, ctx)
+
+
+async def ask_again(request: Request) -> Response:
+    """The match page's ask form: the viewer's bot asked a decision again, its answer on the page."""
+    me = _signed_in(request)
+    form = await _form(request)
+    state = _state(request)
+    match_id = request.path_params["id"]
+    try:
+        number = int(str(form.get("step", "")))
+        version_text = str(form.get("version", "")).strip()
+        version = int(version_text) if version_text else None
+    except ValueError:
+        raise ApiError(400, "choose a decision (and a version) from the lists") from None
+    query = {"step": str(form.get("at", "0"))}
+    asked: dict[str, Any] | None = None
+    error: str | None = None
+    status = 200
+    try:
+        asked = await asking.ask_again(state, me, match_id, number, version)
+    except Refused as e:
+        error, status = str(e), http_status(e)
+        if status == 404:
+            raise
+    t, ctx = await pages.match_page(state, me, match_id, query, asked=asked, ask_error=error, chosen=number)
+    return render(request, t, ctx, status)
 
 
 async def bot(request: Request) -> Response:
@@ -516,6 +542,7 @@ def routes() -> list[Route | Mount]:
         Route("/", _page(leaderboard)),
         Route("/matches", _page(matches)),
         Route("/matches/{id}", _page(match)),
+        Route("/matches/{id}/ask", _page(ask_again), methods=["POST"]),
         Route("/bots/{name}", _page(bot)),
         Route("/live", _page(live)),
         Route("/live.json", live_json),

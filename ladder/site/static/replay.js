@@ -92,10 +92,23 @@
       var v = a.getAttribute("data-view");
       a.classList.toggle("on", (v === "" && view === null) || String(view) === v);
     });
+    syncAsk();
     // The step in the address, to share it; a document without one (an iframe's srcdoc) keeps it to itself.
     try {
       if (window.history && window.history.replaceState) window.history.replaceState(null, "", href(step));
     } catch (e) { /* no address to write to */ }
+  }
+
+  // The ask form of the match page (its owner's): the decision the replay shows, or the next of theirs.
+  function syncAsk() {
+    var at = document.getElementById("ask-at"), pick = document.getElementById("ask-step");
+    if (!at || !pick) return;
+    at.value = String(step);
+    var options = pick.options;
+    for (var i = 0; i < options.length; i++) {
+      if (parseInt(options[i].getAttribute("data-replay"), 10) >= step) { pick.selectedIndex = i; return; }
+    }
+    pick.selectedIndex = options.length - 1;
   }
 
   function go(n) {

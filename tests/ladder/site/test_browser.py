@@ -210,6 +210,19 @@ def test_a_participant_submits_through_the_form_and_watches_the_first_match(
                 page.wait_for_timeout(1000)
         page.wait_for_selector("#replay.js")
         assert "alice-secretbot.v1" in page.locator(".table-grid").text_content()
+        # Ask her bot again: stepping the replay chooses the decision it shows (or her next one).
+        for _ in range(9):
+            page.keyboard.press("ArrowRight")
+        at = int(page.get_attribute("#replay", "data-step") or "0")
+        assert page.input_value("#ask-at") == str(at)
+        chosen = page.locator("#ask-step option:checked")
+        assert int(chosen.get_attribute("data-replay") or "-1") >= at, chosen.text_content()
+        step = chosen.get_attribute("value")
+        page.click("form.ask-form button[type=submit]")
+        page.wait_for_selector("#asked", timeout=60_000)
+        assert page.input_value("#ask-step") == step, "the page answers the decision asked"
+        asked = page.locator("#asked").text_content()
+        assert "alice-secretbot.v1" in asked and "legal" in asked and "Differs" in asked, asked
         page.goto(a.url + "/me/bots/alice-secretbot/versions/1/log")
         assert page.locator("h1").text_content().startswith("alice-secretbot v1")
         assert not page.dialogs and not page.errors
