@@ -15,10 +15,10 @@ from hearts.v1 import bot_pb2_grpc
 
 
 def _bot(name: str) -> BotProtocol:
-    if name == "montecarlo":  # a sliver of its clock: the legality tests need its answers, not its strength
+    if name == "montecarlo":  # two worlds a decision: the legality tests need its answers (searched), not its strength
         from clients.bots.montecarlo import ThreadedMonteCarloBot
 
-        return ThreadedMonteCarloBot(seed=7, budget_fraction=0.006, bank_fraction=0.0)
+        return ThreadedMonteCarloBot(seed=7, budget_fraction=0.006, bank_fraction=0.0, max_worlds=2)
     return Lowest() if name == "minimal" else make_bot(name, seed=7)
 
 
