@@ -31,18 +31,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-BOTS = ("random", "lowest", "heuristic", "montecarlo")
+BOTS = ("random", "lowest", "heuristic", "montecarlo", "ismcts")
 
 
 def _candidate(name: str, seed: int):  # type: ignore[no-untyped-def]
     from clients.bots.heuristic import HeuristicBot
+    from clients.bots.ismcts import SearchBot
     from clients.bots.lowest import LowestBot
     from clients.bots.montecarlo import MonteCarloBot
     from clients.bots.random import RandomBot
 
-    return {"random": RandomBot, "lowest": LowestBot, "heuristic": HeuristicBot, "montecarlo": MonteCarloBot}[name](
-        seed=seed
-    )
+    bots = {"random": RandomBot, "lowest": LowestBot, "heuristic": HeuristicBot, "montecarlo": MonteCarloBot}
+    return {**bots, "ismcts": SearchBot}[name](seed=seed)
 
 
 def play_deal(task: tuple[str, int, float, float]) -> dict[str, object]:

@@ -6,6 +6,8 @@
   duck with the highest losing card, dump Q♠ and high hearts when void).
 - ``montecarlo``: perfect-information Monte Carlo over sampled worlds with the engine's compiled
   rollouts, within a set share of its clock (clients/bots/montecarlo.py).
+- ``ismcts``: information-set Monte Carlo tree search over sampled worlds, passes searched too, on the
+  same clock as ``montecarlo`` (clients/bots/ismcts.py).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ BOTS: dict[str, tuple[str, str]] = {
     "lowest": ("clients.bots.lowest", "LowestBot"),
     "heuristic": ("clients.bots.heuristic", "HeuristicBot"),
     "montecarlo": ("clients.bots.montecarlo", "ThreadedMonteCarloBot"),
+    "ismcts": ("clients.bots.ismcts", "ThreadedSearchBot"),
 }
 
 
@@ -42,11 +45,11 @@ def main(name: str, argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0, help="port to listen on (0: any free port; default 0)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the bot's own RNG (random bot)")
-    if name == "montecarlo":
+    if name in ("montecarlo", "ismcts"):
         parser.add_argument("--budget-fraction", type=float, default=0.5, help="share of each decision's budget")
         parser.add_argument("--bank-fraction", type=float, default=0.02, help="share of the time bank per decision")
     args = parser.parse_args(argv)
     options = {}
-    if name == "montecarlo":
+    if name in ("montecarlo", "ismcts"):
         options = {"budget_fraction": args.budget_fraction, "bank_fraction": args.bank_fraction}
     serve(make_bot(name, seed=args.seed, **options), port=args.port, host=args.host)

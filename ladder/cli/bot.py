@@ -17,7 +17,7 @@ def bot() -> None:
 
 
 @bot.command("serve")
-@click.argument("name", type=click.Choice(["random", "lowest", "heuristic", "montecarlo"]), metavar="NAME")
+@click.argument("name", type=click.Choice(["random", "lowest", "heuristic", "montecarlo", "ismcts"]), metavar="NAME")
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port to listen on (0: any free port)."
 )
@@ -25,7 +25,7 @@ def bot() -> None:
 def bot_serve(name: str, port: int, seed: int | None) -> None:
     """Serve the sample bot NAME on 127.0.0.1 until SIGTERM or Ctrl-C.
 
-    NAME is random, lowest, heuristic or montecarlo. Prints "listening on 127.0.0.1:PORT" once bound. Same as
+    NAME is random, lowest, heuristic, montecarlo or ismcts. Prints "listening on 127.0.0.1:PORT" once bound. Same as
     python -m clients.bots.NAME.
     """
     from clients.bots import make_bot  # imported here: the other commands need no gRPC server

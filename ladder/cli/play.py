@@ -102,7 +102,7 @@ def _people_names(names: tuple[str, ...], people: int) -> list[str]:
     metavar="SEAT",
     help="A bot to play against, one per seat but the people's, in seat order after theirs: NAME=HOST:PORT, "
     "NAME=PKG.MOD:CLASS, NAME=COMMAND or NAME (an entry of --bots, a registered bot, or a sample bot: "
-    "random, lowest, heuristic, montecarlo). Default: the sample bots heuristic, lowest and random.",
+    "random, lowest, heuristic, montecarlo, ismcts). Default: the sample bots heuristic, lowest and random.",
 )
 @click.option(
     "--bots",

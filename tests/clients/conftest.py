@@ -19,6 +19,10 @@ def _bot(name: str) -> BotProtocol:
         from clients.bots.montecarlo import ThreadedMonteCarloBot
 
         return ThreadedMonteCarloBot(seed=7, budget_fraction=0.006, bank_fraction=0.0, max_worlds=2)
+    if name == "ismcts":  # as the Monte Carlo bot: a few iterations a decision, searched
+        from clients.bots.ismcts import ThreadedSearchBot
+
+        return ThreadedSearchBot(seed=7, budget_fraction=0.006, bank_fraction=0.0, max_worlds=8)
     return Lowest() if name == "minimal" else make_bot(name, seed=7)
 
 
