@@ -808,11 +808,25 @@ async def live(state: ArenaState, viewer: Account) -> dict[str, Any]:
     seats = {mid: list(m["seats"]) for mid, m in list((worker.live if worker is not None else {}).items())}
     for mid, m in playing.items():  # the final's matches too, which the batch does not list
         seats.setdefault(mid, m.names)
+    # Not begun here: waiting for a free table, or, on a cluster, played by its workers (not watched).
+    waiting = "on the cluster" if state.cfg.cluster else "queued"
     items = [
-        {"id": mid, "seats": [sight.ladder_name(s) for s in names], **_live_plays(playing.get(mid), viewer)}
+        {
+            "id": mid,
+            "state": "playing" if mid in playing else waiting,
+            "seats": [sight.ladder_name(s) for s in names],
+            **_live_plays(playing.get(mid), viewer),
+        }
         for mid, names in seats.items()
     ]
-    return {"live": items, "note": "the matches in play that are not yet recorded"}
+    items.sort(key=lambda m: m["state"] != "playing")  # stable: each group in the batch's order
+    return {
+        "live": items,
+        "playing": sum(m["state"] == "playing" for m in items),
+        "waiting": sum(m["state"] != "playing" for m in items),
+        "note": "the matches of the batch not yet recorded: playing, or waiting for a table (queued) "
+        "or played by a cluster's workers (on the cluster)",
+    }
 
 
 async def live_board(state: ArenaState, viewer: Account) -> dict[str, Any]:

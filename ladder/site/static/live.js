@@ -25,7 +25,12 @@
   function drawMatch(m) {
     var item = el("li", null, "live-match");
     item.setAttribute("data-match", m.id);
+    item.setAttribute("data-state", m.state || "playing");
     item.appendChild(el("b", m.id));
+    if (m.state && m.state !== "playing") {  // waiting for a table, or on a cluster's workers
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(el("span", m.state, "pill small"));
+    }
     if (m.withheld) {
       item.appendChild(document.createTextNode(" "));
       item.appendChild(el("span", "cards withheld", "pill small"));
@@ -112,6 +117,7 @@
     if (!m || m.withheld || d.play.n !== m.plays.length) return;  // unknown, or held already: the board brings it
     m.plays.push(d.play);
     m.started = true;
+    m.state = "playing";
     redraw(m.id);
   }
 
@@ -127,6 +133,7 @@
     if (!m) return;
     m.withheld = false;
     m.started = true;
+    m.state = "playing";
     m.plays = d.plays;
     m.hands = d.hands;
     redraw(m.id);

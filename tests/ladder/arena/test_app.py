@@ -236,8 +236,14 @@ def test_the_live_matches_are_listed_without_their_seeds(tmp_path: Path) -> None
         )
         worker.live = {match_id(1, m.index): m.to_dict() for m in batch}
         client.app.state.arena.worker = worker  # type: ignore[attr-defined]
-        live = client.get("/api/live", headers={"Authorization": f"Bearer {alice}"}).json()["live"]
-    assert [m["id"] for m in live] == [f"t1-{i:06d}" for i in range(4)]
+        # The third begins (the worker's watcher tells the hub): it is in play, the others queued.
+        third = batch[2]
+        client.app.state.arena.hub.began(match_id(1, third.index), 1, third.seed, list(third.seats), True)  # type: ignore[attr-defined]
+        answer = client.get("/api/live", headers={"Authorization": f"Bearer {alice}"}).json()
+    live = answer["live"]
+    assert [m["id"] for m in live] == ["t1-000002", "t1-000000", "t1-000001", "t1-000003"], "in play first"
+    assert [m["state"] for m in live] == ["playing", "queued", "queued", "queued"]
+    assert (answer["playing"], answer["waiting"]) == (1, 3)
     seeds = {str(m.seed) for m in batch}
     assert all("seed" not in m and not seeds & set(map(str, m.values())) for m in live), live
 
