@@ -1698,12 +1698,16 @@ def _rule_of_thumb(hand: Hand, legal: int) -> int:
     return _top_rank_bit(pen or legal)
 
 
-_POP13: Final[tuple[int, ...]] = tuple(bin(i).count("1") for i in range(1 << 13))
-
-
 def _popcount(m: int) -> int:
-    """The cards in a one-pack mask (compiled, ``int.bit_count`` is a method call; four table reads are not)."""
-    return _POP13[m & 0x1FFF] + _POP13[m >> 13 & 0x1FFF] + _POP13[m >> 26 & 0x1FFF] + _POP13[m >> 39]
+    """The cards in a one-pack mask: compiled, ``int.bit_count`` is a Python method call, these shifts and
+    masks are C (every step stays below 2 ** 56, a native small int)."""
+    m -= m >> 1 & 0x5555555555555
+    m = (m & 0x3333333333333) + (m >> 2 & 0x3333333333333)
+    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F
+    m += m >> 8
+    m += m >> 16
+    m += m >> 32
+    return m & 0x7F
 
 
 def _fast_path(hand: Hand) -> bool:
