@@ -1778,7 +1778,7 @@ def _rollout_four(hand: Hand, policy: int, x: int) -> None:
             if first and first_safe and legal & not_penalty:
                 legal &= not_penalty
         if policy == ROLLOUT_RANDOM:
-            n = _popcount(legal)
+            n = _popcount(legal) if COMPILED else legal.bit_count()  # each the faster where it runs
             if n > 1:
                 x ^= (x << 13) & _M32
                 x ^= x >> 17
@@ -1968,6 +1968,7 @@ def hand_points(hand: Hand) -> list[int]:
     score = [0] * n
     extra = [0] * n
     bonus = rules.bonus_card
+    no_tricks_bonus = rules.no_tricks_bonus  # read once: a rules attribute is a Python lookup, compiled too
     for s in range(n):
         cap = captured[s]
         total = 0
@@ -1976,8 +1977,8 @@ def hand_points(hand: Hand) -> list[int]:
         score[s] = total
         if bonus is not None and cap & bonus.mask:
             extra[s] += card_points[bonus.index]
-        if rules.no_tricks_bonus and not tricks_won[s]:
-            extra[s] += rules.no_tricks_bonus
+        if no_tricks_bonus and not tricks_won[s]:
+            extra[s] += no_tricks_bonus
     shooter = -1
     shot = 0
     ntricks = len(hand.tricks)
