@@ -1724,16 +1724,25 @@ def _fast_path(hand: Hand) -> bool:
 
 
 def _rollout_four(hand: Hand, policy: int, x: int) -> None:
-    """The rollout loop for the common case (see ``_fast_path``), in local ints: each seat's cards, the
-    trick's cards and its winner so far, no list or card touched per play. The same legal sets, the
-    same random draws and the same tricks as the general loop in ``rollout`` (a test compares them)."""
+    """The rollout loop for the common case (see ``_fast_path``), in local ints: each seat's cards and
+    captures, the trick's cards and its winner so far; no list item or card touched per play (compiled,
+    a list holds boxed ints: each store of a mask allocates). The same legal sets, the same random draws
+    and the same tricks as the general loop ``_rollout_loop`` (a test compares them)."""
     hands = hand.hands
     h0 = hands[0]
     h1 = hands[1]
     h2 = hands[2]
     h3 = hands[3]
     captured = hand.captured
+    c0 = captured[0]
+    c1 = captured[1]
+    c2 = captured[2]
+    c3 = captured[3]
     won = hand.tricks_won
+    w0 = won[0]
+    w1 = won[1]
+    w2 = won[2]
+    w3 = won[3]
     tricks = hand.tricks
     first = not tricks
     opening = hand.opening
@@ -1834,8 +1843,18 @@ def _rollout_four(hand: Hand, policy: int, x: int) -> None:
             DECK[bit.bit_length() - 1],
         )
         tricks.append(_new_tuple(Trick, (leader, cards, win)))
-        captured[win] |= tmask
-        won[win] += 1
+        if win == 0:
+            c0 |= tmask
+            w0 += 1
+        elif win == 1:
+            c1 |= tmask
+            w1 += 1
+        elif win == 2:
+            c2 |= tmask
+            w2 += 1
+        else:
+            c3 |= tmask
+            w3 += 1
         first = False
         leader = seat = win
         k = 0
@@ -1846,6 +1865,14 @@ def _rollout_four(hand: Hand, policy: int, x: int) -> None:
     hands[1] = h1
     hands[2] = h2
     hands[3] = h3
+    captured[0] = c0
+    captured[1] = c1
+    captured[2] = c2
+    captured[3] = c3
+    won[0] = w0
+    won[1] = w1
+    won[2] = w2
+    won[3] = w3
     if on_table:
         hand.trick_cards = []
     hand.trick_mask = 0
