@@ -1698,6 +1698,190 @@ def _rule_of_thumb(hand: Hand, legal: int) -> int:
     return _top_rank_bit(pen or legal)
 
 
+def _popcount(m: int) -> int:
+    """The cards in a one-pack mask: compiled, ``int.bit_count`` is a Python method call, these shifts and
+    masks are C (every step stays below 2 ** 56, a native small int)."""
+    m -= m >> 1 & 0x5555555555555
+    m = (m & 0x3333333333333) + (m >> 2 & 0x3333333333333)
+    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F
+    m += m >> 8
+    m += m >> 16
+    m += m >> 32
+    return m & 0x7F
+
+
+def _fast_path(hand: Hand) -> bool:
+    """Whether ``_rollout_four`` can play ``hand`` on: four seats, one pack, in play, no kitty still to
+    take, no booster nines, no charged card still restricted (what its locals do not model)."""
+    return (
+        hand.phase is _PLAY
+        and hand.players == 4
+        and not hand._two
+        and not hand._nines
+        and not hand._restricted
+        and (not hand.kitty or hand.kitty_taker is not None)
+    )
+
+
+def _rollout_four(hand: Hand, policy: int, x: int) -> None:
+    """The rollout loop for the common case (see ``_fast_path``), in local ints: each seat's cards and
+    captures, the trick's cards and its winner so far; no list item or card touched per play (compiled,
+    a list holds boxed ints: each store of a mask allocates). The same legal sets, the same random draws
+    and the same tricks as the general loop ``_rollout_loop`` (a test compares them)."""
+    hands = hand.hands
+    h0 = hands[0]
+    h1 = hands[1]
+    h2 = hands[2]
+    h3 = hands[3]
+    captured = hand.captured
+    c0 = captured[0]
+    c1 = captured[1]
+    c2 = captured[2]
+    c3 = captured[3]
+    won = hand.tricks_won
+    w0 = won[0]
+    w1 = won[1]
+    w2 = won[2]
+    w3 = won[3]
+    tricks = hand.tricks
+    first = not tricks
+    opening = hand.opening
+    broken = hand.hearts_broken
+    breakers = hand._breakers
+    hearts_wait = hand._hearts_wait
+    lead_with_queen = hand._lead_with_queen
+    first_safe = hand._first_trick_safe
+    not_penalty = hand._not_penalty
+    queen_first_safe = hand._queen_first_safe
+    pen = hand.rules.penalty_mask
+    leader = hand.leader
+    seat = hand.turn
+    # The trick in progress: its cards in play order (p0, p1, p2; the fourth ends it), their mask, the
+    # led suit, the best card of that suit so far and its seat.
+    on_table = hand.trick_cards
+    k = len(on_table)
+    p0 = on_table[0].mask if k > 0 else 0
+    p1 = on_table[1].mask if k > 1 else 0
+    p2 = on_table[2].mask if k > 2 else 0
+    tmask = hand.trick_mask
+    suit = _SUIT_MASK_OF[on_table[0].index] if k else 0
+    best = 1 << ((tmask & suit).bit_length() - 1) if k else 0
+    win = (leader + (0 if best == p0 else 1 if best == p1 else 2)) & 3 if k else leader
+    while True:
+        h = h0 if seat == 0 else h1 if seat == 1 else h2 if seat == 2 else h3
+        # The legal set, as Hand._compute_legal computes it without charges.
+        if k:
+            legal = h & suit or h
+            if first and first_safe and legal & not_penalty:
+                legal &= not_penalty
+            if queen_first_safe and legal & _QS and (suit != _SPADES or tmask & _HIGH_SPADES):
+                legal = _QS
+        elif first and opening:
+            legal = opening
+        else:
+            legal = h
+            if hearts_wait and not broken:
+                others = h & _NOT_HEARTS
+                if others and not (lead_with_queen and others == _QS):
+                    legal = others
+            if first and first_safe and legal & not_penalty:
+                legal &= not_penalty
+        if policy == ROLLOUT_RANDOM:
+            n = _popcount(legal) if COMPILED else legal.bit_count()  # each the faster where it runs
+            if n > 1:
+                x ^= (x << 13) & _M32
+                x ^= x >> 17
+                x ^= (x << 5) & _M32
+                for _ in range((x * n) >> 32):
+                    legal &= legal - 1
+            bit = legal & -legal
+        elif not k:  # _rule_of_thumb, on the locals
+            bit = _low_rank_bit(legal)
+        elif legal & suit:
+            below = legal & (best - 1)
+            if below:
+                bit = 1 << (below.bit_length() - 1)
+            else:
+                safe = legal & ~pen
+                bit = 1 << ((safe or legal).bit_length() - 1)
+        elif legal & _QS:
+            bit = _QS
+        else:
+            bit = _top_rank_bit(legal & pen or legal)
+        if seat == 0:
+            h0 ^= bit
+        elif seat == 1:
+            h1 ^= bit
+        elif seat == 2:
+            h2 ^= bit
+        else:
+            h3 ^= bit
+        if bit & breakers:
+            broken = True
+        tmask |= bit
+        if k == 0:
+            suit = _SUIT_MASK_OF[bit.bit_length() - 1]
+            best = bit
+            win = seat
+            p0 = bit
+        else:
+            if bit & suit and bit > best:  # the same suit: a higher bit is a higher rank
+                best = bit
+                win = seat
+            if k == 1:
+                p1 = bit
+            elif k == 2:
+                p2 = bit
+        if k < 3:
+            k += 1
+            seat = (seat + 1) & 3
+            continue
+        cards = (
+            DECK[p0.bit_length() - 1],
+            DECK[p1.bit_length() - 1],
+            DECK[p2.bit_length() - 1],
+            DECK[bit.bit_length() - 1],
+        )
+        tricks.append(_new_tuple(Trick, (leader, cards, win)))
+        if win == 0:
+            c0 |= tmask
+            w0 += 1
+        elif win == 1:
+            c1 |= tmask
+            w1 += 1
+        elif win == 2:
+            c2 |= tmask
+            w2 += 1
+        else:
+            c3 |= tmask
+            w3 += 1
+        first = False
+        leader = seat = win
+        k = 0
+        tmask = 0
+        if not (h0 if win == 0 else h1 if win == 1 else h2 if win == 2 else h3):
+            break
+    hands[0] = h0
+    hands[1] = h1
+    hands[2] = h2
+    hands[3] = h3
+    captured[0] = c0
+    captured[1] = c1
+    captured[2] = c2
+    captured[3] = c3
+    won[0] = w0
+    won[1] = w1
+    won[2] = w2
+    won[3] = w3
+    if on_table:
+        hand.trick_cards = []
+    hand.trick_mask = 0
+    hand._legal = -1
+    hand.hearts_broken = broken
+    hand.leader = hand.turn = leader
+    hand.phase = _OVER
+
+
 def rollout(hand: Hand, policy: int = ROLLOUT_RANDOM, seed: int = 0) -> list[int]:
     """Play ``hand`` (changed in place: pass ``hand.copy()``) to its end; its points per seat.
 
@@ -1728,6 +1912,17 @@ def rollout(hand: Hand, policy: int = ROLLOUT_RANDOM, seed: int = 0) -> list[int
             if hand.charges[s] is None:
                 hand.charge(s, ())
         phase = hand.phase
+    if _fast_path(hand):
+        _rollout_four(hand, policy, x)
+    else:
+        _rollout_loop(hand, policy, x)
+    return hand_points(hand)
+
+
+def _rollout_loop(hand: Hand, policy: int, x: int) -> None:
+    """The rollout loop for every ruleset, from the play or the discard phase (``x``: the xorshift32
+    state), through the Hand's own legal-move, boost and trick code."""
+    phase = hand.phase
     players = hand.players
     breakers = hand._breakers
     hands = hand.hands
@@ -1776,7 +1971,6 @@ def rollout(hand: Hand, policy: int = ROLLOUT_RANDOM, seed: int = 0) -> list[int
             phase = hand.phase
         else:
             break
-    return hand_points(hand)
 
 
 def hand_points(hand: Hand) -> list[int]:
@@ -1801,6 +1995,7 @@ def hand_points(hand: Hand) -> list[int]:
     score = [0] * n
     extra = [0] * n
     bonus = rules.bonus_card
+    no_tricks_bonus = rules.no_tricks_bonus  # read once: a rules attribute is a Python lookup, compiled too
     for s in range(n):
         cap = captured[s]
         total = 0
@@ -1809,8 +2004,8 @@ def hand_points(hand: Hand) -> list[int]:
         score[s] = total
         if bonus is not None and cap & bonus.mask:
             extra[s] += card_points[bonus.index]
-        if rules.no_tricks_bonus and not tricks_won[s]:
-            extra[s] += rules.no_tricks_bonus
+        if no_tricks_bonus and not tricks_won[s]:
+            extra[s] += no_tricks_bonus
     shooter = -1
     shot = 0
     ntricks = len(hand.tricks)

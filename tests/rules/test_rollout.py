@@ -12,7 +12,16 @@ from positions import random_step
 from test_properties import RULESETS
 
 from referee.rules import Match, MoonChoice, Phase, Rules
-from referee.rules.state import ROLLOUT_RANDOM, ROLLOUT_RULES, _attrs, hand_points, rollout
+from referee.rules.state import (
+    ROLLOUT_RANDOM,
+    ROLLOUT_RULES,
+    _attrs,
+    _fast_path,
+    _rollout_four,
+    _rollout_loop,
+    hand_points,
+    rollout,
+)
 
 NAMES = sorted(RULESETS)
 
@@ -94,6 +103,58 @@ def test_a_copy_of_a_hand_has_every_attribute_and_is_independent(name):
         before = _attrs(m.hand)
         rollout(h, ROLLOUT_RANDOM, 1)
         assert _attrs(m.hand) == before
+
+
+def _play_positions(rules: Rules, seed: int) -> list[Match]:
+    """Matches of ``rules`` at every play decision of a random first hand (first lead, mid-trick, last trick)."""
+    rng = random.Random(seed)
+    m = Match(rules, seed)
+    out = []
+    while not m.over and m.hand_number == 0:
+        if m.phase is Phase.PLAY:
+            out.append(m.clone())
+        random_step(m, rng)
+    return out
+
+
+@pytest.mark.parametrize("policy", [ROLLOUT_RANDOM, ROLLOUT_RULES])
+def test_the_fast_path_plays_every_position_as_the_general_loop(policy):
+    """On every play decision of four-seat one-pack hands, _rollout_four and _rollout_loop end the same hand."""
+    rng = random.Random(policy)
+    checked = 0
+    for name in NAMES:
+        for seed in range(3):
+            for m in _play_positions(RULESETS[name], seed):
+                if not _fast_path(m.hand):
+                    continue
+                x = rng.getrandbits(32) or 1
+                fast, general = m.hand.copy(), m.hand.copy()
+                _rollout_four(fast, policy, x)
+                _rollout_loop(general, policy, x)
+                assert _attrs(fast) == _attrs(general), (name, seed, len(m.hand.tricks), len(m.hand.trick_cards))
+                assert fast.phase is Phase.OVER and not any(fast.hands)
+                assert hand_points(fast) == hand_points(general)
+                checked += 1
+    assert checked > 1000  # the presets and mixes give the fast path many positions
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(players=3),
+        Rules(players=5),
+        Rules(booster_nines=True),
+        RULESETS["preset:cancellation"],
+    ],
+    ids=["3 players", "5 players", "booster nines", "two packs"],
+)
+def test_a_hand_outside_the_fast_path_plays_through_the_general_loop(rules):
+    """Rulesets the fast path does not model are played to a legal end by the general loop."""
+    for i, m in enumerate(_positions(rules, 5, count=8)):
+        h = m.hand.copy()
+        points = rollout(h, ROLLOUT_RANDOM, i)
+        assert h.phase is Phase.OVER and points == hand_points(h) == m.rollout(ROLLOUT_RANDOM, i)
+    assert not any(_fast_path(p.hand) for p in _positions(rules, 5, count=8) if p.phase is Phase.PLAY)
 
 
 def test_no_rollout_from_a_call_or_before_a_mix():
