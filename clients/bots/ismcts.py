@@ -54,6 +54,21 @@ PASS_CANDIDATES = 7
 _FIXED = ("left", "right", "across", "left2", "right2")
 
 
+TABLE = 1 << 16
+"""Counts up to which UCB1's square roots and logarithms are read from tables (past it, computed)."""
+_TABLES: tuple[list[float], list[float]] | None = None
+
+
+def _tables() -> tuple[list[float], list[float]]:
+    """EXPLORE * sqrt(ln a) and 1 / sqrt(v) for counts below TABLE, made once per process."""
+    global _TABLES
+    if _TABLES is None or _TABLES[0][2] != EXPLORE * math.sqrt(math.log(2)):
+        explore_log = [0.0] + [EXPLORE * math.sqrt(math.log(a)) for a in range(1, TABLE)]
+        inv_sqrt = [0.0] + [1.0 / math.sqrt(v) for v in range(1, TABLE)]
+        _TABLES = (explore_log, inv_sqrt)
+    return _TABLES
+
+
 class _Node:
     """A decision taken in the tree: the seat that took it, how often it was walked and legal, the
     sum of the utilities backed up for that seat."""
@@ -138,6 +153,7 @@ class SearchBot(MonteCarloBot):
         clock = self.clock
         log = math.log
         sqrt = math.sqrt
+        explore_log, inv_sqrt = _tables()
         utility = self._utility
         seats = range(view.rules.players)
         PLAY, OVER = Phase.PLAY, Phase.OVER
@@ -168,7 +184,11 @@ class SearchBot(MonteCarloBot):
                         continue
                     c.available += 1
                     if not untried:
-                        score = c.total / c.visits + EXPLORE * sqrt(log(c.available) / c.visits)
+                        a, v = c.available, c.visits
+                        if a < TABLE:  # visits never pass availability
+                            score = c.total / v + explore_log[a] * inv_sqrt[v]
+                        else:
+                            score = c.total / v + EXPLORE * sqrt(log(a) / v)
                         if score > best_score:
                             best, best_score = b, score
                 if untried:
