@@ -1,4 +1,4 @@
-"""Benchmark the ladder fit: 1e6 synthetic four-player matches among 500 bots.
+"""Benchmark the ladder fit: 1e6 synthetic four-player matches among 5,000 bots.
 
 Run from the project root: `python bench/ratings.py` (readable table) or `--json` (one JSON object).
 Target: fit plus 95% intervals within 20 s. `--strict` exits 1 when the target is missed.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import time
 
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     ap.add_argument("--matches", type=int, default=1_000_000)
-    ap.add_argument("--bots", type=int, default=500)
+    ap.add_argument("--bots", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--strict", action="store_true", help="exit 1 if the target is missed")
     args = ap.parse_args(argv)
@@ -89,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         "spearman": round(rho, 5),
         "coverage95": round(cover, 4),
         "median_ci95_elo": round(float(np.median(sd * 1.96)), 2),
+        "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
     }
     if args.json:
         print(json.dumps(figures))
@@ -106,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             ("spearman vs truth", f"{rho:.4f}"),
             ("95% coverage vs truth (exact ties)", f"{cover:.3f}"),
             ("median ±95% (Elo)", f"{np.median(sd * 1.96):.1f}"),
+            ("peak memory of the process (MB)", f"{figures['peak_memory_mb']:,}"),
         ]
         w = max(len(k) for k, _ in rows)
         print("ratings benchmark: batch Plackett-Luce, 4-player matches")

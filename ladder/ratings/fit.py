@@ -412,11 +412,15 @@ def _hessian(theta: np.ndarray, blocks: list[_Block | _TieBlock], prior: float) 
     Fast blocks: each stage j adds coef_j·(diag(p) − ppᵀ) over the remaining seats, p = e/T_j.
     Summed over stages, seat pair (m, k) with m ≤ k gets δ_mk·e_m·A_m − e_m·e_k·B_m, with
     A = cumsum(coef/T) and B = cumsum(coef/T²); B at the smaller seat because both seats must still
-    be remaining. Tie blocks: the per-row N×N matrices of `_tie_terms`, scattered with bincount.
+    be remaining. Tie blocks: the per-row N×N matrices of `_tie_terms`. Every term's cell and weight
+    are gathered first and summed into the matrix by one bincount: one pass over n_bots² cells, not
+    one per chunk of rows (which, at thousands of bots, cost more than the terms themselves).
     """
     n_bots = theta.shape[0]
-    h_tie = np.zeros(n_bots * n_bots)  # full per-row matrices of the tie blocks
-    h_off = np.zeros(n_bots * n_bots)  # fast blocks: each seat pair once, mirrored at the end
+    cells: list[np.ndarray] = []  # flat indices into the n_bots² matrix (off-diagonal pairs once, mirrored)
+    weights: list[np.ndarray] = []
+    tie_cells: list[np.ndarray] = []  # the tie blocks' full per-row matrices
+    tie_weights: list[np.ndarray] = []
     diag = np.full(n_bots, prior, dtype=float)
     for b in blocks:
         n = b.players.shape[1]
@@ -426,8 +430,8 @@ def _hessian(theta: np.ndarray, blocks: list[_Block | _TieBlock], prior: float) 
                 pp = b.players[lo : lo + chunk]
                 _f, _u, hr = _tie_terms(theta, pp, b, hessian=True)
                 assert hr is not None
-                idx = pp[:, :, None] * n_bots + pp[:, None, :]
-                h_tie += np.bincount(idx.ravel(), weights=hr.ravel(), minlength=n_bots * n_bots)
+                tie_cells.append((pp[:, :, None] * n_bots + pp[:, None, :]).ravel())
+                tie_weights.append((0.5 * (hr + hr.transpose(0, 2, 1))).ravel())
             continue
         iu, ju = np.triu_indices(n, k=1)
         for lo in range(0, b.players.shape[0], _CHUNK_ROWS):
@@ -437,13 +441,31 @@ def _hessian(theta: np.ndarray, blocks: list[_Block | _TieBlock], prior: float) 
             bb = np.cumsum(ct / t, axis=1)
             d = e * a - e * e * bb
             diag += np.bincount(sub.players.ravel(), weights=d.ravel(), minlength=n_bots)
-            off = -(e[:, iu] * e[:, ju] * bb[:, iu])
-            pi, pj = sub.players[:, iu], sub.players[:, ju]
-            h_off += np.bincount((pi * n_bots + pj).ravel(), weights=off.ravel(), minlength=n_bots * n_bots)
-    ho = h_off.reshape(n_bots, n_bots)
-    hm = h_tie.reshape(n_bots, n_bots) + ho + ho.T
+            cells.append((sub.players[:, iu] * n_bots + sub.players[:, ju]).ravel())
+            weights.append((-(e[:, iu] * e[:, ju] * bb[:, iu])).ravel())
+    # The fast blocks' pairs both ways and the tie blocks' cells, summed by one bincount into one
+    # matrix: at thousands of bots each n_bots² array made costs as much as the terms (fresh pages).
+    fast = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
+    w = np.concatenate(weights) if weights else np.zeros(0)
+    mirrored = (fast % n_bots) * n_bots + fast // n_bots
+    hm = np.bincount(
+        np.concatenate([fast, mirrored, *tie_cells]),
+        weights=np.concatenate([w, w, *tie_weights]),
+        minlength=n_bots * n_bots,
+    )
+    hm = hm.astype(float, copy=False).reshape(n_bots, n_bots)  # no terms at all: bincount counts ints
     hm[np.diag_indices(n_bots)] += diag
-    return 0.5 * (hm + hm.T)
+    _symmetrize(hm)  # each pair's two sums were added in different orders
+    return hm
+
+
+def _symmetrize(m: np.ndarray) -> None:
+    """``m`` made exactly symmetric, in place: each pair of cells set to their mean (row by row: no
+    second n² array)."""
+    for i in range(m.shape[0] - 1):
+        mean = 0.5 * (m[i, i + 1 :] + m[i + 1 :, i])
+        m[i, i + 1 :] = mean
+        m[i + 1 :, i] = mean
 
 
 def _components(players: np.ndarray, informative: np.ndarray, n_bots: int) -> np.ndarray:
@@ -469,24 +491,60 @@ def _components(players: np.ndarray, informative: np.ndarray, n_bots: int) -> np
 
 
 def _gauge_covariance(hess: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """pinv(Hessian) projected to a sum-zero gauge within each component.
+    """pinv(Hessian) projected to a sum-zero gauge within each component; ``hess`` is used up (the
+    result is made in its memory: at thousands of bots a fresh n² array costs seconds).
 
     The likelihood cannot see a common shift of a component, so only differences inside a
     component are identified. With U the orthonormal component indicators and P = I − UUᵀ,
     pinv(PHP) = inv(PHP + UUᵀ) − UUᵀ exactly (UUᵀ fills the null space with eigenvalue 1), which is
-    faster and more stable than an SVD-based pinv.
+    faster and more stable than an SVD-based pinv. PHP is H less U's low-rank corrections (products
+    with U, not of n×n matrices), and PHP + UUᵀ, symmetric positive definite, is inverted through
+    its Cholesky factor.
     """
     n = hess.shape[0]
-    u = np.zeros((n, labels.max() + 1))
+    c = int(labels.max()) + 1
+    u = np.zeros((n, c))
     u[np.arange(n), labels] = 1.0
     u /= np.sqrt(u.sum(axis=0, keepdims=True))
-    uu = u @ u.T
-    p = np.eye(n) - uu
-    php = p @ hess @ p
-    php = 0.5 * (php + php.T)
-    inv = np.linalg.inv(php + uu)
-    cov = inv - uu
-    return 0.5 * (cov + cov.T)
+    php = hess
+    if c == 1:  # one component, the usual case: UUᵀ is 1/n everywhere
+        col = u[:, 0]
+        row = col @ php
+        php -= col[:, None] * row[None, :]
+        php -= row[:, None] * col[None, :]
+        php += float(row @ col) / n + 1.0 / n  # UUᵀHUUᵀ, then UUᵀ itself
+        uu: np.ndarray | float = 1.0 / n
+    else:
+        uh = u.T @ php  # c × n
+        php -= u @ uh
+        php -= uh.T @ u.T
+        php += u @ (uh @ u) @ u.T
+        uu = u @ u.T
+        php += uu
+    inv = _spd_inverse(php)
+    inv -= uu
+    return inv
+
+
+def _spd_inverse(a: np.ndarray) -> np.ndarray:
+    """The inverse of a symmetric positive definite matrix ``a`` (used up: the inverse is made in its
+    memory), by its Cholesky factor (LAPACK potrf and potri: half the work of a general inverse);
+    a general inverse where the factor fails."""
+    from scipy.linalg import lapack
+
+    n = a.shape[0]
+    saved = a.copy() if n <= 1024 else None  # kept for the fallback where a copy is cheap
+    # a.T is a Fortran-ordered view of the same (symmetric) matrix: LAPACK works on it in place.
+    factor, info = lapack.dpotrf(a.T, lower=True, overwrite_a=True, clean=False)
+    if info == 0:
+        inv, info = lapack.dpotri(factor, lower=True, overwrite_c=True)
+        if info == 0:
+            for i in range(n - 1):  # potri fills the lower triangle: mirror it (columns are contiguous)
+                inv[i, i + 1 :] = inv[i + 1 :, i]
+            return np.ascontiguousarray(inv.T) if not inv.flags.c_contiguous else inv
+    if saved is None:
+        raise np.linalg.LinAlgError("the Hessian is not positive definite")
+    return np.asarray(np.linalg.inv(saved))
 
 
 # --------------------------------------------------------------------------------------------
@@ -666,7 +724,17 @@ def _polish_and_covariance(
         theta = theta - np.linalg.solve(hess, g)
     except np.linalg.LinAlgError:
         pass
-    return theta, _gauge_covariance(hess, labels)
+    try:
+        return theta, _gauge_covariance(hess, labels)
+    except np.linalg.LinAlgError:  # not positive definite at thousands of bots: the general inverse
+        hess = _hessian(theta, blocks, prior)
+        n = hess.shape[0]
+        u = np.zeros((n, int(labels.max()) + 1))
+        u[np.arange(n), labels] = 1.0
+        u /= np.sqrt(u.sum(axis=0, keepdims=True))
+        uu = u @ u.T
+        p = np.eye(n) - uu
+        return theta, np.linalg.inv(p @ hess @ p + uu) - uu
 
 
 def _on_the_elo_scale(
