@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # project root
 
@@ -42,6 +43,7 @@ from referee.rules import Rules
 
 SAMPLE_MATCHES = 40  # real matches played once, saved again under new ids (their hands vary as played)
 BATCH = 1000  # matches scheduled at once, as the ladder schedules a batch
+MILLION = 1_000_000  # the size asked about: extrapolated from the largest size measured
 
 
 def sample(rules: str, n: int, seed: int) -> list[MatchRecord]:
@@ -94,6 +96,17 @@ def table_bytes(db: Path) -> dict[str, int]:
         conn.close()
 
 
+def show(r: dict[str, Any]) -> None:
+    """One size's lines of the table, printed as soon as it is measured (the sizes take minutes)."""
+    print(
+        f"  {r['matches']:>9} matches {r['hands']:>10} hands: {r['database_bytes'] / 1e6:9.1f} MB, "
+        f"{r['bytes_per_match']:>6} B/match, {r['bytes_per_hand']:>5} B/hand (built in {r['build_s']} s)"
+    )
+    print(f"  {'':>9} online backup {r['backup_s']} s ({r['backup_mb_per_s']} MB/s), its check {r['check_s']} s")
+    shares = ", ".join(f"{t} {b / r['database_bytes']:.0%}" for t, b in r["largest_tables"].items())
+    print(f"  {'':>9} bytes by table: {shares}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
@@ -104,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     sizes = sorted(args.matches)
     cfg = ArenaConfig(rules="standard")
     records = sample(cfg.rules, SAMPLE_MATCHES, args.seed)
-    results = []
+    results: list[dict[str, Any]] = []
+    if not args.json:
+        print(f"arena storage: real matches of four random bots ({cfg.rules}), {args.bots} bots", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         db = folder / "arena.db"
@@ -136,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
             problems = check_copy(copy, snapshot)
             check_s = time.perf_counter() - t0
             assert not problems, problems
-            copy.unlink()
+            for made in folder.glob("copy.db*"):  # its -wal and -shm too
+                made.unlink()
             tables = table_bytes(db)
             results.append(
                 {
@@ -153,21 +169,23 @@ def main(argv: list[str] | None = None) -> int:
                     "check_s": round(check_s, 2),
                 }
             )
+            if not args.json:
+                show(results[-1])
             ladder = Store(db)
         ladder.close()
+    last = results[-1]
+    extrapolated = {
+        "matches": MILLION,
+        "database_bytes": last["bytes_per_match"] * MILLION,
+        "backup_s": round(last["bytes_per_match"] * MILLION / 1e6 / last["backup_mb_per_s"], 1),
+    }
     if args.json:
-        print(json.dumps({"sizes": results}))
-        return 0
-    print(f"arena storage: real matches of four random bots ({cfg.rules}), {args.bots} bots")
-    for r in results:
+        print(json.dumps({"sizes": results, "at_1m_extrapolated": extrapolated}))
+    else:
         print(
-            f"  {r['matches']:>9} matches {r['hands']:>10} hands: {r['database_bytes'] / 1e6:9.1f} MB, "
-            f"{r['bytes_per_match']:>6} B/match, {r['bytes_per_hand']:>5} B/hand "
-            f"(built in {r['build_s']} s)"
+            f"  at {MILLION:,} matches (extrapolated at {last['bytes_per_match']} B/match): "
+            f"{extrapolated['database_bytes'] / 1e9:.1f} GB, its backup about {extrapolated['backup_s']} s"
         )
-        print(f"  {'':>9} online backup {r['backup_s']} s ({r['backup_mb_per_s']} MB/s), its check {r['check_s']} s")
-        shares = ", ".join(f"{t} {b / r['database_bytes']:.0%}" for t, b in r["largest_tables"].items())
-        print(f"  {'':>9} bytes by table: {shares}")
     return 0
 
 
