@@ -242,11 +242,11 @@ def arena_backup(directory: Path, dest: Path, logs: bool) -> None:
     mb = report.snapshot.bytes / 1e6
     rate = mb / report.snapshot.seconds if report.snapshot.seconds > 0 else 0.0
     click.echo(
-        f"backed up {directory} to {dest} in {report.seconds:.1f} s: {report.matches} matches, "
-        f"{report.hands} hands, {report.versions} versions ({report.version_folders} folders)"
+        f"backed up {directory} to {dest} in {report.seconds:.2f} s: {report.matches} matches, "
+        f"{report.hands} hands, {report.versions} versions ({report.version_folders} with a folder)"
     )
     click.echo(
-        f"  arena.db {report.database_bytes} bytes (copied in {report.snapshot.seconds:.1f} s, {rate:.0f} MB/s); "
+        f"  arena.db {report.database_bytes} bytes (copied in {report.snapshot.seconds:.2f} s, {rate:.0f} MB/s); "
         f"files {report.file_bytes} bytes"
     )
     click.echo(f"  checked: integrity ok, schema {report.snapshot.user_version}, rows of every table as at the copy")
