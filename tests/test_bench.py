@@ -113,3 +113,13 @@ def test_cluster_bench_reports_both_ratios_and_the_writers_cost() -> None:
     assert r["two_vs_one_worker"] > 0 and r["one_worker_vs_local"] > 0
     assert r["save_scheduled_ms_per_match"] > 0 and r["save_scheduled_ms_per_match_late"] > 0
     assert r["scheduler_noop_tasks_per_s"] > 0
+
+
+def test_storage_bench_reports_bytes_a_match_and_a_hand_at_each_size() -> None:
+    r = json.loads(_bench("storage.py", "--matches", "40", "120", "--bots", "8", "--json"))
+    small, large = r["sizes"]
+    assert (small["matches"], large["matches"]) == (40, 120) and large["hands"] > small["hands"] >= 40
+    for row in (small, large):
+        assert row["bytes_per_match"] == round(row["database_bytes"] / row["matches"])
+        assert row["bytes_per_hand"] == round(row["database_bytes"] / row["hands"])
+        assert row["backup_mb_per_s"] > 0 and row["check_s"] >= 0 and row["largest_tables"]

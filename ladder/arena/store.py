@@ -25,6 +25,7 @@ from referee.record import utc_now
 __all__ = [
     "IN_PIPELINE",
     "WAITING",
+    "MIGRATIONS",
     "ArenaStore",
     "BotRow",
     "UserRow",
@@ -215,6 +216,10 @@ class ArenaStore:
                         [str(number)],
                     )
 
+    def schema_version(self) -> int:
+        """The arena's own schema (its migrations run), beside the ladder's ``PRAGMA user_version``."""
+        return self._schema()
+
     def _schema(self) -> int:
         exists = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'arena_meta'").fetchone()
         if exists is None:
@@ -355,6 +360,11 @@ class ArenaStore:
                 "UPDATE arena_versions SET path = ?, status = ?, updated_at = ? WHERE id = ?",
                 [path, VersionStatus.PENDING, utc_now(), version_id],
             )
+
+    def set_version_path(self, version_id: int, path: str) -> None:
+        """The version's folder is now ``path`` (its arena was copied or moved); nothing else changes."""
+        with self.db.atomic():
+            self.db.execute("UPDATE arena_versions SET path = ? WHERE id = ?", [path, version_id])
 
     def newest_valid(self, *, before: str | None = None) -> list[VersionRow]:
         """The newest valid version of each bot (submitted before ``before``, an ISO time, if given)."""

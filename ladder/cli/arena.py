@@ -6,6 +6,7 @@ import fcntl
 import json
 import os
 import secrets
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ def arena() -> None:
       hearts arena init demo-arena          write demo-arena/arena.toml and the organiser's token
       hearts arena serve demo-arena         the API, the pipeline and the continuous ladder
       hearts arena user add alice --dir demo-arena   a participant and their token
+      hearts arena backup demo-arena demo-copy       a consistent copy, while it is served
     See docs/arena.md.
     """
 
@@ -70,6 +72,7 @@ def arena_serve(directory: Path, host: str | None, port: int | None) -> None:
     import uvicorn
 
     from ladder.arena.app import build_app
+    from ladder.arena.backup import rehome_versions
     from ladder.arena.config import ArenaConfigError, load_config
     from ladder.arena.store import ArenaStore
     from ladder.arena.worker import sandbox_mode, sync_house
@@ -91,10 +94,13 @@ def arena_serve(directory: Path, host: str | None, port: int | None) -> None:
     store = ArenaStore(directory / "arena.db")
     try:
         sync_house(store, cfg)
+        moved = rehome_versions(store, directory)
     except ValueError as e:
         _fail(str(e))
     finally:
         store.close()
+    if moved:  # a folder moved (or a backup put in place): its versions' rows named the old place
+        console.print(f"{moved} versions found under {directory}/versions: their paths updated", highlight=False)
     mode, warning = sandbox_mode()
     if warning is not None:  # loud: a teacher must know that students' code runs unconfined
         click.echo(f"WARNING: {warning}", err=True)
@@ -196,3 +202,55 @@ def arena_user_token(name: str, directory: Path) -> None:
         _fail(str(e))
     finally:
         store.close()
+
+
+@arena.command("backup")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("dest", type=click.Path(path_type=Path))
+@click.option("--logs", is_flag=True, help="Copy logs/ too (the bots' output: not needed to serve the copy).")
+def arena_backup(directory: Path, dest: Path, logs: bool) -> None:
+    """Copy the arena of DIRECTORY, served or not, to the new folder DEST, which `hearts arena serve DEST` serves.
+
+    The database is copied as it stands at one instant while the ladder goes on saving matches
+    (SQLite's online backup), with arena.toml and every version's folder it names; the copy is
+    checked (integrity, schema, every table's rows, the version folders) before it is reported.
+
+    \b
+      hearts arena backup demo-arena backups/demo-2026-12-03
+      hearts arena serve backups/demo-2026-12-03 --port 8766     serve the copy
+    """
+    from ladder.arena.backup import BackupError, backup_arena
+    from ladder.store.backup import STEP_PAGES
+
+    tty = sys.stderr.isatty()
+    shown = [-1]
+
+    def progress(done: int, total: int) -> None:
+        if total <= 4 * STEP_PAGES:  # up to 64 MiB (4 KiB pages): copied in a moment, no progress line
+            return
+        percent = 100 * done // total
+        if tty:
+            click.echo(f"\rcopying arena.db: {percent:3d}% of {total} pages", err=True, nl=done == total)
+        elif percent // 25 > shown[0]:  # a log, not a terminal: a line every quarter
+            shown[0] = percent // 25
+            click.echo(f"copying arena.db: {percent}% of {total} pages", err=True)
+
+    try:
+        report = backup_arena(directory, dest, logs=logs, progress=progress)
+    except BackupError as e:
+        raise click.ClickException(str(e)) from None
+    mb = report.snapshot.bytes / 1e6
+    rate = mb / report.snapshot.seconds if report.snapshot.seconds > 0 else 0.0
+    click.echo(
+        f"backed up {directory} to {dest} in {report.seconds:.2f} s: {report.matches} matches, "
+        f"{report.hands} hands, {report.versions} versions ({report.version_folders} with a folder)"
+    )
+    click.echo(
+        f"  arena.db {report.database_bytes} bytes (copied in {report.snapshot.seconds:.2f} s, {rate:.0f} MB/s); "
+        f"files {report.file_bytes} bytes"
+    )
+    click.echo(f"  checked: integrity ok, schema {report.snapshot.user_version}, rows of every table as at the copy")
+    if report.left_out:
+        hint = " (--logs copies logs/)" if "logs" in report.left_out else ""
+        click.echo(f"  left out: {', '.join(report.left_out)}{hint}")
+    click.echo(f"next: hearts arena serve {dest} --port PORT (another port while {directory} is served)")

@@ -319,6 +319,16 @@ class Tournaments:
             [runner.pid, runner.host, runner.started, tournament_id],
         )
 
+    def release_all_runners(self) -> int:
+        """Clear every tournament's claim: in a copy of the file they name the processes playing the
+        original, which must not keep the copy from being played. How many were cleared."""
+        with self.db.atomic():
+            cur = self.db.execute(
+                "UPDATE tournaments SET runner_pid = NULL, runner_host = NULL, runner_started = NULL "
+                "WHERE runner_pid IS NOT NULL"
+            )
+            return int(cur.rowcount)
+
     def release_runner(self, tournament_id: int, runner: Runner) -> None:
         """Clear the claim, if it is still ``runner``'s."""
         self.db.execute(
