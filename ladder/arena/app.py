@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import importlib.metadata
 import json
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -288,8 +289,13 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        ladder_tournament(state.store, cfg)
+        tid = ladder_tournament(state.store, cfg)
         if background:
+            # The board fitted before anyone asks (the saved one is shown meanwhile): its own thread,
+            # its own connection, while the server starts.
+            threading.Thread(
+                target=lambda: state.ratings.get(state.store, tid, cfg.rules), name="first-fit", daemon=True
+            ).start()
             state.worker = ArenaWorker(arena_dir, cfg, state.ratings, resolve=resolve, hub=state.hub)
             state.worker.start()
             deadline_task = asyncio.create_task(_deadline_watch(state))

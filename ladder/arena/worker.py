@@ -43,7 +43,7 @@ from ladder.bots.launcher import BotStartError, Launcher
 from ladder.bots.registry import BotEntry
 from ladder.conformance.session import Guise
 from ladder.conformance.validate import validate
-from ladder.ratings.leaderboard import Leaderboard, load_leaderboard
+from ladder.ratings.leaderboard import Leaderboard, LeaderboardRow, load_leaderboard
 from ladder.sandbox import (
     SOCKET_DIR,
     Limits,
@@ -263,8 +263,48 @@ class Fitted:
     at: float = field(default_factory=time.time)
 
 
+BOARD_KEY = "board:"
+"""arena_meta's key prefix of each tournament's last fitted board (by tournament id)."""
+
+
+def saved_board(store: ArenaStore, tournament_id: int) -> Fitted | None:
+    """The board the last fit saved for ``tournament_id`` (by this run or an earlier one), or None."""
+    text = store.get_meta(f"{BOARD_KEY}{tournament_id}")
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+        board = Leaderboard(
+            rows=[LeaderboardRow(**r) for r in data["rows"]],
+            warnings=list(data["warnings"]),
+            matches=int(data["matches"]),
+            rules=data["rules"],
+        )
+        return Fitted(int(data["recorded"]), frozenset(int(x) for x in data["in_play"]), board)
+    except (ValueError, KeyError, TypeError):
+        return None  # written by another version of the arena: fitted again
+
+
+def save_board(store: ArenaStore, tournament_id: int, fitted: Fitted) -> None:
+    """Keep a fitted board in the arena's database, so that a restarted arena shows it at once."""
+    b = fitted.board
+    data = {
+        "recorded": fitted.matches,
+        "in_play": sorted(fitted.in_play),
+        "rows": [dataclasses.asdict(r) for r in b.rows],
+        "warnings": b.warnings,
+        "matches": b.matches,
+        "rules": b.rules,
+    }
+    store.set_meta(f"{BOARD_KEY}{tournament_id}", json.dumps(data))
+
+
 class Ratings:
     """Fitted leaderboards by tournament, refit only when its recorded matches changed.
+
+    Each fit is kept in the arena's database too (``save_board``): after a restart the first reader
+    is answered from it at once, while a fit runs. A reader that takes a board a few seconds old
+    (``max_age``) never waits for a fit another thread is making: it is shown the board before.
 
     A match whose deal other seatings still play is left out until they are played (its record is
     withheld, and the board's games, scores and places would tell its result): a table counts on
@@ -281,16 +321,30 @@ class Ratings:
         key = (store.match_count(tournament_id), frozenset(store.ladder.seeds_in_play(tournament_id)))
         with self._lock:
             hit = self._cache.get(tournament_id)
+        if hit is None:
+            hit = saved_board(store, tournament_id)
+            if hit is not None:
+                with self._lock:
+                    hit = self._cache.setdefault(tournament_id, hit)
         if hit is not None and ((hit.matches, hit.in_play) == key or time.time() - hit.at < max_age):
             return hit.board
-        with self._fitting.setdefault(tournament_id, threading.Lock()):  # one fit at a time per board
+        with self._lock:
+            fitting = self._fitting.setdefault(tournament_id, threading.Lock())  # one fit at a time per board
+        if not fitting.acquire(blocking=max_age <= 0 or hit is None):
+            assert hit is not None
+            return hit.board  # a fit is being made: the reader is shown the board before it
+        try:
             with self._lock:
                 hit = self._cache.get(tournament_id)
             if hit is not None and (hit.matches, hit.in_play) == key:
                 return hit.board
             board = load_leaderboard(store.ladder, tournament_id=tournament_id, rules=rules, leave_out_seeds=key[1])
+            fitted = Fitted(key[0], key[1], board)
             with self._lock:
-                self._cache[tournament_id] = Fitted(key[0], key[1], board)
+                self._cache[tournament_id] = fitted
+            save_board(store, tournament_id, fitted)
+        finally:
+            fitting.release()
         return board
 
 

@@ -1,0 +1,74 @@
+"""The arena keeps each fitted board in its database: a restarted arena answers its first reader from
+it without fitting, a reader never waits for a fit another thread is making, and the board is fitted
+again as soon as matches come in (for the worker, which takes no board older than the matches)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+import ladder.arena.worker as worker_module  # noqa: E402
+from bench.arena import build  # noqa: E402  (a database of synthetic recorded matches, in a second)
+from ladder.arena.store import ArenaStore  # noqa: E402
+from ladder.arena.worker import BOARD_KEY, Ratings, ladder_tournament, saved_board  # noqa: E402
+
+
+@pytest.fixture()
+def arena(tmp_path: Path) -> tuple[ArenaStore, int, str]:
+    cfg, _token, _s = build(tmp_path, 300, 12, seed=3)
+    store = ArenaStore(tmp_path / "arena.db")
+    yield store, ladder_tournament(store, cfg), cfg.rules
+    store.close()
+
+
+def _no_fit(*_a: object, **_k: object) -> None:
+    raise AssertionError("fitted, where the saved board was to be shown")
+
+
+def test_a_restarted_arena_shows_the_saved_board_without_fitting(
+    arena: tuple[ArenaStore, int, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, tid, rules = arena
+    first = Ratings().get(store, tid, rules)
+    assert first.matches == 300 and len(first.rows) == 12
+    assert store.get_meta(f"{BOARD_KEY}{tid}") is not None
+    monkeypatch.setattr(worker_module, "load_leaderboard", _no_fit)
+    again = Ratings().get(store, tid, rules)  # a new process's cache: empty
+    assert [(r.bot, r.elo, r.ci95, r.games) for r in again.rows] == [
+        (r.bot, r.elo, r.ci95, r.games) for r in first.rows
+    ]
+    assert again.matches == first.matches and again.rules == first.rules
+
+
+def test_a_reader_is_shown_the_board_before_while_a_fit_is_made_and_the_worker_fits(
+    arena: tuple[ArenaStore, int, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, tid, rules = arena
+    Ratings().get(store, tid, rules)
+    # The recorded matches change (one taken out of the tournament): the saved board no longer fits.
+    gone = f"t{tid}-000299"
+    store.db.execute("UPDATE matches SET tournament_id = NULL WHERE id = ?", [gone])
+    store.db.execute("UPDATE tournament_matches SET match_id = NULL WHERE match_id = ?", [gone])
+    store.db.conn.commit()
+    ratings = Ratings()
+    fitting = ratings._fitting.setdefault(tid, threading.Lock())
+    with fitting:  # another thread is fitting
+        stale = ratings.get(store, tid, rules, max_age=1e9)
+        assert stale.matches == 300
+        shown = ratings.get(store, tid, rules, max_age=1e-9)  # older than the reader takes, and still shown
+        assert shown.matches == 300
+    fitted = ratings.get(store, tid, rules)  # the worker's: no board older than the matches
+    assert fitted.matches == 299
+    monkeypatch.setattr(worker_module, "load_leaderboard", _no_fit)
+    assert Ratings().get(store, tid, rules).matches == 299, "the new fit is the one saved"
+
+
+def test_a_saved_board_of_another_shape_is_fitted_again(arena: tuple[ArenaStore, int, str]) -> None:
+    store, tid, rules = arena
+    store.set_meta(f"{BOARD_KEY}{tid}", '{"rows": [{"bot": 1}]}')
+    assert saved_board(store, tid) is None
+    assert Ratings().get(store, tid, rules).matches == 300
