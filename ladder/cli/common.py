@@ -278,11 +278,14 @@ def _serve_replay(db: str, match_id: str, sock: socket.socket, *, open_browser: 
     console.print("serving it until Ctrl-C")
     sys.stdout.flush()
     try:
+        # Ctrl-C stops the server; uvicorn then raises it again, which may or may not reach here as
+        # a KeyboardInterrupt (asyncio cancels a task that may already have returned): both are a stop.
         serve(LocalState(Path(db)), sock)
     except KeyboardInterrupt:
-        console.print("stopped")
+        pass
     finally:
         sock.close()
+    console.print("stopped")
 
 
 _STARTUP_TIMEOUT_OPTION = click.option(

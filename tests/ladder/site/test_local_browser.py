@@ -6,9 +6,11 @@ file writes pages that open from the disk, bot text shown as text."""
 
 from __future__ import annotations
 
+import queue
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,32 +46,43 @@ def _page(browser: Any, **options: Any) -> Any:
 
 
 class Viewer:
-    """A ``hearts`` command serving the replay viewer: its process and the address it printed."""
+    """A ``hearts`` command serving the replay viewer: its process and the address it printed.
+
+    Its output is read by one thread from the start to the end, line by line: reading some lines in
+    this thread and the rest with ``communicate`` would lose what the first reads had buffered."""
 
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "ladder.cli", *args, "--browser", "--no-browser"],
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             text=True,
         )
-        assert self.proc.stdout is not None
         self.said: list[str] = []
-        for line in self.proc.stdout:  # the command prints the address once it listens
+        self._address: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        url = self._address.get(timeout=60)
+        if url is None:
+            pytest.fail(f"no address printed:\n{''.join(self.said)}")
+        self.url = url
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
             self.said.append(line)
             if line.strip().startswith("http://127.0.0.1:"):
-                break
-        else:
-            pytest.fail(f"no address printed:\n{''.join(self.said)}{self.proc.communicate(timeout=30)[1]}")
-        self.url = self.said[-1].strip()
+                self._address.put(line.strip())
+        self._address.put(None)  # the end: no (further) address
 
     def stop(self) -> tuple[int, str]:
-        """Ctrl-C, as a person stops it: its exit code and what it printed."""
+        """Ctrl-C, as a person stops it: its exit code and everything it printed."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
-        out, err = self.proc.communicate(timeout=60)
-        return self.proc.returncode, "".join(self.said) + out + err
+        code = self.proc.wait(timeout=60)
+        self._reader.join(timeout=30)
+        return code, "".join(self.said)
 
 
 @pytest.fixture()
