@@ -91,6 +91,8 @@ State = ArenaState | LocalState
 """What the views read: an arena, or a plain tournament database."""
 
 MAX_PAGE = 200
+READ_MATCHES = 40
+"""A bot page's faults and points are read from the records of its newest matches, this many."""
 STALE_S = 5.0  # a leaderboard fitted this recently is served as it is, whatever came in since
 HISTORY_K = 24.0
 """K of a bot page's running Elo (``live_elo_update``, K/(N−1) a pair): the shape of its history."""
@@ -878,6 +880,12 @@ class BotPage:
     history: list[tuple[int, float]]
     points: list[int]
     faults: list[tuple[str, int]]
+    # The windows the history and the faults and points are read over, for the page to say so:
+    # the arena's newest ``window`` recorded matches, of which ``history_matches`` are the bot's;
+    # its newest ``read_matches`` of those for its faults and points.
+    window: int = MAX_PAGE
+    history_matches: int = 0
+    read_matches: int = 0
 
 
 async def bot_page(state: State, viewer: Account, name: str) -> BotPage:
@@ -897,12 +905,14 @@ async def bot_page(state: State, viewer: Account, name: str) -> BotPage:
     faults: Counter[str] = Counter()
     points: list[int] = []
     withheld = set()
-    for m in mine[:40]:  # the newest 40: the record of each is read
+    read = 0
+    for m in mine[:READ_MATCHES]:  # the newest few: the record of each is read
         try:
             data = await match(state, viewer, m["id"])
         except NotNow:  # its deal is still being played in other seats: shown once it is not
             withheld.add(m["id"])
             continue
+        read += 1
         seats = [s["seat"] for s in data["seats"] if of_bot(state, s["bot"], b["name"])]
         for f in data["faults"]:
             if f["seat"] in seats:
@@ -910,4 +920,5 @@ async def bot_page(state: State, viewer: Account, name: str) -> BotPage:
         for h in data["hands"]:
             points += [h["points_taken"][s] for s in seats if s < len(h["points_taken"])]
     recent = [m for m in mine if m["id"] not in withheld and not m["withheld"]][:20]
-    return BotPage(b, rows, recent, history, points, sorted(faults.items()))
+    shown = sum(1 for m in mine if not m["withheld"])
+    return BotPage(b, rows, recent, history, points, sorted(faults.items()), MAX_PAGE, shown, read)

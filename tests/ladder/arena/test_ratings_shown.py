@@ -90,8 +90,14 @@ def test_the_ratings_shown_are_the_ladders(tmp_path: Path, rules: str) -> None:
             page = client.get("/").text
             assert all(f"{r.elo:.0f}" in page for r in fitted.rows)
             name = bot.rsplit(".v", 1)[0]
-            assert client.get(f"/bots/{name}").text.count(rating_svg(expected)) == 1
+            html = client.get(f"/bots/{name}").text
+            assert html.count(rating_svg(expected)) == 1
             state = client.app.state.arena  # type: ignore[attr-defined]
-            assert asyncio.run(views.bot_page(state, views.VISITOR, name)).history == expected
+            page_data = asyncio.run(views.bot_page(state, views.VISITOR, name))
+            assert page_data.history == expected
+            # The windows are said: the chart's matches among the arena's newest, the records read.
+            assert page_data.history_matches == len(expected) and page_data.window == views.MAX_PAGE
+            assert f"over its {len(expected)} matches among the arena's newest {views.MAX_PAGE}" in html
+            assert f"In its newest {page_data.read_matches} matches" in html and page_data.read_matches > 0
     finally:
         store.close()
