@@ -30,6 +30,7 @@ Nothing is kept between calls: one object serves concurrent matches; ``ThreadedS
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import math
 import random
@@ -56,17 +57,14 @@ _FIXED = ("left", "right", "across", "left2", "right2")
 
 TABLE = 1 << 16
 """Counts up to which UCB1's square roots and logarithms are read from tables (past it, computed)."""
-_TABLES: tuple[list[float], list[float]] | None = None
 
 
+@functools.cache
 def _tables() -> tuple[list[float], list[float]]:
     """EXPLORE * sqrt(ln a) and 1 / sqrt(v) for counts below TABLE, made once per process."""
-    global _TABLES
-    if _TABLES is None or _TABLES[0][2] != EXPLORE * math.sqrt(math.log(2)):
-        explore_log = [0.0] + [EXPLORE * math.sqrt(math.log(a)) for a in range(1, TABLE)]
-        inv_sqrt = [0.0] + [1.0 / math.sqrt(v) for v in range(1, TABLE)]
-        _TABLES = (explore_log, inv_sqrt)
-    return _TABLES
+    explore_log = [0.0] + [EXPLORE * math.sqrt(math.log(a)) for a in range(1, TABLE)]
+    inv_sqrt = [0.0] + [1.0 / math.sqrt(v) for v in range(1, TABLE)]
+    return explore_log, inv_sqrt
 
 
 class _Node:
@@ -136,13 +134,8 @@ class SearchBot(MonteCarloBot):
         legal = view.legal.cards
         if len(legal) == 1:
             return legal[0], {legal[0]: 1.0}, 0
-        deadline = start + self.think_seconds(view)
-        fallback = HeuristicBot.play_card(self, view)
-        if self.clock() >= deadline or view.rules.packs != 1:
-            return fallback, {}, 0
-        try:
-            sampler = Sampler(view)
-        except InconsistentView:
+        fallback, deadline, sampler = self.worlds_to_search(view, start)
+        if sampler is None:
             return fallback, {}, 0
         rng = random.Random(self.seed)
         weights = self._utilities(view)

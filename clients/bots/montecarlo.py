@@ -76,18 +76,26 @@ class MonteCarloBot(HeuristicBot):
     def play_card(self, view: View) -> Card:
         return self.search(view, self.clock())[0]
 
+    def worlds_to_search(self, view: View, start: float) -> tuple[Card, float, Sampler | None]:
+        """What a search of a play starts from: the heuristic's card (the answer when there is no
+        search), the deadline, and the view's sampler; None for the sampler when there is no time,
+        two packs (002 Cancellation Hearts: the sampler deals one pack only) or no consistent world."""
+        deadline = start + self.think_seconds(view)
+        fallback = HeuristicBot.play_card(self, view)
+        if self.clock() >= deadline or view.rules.packs != 1:
+            return fallback, deadline, None
+        try:
+            return fallback, deadline, Sampler(view)
+        except InconsistentView:
+            return fallback, deadline, None
+
     def search(self, view: View, start: float) -> tuple[Card, dict[Card, float], int]:
         """The card to play, each legal card's mean value (lower is better) and how many worlds."""
         legal = view.legal.cards
         if len(legal) == 1:
             return legal[0], {legal[0]: 0.0}, 0
-        deadline = start + self.think_seconds(view)
-        fallback = HeuristicBot.play_card(self, view)
-        if self.clock() >= deadline or view.rules.packs != 1:
-            return fallback, {}, 0  # two packs (002 Cancellation Hearts): the sampler deals one pack only
-        try:
-            sampler = Sampler(view)
-        except InconsistentView:
+        fallback, deadline, sampler = self.worlds_to_search(view, start)
+        if sampler is None:
             return fallback, {}, 0
         rng = random.Random(self.seed if self.seed is not None else None)
         me = view.seat
