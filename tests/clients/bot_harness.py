@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -130,3 +131,23 @@ def terminate(proc: subprocess.Popen[str], timeout: float = 10.0) -> int:
             proc.wait()
             raise
     return proc.returncode
+
+
+def cpu_timed(bot_class: type) -> type:
+    """``bot_class`` (a searching sample bot: montecarlo, ismcts) on the CPU time of its own thread,
+    each play's spend kept in ``spent_ms``: its search and its spend are the same whatever else the
+    machine runs (a loaded machine delays an answer; it does not make it think longer)."""
+
+    class CPUTimed(bot_class):  # type: ignore[misc, valid-type]
+        def __init__(self, seed: int) -> None:
+            super().__init__(seed=seed, clock=time.thread_time)
+            self.spent_ms: list[float] = []
+
+        def play_card(self, view):  # type: ignore[no-untyped-def]
+            t0 = time.thread_time()
+            try:
+                return super().play_card(view)
+            finally:
+                self.spent_ms.append((time.thread_time() - t0) * 1000)
+
+    return CPUTimed

@@ -8,10 +8,10 @@ import asyncio
 import gc
 import random
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from bot_harness import cpu_timed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))
 from positions import random_step  # noqa: E402
@@ -36,27 +36,11 @@ RULESETS = {
 }
 
 
-class _CPUTimed(SearchBot):
-    """The search bot on its own thread's CPU time: a loaded machine delays its answer, it does not
-    make it think longer."""
-
-    def __init__(self, seed: int) -> None:
-        super().__init__(seed=seed, clock=time.thread_time)
-        self.spent_ms: list[float] = []
-
-    def play_card(self, view):  # type: ignore[no-untyped-def]
-        t0 = time.thread_time()
-        try:
-            return super().play_card(view)
-        finally:
-            self.spent_ms.append((time.thread_time() - t0) * 1000)
-
-
 @pytest.mark.parametrize("name", sorted(RULESETS))
 @pytest.mark.slow
 def test_the_search_bot_plays_each_kind_of_ruleset_through_the_referee_without_a_fault(name: str) -> None:
     rules = RULESETS[name]
-    bot = _CPUTimed(seed=1)
+    bot = cpu_timed(SearchBot)(seed=1)
     seats = [SdkSeat(bot, "ismcts")] + [SdkSeat(HeuristicBot(), f"h{i}") for i in range(rules.players - 1)]
     gc.collect()
     gc.freeze()  # the collector sees what the match allocates, as in a bot's own process

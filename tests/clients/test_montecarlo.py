@@ -7,10 +7,10 @@ import asyncio
 import gc
 import random
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from bot_harness import cpu_timed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))
 from positions import random_step  # noqa: E402
@@ -32,27 +32,11 @@ MIXES = {
 RULESETS = {**{k: Rules.preset(k, target=40) for k in PRESETS}, **MIXES}
 
 
-class _CPUTimed(MonteCarloBot):
-    """The Monte Carlo bot on the CPU time of its own thread: its search and its spend are the same
-    whatever else the machine runs (a loaded machine delays an answer; it does not make it think longer)."""
-
-    def __init__(self, seed: int) -> None:
-        super().__init__(seed=seed, clock=time.thread_time)
-        self.spent_ms: list[float] = []
-
-    def play_card(self, view):  # type: ignore[no-untyped-def]
-        t0 = time.thread_time()
-        try:
-            return super().play_card(view)
-        finally:
-            self.spent_ms.append((time.thread_time() - t0) * 1000)
-
-
 @pytest.mark.parametrize("name", sorted(RULESETS))
 @pytest.mark.slow
 def test_montecarlo_plays_every_ruleset_through_the_referee_without_a_timeout(name):
     rules = RULESETS[name]
-    mc = _CPUTimed(seed=1)
+    mc = cpu_timed(MonteCarloBot)(seed=1)
     seats = [SdkSeat(mc, "mc")] + [SdkSeat(HeuristicBot(), f"h{i}") for i in range(rules.players - 1)]
     # The bot shares this process's heap with every test run before it: a full collection of that
     # heap (tens of ms late in the suite) would be charged to the bot's 20 ms. Frozen, the
