@@ -7,6 +7,7 @@ methods: an illegal answer raises ``IllegalPlayError`` and fails the test.
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import subprocess
 import time
@@ -15,7 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import grpc
+from google.protobuf.message import Message
+
 from clients.bots import BOTS
+from clients.sdk import BotProtocol, BotServicer
 from hearts.v1 import bot_pb2 as pb
 from hearts.v1 import bot_pb2_grpc
 from hearts.v1.codec import card_from_wire, moon_choice_from_wire, view_to_wire
@@ -104,6 +109,40 @@ def play_match(
     while not match.over and (max_hands is None or match.hand_number < max_hands):
         step(match, lambda s: stubs[s], tally, match_id=f"m{seed}")
     return match
+
+
+class _Aborted(Exception):
+    """What a ``WireStub``'s call raises where gRPC would end the call with an error status."""
+
+
+class _Context:
+    """The part of a servicer context the SDK's servicer uses: ``abort``."""
+
+    async def abort(self, code: grpc.StatusCode, details: str) -> None:
+        raise _Aborted(f"{code.name}: {details}")
+
+
+class WireStub:
+    """A bot's servicer called with the very bytes a gRPC call carries, without the transport: each
+    request is serialized and parsed again on the bot's side, each answer likewise back (the codec
+    and the SDK under test, the loopback socket not). Real gRPC has its own tests (``bot_stubs``)."""
+
+    def __init__(self, bot: BotProtocol) -> None:
+        self._servicer = BotServicer(bot)
+        self._loop = asyncio.new_event_loop()
+
+    def __getattr__(self, rpc: str) -> Callable[..., Message]:
+        handler = getattr(self._servicer, rpc)
+
+        def call(request: Message, timeout: float | None = None) -> Message:
+            sent = type(request).FromString(request.SerializeToString())
+            reply = self._loop.run_until_complete(asyncio.wait_for(handler(sent, _Context()), timeout))
+            return type(reply).FromString(reply.SerializeToString())
+
+        return call
+
+    def close(self) -> None:
+        self._loop.close()
 
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-from bot_harness import SAMPLE_BOTS
+from bot_harness import SAMPLE_BOTS, WireStub
 
 from clients.bots import make_bot
 from clients.examples.minimal import Lowest
@@ -38,3 +38,14 @@ def bot_stubs() -> Iterator[dict[str, bot_pb2_grpc.BotServiceStub]]:
             ch.close()
         for _, srv in servers:
             srv.stop()
+
+
+@pytest.fixture(scope="session")
+def wire_stubs() -> Iterator[dict[str, WireStub]]:
+    """name -> the same bot called with the bytes of each request and answer, without the socket."""
+    stubs = {name: WireStub(_bot(name)) for name in SAMPLE_BOTS}
+    try:
+        yield stubs
+    finally:
+        for stub in stubs.values():
+            stub.close()

@@ -57,13 +57,15 @@ def test_the_rulesets_cover_every_pass_direction() -> None:
 
 @pytest.mark.parametrize("ruleset", list(RULESETS))
 @pytest.mark.slow
-def test_a_table_of_sample_bots_plays_a_whole_match(ruleset: str, bot_stubs: dict) -> None:
-    """Each sample bot sits at the table (seats rotate by seed); the match is played to its end."""
+def test_a_table_of_sample_bots_plays_a_whole_match(ruleset: str, wire_stubs: dict) -> None:
+    """Each sample bot sits at the table (seats rotate by seed); the match is played to its end. Each
+    request and answer crosses as the bytes of a gRPC call, without the socket: the tests below and
+    the turbo match through the referee run the same bots over real gRPC."""
     rules = RULESETS[ruleset]
     tally = Tally()
     for seed in (1, 2):
         names = [SAMPLE_BOTS[(seed + s) % len(SAMPLE_BOTS)] for s in range(rules.players)]
-        match = play_match(rules, seed, [bot_stubs[n] for n in names], tally)
+        match = play_match(rules, seed, [wire_stubs[n] for n in names], tally)
         assert match.over and match.winners
     assert tally.requests["play"] > 100
     if rules.pass_cycle != ("hold",):

@@ -1,5 +1,6 @@
 """``hearts compare A B``: both play the same duplicate deals in the same seats against the same field,
-and the sequential test stops as soon as it decides. Real bot processes, a real SQLite file."""
+and the sequential test stops as soon as it decides. Bots in this process and real bot processes, a
+real SQLite file."""
 
 from __future__ import annotations
 
@@ -22,7 +23,10 @@ FAST = "standard,target=30"  # short matches: what is tested is the comparison
 
 
 def sample(name: str, module: str) -> BotEntry:
-    return BotEntry(name, command=f"python -m clients.bots.{module} --port {{port}}")
+    """A sample bot played in this process (the comparison is under test; the command test below and
+    the tournaments' tests start bot processes)."""
+    cls = {"random": "RandomBot", "heuristic": "HeuristicBot", "lowest": "LowestBot"}[module]
+    return BotEntry(name, module=f"clients.bots.{module}:{cls}")
 
 
 def test_a_clearly_better_bot_is_accepted_as_better_in_few_deals_and_the_rest_is_not_played(tmp_path: Path) -> None:
