@@ -152,6 +152,7 @@ LAUNCHER_KINDS = (FaultKind.RESOURCE_LIMIT, FaultKind.IMPERSONATION)
 
 
 @pytest.mark.parametrize("kind", [k for k in FaultKind if k not in LAUNCHER_KINDS], ids=lambda k: k.value)
+@pytest.mark.slow  # the validations: hearts validate processes
 def test_each_fault_kind_is_caught(kind: FaultKind, validations: dict[str, Validation]) -> None:
     """A bot wrong in one way fails, and the checks that fail name exactly that fault kind (the referee's
     own classification), with the evidence: the request sent and what came back."""
@@ -173,6 +174,7 @@ def test_each_fault_kind_is_caught(kind: FaultKind, validations: dict[str, Valid
         assert report.checks[-2].name == "the checks left" and report.checks[-2].outcome is Outcome.SKIP
 
 
+@pytest.mark.slow  # the validations: hearts validate processes
 def test_a_synchronous_bot_declaring_no_limit_fails_the_concurrency_check(validations: dict[str, Validation]) -> None:
     """The commonest student bot (one worker thread) declaring no limit queues 8 requests at once behind each
     other: the concurrency check fails as timeouts, and says what to declare."""
@@ -183,6 +185,7 @@ def test_a_synchronous_bot_declaring_no_limit_fails_the_concurrency_check(valida
     assert "declare max_concurrent_games" in check.detail
 
 
+@pytest.mark.slow  # the validations: hearts validate processes
 def test_bot_text_is_shown_inert(validations: dict[str, Validation]) -> None:
     """A bot's name and its error messages, full of rich markup, escapes and a bidi override, are printed as
     data: the markup as it stands, every control written out."""
@@ -195,6 +198,7 @@ def test_bot_text_is_shown_inert(validations: dict[str, Validation]) -> None:
     assert HOSTILE_NAME.startswith("[bold]") and HOSTILE_ERROR.startswith("[red]")
 
 
+@pytest.mark.slow  # the validations: hearts validate processes
 def test_the_json_report_reads_back(validations: dict[str, Validation]) -> None:
     """--json is one ASCII object of schema hearts-arena/validate version 2, and Report.from_dict reads it
     back to the same object, for a passing bot and a failing one; with what guarded the bot (started by
