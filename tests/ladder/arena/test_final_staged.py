@@ -248,7 +248,20 @@ def _play_final(root: Path, cfg: ArenaConfig, *, ladder_first: bool = False, eve
         worker.start()
         if ladder_first:
             rules, tid = cfg.rules, ladder_tournament(store, cfg)
-            _until(lambda: len(seeding_ratings(Ratings().get(store, tid, rules))) == 8, 180, "every bot rated")
+            # A fit of every match so far is made only once each bot has played one: each poll's fit
+            # would otherwise take the CPU the ladder's matches want.
+            played = (
+                "SELECT COUNT(DISTINCT s.bot_id) FROM seats s JOIN matches m ON m.id = s.match_id "
+                "WHERE m.tournament_id = ?"
+            )
+            _until(
+                lambda: (
+                    _q(root / "arena.db", played, tid) == [(8,)]
+                    and len(seeding_ratings(Ratings().get(store, tid, rules))) == 8
+                ),
+                180,
+                "every bot rated",
+            )
             store.set_meta("paused", "1")
             _until(lambda: not worker.playing, 60, "the ladder's batch stopped")
         final = start_final(store, cfg)

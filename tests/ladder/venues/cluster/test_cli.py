@@ -88,7 +88,7 @@ def test_ctrl_c_on_the_cluster_names_a_resume_on_the_cluster(dask_cluster: Local
     (tmp_path / "bots.toml").write_text(BOTS_TOML)
     address = dask_cluster.scheduler_address
     run = subprocess.Popen(
-        [HEARTS, "tournament", "run", "--bots", "bots.toml", "--rules", "standard,target=30", "--deals", "3"]
+        [HEARTS, "tournament", "run", "--bots", "bots.toml", "--rules", "standard,target=30", "--deals", "2"]
         + ["--seed", "3", "--concurrency", "1", "--cluster", address, "--db", "t.db"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cluster_helpers import deterministic_bots, local_cluster
-from distributed import LocalCluster
+from cluster_helpers import deterministic_bots
+from distributed import Client, LocalCluster
 
 from ladder.bots.registry import BotEntry
 from ladder.sandbox import SandboxMode
@@ -40,18 +40,18 @@ def _decisions(store: Store, tid: int) -> dict[str, dict[str, object]]:
 
 
 def test_the_cluster_records_the_same_matches_as_this_process(dask_cluster: LocalCluster, tmp_path: Path) -> None:
-    here, tid = _tournament(tmp_path / "here.db", deterministic_bots())
+    here, tid = _tournament(tmp_path / "here.db", deterministic_bots(), deals=1)
     asyncio.run(play_tournament(here, tid, concurrency=2, log_dir=tmp_path / "logs-here"))
-    there, tid2 = _tournament(tmp_path / "there.db", deterministic_bots())
+    there, tid2 = _tournament(tmp_path / "there.db", deterministic_bots(), deals=1)
     summary = asyncio.run(
         play_tournament(
             there, tid2, concurrency=2, log_dir=tmp_path / "logs", venue=venue(dask_cluster.scheduler_address)
         )
     )
-    assert summary.played == 8 and summary.remaining == 0 and summary.faults == 0
+    assert summary.played == 4 and summary.remaining == 0 and summary.faults == 0
     assert get_tournament(there, tid2).status == "finished"
     mine, theirs = _decisions(here, tid), _decisions(there, tid2)
-    assert len(mine) == 8 and mine == theirs  # same seeds, same plays: only where they were played differs
+    assert len(mine) == 4 and mine == theirs  # same seeds, same plays: only where they were played differs
     # Each seat's isolation as the worker's own launcher ran the bot: started by command, no sandbox.
     assert all(str(s.isolation) == "none:peer-checked" for m in there.match_ids() for s in there.load_match(m).seats)
     # Each worker started its own copy of every bot, its log under logs/cluster/HOST-WORKER/.
@@ -96,13 +96,13 @@ def test_a_bots_own_clock_goes_with_it_to_every_worker(dask_cluster: LocalCluste
 def test_a_bots_limit_holds_across_the_workers(dask_cluster: LocalCluster, tmp_path: Path) -> None:
     bots = deterministic_bots()
     bots[0] = BotEntry("lowest", command=bots[0].command, max_concurrency=1)
-    store, tid = _tournament(tmp_path / "t.db", bots, deals=2)
+    store, tid = _tournament(tmp_path / "t.db", bots, deals=1)  # four matches, all four asked for at once
     summary = asyncio.run(
         play_tournament(
             store, tid, concurrency=4, log_dir=tmp_path / "logs", venue=venue(dask_cluster.scheduler_address)
         )
     )
-    assert summary.played == 8 and summary.limits["lowest"] == 1
+    assert summary.played == 4 and summary.limits["lowest"] == 1
     assert summary.max_in_flight["lowest"] == 1  # two workers, one slot each: never two of its matches at once
     spans = sorted(
         (r.started_at, r.finished_at or "") for r in map(store.load_match, store.match_ids(tournament_id=tid))
@@ -131,19 +131,27 @@ def test_a_bot_that_cannot_start_on_one_worker_is_reported_and_the_others_play(
     assert "bot 'lowest' failed to start" in failed[0] and "another copy of this bot holds" in failed[0]  # the log tail
 
 
-def test_workers_without_the_bots_never_take_a_match_from_the_one_that_has_them(tmp_path: Path) -> None:
-    # One worker of three can start the bots; the two others sit idle. Dask's work stealing moves
-    # a task queued on a busy worker to an idle one when its worker restriction is loose: every such
+def test_workers_without_the_bots_never_take_a_match_from_the_one_that_has_them(
+    dask_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    # One worker of the two can start the bots; the other sits idle. Dask's work stealing moves a
+    # task queued on a busy worker to an idle one when its worker restriction is loose: every such
     # match came back BotsNotHere, and the fifth stopped the run ("found no worker ... after 5 tries").
+    # Eight in flight on a worker that plays one at a time keep seven queued there, what stealing
+    # takes from; the idle worker's own task count shows any match sent to it, stopped run or not.
     lock = tmp_path / "one.lock"
     bots = deterministic_bots()
     bots[0] = BotEntry("lowest", command=f"python {HERE / 'one_copy_bot.py'} --port {{port}} --lock {lock}")
-    store, tid = _tournament(tmp_path / "t.db", bots, deals=10)
-    with local_cluster(workers=3) as cluster:
-        v = venue(cluster.scheduler_address)
+    store, tid = _tournament(tmp_path / "t.db", bots, deals=3)
+    with Client(dask_cluster) as client:
+        before = client.run(lambda dask_worker: dask_worker.state.executed_count)
+        v = venue(dask_cluster.scheduler_address)
         summary = asyncio.run(play_tournament(store, tid, concurrency=8, log_dir=tmp_path / "logs", venue=v))
-    assert summary.played == 40 and summary.remaining == 0 and summary.faults == 0
-    assert len([e for e in summary.events if "plays no match" in e]) == 2, summary.events
+        after = client.run(lambda dask_worker: dask_worker.state.executed_count)
+    assert summary.played == 12 and summary.remaining == 0 and summary.faults == 0
+    assert len([e for e in summary.events if "plays no match" in e]) == 1, summary.events
+    idle = [a for a in after if any(e.startswith(f"worker {a} plays no match:") for e in summary.events)]
+    assert len(idle) == 1 and all(after[a] == before[a] for a in idle), (before, after, summary.events)
 
 
 def test_no_worker_that_can_start_the_bots_stops_the_run_with_each_ones_reason(
@@ -243,8 +251,6 @@ def test_without_dask_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch)
 
 def test_pids_differ_per_worker(dask_cluster: LocalCluster) -> None:
     """The workers are processes of their own (processes=True): a kill takes one, not the tests'."""
-    from distributed import Client
-
     with Client(dask_cluster) as client:
         pids = client.run(os.getpid)
     assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()

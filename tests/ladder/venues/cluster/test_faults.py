@@ -48,7 +48,7 @@ def _each_scheduled_match_recorded_once(store: Store, tid: int, total: int) -> N
 def test_a_worker_killed_mid_match_loses_nothing(tmp_path: Path) -> None:
     with local_cluster() as cluster, Client(cluster) as client:
         here = Store(tmp_path / "here.db")
-        spec = TournamentSpec(rules=RULES, deals=2, seed=5)
+        spec = TournamentSpec(rules=RULES, deals=1, seed=5)
         tid = create_tournament(here, deterministic_bots(), spec)
         asyncio.run(play_tournament(here, tid, concurrency=2, log_dir=tmp_path / "logs-here"))
 
@@ -74,14 +74,14 @@ def test_a_worker_killed_mid_match_loses_nothing(tmp_path: Path) -> None:
             run = asyncio.create_task(play_tournament(store, tid2, concurrency=2, log_dir=tmp_path / "logs", venue=v))
             await kill_one_mid_match()
             summary = await run
-            assert summary.played == 8 and summary.remaining == 0
+            assert summary.played == 4 and summary.remaining == 0
 
         asyncio.run(both())
         assert killed, "no worker was ever seen playing"
         # The key of the match it was playing names the match (t2-000003-…): it was recorded, once.
         assert any(k.startswith(f"t{tid2}-") for k in killed[1:]), killed
         assert all(store.has_match(k.rsplit("-", 1)[0]) for k in killed[1:])
-        _each_scheduled_match_recorded_once(store, tid2, 8)
+        _each_scheduled_match_recorded_once(store, tid2, 4)
         # The match that was on the killed worker was played again elsewhere from its seed: the records
         # are the ones this process plays.
         mine = {m: here.load_match(m).decisions() for m in here.match_ids(tournament_id=tid)}
@@ -100,7 +100,7 @@ def test_the_client_killed_mid_tournament_is_finished_by_resume(tmp_path: Path) 
         (tmp_path / "bots.toml").write_text(BOTS_TOML)
         db = tmp_path / "t.db"
         address = cluster.scheduler_address
-        args = ["tournament", "run", "--bots", "bots.toml", "--rules", RULES, "--deals", "3", "--seed", "4"]
+        args = ["tournament", "run", "--bots", "bots.toml", "--rules", RULES, "--deals", "2", "--seed", "4"]
         args += ["--cluster", address, "--db", str(db)]
         with open(tmp_path / "run.out", "wb") as out:
             proc = subprocess.Popen([HEARTS, *args], cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT)
@@ -118,7 +118,7 @@ def test_the_client_killed_mid_tournament_is_finished_by_resume(tmp_path: Path) 
                     proc.wait()
         with Store(db) as store:
             info = get_tournament(store, 1)
-            assert 2 <= info.done < 12 and info.status == "running", (info.done, info.status)
+            assert 2 <= info.done < 8 and info.status == "running", (info.done, info.status)
         done = subprocess.run(
             [HEARTS, "tournament", "resume", "1", "--cluster", address, "--db", str(db)],
             cwd=tmp_path,
@@ -130,8 +130,8 @@ def test_the_client_killed_mid_tournament_is_finished_by_resume(tmp_path: Path) 
         assert "on the Dask cluster at" in done.stdout
         with Store(db) as store:
             info = get_tournament(store, 1)
-            assert info.done == 12 and info.status == "finished"
-            _each_scheduled_match_recorded_once(store, 1, 12)
+            assert info.done == 8 and info.status == "finished"
+            _each_scheduled_match_recorded_once(store, 1, 8)
 
 
 def test_a_worker_that_joins_mid_tournament_plays_its_share(tmp_path: Path) -> None:
