@@ -51,7 +51,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     # What the wheel's metadata requires, installed already in this environment, is linked rather
     # than installed again (a copy of numpy and scipy is most of an install's time); nothing else of
     # this environment is visible, so an import the metadata does not declare still fails.
-    (Path(site) / "requirements.pth").write_text(f"{_required_distributions(d / 'required')}\n")
+    (Path(site) / "requirements.pth").write_text(f"{_required_distributions(wheel, d / 'required')}\n")
     pip = [sys.executable, "-m", "pip", "--python", str(venv_python)]
     for args in (["install", "-q", "--no-deps", str(wheel)], ["check"]):
         done = subprocess.run([*pip, *args], capture_output=True, text=True, timeout=600, env=_env())
@@ -59,16 +59,21 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield d / "venv" / "bin"
 
 
-def _required_distributions(folder: Path) -> Path:
-    """``folder`` filled with links to the files of every distribution the project requires (its
-    requirements' requirements too, extras left out), as installed in this environment."""
+def _required_distributions(wheel: Path, folder: Path) -> Path:
+    """``folder`` filled with links to the files of every distribution the wheel's metadata requires
+    (their requirements too, extras left out), as installed in this environment."""
+    import zipfile
+    from email.parser import Parser
     from importlib.metadata import distribution
 
     from packaging.requirements import Requirement
 
+    with zipfile.ZipFile(wheel) as zf:
+        [metadata] = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+        requires = Parser().parsestr(zf.read(metadata).decode()).get_all("Requires-Dist") or []
     folder.mkdir()
     seen: set[str] = set()
-    todo = [Requirement(r) for r in distribution("hearts-arena").requires or ()]
+    todo = [Requirement(r) for r in requires]
     while todo:
         req = todo.pop()
         name = req.name.lower().replace("_", "-")
