@@ -15,6 +15,7 @@ checks read every module's imports, so a stray import fails here first.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,11 +52,17 @@ def _all_modules() -> dict[str, Path]:
 MODULES = _all_modules()
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once for every check that reads it."""
+    return ast.parse(path.read_text())
+
+
 def _imports(path: Path) -> set[str]:
     """Every module a file imports, at its top or inside a function (a name imported from a package counts
     as its submodule when there is one)."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -189,7 +196,7 @@ def _sql_calls(path: Path) -> list[str]:
     """The SQL a module runs itself: its calls of execute, executemany and executescript."""
     return [
         n.func.attr
-        for n in ast.walk(ast.parse(path.read_text()))
+        for n in ast.walk(_tree(path))
         if isinstance(n, ast.Call)
         and isinstance(n.func, ast.Attribute)
         and n.func.attr in ("execute", "executemany", "executescript")
@@ -224,7 +231,7 @@ def test_only_the_two_stores_run_sql(name: str) -> None:
 
 def _module_level_imports(path: Path) -> set[str]:
     """The imports a module runs when it is imported (not those inside its functions)."""
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     names: set[str] = set()
     inside = {
         id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) for n in ast.walk(f)
