@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from clients.bots import BOTS
 from ladder.bots.registry import BotEntry
 from ladder.compare import CompareSpec, create_comparison, play_comparison
 from ladder.store import Store
@@ -25,8 +26,7 @@ FAST = "standard,target=30"  # short matches: what is tested is the comparison
 def sample(name: str, module: str) -> BotEntry:
     """A sample bot played in this process (the comparison is under test; the command test below and
     the tournaments' tests start bot processes)."""
-    cls = {"random": "RandomBot", "heuristic": "HeuristicBot", "lowest": "LowestBot"}[module]
-    return BotEntry(name, module=f"clients.bots.{module}:{cls}")
+    return BotEntry(name, module=":".join(BOTS[module]))
 
 
 def test_a_clearly_better_bot_is_accepted_as_better_in_few_deals_and_the_rest_is_not_played(tmp_path: Path) -> None:

@@ -72,6 +72,7 @@ def test_at_the_deadline_submissions_close_and_the_final_starts_by_itself(
     # A roomy clock: on a loaded machine the submitted bots' validation must not time out (this is
     # about the deadline, and two valid submissions are what the final needs).
     toml = (a.dir / "arena.toml").read_text()
+    assert "budget_ms = 300" in toml
     (a.dir / "arena.toml").write_text(toml.replace("budget_ms = 300", "budget_ms = 2000"))
     alice, bob = a.add_user("alice"), a.add_user("bob")
     a.serve()
