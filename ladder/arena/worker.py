@@ -427,6 +427,8 @@ class ArenaWorker:
                 await self.check_version(store, todo[0])
             except Exception as e:  # a bug here must not stop the arena: the version says what happened
                 log.exception("checking %s", todo[0].ladder_name)
+                if self._stopping.is_set():  # cut short by the stop, not judged: checked again at the next start
+                    return
                 self.events.append(f"{utc_now()} checking {todo[0].ladder_name} failed: {e}")
                 try:
                     store.set_status(

@@ -16,6 +16,7 @@ init, bubblewrap's own, so it stays in the tree. The walk uses ``/proc/PID/task/
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -314,6 +315,9 @@ class Watch:
             stdout=subprocess.PIPE,
             text=True,
             bufsize=1,
+            # Its own session: a Ctrl-C or a service manager's SIGTERM to this process's group must not
+            # end the watch under a check or a match still under way; it ends when its input closes.
+            start_new_session=True,
         )
         self._on_hit: dict[str, Callable[[str], None]] = {}
         self._throttled: dict[str, int] = {}
@@ -372,7 +376,8 @@ class Watch:
     def close(self) -> None:
         """End the watch's process (its last reports read first)."""
         if self._proc.stdin is not None and not self._proc.stdin.closed:
-            self._proc.stdin.close()
+            with contextlib.suppress(BrokenPipeError):  # the watch ended already (killed): it has nothing left to read
+                self._proc.stdin.close()
         try:
             self._proc.wait(5)
         except subprocess.TimeoutExpired:

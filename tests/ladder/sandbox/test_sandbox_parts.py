@@ -230,3 +230,45 @@ def test_a_long_temp_folder_leaves_the_sockets_room_in_tmp(monkeypatch: pytest.M
         assert sandbox_run_dir().parent == short  # a short temp folder is used as it is
     finally:
         shutil.rmtree(short)
+
+
+_SIGNALLED_LAUNCHER = """
+import signal, subprocess, sys
+from ladder.sandbox.limits import Limits
+from ladder.sandbox.watch import Watch
+signalled = []
+signal.signal(signal.SIGTERM, lambda *_: signalled.append(1))
+watch = Watch()
+print("ready", flush=True)
+while not signalled:
+    signal.pause()
+try:  # a watch the group's signal ended is gone well within this
+    print("the watch ended:", watch._proc.wait(0.5), flush=True)
+except subprocess.TimeoutExpired:
+    watch.add("k", watch._proc.pid, Limits(), lambda why: None, sandboxed=False)
+    watch.remove("k")
+    watch.close()
+    print("the watch went on", flush=True)
+"""
+
+
+def test_a_signal_to_the_launchers_process_group_leaves_its_watch_running() -> None:
+    # Ctrl-C, or a service manager's SIGTERM, reaches every process of the group while the referee
+    # stops in order: a watch ended under a check or a match still going would fail it (a broken pipe).
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[3]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SIGNALLED_LAUNCHER],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "ready\n"
+    os.killpg(proc.pid, signal.SIGTERM)
+    out, _ = proc.communicate(timeout=30)
+    assert (out, proc.returncode) == ("the watch went on\n", 0)
