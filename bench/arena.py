@@ -5,11 +5,18 @@ arena's app (without its background worker) on a free port, and real HTTP asks f
 leaderboard: once to fit the ratings (reported), then `--requests` times; then the server is started
 again and asked once more (the first request after a restart, answered from the board the fit
 saved). Target: the median answer, after the fit, under 200 ms. `--strict` exits 1 when it is missed.
+
+Then the ladder's pace: the arena's continuous ladder (its worker, with four house bots started by
+command) against `hearts tournament run` (``play_tournament``) of the same bots at the same
+concurrency, in matches a second from each one's first recorded match to its last (bots' starts
+left out of both). Target: the ladder at least 0.9x the tournament.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import datetime as dt
 import json
 import os
 import random
@@ -27,15 +34,77 @@ import uvicorn
 
 from ladder.arena.accounts import add_user, hash_token
 from ladder.arena.app import build_app
-from ladder.arena.config import ArenaConfig
+from ladder.arena.config import ArenaConfig, HouseBot
 from ladder.arena.store import ArenaStore
-from ladder.arena.worker import ladder_tournament
+from ladder.arena.worker import ArenaWorker, ladder_tournament, settings_of, sync_house
 from ladder.bots.launcher import free_port
+from ladder.bots.registry import BotEntry
+from ladder.store import Store
+from ladder.tournament.run import TournamentSpec, create_tournament, play_tournament
 from ladder.tournament.schedule import ScheduledMatch
 from referee.record import HandRecord, MatchRecord, SeatRecord, utc_now
 from referee.rules import Rules
 
 TARGET_MS = 200.0
+LADDER_TARGET = 0.9  # the ladder's matches/s against the tournament's
+LADDER_BOTS = {
+    "random": "python -m clients.bots.random --port {port} --seed 1",
+    "random-2": "python -m clients.bots.random --port {port} --seed 2",
+    "lowest": "python -m clients.bots.lowest --port {port}",
+    "heuristic": "python -m clients.bots.heuristic --port {port}",
+}
+
+
+def _pace(db: Path) -> tuple[int, float]:
+    """The matches of a database, and their pace: matches a second from the first one's end to the last's."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        ends = sorted(dt.datetime.fromisoformat(t) for (t,) in conn.execute("SELECT finished_at FROM matches"))
+    if len(ends) < 2:
+        return len(ends), 0.0
+    return len(ends), (len(ends) - 1) / (ends[-1] - ends[0]).total_seconds()
+
+
+def ladder_pace(folder: Path, matches: int, concurrency: int, rules: str) -> dict[str, float]:
+    """The arena's ladder against a tournament of the same bots: matches a second of each."""
+    cfg = ArenaConfig(
+        rules=rules,
+        concurrency=concurrency,
+        bot_concurrency=concurrency,
+        house=tuple(HouseBot(n, command=c) for n, c in LADDER_BOTS.items()),
+    )
+    # The tournament: a round robin of the four (each deal played in every seating), as many matches.
+    store = Store(folder / "tournament.db")
+    entries = [BotEntry(n, command=c) for n, c in LADDER_BOTS.items()]
+    spec = TournamentSpec(rules=rules, deals=max(1, matches // 4), seed=1, settings=settings_of(cfg))
+    tid = create_tournament(store, entries, spec)
+    asyncio.run(play_tournament(store, tid, concurrency=concurrency, log_dir=folder / "logs-t", workers=0))
+    store.close()
+    played_t, pace_t = _pace(folder / "tournament.db")
+    # The arena: its worker alone (no web server), until it has recorded as many.
+    arena = folder / "ladder-arena"
+    arena.mkdir()
+    astore = ArenaStore(arena / "arena.db")
+    add_user(astore, "organiser", organiser=True)
+    sync_house(astore, cfg)
+    astore.close()
+    worker = ArenaWorker(arena, cfg)
+    worker.start()
+    try:
+        while _pace(arena / "arena.db")[0] < played_t:
+            time.sleep(0.5)
+    finally:
+        worker.stop()
+    played_a, pace_a = _pace(arena / "arena.db")
+    return {
+        "tournament_matches": played_t,
+        "tournament_matches_per_s": round(pace_t, 3),
+        "ladder_matches": played_a,
+        "ladder_matches_per_s": round(pace_a, 3),
+        "ladder_vs_tournament": round(pace_a / pace_t, 3) if pace_t else 0.0,
+        "concurrency": concurrency,
+    }
 
 
 def build(folder: Path, n_matches: int, n_bots: int, seed: int) -> tuple[ArenaConfig, str, float]:
@@ -100,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bots", type=int, default=200)
     ap.add_argument("--requests", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--ladder-matches", type=int, default=40, help="matches each of the ladder's pace and the tournament's"
+    )
+    ap.add_argument("--ladder-rules", default="standard")
+    ap.add_argument("--concurrency", type=int, default=2, help="matches at once, of the ladder and the tournament")
     ap.add_argument("--strict", action="store_true", help="exit 1 if the target is missed")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -139,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 server.should_exit = True
                 thread.join(10)
+        pace = ladder_pace(folder, args.ladder_matches, args.concurrency, args.ladder_rules)
     result = {
         "matches": board["matches"],
         "bots": len(board["rows"]),
@@ -149,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         "max_ms": round(max(times), 1),
         "target_ms": TARGET_MS,
         "ratio_to_target": round(statistics.median(times) / TARGET_MS, 3),
+        **pace,
+        "ladder_target": LADDER_TARGET,
     }
     if args.json:
         print(json.dumps(result))
@@ -162,7 +239,14 @@ def main(argv: list[str] | None = None) -> int:
             f"  after the fit, median of {args.requests}:   {result['median_ms']:8.1f} ms (max {result['max_ms']} ms)"
         )
         print(f"  target: under {TARGET_MS:g} ms -> {'met' if result['median_ms'] < TARGET_MS else 'MISSED'}")
-    return 1 if args.strict and result["median_ms"] >= TARGET_MS else 0
+        ratio = pace["ladder_vs_tournament"]
+        print(f"arena ladder against hearts tournament run, the same four bots at concurrency {args.concurrency}:")
+        print(f"  tournament: {pace['tournament_matches_per_s']:6.2f} matches/s ({pace['tournament_matches']} matches)")
+        print(f"  ladder:     {pace['ladder_matches_per_s']:6.2f} matches/s ({pace['ladder_matches']} matches)")
+        verdict = "met" if ratio >= LADDER_TARGET else "MISSED"
+        print(f"  ladder / tournament: {ratio:.3f} (target at least {LADDER_TARGET}) -> {verdict}")
+    missed = result["median_ms"] >= TARGET_MS or pace["ladder_vs_tournament"] < LADDER_TARGET
+    return 1 if args.strict and missed else 0
 
 
 if __name__ == "__main__":

@@ -89,10 +89,15 @@ def test_sandbox_benchmark_pairs_plain_and_sandboxed_in_one_run() -> None:
 
 
 def test_arena_bench_serves_the_leaderboard_over_http_and_reports_its_figures() -> None:
-    out = _bench("arena.py", "--matches", "300", "--bots", "12", "--requests", "3", "--json")
+    ladder = ("--ladder-matches", "4", "--ladder-rules", "standard,target=20")
+    out = _bench("arena.py", "--matches", "300", "--bots", "12", "--requests", "3", *ladder, "--json")
     r = json.loads(out)
     assert r["matches"] == 300 and r["bots"] == 12
     assert r["median_ms"] > 0 and r["first_request_with_fit_ms"] > 0 and r["target_ms"] == 200
+    # The ladder's pace against a tournament of the same bots: as many matches of each, and their ratio.
+    assert r["tournament_matches"] == 4 and r["ladder_matches"] >= 4 and r["ladder_target"] == 0.9
+    ratio = r["ladder_matches_per_s"] / r["tournament_matches_per_s"]  # of the figures as rounded
+    assert r["ladder_vs_tournament"] == pytest.approx(ratio, rel=0.01)
 
 
 def test_signin_bench_floods_from_distinct_addresses_and_reports_each_answer() -> None:

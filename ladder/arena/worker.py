@@ -65,7 +65,8 @@ from ladder.tournament.run import (
 )
 from ladder.tournament.schedule import match_id
 from ladder.venues import cluster
-from ladder.venues.venue import VenueError
+from ladder.venues.here import KeptVenue
+from ladder.venues.venue import Venue, VenueError
 from referee.match import MatchSettings
 from referee.record import MatchRecord, utc_now
 from referee.rules import Rules
@@ -375,6 +376,7 @@ class ArenaWorker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._main: asyncio.Task[None] | None = None
         self.events: list[str] = []  # for the organiser: bots that could not be started
+        self._kept: KeptVenue | None = None  # the ladder's bots, up from one batch to the next
         self.benched: dict[str, float] = {}  # ladder name -> monotonic time it may play again
 
     def start(self) -> None:
@@ -555,14 +557,22 @@ class ArenaWorker:
         return store.get_meta("paused") == "1"
 
     async def _ladder(self, store: ArenaStore) -> None:
-        while not self._stopping.is_set():
-            try:
-                await self._ladder_steps(store)
-            except Exception as e:  # a bug or a full disk must not end the arena: said, then tried again
-                log.exception("the ladder")
-                self.events.append(f"{utc_now()} the ladder stopped on an error and starts again in 5 s: {e}")
-                del self.events[:-50]
-                await asyncio.sleep(5.0)
+        # The bots stay up from one batch to the next (restarted for a new version, a fault or a limit).
+        self._kept = KeptVenue(
+            log_dir=self.dir / "logs", startup_timeout=self.cfg.limits.start_timeout_s, sandbox=play_mode()
+        )
+        try:
+            while not self._stopping.is_set():
+                try:
+                    await self._ladder_steps(store)
+                except Exception as e:  # a bug or a full disk must not end the arena: said, then tried again
+                    log.exception("the ladder")
+                    self.events.append(f"{utc_now()} the ladder stopped on an error and starts again in 5 s: {e}")
+                    del self.events[:-50]
+                    await asyncio.sleep(5.0)
+        finally:
+            await self._kept.shutdown()
+            self._kept = None
 
     async def _ladder_steps(self, store: ArenaStore) -> None:
         tid = ladder_tournament(store, self.cfg)
@@ -600,7 +610,7 @@ class ArenaWorker:
                     sorted(active),
                     standings,
                     players=players,
-                    tables=max(4, 2 * self.cfg.concurrency),  # bots restart per batch: not too short
+                    tables=max(4, 2 * self.cfg.concurrency),
                     start=store.next_index(tid),
                     rules=self.cfg.rules,
                     seed=get_tournament(store.ladder, tid).seed,
@@ -675,9 +685,15 @@ class ArenaWorker:
         self._watcher = LiveWatcher(self.hub, public)
         self.hub.changed()
         try:
-            # A venue per batch, as the bots are started per batch: a scheduler that went away
-            # costs one batch, and the next one tries again.
-            venue = cluster.venue(self.cfg.cluster) if self.cfg.cluster else None
+            # On a cluster, a venue per batch: a scheduler that went away costs one batch, and the
+            # next one tries again. Here, the one kept venue, told of this batch's plays.
+            venue: Venue
+            if self.cfg.cluster:
+                venue = cluster.venue(self.cfg.cluster)
+            else:
+                assert self._kept is not None
+                venue = self._kept
+                venue.watcher = self._watcher
             await play_tournament(
                 store.ladder,
                 tid,

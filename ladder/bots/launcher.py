@@ -299,6 +299,9 @@ class Launcher:
         self.max_restarts = max_restarts
         self.bots: dict[str, BotProcess] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        # Each name's number and its starts before its last ``stop``: its starts' folders are never reused.
+        self._numbers: dict[str, int] = {}
+        self._earlier_starts: dict[str, int] = {}
         self.events: list[str] = []  # restarts and give-ups, for the tournament's report
 
     async def __aenter__(self) -> Launcher:
@@ -347,6 +350,7 @@ class Launcher:
         )
         self.bots[name] = bp
         self._locks[name] = asyncio.Lock()
+        self._numbers.setdefault(name, len(self._numbers))
         if bp.remote:
             assert address is not None
             if not await _wait_healthy(address, None, self.startup_timeout):
@@ -506,6 +510,19 @@ class Launcher:
                 )
             await asyncio.sleep(0.05)
 
+    async def stop(self, name: str) -> None:
+        """Stop one bot as ``stop_all`` does and forget it: a later ``start`` of the name begins afresh."""
+        bp = self.bots.pop(name)
+        self._locks.pop(name)
+        self._earlier_starts[name] = self._earlier_starts.get(name, 0) + bp.starts
+        await _terminate(bp.proc, self.stop_grace)
+        if self._watch is not None:
+            self._throttle_note(bp)
+            for key in self._watch.keys():
+                if key.startswith(f"{name}#"):
+                    self._watch.remove(key)
+        await self._tidy(bp)
+
     async def stop_all(self) -> None:
         """SIGTERM every local bot at once, then SIGKILL whichever outlives the grace period."""
         await asyncio.gather(
@@ -513,20 +530,29 @@ class Launcher:
         )
         if self._watch is not None:
             for bp in self.bots.values():
-                windows = sum(self._watch.throttled(k) for k in self._watch.keys() if k.startswith(f"{bp.name}#"))
-                if windows:
-                    self.events.append(
-                        f"bot {bp.name!r} was held to its CPU share ({bp.limits.cpu_share:g} of a core): "
-                        f"lowest priority from {windows} windows of 100 ms on"
-                    )
+                self._throttle_note(bp)
             self._watch.close()
         for bp in self.bots.values():
-            if bp.pump is not None:
-                await asyncio.to_thread(bp.pump.join, 2.0)
-            for start in bp.started.values():
-                start.discard()
+            await self._tidy(bp)
         if self._run_dir is not None:
             shutil.rmtree(self._run_dir, ignore_errors=True)
+
+    def _throttle_note(self, bp: BotProcess) -> None:
+        assert self._watch is not None
+        windows = sum(self._watch.throttled(k) for k in self._watch.keys() if k.startswith(f"{bp.name}#"))
+        if windows:
+            self.events.append(
+                f"bot {bp.name!r} was held to its CPU share ({bp.limits.cpu_share:g} of a core): "
+                f"lowest priority from {windows} windows of 100 ms on"
+            )
+
+    @staticmethod
+    async def _tidy(bp: BotProcess) -> None:
+        """What a stopped bot's starts left: its log's last lines written, its folders and groups gone."""
+        if bp.pump is not None:
+            await asyncio.to_thread(bp.pump.join, 2.0)
+        for start in bp.started.values():
+            start.discard()
 
     # -- sandboxed and limited bots ----------------------------------------------------------------
 
@@ -554,7 +580,7 @@ class Launcher:
             if earlier.proc.poll() is not None:
                 earlier.discard()
         # Short: a unix socket's path has room for about 107 bytes, and bot names are free in length.
-        tag = f"{list(self.bots).index(bp.name)}-{bp.starts + 1}"
+        tag = f"{self._numbers[bp.name]}-{self._earlier_starts.get(bp.name, 0) + bp.starts + 1}"
         sock_dir = self._run_dir / tag
         cgroup: BotCgroup | None = None
         pinned: Path | None = None

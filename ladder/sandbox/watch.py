@@ -365,6 +365,8 @@ class Watch:
         )
 
     def remove(self, key: str) -> None:
+        self._on_hit.pop(key, None)
+        self._throttled.pop(key, None)
         self._send({"op": "remove", "key": key})
 
     def throttled(self, key: str) -> int:

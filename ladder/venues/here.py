@@ -29,6 +29,7 @@ from referee.seats import REFEREE_NAME, GrpcSeat, Seat
 
 __all__ = [
     "HereVenue",
+    "KeptVenue",
     "handshake_limits",
     "launcher_seat",
     "load_in_process",
@@ -165,6 +166,101 @@ class HereVenue:
         for s in self.seats.values():
             await s.close()
         await self.launcher.stop_all()
+
+
+class KeptVenue(HereVenue):
+    """This process, its bots kept running from one run to the next: an arena's ladder plays batch
+    after batch of mostly the same bots, and a bot's start costs more than many of its decisions.
+
+    ``open`` starts only the bots not up already as their entries say, and stops those the run does
+    not seat or whose entry changed (a new version); ``close`` keeps the rest up for the next run;
+    ``shutdown`` stops them all. A bot that forfeited a match, or was given up on (too many
+    restarts), starts afresh at the next run, as it would in a run of its own; one reached at an
+    address is checked again at each. Its bots all have a command or an address (no in-process
+    bots, no worker pool)."""
+
+    def __init__(
+        self,
+        *,
+        log_dir: Path,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        sandbox: SandboxMode | str = SandboxMode.OFF,
+    ) -> None:
+        super().__init__(
+            {},
+            db_path="",
+            settings=MatchSettings(),
+            log_dir=log_dir,
+            startup_timeout=startup_timeout,
+            sandbox=sandbox,
+            workers=0,
+        )
+        self._events_from = 0
+        self._forfeited: set[str] = set()  # bots that forfeited a match: started afresh at the next run
+
+    @property
+    def events(self) -> list[str]:
+        return self.launcher.events[self._events_from :]
+
+    async def play(self, job: MatchJob) -> Played:
+        played = await super().play(job)
+        if played.record is not None:
+            self._forfeited.update(job.seats[s.seat] for s in played.record.seats if s.forfeit)
+        return played
+
+    async def open(self, bots: VenueBots) -> dict[str, int]:
+        """Start the bots of ``bots`` not up already (``BotStartError`` names the first that cannot
+        start: the others stay up); each bot's ``max_concurrent_games`` from its handshake."""
+        modules = sorted(n for n, e in bots.entries.items() if e.module is not None)
+        if modules:
+            raise ValueError(f"a kept venue runs no in-process bots: {', '.join(modules)}")
+        if bots.sandbox is not self.launcher.sandbox:
+            raise ValueError(f"this venue's bots run {self.launcher.sandbox.value}, not {bots.sandbox.value}")
+        entries = dict(bots.entries)
+        self.settings, self.clocks = bots.settings, bot_clocks(entries)
+        self._events_from = len(self.launcher.events)
+        for name, bp in list(self.launcher.bots.items()):
+            changed = entries.get(name) != self.entries.get(name)
+            if changed or bp.remote or bp.failed is not None or name in self._forfeited:
+                await self._let_go(name)
+        self._forfeited.clear()
+        self.entries = entries
+        new = [n for n in entries if n not in self.launcher.bots]
+        options = sandbox_options(entries)
+        started = await asyncio.gather(
+            *(
+                self.launcher.start(n, entries[n].command, address=entries[n].address, sandbox=own[0], limits=own[1])
+                for n in new
+                for own in [options.get(n, (None, None))]
+            ),
+            return_exceptions=True,
+        )
+        failed: BaseException | None = None
+        for name, outcome in zip(new, started):
+            if isinstance(outcome, BaseException):
+                failed = failed or outcome
+                if name in self.launcher.bots:
+                    await self.launcher.stop(name)
+            else:
+                self.seats[name] = launcher_seat(self.launcher, name, outcome)
+        if failed is not None:
+            raise failed
+        self._logs = {n: self.launcher.bots[n].log_path for n in entries}
+        return await handshake_limits({n: self.seats[n] for n in entries})
+
+    async def _let_go(self, name: str) -> None:
+        seat = self.seats.pop(name, None)
+        if seat is not None:
+            await seat.close()
+        self.unreachable.discard(name)
+        await self.launcher.stop(name)
+
+    async def close(self) -> None:
+        """Keep the bots up for the next run."""
+
+    async def shutdown(self) -> None:
+        """Stop every bot and let go of the venue."""
+        await super().close()
 
 
 def load_in_process(entries: Mapping[str, BotEntry], sandbox: SandboxMode, log_dir: Path) -> dict[str, SdkSeat]:

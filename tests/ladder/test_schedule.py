@@ -136,12 +136,10 @@ def test_a_gauntlet_needs_three_player_tables() -> None:
 
 
 def test_the_removed_dead_code_is_gone() -> None:
-    import ladder.bots.launcher
     import ladder.ratings.leaderboard
     import ladder.store
 
     assert not hasattr(ladder.store, "open_store")
-    assert not hasattr(ladder.bots.launcher.Launcher, "stop")
     assert not hasattr(ladder.ratings.leaderboard, "COLUMNS")
 
 
