@@ -323,12 +323,13 @@ async def stream(
     after: str | None = None,
     keepalive: float = KEEPALIVE_S,
     lifetime: float = STREAM_S,
+    plays: bool = True,
 ) -> AsyncIterator[bytes]:
     """One viewer's server-sent events: the board (``board(seq)``: the live page's data for this
-    viewer) first and whenever the matches change, each play and scored hand it may see in between.
-    Each message is one ``data:`` line of JSON with its ``id:``. Subscribed here, so that a stream is
-    counted exactly while it runs (a response never started holds nothing); ends at once when the
-    hub is full."""
+    viewer) first and whenever the matches change, each play and scored hand it may see in between
+    (with ``plays``; without, the board alone: the leaderboard's stream). Each message is one
+    ``data:`` line of JSON with its ``id:``. Subscribed here, so that a stream is counted exactly
+    while it runs (a response never started holds nothing); ends at once when the hub is full."""
     sub = hub.subscribe(organiser=organiser, address=address, after=after)
     if sub is None:
         yield b": too many pages follow the live matches\n\n"
@@ -345,7 +346,11 @@ async def stream(
             resync = resync or lagged
             # A stream owing the board afresh sends no play before it: the board holds every play up
             # to ``seq``, and a play sent first would reach a page that lacks the ones before it.
-            out = [] if resync else [_message(hub.event_id(e.seq), e.data) for e in events if e.data is not None]
+            out = (
+                []
+                if resync or not plays
+                else [_message(hub.event_id(e.seq), e.data) for e in events if e.data is not None]
+            )
             owed = owed or any(e.kind == "board" for e in events)
             if out:
                 yield b"".join(out)

@@ -250,6 +250,33 @@ async def live_events(request: Request) -> Response:
     )
 
 
+async def board_events(request: Request) -> Response:
+    """The leaderboard's push channel: server-sent events of the number of recorded matches this
+    viewer may count, first and whenever a match is recorded (the page then reads itself again)."""
+    state, who = _state(request), viewer(request)
+    address = client_address(request)
+    if not state.hub.room(address):
+        return PlainTextResponse(
+            "too many pages follow the arena now: try again in a minute",
+            status_code=503,
+            headers={**HEADERS, "Cache-Control": "no-store", "Retry-After": "30"},
+        )
+
+    async def board(seq: int) -> dict[str, Any]:
+        async def count() -> dict[str, Any]:
+            shown = await views.status(state, who)
+            return {"matches": shown["matches"], "paused": shown["paused"]}
+
+        return await state.hub.board((who.id, f"{who.role} leaderboard"), seq, count)
+
+    events = live_stream(state.hub, board, organiser=who.organiser, address=address, plays=False)
+    return StreamingResponse(
+        events,
+        media_type="text/event-stream",
+        headers={**HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
 # -- signing in -------------------------------------------------------------------------------------
 
 
@@ -547,6 +574,7 @@ def routes() -> list[Route | Mount]:
         Route("/live", _page(live)),
         Route("/live.json", live_json),
         Route("/live/events", live_events),
+        Route("/events", board_events),
         Route("/signin", _page(signin), methods=["GET", "POST"]),
         Route("/signout", _page(signout), methods=["POST"]),
         Route("/me", _page(me_page)),

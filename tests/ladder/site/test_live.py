@@ -36,11 +36,16 @@ def _client(url: str, token: str | None) -> Iterator[httpx.Client]:
         yield c
 
 
-def _read(c: httpx.Client, seconds: float, until: Callable[[list[Message]], bool] = lambda _: False) -> list[Message]:
+def _read(
+    c: httpx.Client,
+    seconds: float,
+    until: Callable[[list[Message]], bool] = lambda _: False,
+    path: str = "/live/events",
+) -> list[Message]:
     """The stream's messages for ``seconds`` at most, or until ``until`` says so."""
     out: list[Message] = []
     deadline = time.monotonic() + seconds
-    with c.stream("GET", "/live/events") as r:
+    with c.stream("GET", path) as r:
         assert r.status_code == 200, r.read()
         assert r.headers["content-type"].startswith("text/event-stream")
         event_id = None
@@ -220,5 +225,36 @@ def test_the_live_page_follows_the_plays_without_polling(site: dict[str, Any], b
     assert page.evaluate("window.__same_document") is True
     assert [u for u in asked if "/live.json" in u] == []
     assert [u for u in asked if u.endswith("/live/events")], asked
+    assert not errors
+    page.close()
+
+
+def test_the_leaderboards_stream_says_each_new_count_of_matches_and_nothing_of_the_plays(site: dict[str, Any]) -> None:
+    a = site["arena"]
+    with _client(a.url, None) as c:
+        out = _read(c, 120, lambda out: len({m[2]["matches"] for m in out}) >= 3, path="/events")
+    counts = [d["matches"] for _, _, d in out]
+    assert {d["type"] for _, _, d in out} == {"board"} and all(set(d) == {"type", "matches", "paused"} for *_, d in out)
+    assert counts == sorted(counts) and len(set(counts)) >= 3  # each match recorded since said, none taken back
+    with a.client(a.organiser) as api:  # a visitor's count is the status's, as the page shows it
+        assert api.get("/api/status").json()["matches"] >= counts[-1]
+
+
+def test_the_leaderboard_follows_the_recorded_matches_without_a_reload(site: dict[str, Any], browser: Any) -> None:
+    a = site["arena"]
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    errors: list[str] = []
+    asked: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: asked.append(r.url))
+    page.goto(a.url + "/")
+    page.evaluate("window.__same_document = true")  # gone if the page were reloaded
+    first = page.locator(".status-line").text_content()
+    page.wait_for_function(
+        "first => document.querySelector('.status-line').textContent !== first", arg=first, timeout=60_000
+    )
+    assert page.evaluate("window.__same_document") is True
+    assert page.locator(".board table").count() >= 1  # the boards came with the count
+    assert [u for u in asked if u.endswith("/events")], asked
     assert not errors
     page.close()
