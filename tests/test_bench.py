@@ -128,3 +128,13 @@ def test_storage_bench_reports_bytes_a_match_and_a_hand_at_each_size() -> None:
         assert row["bytes_per_match"] == round(row["database_bytes"] / row["matches"])
         assert row["bytes_per_hand"] == round(row["database_bytes"] / row["hands"])
         assert row["backup_mb_per_s"] > 0 and row["check_s"] >= 0 and row["largest_tables"]
+
+
+def test_push_bench_follows_an_arena_from_both_streams_and_reports_each_delay() -> None:
+    r = json.loads(_bench("arena_push.py", "--pages", "4", "--seconds", "200", "--until-matches", "2", "--json"))
+    assert r["pages"] == 4 and r["target_ms"] == 1000 and r["seconds"] == 200
+    assert r["leaderboard"]["pages"] == r["live"]["pages"] == 2
+    # Matches were recorded while the pages followed: each page had each new count, after its save.
+    assert r["matches"] > 0 and r["leaderboard"]["delays"] > 0 and r["live"]["delays"] > 0
+    for row in (r["leaderboard"], r["live"]):
+        assert 0 < row["median_ms"] <= row["p99_ms"] <= row["max_ms"] <= r["max_ms"]
