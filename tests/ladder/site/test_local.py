@@ -108,7 +108,7 @@ def test_hearts_site_build_writes_a_plain_databases_site_and_leaves_the_file(
     before = digest(db)
     out = tmp_path / "public"
     said = ok("site", "build", "--db", str(db), str(out))
-    assert f"to {out}/" in said
+    assert f"written, 0 unchanged, 0 removed in {out}/" in said
     assert digest(db) == before and not has_arena_tables(db)
     for page in ["index.html", "tournaments.html", "tournaments/1.html", "matches.html", "bots/random.html"]:
         assert (out / page).is_file(), page
@@ -190,3 +190,62 @@ def test_the_viewers_options_go_with_browser(plain: dict[str, Any]) -> None:
     assert r.exit_code == 2 and "--no-browser goes with --browser" in r.output
     # The terminal replay is as it was.
     assert "Match " + mid in ok("replay", mid[:8], "--db", db)
+
+
+def test_a_site_built_again_writes_only_what_changed_and_renders_no_replay_twice(
+    plain: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from ladder.export import match_from_json
+    from ladder.site import pages, static_site
+
+    db = tmp_path / "plain.db"
+    shutil.copyfile(plain["db"], db)
+    out = tmp_path / "public"
+    (out / "notes").mkdir(parents=True)
+    (out / "notes" / "mine.txt").write_text("the teacher's own file")
+    rendered: list[str] = []
+    real = pages.match_page
+
+    async def counted(state: Any, viewer: Any, match_id: str, query: dict[str, str], **kw: Any) -> Any:
+        rendered.append(match_id)
+        return await real(state, viewer, match_id, query, **kw)
+
+    monkeypatch.setattr(pages, "match_page", counted)
+    first = static_site.build_local_site(db, out)
+    assert first.written and not first.unchanged and not first.removed
+    every = sorted(rendered)
+    assert len(every) == 6
+
+    def files() -> dict[str, int]:
+        return {p.relative_to(out).as_posix(): p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+
+    before = files()
+    rendered.clear()
+    again = static_site.build_local_site(db, out)
+    assert (again.written, again.removed, rendered) == ([], [], [])  # not one replay rendered again
+    assert sorted(again.unchanged) == sorted(first.written) and files() == before  # not one file written
+    # A new match: its replay, the matches page, the boards and its bots' pages are written; no
+    # other replay is rendered again.
+    with Store(db) as store:
+        obj = match_to_json(store.load_match(plain["single"]))
+        obj["match_id"] = "e" * 32
+        store.save_match(match_from_json(obj))
+    rendered.clear()
+    third = static_site.build_local_site(db, out)
+    assert rendered == ["e" * 32]
+    assert {"matches/" + "e" * 32 + ".html", "matches.html", "index.html"} <= set(third.written)
+    assert not any(w.startswith("matches/") and "e" * 32 not in w for w in third.written)
+    # A replay changed by hand is built again; --replays 1 removes the last build's other replays,
+    # and never the teacher's own file; --full renders every replay again.
+    (out / "matches" / f"{plain['single']}.html").write_text("edited")
+    rendered.clear()
+    assert f"matches/{plain['single']}.html" in static_site.build_local_site(db, out).written
+    assert rendered == [plain["single"]]
+    fewer = static_site.build_local_site(db, out, replays=1)
+    assert len(fewer.removed) == 6 and all(r.startswith("matches/") for r in fewer.removed)
+    assert len(list((out / "matches").glob("*.html"))) == 1 and (out / "notes" / "mine.txt").is_file()
+    rendered.clear()
+    assert static_site.build_local_site(db, out, replays=1, full=True).written == []
+    assert len(rendered) == 1
