@@ -69,7 +69,8 @@ def _play(root: Path, *, in_play: bool) -> Iterator[Played]:
     folder = write_bot(root / "versions" / "alice-bot-1", GOOD_BOT)
     os.chmod(folder, 0o755)
     servers: list[ThreadedBotServer] = [
-        start_in_thread(make_bot(n)) for n in ("random", "lowest", "random", "heuristic")
+        # Seeded: the recorded match, and so the plays the tests ask again, are the same at every run.
+        start_in_thread(make_bot(n, seed=i)) for i, n in enumerate(("random", "lowest", "random", "heuristic"))
     ]
     try:
         bot_id = store.add_bot("alice-bot", a.id, new_alias(store, "alice-bot"))
