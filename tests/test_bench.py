@@ -138,3 +138,12 @@ def test_push_bench_follows_an_arena_from_both_streams_and_reports_each_delay() 
     assert r["matches"] > 0 and r["leaderboard"]["delays"] > 0 and r["live"]["delays"] > 0
     for row in (r["leaderboard"], r["live"]):
         assert 0 < row["median_ms"] <= row["p99_ms"] <= row["max_ms"] <= r["max_ms"]
+
+
+def test_load_bench_browses_every_kind_of_page_while_the_ladder_plays_and_reports_both_paces() -> None:
+    r = json.loads(_bench("arena_load.py", "--browsers", "5", "--seconds", "6", "--think", "0.5", "--json"))
+    assert r["browsers"] == 5 and r["pages"] > 0 and r["errors"] == 0, r["error_kinds"]
+    assert set(r["median_ms_by_page"]) <= {"/", "/matches", "/bots/…", "/matches/…", "/live"}
+    assert 0 < r["median_ms"] <= r["p99_ms"] <= r["max_ms"]
+    assert r["idle_matches_per_s"] > 0 and r["pace_target"] == 0.9
+    assert r["loaded_vs_idle"] == pytest.approx(r["loaded_matches_per_s"] / r["idle_matches_per_s"], rel=0.01)
