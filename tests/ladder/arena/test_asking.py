@@ -70,7 +70,8 @@ def _play(root: Path, *, in_play: bool) -> Iterator[Played]:
     os.chmod(folder, 0o755)
     servers: list[ThreadedBotServer] = [
         # Seeded: the recorded match, and so the plays the tests ask again, are the same at every run.
-        start_in_thread(make_bot(n, seed=i)) for i, n in enumerate(("random", "lowest", "random", "heuristic"))
+        start_in_thread(make_bot(n, seed=i))
+        for i, n in enumerate(("random", "lowest", "random", "heuristic"))
     ]
     try:
         bot_id = store.add_bot("alice-bot", a.id, new_alias(store, "alice-bot"))
