@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime as dt
 import json
 import os
 import random
@@ -32,11 +31,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import httpx
 import uvicorn
 
+from bench.support.playing_arena import HOUSE, house_arena, match_ends
 from ladder.arena.accounts import add_user, hash_token
 from ladder.arena.app import build_app
-from ladder.arena.config import ArenaConfig, HouseBot
+from ladder.arena.config import ArenaConfig
 from ladder.arena.store import ArenaStore
-from ladder.arena.worker import ArenaWorker, ladder_tournament, settings_of, sync_house
+from ladder.arena.worker import ArenaWorker, ladder_tournament, settings_of
 from ladder.bots.launcher import free_port
 from ladder.bots.registry import BotEntry
 from ladder.store import Store
@@ -47,37 +47,23 @@ from referee.rules import Rules
 
 TARGET_MS = 200.0
 LADDER_TARGET = 0.9  # the ladder's matches/s against the tournament's
-LADDER_BOTS = {
-    "random": "python -m clients.bots.random --port {port} --seed 1",
-    "random-2": "python -m clients.bots.random --port {port} --seed 2",
-    "lowest": "python -m clients.bots.lowest --port {port}",
-    "heuristic": "python -m clients.bots.heuristic --port {port}",
-}
 
 
 def _pace(db: Path) -> tuple[int, float]:
     """The matches of a database, and their pace: matches a second from the first one's end to the last's."""
-    import sqlite3
-
-    with sqlite3.connect(db) as conn:
-        ends = sorted(dt.datetime.fromisoformat(t) for (t,) in conn.execute("SELECT finished_at FROM matches"))
+    ends = match_ends(db)
     if len(ends) < 2:
         return len(ends), 0.0
-    return len(ends), (len(ends) - 1) / (ends[-1] - ends[0]).total_seconds()
+    return len(ends), (len(ends) - 1) / (ends[-1] - ends[0])
 
 
 def ladder_pace(folder: Path, matches: int, concurrency: int, rules: str) -> dict[str, float]:
     """The arena's ladder against a tournament of the same bots: matches a second of each."""
-    cfg = ArenaConfig(
-        rules=rules,
-        concurrency=concurrency,
-        bot_concurrency=concurrency,
-        house=tuple(HouseBot(n, command=c) for n, c in LADDER_BOTS.items()),
-    )
     # The tournament: a round robin of the four (each deal played in every seating), as many matches.
     store = Store(folder / "tournament.db")
-    entries = [BotEntry(n, command=c) for n, c in LADDER_BOTS.items()]
-    spec = TournamentSpec(rules=rules, deals=max(1, matches // 4), seed=1, settings=settings_of(cfg))
+    entries = [BotEntry(n, command=c) for n, c in HOUSE.items()]
+    settings = settings_of(ArenaConfig())
+    spec = TournamentSpec(rules=rules, deals=max(1, matches // 4), seed=1, settings=settings)
     tid = create_tournament(store, entries, spec)
     asyncio.run(play_tournament(store, tid, concurrency=concurrency, log_dir=folder / "logs-t", workers=0))
     store.close()
@@ -85,10 +71,7 @@ def ladder_pace(folder: Path, matches: int, concurrency: int, rules: str) -> dic
     # The arena: its worker alone (no web server), until it has recorded as many.
     arena = folder / "ladder-arena"
     arena.mkdir()
-    astore = ArenaStore(arena / "arena.db")
-    add_user(astore, "organiser", organiser=True)
-    sync_house(astore, cfg)
-    astore.close()
+    cfg = house_arena(arena, rules, concurrency=concurrency, bot_concurrency=concurrency)
     worker = ArenaWorker(arena, cfg)
     worker.start()
     try:

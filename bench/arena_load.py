@@ -15,45 +15,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime as dt
 import json
 import os
 import re
-import sqlite3
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # project root
 
 import httpx
-import uvicorn
 
-from ladder.arena.accounts import add_user
-from ladder.arena.app import build_app
-from ladder.arena.config import ArenaConfig, HouseBot
-from ladder.arena.store import ArenaStore
-from ladder.arena.worker import sync_house
-from ladder.bots.launcher import free_port
+from bench.support.playing_arena import house_arena, match_ends, served
 
 PACE_TARGET = 0.9  # the ladder's pace under the load, against its idle pace
-HOUSE = {
-    "random": "python -m clients.bots.random --port {port} --seed 1",
-    "random-2": "python -m clients.bots.random --port {port} --seed 2",
-    "lowest": "python -m clients.bots.lowest --port {port}",
-    "heuristic": "python -m clients.bots.heuristic --port {port}",
-}
 PER_ADDRESS = 8
-
-
-def _ends(db: Path) -> list[float]:
-    with sqlite3.connect(db) as conn:
-        return sorted(
-            dt.datetime.fromisoformat(t).timestamp() for (t,) in conn.execute("SELECT finished_at FROM matches")
-        )
 
 
 def _pace(ends: list[float], start: float, stop: float) -> float:
@@ -124,34 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        cfg = ArenaConfig(rules=args.rules, house=tuple(HouseBot(n, command=c) for n, c in HOUSE.items()))
-        store = ArenaStore(folder / "arena.db")
-        add_user(store, "organiser", organiser=True)
-        sync_house(store, cfg)
-        store.close()
-        port = free_port()
-        server = uvicorn.Server(
-            uvicorn.Config(build_app(folder, cfg), host="127.0.0.1", port=port, log_level="warning", backlog=4096)
-        )
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.05)
-        try:
+        cfg = house_arena(folder, args.rules)
+        with served(folder, cfg, backlog=4096) as url:
             began = time.monotonic()
-            while len(_ends(folder / "arena.db")) < 4:  # the bots up and playing: a pace to measure
+            while len(match_ends(folder / "arena.db")) < 4:  # the bots up and playing: a pace to measure
                 if time.monotonic() - began > 120:
                     raise SystemExit("the arena's ladder recorded no 4 matches in 120 s: see its bots' logs")
                 time.sleep(0.2)
             idle_from = time.time()
             time.sleep(args.seconds)
             loaded_from = time.time()
-            timed, errors = asyncio.run(_load(f"http://127.0.0.1:{port}", args.browsers, args.seconds, args.think))
+            timed, errors = asyncio.run(_load(url, args.browsers, args.seconds, args.think))
             loaded_to = time.time()
-        finally:
-            server.should_exit = True
-            thread.join(30)
-        ends = _ends(folder / "arena.db")
+        ends = match_ends(folder / "arena.db")
     idle, loaded = _pace(ends, idle_from, loaded_from), _pace(ends, loaded_from, loaded_to)
     by_kind = {k: round(statistics.median(t for kk, t in timed if kk == k), 1) for k in sorted({k for k, _ in timed})}
     times = sorted(t for _, t in timed)

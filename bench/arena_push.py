@@ -16,37 +16,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime as dt
 import json
 import os
-import sqlite3
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # project root
 
 import httpx
-import uvicorn
 
-from ladder.arena.accounts import add_user
-from ladder.arena.app import build_app
-from ladder.arena.config import ArenaConfig, HouseBot
+from bench.support.playing_arena import house_arena, match_ends, served
 from ladder.arena.live import MAX_PER_ADDRESS
-from ladder.arena.store import ArenaStore
-from ladder.arena.worker import sync_house
-from ladder.bots.launcher import free_port
 
 TARGET_MS = 1000.0
-HOUSE = {
-    "random": "python -m clients.bots.random --port {port} --seed 1",
-    "random-2": "python -m clients.bots.random --port {port} --seed 2",
-    "lowest": "python -m clients.bots.lowest --port {port}",
-    "heuristic": "python -m clients.bots.heuristic --port {port}",
-}
 
 
 async def _follow(
@@ -110,28 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        cfg = ArenaConfig(rules=args.rules, house=tuple(HouseBot(n, command=c) for n, c in HOUSE.items()))
-        store = ArenaStore(folder / "arena.db")
-        add_user(store, "organiser", organiser=True)
-        sync_house(store, cfg)
-        store.close()
-        port = free_port()
-        server = uvicorn.Server(
-            uvicorn.Config(build_app(folder, cfg), host="127.0.0.1", port=port, log_level="warning")
-        )
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.05)
-        try:
-            followed = asyncio.run(_pages(f"http://127.0.0.1:{port}", args.pages, args.seconds, args.until_matches))
-        finally:
-            server.should_exit = True
-            thread.join(30)
-        with sqlite3.connect(folder / "arena.db") as conn:
-            ends = sorted(
-                dt.datetime.fromisoformat(t).timestamp() for (t,) in conn.execute("SELECT finished_at FROM matches")
-            )
+        cfg = house_arena(folder, args.rules)
+        with served(folder, cfg) as url:
+            followed = asyncio.run(_pages(url, args.pages, args.seconds, args.until_matches))
+        ends = match_ends(folder / "arena.db")
     result: dict[str, object] = {"pages": args.pages, "seconds": args.seconds, "matches": len(ends)}
     worst = 0.0
     for path, name in (("/events", "leaderboard"), ("/live/events", "live")):

@@ -20,6 +20,7 @@ import hmac
 import html
 import json
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlparse
 
@@ -225,56 +226,54 @@ async def live_json(request: Request) -> Response:
     return JSONResponse(data, headers=HEADERS)
 
 
-async def live_events(request: Request) -> Response:
-    """The live page's push channel: server-sent events of ``live_data`` and of each play this viewer
-    may see (ladder/arena/live.py decides, and bounds the streams)."""
+def _hub_stream(
+    request: Request, board: Callable[[ArenaState, Account, int], Awaitable[dict[str, Any]]], *, plays: bool
+) -> Response:
+    """Server-sent events from the arena's live hub (ladder/arena/live.py decides what each viewer is
+    sent, and bounds the streams): ``board`` the viewer's board at an event, and with ``plays`` each
+    play it may see; 503 when the hub has no room for one more from this address."""
     state, who = _state(request), viewer(request)
     address = client_address(request)
     if not state.hub.room(address):
         return PlainTextResponse(
-            "too many pages follow the live matches now: try again in a minute",
-            status_code=503,
-            headers={**HEADERS, "Retry-After": "30"},
-        )
-
-    async def board(seq: int) -> dict[str, Any]:
-        return await state.hub.board((who.id, who.role), seq, lambda: pages.live_data(state, who))
-
-    events = live_stream(
-        state.hub, board, organiser=who.organiser, address=address, after=request.headers.get("last-event-id")
-    )
-    return StreamingResponse(
-        events,
-        media_type="text/event-stream",
-        headers={**HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-    )
-
-
-async def board_events(request: Request) -> Response:
-    """The leaderboard's push channel: server-sent events of the number of recorded matches this
-    viewer may count, first and whenever a match is recorded (the page then reads itself again)."""
-    state, who = _state(request), viewer(request)
-    address = client_address(request)
-    if not state.hub.room(address):
-        return PlainTextResponse(
-            "too many pages follow the arena now: try again in a minute",
+            "too many pages follow this arena now: try again in a minute",
             status_code=503,
             headers={**HEADERS, "Cache-Control": "no-store", "Retry-After": "30"},
         )
 
-    async def board(seq: int) -> dict[str, Any]:
-        async def count() -> dict[str, Any]:
-            shown = await views.status(state, who)
-            return {"matches": shown["matches"], "paused": shown["paused"]}
+    async def at(seq: int) -> dict[str, Any]:
+        return await board(state, who, seq)
 
-        return await state.hub.board((who.id, f"{who.role} leaderboard"), seq, count)
-
-    events = live_stream(state.hub, board, organiser=who.organiser, address=address, plays=False)
+    after = request.headers.get("last-event-id") if plays else None
+    events = live_stream(state.hub, at, organiser=who.organiser, address=address, after=after, plays=plays)
     return StreamingResponse(
         events,
         media_type="text/event-stream",
         headers={**HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
+
+
+async def _live_board(state: ArenaState, who: Account, seq: int) -> dict[str, Any]:
+    return await state.hub.board((who.id, who.role), seq, lambda: pages.live_data(state, who))
+
+
+async def _match_count(state: ArenaState, who: Account, seq: int) -> dict[str, Any]:
+    async def count() -> dict[str, Any]:
+        shown = await views.status(state, who)
+        return {"matches": shown["matches"], "paused": shown["paused"]}
+
+    return await state.hub.board((who.id, f"{who.role} leaderboard"), seq, count)
+
+
+async def live_events(request: Request) -> Response:
+    """The live page's push channel: ``live_data`` and each play this viewer may see."""
+    return _hub_stream(request, _live_board, plays=True)
+
+
+async def board_events(request: Request) -> Response:
+    """The leaderboard's push channel: the number of recorded matches this viewer may count, first
+    and whenever a match begins or is recorded (the page then reads itself again)."""
+    return _hub_stream(request, _match_count, plays=False)
 
 
 # -- signing in -------------------------------------------------------------------------------------

@@ -202,13 +202,19 @@ def test_a_withheld_match_s_cards_never_reach_a_visitor_or_a_participant(site: d
     assert organiser_cards, organiser
 
 
-def test_the_live_page_follows_the_plays_without_polling(site: dict[str, Any], browser: Any) -> None:
-    a = site["arena"]
+def _watched_page(browser: Any) -> tuple[Any, list[str], list[str]]:
+    """A page in Chromium, with the errors it raises and the URLs it asks for as they come."""
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     errors: list[str] = []
     asked: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("request", lambda r: asked.append(r.url))
+    return page, errors, asked
+
+
+def test_the_live_page_follows_the_plays_without_polling(site: dict[str, Any], browser: Any) -> None:
+    a = site["arena"]
+    page, errors, asked = _watched_page(browser)
     page.goto(a.url + "/signin")
     page.fill("input[name=token]", a.organiser)
     page.click("form.stack button[type=submit]")
@@ -245,11 +251,7 @@ def test_the_leaderboards_stream_says_each_new_count_of_matches_and_nothing_of_t
 
 def test_the_leaderboard_follows_the_recorded_matches_without_a_reload(site: dict[str, Any], browser: Any) -> None:
     a = site["arena"]
-    page = browser.new_page(viewport={"width": 1200, "height": 900})
-    errors: list[str] = []
-    asked: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: asked.append(r.url))
+    page, errors, asked = _watched_page(browser)
     page.goto(a.url + "/")
     page.evaluate("window.__same_document = true")  # gone if the page were reloaded
     first = page.locator(".status-line").text_content()
