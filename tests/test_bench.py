@@ -19,15 +19,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _bench(script: str, *args: str) -> str:
-    """What ``bench/SCRIPT`` prints (a tiny run: its plumbing, never its figures)."""
-    return subprocess.run(
-        [sys.executable, str(ROOT / "bench" / script), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        check=True,
-    ).stdout
+    """What ``bench/SCRIPT`` prints (a tiny run: its plumbing, never its figures); a failed run's
+    own error output in the test's failure."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), *args], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+    assert done.returncode == 0, f"bench/{script} exited {done.returncode}:\n{done.stderr[-3000:]}"
+    return done.stdout
 
 
 def test_harness_pairs_rounds_in_both_orders_and_reports_the_median() -> None:

@@ -217,20 +217,24 @@ def test_a_cpu_burner_is_capped_and_the_others_keep_their_pace(tmp_path: Path) -
     # burner would cost them, were it not held, is a budget missed at nearly every decision.
     # One deal each (four matches, hundreds of the honest bots' decisions: enough for a 95th percentile).
     quiet = _honest_latencies(play(tmp_path / "quiet", "none", budget_ms=20.0, bank_ms=2000.0))
-    run = play(tmp_path / "burner", "cpu", limits=Limits(cpu_share=0.5), budget_ms=20.0, bank_ms=2000.0)
-    run.honest_untouched()  # not one timeout among them
-    assert run.summary.played > 0
-    assert any("'attacker' was held to its CPU share" in e for e in run.summary.events), run.summary.events
+    tried: list[tuple[float, float]] = []
     # 95% within twice the budget, or no worse than three times what the same tournament without a
-    # burner got beside it (the other tests running beside this one show in both, not alike: the
-    # quiet run before, and when the machine grew busier meanwhile, again after).
-    # Unheld, eight spinners on two cores leave the honest bots a fifth of a core: many times slower.
-    latencies = _honest_latencies(run)
-    p95, quiet_p95 = latencies[int(len(latencies) * 0.95)], quiet[int(len(quiet) * 0.95)]
-    if p95 >= max(40.0, 3 * quiet_p95):
-        after = _honest_latencies(play(tmp_path / "quiet-after", "none", budget_ms=20.0, bank_ms=2000.0))
-        quiet_p95 = max(quiet_p95, after[int(len(after) * 0.95)])
-    assert p95 < max(40.0, 3 * quiet_p95), (p95, quiet_p95, latencies[-20:])
+    # burner got just before it. The other tests running beside this one load the machine unevenly,
+    # in moments: a miss is tried again (three times in all), each time against a quiet run measured
+    # again after it. Unheld, eight spinners on two cores leave the honest bots a fifth of a core, many
+    # times slower at every try: a burner that is not held misses all three.
+    for attempt in range(3):
+        run = play(tmp_path / f"burner-{attempt}", "cpu", limits=Limits(cpu_share=0.5), budget_ms=20.0, bank_ms=2000.0)
+        run.honest_untouched()  # not one timeout among them
+        assert run.summary.played > 0
+        assert any("'attacker' was held to its CPU share" in e for e in run.summary.events), run.summary.events
+        latencies = _honest_latencies(run)
+        p95, quiet_p95 = latencies[int(len(latencies) * 0.95)], quiet[int(len(quiet) * 0.95)]
+        tried.append((p95, quiet_p95))
+        if p95 < max(40.0, 3 * quiet_p95):
+            return
+        quiet = _honest_latencies(play(tmp_path / f"quiet-{attempt}", "none", budget_ms=20.0, bank_ms=2000.0))
+    pytest.fail(f"the honest bots' 95th percentile against the quiet run's, at each try: {tried}")
 
 
 def test_a_bot_whose_socket_links_to_a_neighbours_forfeits_for_impersonation(tmp_path: Path) -> None:
