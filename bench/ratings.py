@@ -2,6 +2,8 @@
 
 Run from the project root: `python bench/ratings.py` (readable table) or `--json` (one JSON object).
 Target: fit plus 95% intervals within 20 s. `--strict` exits 1 when the target is missed.
+Then the warm start: the same bots over 1% more matches, fitted from the first fit's ratings (what the
+arena does as matches come in), against the cold fit of the same data, both in this run.
 Ties are made the Hearts way (a finisher's score coincides with the one just ahead: adjacent places
 of a PL-drawn order merge; ~11% of matches tied), which the fit models exactly (sum over the
 orderings consistent with the tie), so the reported 95% coverage should be near 0.95.
@@ -77,6 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     sd = np.array([b.ci95 for b in sorted(res.bots, key=lambda b: int(b.name))]) / 1.96
     cover = float(np.mean(np.abs(est - truth) * 400 / np.log(10) <= 1.96 * sd))
     ok = total <= TARGET_SECONDS
+
+    more = args.matches + max(1, args.matches // 100)
+    places2, players2, _theta = synthetic_matches(more, args.bots, 4, args.seed)  # the same bots' strengths
+    del places, players
+    cold = fit_arrays(places2, players2, args.bots, intervals=False)
+    start = np.array([b.elo for b in sorted(res.bots, key=lambda b: int(b.name))])
+    warm = fit_arrays(places2, players2, args.bots, intervals=False, start=start)
+    cold_s, warm_s = cold.timings["fit"], warm.timings["fit"]
+    apart = max(abs(cold.elo[n] - warm.elo[n]) for n in cold.elo)  # the same maximum, found either way
     figures = {
         "matches": args.matches,
         "bots": args.bots,
@@ -91,6 +102,11 @@ def main(argv: list[str] | None = None) -> int:
         "coverage95": round(cover, 4),
         "median_ci95_elo": round(float(np.median(sd * 1.96)), 2),
         "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "more_matches": more,
+        "cold_refit_seconds": round(cold_s, 3),
+        "warm_refit_seconds": round(warm_s, 3),
+        "warm_vs_cold": round(warm_s / cold_s, 3) if cold_s else 0.0,
+        "warm_cold_max_elo_apart": round(apart, 4),
     }
     if args.json:
         print(json.dumps(figures))
@@ -109,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
             ("95% coverage vs truth (exact ties)", f"{cover:.3f}"),
             ("median ±95% (Elo)", f"{np.median(sd * 1.96):.1f}"),
             ("peak memory of the process (MB)", f"{figures['peak_memory_mb']:,}"),
+            (f"refit of {more:,} matches, cold (s)", f"{cold_s:.2f}"),
+            ("the same, warm from the first fit (s)", f"{warm_s:.2f}"),
+            ("warm / cold", f"{figures['warm_vs_cold']:.3f}"),
+            ("warm and cold at most apart (Elo)", f"{apart:.4f}"),
         ]
         w = max(len(k) for k, _ in rows)
         print("ratings benchmark: batch Plackett-Luce, 4-player matches")

@@ -93,7 +93,9 @@ State = ArenaState | LocalState
 MAX_PAGE = 200
 READ_MATCHES = 40
 """A bot page's faults and points are read from the records of its newest matches, this many."""
-STALE_S = 5.0  # a leaderboard fitted this recently is served as it is, whatever came in since
+# A reader is shown the board there is at once; one fitted longer ago than this, with matches come in
+# since, is fitted again behind it (one fit at a time per board).
+STALE_S = 1.0
 HISTORY_K = 24.0
 """K of a bot page's running Elo (``live_elo_update``, K/(N−1) a pair): the shape of its history."""
 HIDDEN = "(address hidden)"

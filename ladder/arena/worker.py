@@ -20,6 +20,7 @@ import functools
 import itertools
 import json
 import logging
+import math
 import os
 import re
 import secrets
@@ -304,8 +305,10 @@ class Ratings:
     """Fitted leaderboards by tournament, refit only when its recorded matches changed.
 
     Each fit is kept in the arena's database too (``save_board``): after a restart the first reader
-    is answered from it at once, while a fit runs. A reader that takes a board a few seconds old
-    (``max_age``) never waits for a fit another thread is making: it is shown the board before.
+    is answered from it at once, while a fit runs. A reader (``max_age`` above 0) never waits for a
+    fit when there is a board to show: it is shown the board before, and a board older than
+    ``max_age`` is fitted again behind it, in its own thread. Each fit searches from the board
+    before's ratings (a warm start: the same maximum, sooner).
 
     A match whose deal other seatings still play is left out until they are played (its record is
     withheld, and the board's games, scores and places would tell its result): a table counts on
@@ -317,9 +320,24 @@ class Ratings:
         self._fitting: dict[int, threading.Lock] = {}
 
     def get(self, store: ArenaStore, tournament_id: int, rules: str, *, max_age: float = 0.0) -> Leaderboard:
-        """The fitted leaderboard; refit when matches came in since, unless the fit is younger than
-        ``max_age`` seconds (the web's readers take one a few seconds old rather than wait for a fit)."""
-        key = (store.match_count(tournament_id), frozenset(store.ladder.seeds_in_play(tournament_id)))
+        """The fitted leaderboard; refit when matches came in since. A reader's ``max_age`` (seconds):
+        the board there is, at once, and fitted again behind it when older than that (a board younger
+        is shown as it is); without it (the worker), no board older than the matches."""
+        key = self._key(store, tournament_id)
+        hit = self._cached(store, tournament_id)
+        if hit is not None and ((hit.matches, hit.in_play) == key or max_age > 0):
+            if (hit.matches, hit.in_play) != key and time.time() - hit.at >= max_age:
+                self._fit_behind(store, tournament_id, rules)
+            return hit.board
+        board = self._fit(store, tournament_id, rules, wait=True)
+        assert board is not None  # a fit that waits for its turn always ends with a board
+        return board
+
+    @staticmethod
+    def _key(store: ArenaStore, tournament_id: int) -> tuple[int, frozenset[int]]:
+        return store.match_count(tournament_id), frozenset(store.ladder.seeds_in_play(tournament_id))
+
+    def _cached(self, store: ArenaStore, tournament_id: int) -> Fitted | None:
         with self._lock:
             hit = self._cache.get(tournament_id)
         if hit is None:
@@ -327,26 +345,48 @@ class Ratings:
             if hit is not None:
                 with self._lock:
                     hit = self._cache.setdefault(tournament_id, hit)
-        if hit is not None and ((hit.matches, hit.in_play) == key or time.time() - hit.at < max_age):
-            return hit.board
+        return hit
+
+    def _fit(self, store: ArenaStore, tournament_id: int, rules: str, *, wait: bool) -> Leaderboard | None:
+        """Fit the board now (one fit at a time per board: ``wait`` for one being made, or give up to
+        it, None), unless the board there is fits the matches as they are."""
         with self._lock:
-            fitting = self._fitting.setdefault(tournament_id, threading.Lock())  # one fit at a time per board
-        if not fitting.acquire(blocking=max_age <= 0 or hit is None):
-            assert hit is not None
-            return hit.board  # a fit is being made: the reader is shown the board before it
+            fitting = self._fitting.setdefault(tournament_id, threading.Lock())
+        if not fitting.acquire(blocking=wait):
+            return None
         try:
+            key = self._key(store, tournament_id)
             with self._lock:
                 hit = self._cache.get(tournament_id)
             if hit is not None and (hit.matches, hit.in_play) == key:
                 return hit.board
-            board = load_leaderboard(store.ladder, tournament_id=tournament_id, rules=rules, leave_out_seeds=key[1])
+            start = {r.bot: r.elo for r in hit.board.rows if math.isfinite(r.elo)} if hit is not None else None
+            board = load_leaderboard(
+                store.ladder, tournament_id=tournament_id, rules=rules, leave_out_seeds=key[1], start=start
+            )
             fitted = Fitted(key[0], key[1], board)
             with self._lock:
                 self._cache[tournament_id] = fitted
             save_board(store, tournament_id, fitted)
+            return board
         finally:
             fitting.release()
-        return board
+
+    def _fit_behind(self, store: ArenaStore, tournament_id: int, rules: str) -> None:
+        """Fit the board again in a thread of its own (its own connection), unless a fit is being made."""
+        with self._lock:
+            fitting = self._fitting.setdefault(tournament_id, threading.Lock())
+        if fitting.locked():
+            return
+
+        def refit() -> None:
+            own = ArenaStore(store.ladder.path)
+            try:
+                self._fit(own, tournament_id, rules, wait=False)
+            finally:
+                own.close()
+
+        threading.Thread(target=refit, name=f"refit-{tournament_id}", daemon=True).start()
 
 
 class ArenaWorker:

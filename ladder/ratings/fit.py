@@ -559,10 +559,12 @@ def fit(
     anchor: str | None = None,
     intervals: bool = True,
     provisional_games: int = DEFAULT_PROVISIONAL_GAMES,
+    start: Mapping[str, float] | None = None,
 ) -> Ratings:
     """Batch Plackett–Luce ratings (exact tie likelihood) of all bots in `results`.
 
     Bots are indexed by sorted name so the fit does not depend on the order of the results.
+    ``start``: Elo ratings to search from (an earlier fit's); a bot it lacks starts at the base.
     """
     res = list(results)
     names = sorted({p for r in res for p in r.players})
@@ -591,6 +593,7 @@ def fit(
         anchor=anchor,
         intervals=intervals,
         provisional_games=provisional_games,
+        start=None if start is None else np.array([start.get(n, ELO_BASE) for n in names], dtype=float),
     )
 
 
@@ -604,6 +607,7 @@ def fit_arrays(
     anchor: str | int | None = None,
     intervals: bool = True,
     provisional_games: int = DEFAULT_PROVISIONAL_GAMES,
+    start: np.ndarray | None = None,
 ) -> Ratings:
     """Array form of `fit` for big inputs.
 
@@ -611,6 +615,8 @@ def fit_arrays(
              (see `places_from_scores`).
     players: (M, N) bot indices in [0, n_bots); −1 pads an empty seat (mixed table sizes).
     names:   bot names (default "0", "1", ...); `anchor` is a name or an index.
+    start:   (n_bots,) Elo ratings to search from, an earlier fit's (warm start: the same maximum,
+             fewer steps to it after a few more matches); by default every bot at the base.
     """
     t0 = time.perf_counter()
     places, players, name_list, anchor_idx = _checked(places, players, n_bots, names, prior, anchor)
@@ -618,7 +624,12 @@ def fit_arrays(
     games = np.bincount(players[valid], minlength=n_bots).astype(np.int64)
     blocks, informative = _build_blocks(places, players)
     t_prep = time.perf_counter()
-    theta = _maximise(blocks, n_bots, prior, informative)
+    theta0 = None
+    if start is not None:
+        theta0 = (np.asarray(start, dtype=float) - ELO_BASE) / ELO_SCALE
+        if theta0.shape != (n_bots,) or not np.all(np.isfinite(theta0)):
+            raise ValueError("start must hold one finite Elo rating per bot")
+    theta = _maximise(blocks, n_bots, prior, informative, theta0)
     t_fit = time.perf_counter()
     labels = _components(players, informative, n_bots) if n_bots else np.zeros(0, dtype=np.int64)
     cov: np.ndarray | None = None
@@ -688,9 +699,15 @@ def _checked(
     return places, players, name_list, anchor_idx
 
 
-def _maximise(blocks: list[_Block | _TieBlock], n_bots: int, prior: float, informative: np.ndarray) -> np.ndarray:
-    """θ at the posterior's maximum: L-BFGS on the negative log-posterior, scaled per match so the
-    tolerances mean the same at any size."""
+def _maximise(
+    blocks: list[_Block | _TieBlock],
+    n_bots: int,
+    prior: float,
+    informative: np.ndarray,
+    theta0: np.ndarray | None = None,
+) -> np.ndarray:
+    """θ at the posterior's maximum: L-BFGS on the negative log-posterior from ``theta0`` (zero by
+    default), scaled per match so the tolerances mean the same at any size."""
     from scipy import optimize
 
     act_count = _active_counts(blocks, n_bots)  # Σ active·θ is linear: how often each bot is not at the bottom
@@ -700,7 +717,7 @@ def _maximise(blocks: list[_Block | _TieBlock], n_bots: int, prior: float, infor
         f, g = _nll_grad(th, blocks, act_count, prior)
         return f * scale, g * scale
 
-    theta = np.zeros(n_bots)
+    theta = np.zeros(n_bots) if theta0 is None else theta0 - theta0.mean()  # the gauge: only differences count
     if n_bots and blocks:
         opt = optimize.minimize(
             fun,

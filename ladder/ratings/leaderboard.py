@@ -193,8 +193,10 @@ def compute_leaderboard(
     prior: float = DEFAULT_PRIOR,
     anchor: str | None = None,
     provisional_games: int = DEFAULT_PROVISIONAL_GAMES,
+    start: Mapping[str, float] | None = None,
 ) -> Leaderboard:
-    """The leaderboard of ``matches``, best first (by the fitted Elo).
+    """The leaderboard of ``matches``, best first (by the fitted Elo; ``start``: an earlier board's
+    Elo by bot, where the fit's search begins).
 
     Matches in which one bot filled more than one seat are left out (counted in ``self_play``), and
     matches with a person at the table (counted in ``with_people``).
@@ -208,7 +210,9 @@ def compute_leaderboard(
             self_play += 1
         else:
             ms.append(m)
-    ratings = fit((m.result() for m in ms), prior=prior, anchor=anchor, provisional_games=provisional_games)
+    ratings = fit(
+        (m.result() for m in ms), prior=prior, anchor=anchor, provisional_games=provisional_games, start=start
+    )
     games: defaultdict[str, int] = defaultdict(int)
     outplaced: defaultdict[str, float] = defaultdict(float)
     wins: defaultdict[str, int] = defaultdict(int)
@@ -428,16 +432,18 @@ def load_leaderboard(
     anchor: str | None = None,
     provisional_games: int = DEFAULT_PROVISIONAL_GAMES,
     leave_out_seeds: Collection[int] = (),
+    start: Mapping[str, float] | None = None,
 ) -> Leaderboard:
     """The leaderboard of one ruleset of the store's matches (or of one tournament's): ``rules``,
     by default the ruleset of the latest tournament (``_default_ruleset``). Its live Elo counts the
     same matches; ``other_rulesets`` lists the rest of the selection. ``leave_out_seeds``: matches
-    dealt from these seeds are not counted (a tournament's deals still played in other seatings)."""
+    dealt from these seeds are not counted (a tournament's deals still played in other seatings).
+    ``start``: an earlier board's Elo by bot, where the fit begins its search (the same board, sooner)."""
     key = _key(rules) if rules is not None else _default_ruleset(store, tournament_id)
     summaries = _load_summaries(store, tournament_id, key) if key is not None else []
     if leave_out_seeds:
         summaries = [m for m in summaries if m.seed not in leave_out_seeds]
-    lb = compute_leaderboard(summaries, anchor=anchor, provisional_games=provisional_games)
+    lb = compute_leaderboard(summaries, anchor=anchor, provisional_games=provisional_games, start=start)
     if key is not None:
         lb.live_elo = _live_elo(store, tournament_id, key)
         lb.rules = ruleset_text(key)

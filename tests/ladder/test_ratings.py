@@ -384,6 +384,23 @@ def test_intervals_can_be_skipped() -> None:
     assert max(abs(with_ci.elo[k] - without.elo[k]) for k in with_ci.elo) < 1e-3
 
 
+def test_a_fit_started_from_an_earlier_fits_ratings_reaches_the_same_ratings() -> None:
+    places, players, _ = synthetic(3_000, 20, seed=4, tie_prob=0.04)
+    earlier = fit_arrays(places[:2_700], players[:2_700], 20)
+    start = np.array([earlier.elo[str(i)] for i in range(20)])
+    cold = fit_arrays(places, players, 20)
+    warm = fit_arrays(places, players, 20, start=start)
+    assert max(abs(cold.elo[k] - warm.elo[k]) for k in cold.elo) < 1e-6
+    assert [b.name for b in warm.bots] == [b.name for b in cold.bots]
+    # By name, with a bot the earlier fit never saw (it starts at the base), and an anchor.
+    results = [MatchResult(tuple(f"b{p}" for p in row), tuple(int(x) for x in pl)) for row, pl in zip(players, places)]
+    named = fit(results, anchor="b3", start={"b0": 1700.0, "b1": 1200.0})
+    assert max(abs(named.elo[k] - fit(results, anchor="b3").elo[k]) for k in named.elo) < 1e-6
+    for wrong in (start[:-1], np.full(20, np.nan)):
+        with pytest.raises(ValueError, match="start"):
+            fit_arrays(places, players, 20, start=wrong)
+
+
 # ---------------------------------------------------------------- live pairwise Elo
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,46 @@ def test_a_saved_board_of_another_shape_is_fitted_again(arena: tuple[ArenaStore,
     store.set_meta(f"{BOARD_KEY}{tid}", '{"rows": [{"bot": 1}]}')
     assert saved_board(store, tid) is None
     assert Ratings().get(store, tid, rules).matches == 300
+
+
+def test_a_reader_of_a_stale_board_is_answered_at_once_and_the_board_is_fitted_behind_it_from_its_ratings(
+    arena: tuple[ArenaStore, int, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, tid, rules = arena
+    ratings = Ratings()
+    before = ratings.get(store, tid, rules)
+    gone = f"t{tid}-000299"  # the recorded matches change: the board no longer fits them
+    store.db.execute("UPDATE matches SET tournament_id = NULL WHERE id = ?", [gone])
+    store.db.execute("UPDATE tournament_matches SET match_id = NULL WHERE match_id = ?", [gone])
+    store.db.conn.commit()
+    real = worker_module.load_leaderboard
+    may_fit, starts = threading.Event(), []
+
+    def held_fit(*args: object, **kwargs: object) -> object:
+        starts.append(kwargs["start"])
+        assert may_fit.wait(60), "the test never let the fit go on"
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(worker_module, "load_leaderboard", held_fit)
+    answered: list[object] = []
+
+    def read() -> None:  # a web reader: its own thread, its own connection
+        own = ArenaStore(store.ladder.path)
+        answered.append(ratings.get(own, tid, rules, max_age=1e-9))
+        own.close()
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    reader.join(60)  # the fit behind it is held: a reader that waited for it would still be waiting
+    assert not reader.is_alive() and answered == [before]
+    for _ in range(6000):  # until the fit behind it has begun (holding the board's lock)
+        if starts:
+            break
+        time.sleep(0.01)
+    may_fit.set()
+    with ratings._fitting[tid]:  # waits for that fit's end
+        pass
+    assert starts == [{r.bot: r.elo for r in before.rows}], "the refit searched from the board before's ratings"
+    monkeypatch.setattr(worker_module, "load_leaderboard", _no_fit)
+    assert ratings.get(store, tid, rules, max_age=1e9).matches == 299
+    assert Ratings().get(store, tid, rules).matches == 299, "and saved"
