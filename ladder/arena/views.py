@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -37,7 +36,6 @@ from ladder.arena.state import ArenaState
 from ladder.arena.store import IN_PIPELINE, BotRow, VersionRow, VersionStatus
 from ladder.arena.worker import ladder_tournament, sandbox_mode
 from ladder.export import match_to_json
-from ladder.ratings.fit import live_elo_update
 from ladder.ratings.leaderboard import load_leaderboard, ruleset_text
 from ladder.ratings.leaderboard import rulesets as ruleset_counts
 from ladder.store import TournamentRow
@@ -45,7 +43,6 @@ from ladder.tournament.stages import STAGED_FORMATS, Bracket, Played, SwissState
 from referee.report import ReplayedHand, replay_hands
 
 __all__ = [
-    "HISTORY_K",
     "MAX_PAGE",
     "OWNER",
     "VISITOR",
@@ -69,7 +66,7 @@ __all__ = [
     "me",
     "not_shown",
     "own_bots",
-    "rating_history",
+    "HISTORY_POINTS",
     "replay",
     "rulesets",
     "shown_bot",
@@ -91,13 +88,9 @@ State = ArenaState | LocalState
 """What the views read: an arena, or a plain tournament database."""
 
 MAX_PAGE = 200
-READ_MATCHES = 40
-"""A bot page's faults and points are read from the records of its newest matches, this many."""
 # A reader is shown the board there is at once; one fitted longer ago than this, with matches come in
 # since, is fitted again behind it (one fit at a time per board).
 STALE_S = 1.0
-HISTORY_K = 24.0
-"""K of a bot page's running Elo (``live_elo_update``, K/(N−1) a pair): the shape of its history."""
 HIDDEN = "(address hidden)"
 
 
@@ -844,21 +837,6 @@ async def live_board(state: ArenaState, viewer: Account) -> dict[str, Any]:
 # -- a bot's page ------------------------------------------------------------------------------------
 
 
-def rating_history(
-    results: Sequence[tuple[str, Sequence[tuple[str, int]]]], bot: str, k: float = HISTORY_K
-) -> list[tuple[int, float]]:
-    """The running Elo of ``bot`` over matches in the order played (each as its seats' names and
-    places), by the ladder's pairwise update (``live_elo_update``): its n-th match and its rating after."""
-    ratings: dict[str, float] = {}
-    out: list[tuple[int, float]] = []
-    for _mid, seats in results:
-        players = [name for name, _ in seats]
-        ratings = live_elo_update(ratings, players, [float(place) for _, place in seats], k=k)
-        if bot in players:
-            out.append((len(out) + 1, ratings[bot]))
-    return out
-
-
 def _bot_of(ladder_name: str) -> str:
     return ladder_name.rsplit(".v", 1)[0]
 
@@ -874,53 +852,60 @@ def of_bot(state: State, ladder_name: str, name: str) -> bool:
 @dataclass(frozen=True)
 class BotPage:
     """A bot's page: the bot, its versions' rows of the board, its newest matches whose result is
-    shown, its running Elo, the points it took per hand and its faults by kind."""
+    shown, and over every match of it whose result is shown: its running Elo, the hands by the points
+    it took in them, and its faults by kind."""
 
     bot: dict[str, Any]
     rows: list[dict[str, Any]]
     recent: list[dict[str, Any]]
-    history: list[tuple[int, float]]
-    points: list[int]
+    history: list[tuple[int, float]]  # (its n-th match, its live Elo after it), at most HISTORY_POINTS
+    points: dict[int, int]  # points taken in a hand -> hands
     faults: list[tuple[str, int]]
-    # The windows the history and the faults and points are read over, for the page to say so:
-    # the arena's newest ``window`` recorded matches, of which ``history_matches`` are the bot's;
-    # its newest ``read_matches`` of those for its faults and points.
-    window: int = MAX_PAGE
-    history_matches: int = 0
-    read_matches: int = 0
+    history_matches: int = 0  # the matches the history covers (all of them, before thinning)
+
+
+HISTORY_POINTS = 400
+"""A bot page's rating history is drawn through at most this many of its matches, evenly spread."""
 
 
 async def bot_page(state: State, viewer: Account, name: str) -> BotPage:
-    """What a bot's page shows ``viewer``, from the same views as the rest (no more than they show)."""
+    """What a bot's page shows ``viewer``, from the same views as the rest (no more than they show): its
+    tallies over its whole history, kept as matches are saved, less any match whose deal other
+    seatings still play (its result is withheld from all but the organiser until they are played)."""
     b = await bot(state, viewer, name)
     board = await leaderboard(state, viewer, all_versions=True)
     rows = [r for r in board["rows"] if r["bot"] == b["name"]]
     listed = (await matches(state, viewer, limit=MAX_PAGE))["matches"]
     mine = [m for m in listed if any(of_bot(state, s["bot"], b["name"]) for s in m["seats"])]
-    # The history in the order played (oldest first), every seat of every match on the page whose
-    # result is shown (a withheld match has none yet).
-    ordered = [(m["id"], [(s["bot"], s["place"]) for s in m["seats"]]) for m in reversed(listed) if not m["withheld"]]
-    history: list[tuple[int, float]] = []
-    for ln in {s["bot"] for m in mine for s in m["seats"] if of_bot(state, s["bot"], b["name"])}:
-        history += rating_history(ordered, ln)
-    history.sort()
-    faults: Counter[str] = Counter()
-    points: list[int] = []
-    withheld = set()
-    read = 0
-    for m in mine[:READ_MATCHES]:  # the newest few: the record of each is read
-        try:
-            data = await match(state, viewer, m["id"])
-        except NotNow:  # its deal is still being played in other seats: shown once it is not
-            withheld.add(m["id"])
-            continue
-        read += 1
-        seats = [s["seat"] for s in data["seats"] if of_bot(state, s["bot"], b["name"])]
-        for f in data["faults"]:
-            if f["seat"] in seats:
-                faults[f["kind"]] += 1
-        for h in data["hands"]:
-            points += [h["points_taken"][s] for s in seats if s < len(h["points_taken"])]
-    recent = [m for m in mine if m["id"] not in withheld and not m["withheld"]][:20]
-    shown = sum(1 for m in mine if not m["withheld"])
-    return BotPage(b, rows, recent, history, points, sorted(faults.items()), MAX_PAGE, shown, read)
+    recent = [m for m in mine if not m["withheld"]][:20]
+    if isinstance(state, LocalState):
+        names, organiser = [name], True  # a plain database withholds nothing
+    else:
+        sight = _Sight(state, viewer)
+        found = sight.find_bot(name)
+        names = [v.ladder_name for v in sight.versions.values() if v.bot_id == found.id]
+        organiser = viewer.organiser
+
+    def tallies() -> tuple[list[tuple[int, float]], int, dict[int, int], dict[str, int]]:
+        # This thread's own connection (the store is one per thread).
+        reads = state.store.ladder if isinstance(state, LocalState) else state.store.ladder.ladder
+        withheld = set() if organiser else reads.in_play_among(names)
+        points, faults = reads.bot_tallies(names, leave_out=withheld)
+        shown: list[float] = []
+        for match_id, _bot, elo in reads.live_elo_history(names):
+            if match_id in withheld:  # every later rating holds its change: the history stops before it
+                break
+            shown.append(elo)
+        return _thinned(shown), len(shown), points, faults
+
+    history, covered, points, faults = await asyncio.to_thread(tallies)
+    return BotPage(b, rows, recent, history, points, sorted(faults.items()), covered)
+
+
+def _thinned(elo: Sequence[float]) -> list[tuple[int, float]]:
+    """(n, the n-th rating) through at most HISTORY_POINTS of ``elo``, evenly spread, the first and last kept."""
+    n = len(elo)
+    if n <= HISTORY_POINTS:
+        return [(i + 1, e) for i, e in enumerate(elo)]
+    picks = sorted({round(i * (n - 1) / (HISTORY_POINTS - 1)) for i in range(HISTORY_POINTS)})
+    return [(i + 1, elo[i]) for i in picks]

@@ -186,9 +186,7 @@ async def bot_page(state: State, viewer: Account, name: str) -> Page:
         "rating_svg": rating_svg(page.history),
         "points_svg": points_svg(page.points),
         "faults": page.faults,
-        "window": page.window,
         "history_matches": page.history_matches,
-        "read_matches": page.read_matches,
         "title": f"Bot {page.bot['name']}",
     }
 

@@ -10,7 +10,7 @@ it with ``textContent`` only.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -308,14 +308,15 @@ def rating_svg(points: Sequence[tuple[int, float]], *, width: int = 640, height:
     )
 
 
-def points_svg(values: Sequence[int], *, width: int = 640, height: int = 160) -> str:
-    """A histogram of points taken per hand."""
-    if not values:
+def points_svg(hands: Mapping[int, int], *, width: int = 640, height: int = 160) -> str:
+    """A histogram of hands by the points taken in them (``hands``: points -> hands; below 0 counted
+    at 0, above the last bin at it)."""
+    if not any(hands.values()):
         return ""
-    top = max(26, max(values))
+    top = max(26, max(hands))
     bins = [0] * (top + 1)
-    for v in values:
-        bins[max(0, min(top, v))] += 1
+    for v, n in hands.items():
+        bins[max(0, min(top, v))] += n
     peak = max(bins)
     pad, bw = 24, (width - 32) / len(bins)
     bars = []

@@ -637,6 +637,71 @@ def _rewrite_tricks(db: sqlite_utils.Database, mid: str, seed: int, rules: Rules
         )
 
 
+def _m22_bot_tallies(db: sqlite_utils.Database) -> None:
+    """Each bot's hands by the points it took in them, and its faults by kind, over every match it
+    played, kept by triggers as matches are saved and deleted: a bot's page shows its whole history,
+    and reading every record of a bot with tens of thousands of matches for it took seconds."""
+    _executescript_in_transaction(
+        db,
+        """
+    CREATE TABLE IF NOT EXISTS bot_hand_points (  -- IF NOT EXISTS: a store rewound to an earlier version (tests do)
+        bot_id INTEGER NOT NULL REFERENCES bots (id),
+        points INTEGER NOT NULL,          -- what one seat of the bot took in one hand
+        hands INTEGER NOT NULL,
+        PRIMARY KEY (bot_id, points)
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS bot_fault_kinds (
+        bot_id INTEGER NOT NULL REFERENCES bots (id),
+        kind TEXT NOT NULL,
+        faults INTEGER NOT NULL,
+        PRIMARY KEY (bot_id, kind)
+    ) WITHOUT ROWID;
+    """,
+    )
+    # A hand's seats are saved before it, a fault's seat before the fault. ``WHERE true``: an upsert
+    # from a SELECT needs a WHERE for SQLite to tell its ON CONFLICT from a join's ON.
+    db.execute(
+        "CREATE TRIGGER IF NOT EXISTS bot_hand_points_added AFTER INSERT ON hands BEGIN "
+        "INSERT INTO bot_hand_points (bot_id, points, hands) "
+        f"SELECT s.bot_id, {_SEAT_POINTS.format(hand='NEW')}, 1 FROM seats s "
+        "WHERE s.match_id = NEW.match_id AND s.seat < json_array_length(NEW.points_taken) "
+        "ON CONFLICT (bot_id, points) DO UPDATE SET hands = hands + 1; END"
+    )
+    db.execute(
+        "CREATE TRIGGER IF NOT EXISTS bot_fault_kinds_added AFTER INSERT ON faults BEGIN "
+        "INSERT INTO bot_fault_kinds (bot_id, kind, faults) "
+        "SELECT s.bot_id, NEW.kind, 1 FROM seats s WHERE s.match_id = NEW.match_id AND s.seat = NEW.seat "
+        "ON CONFLICT (bot_id, kind) DO UPDATE SET faults = faults + 1; END"
+    )
+    # Before: the cascade that deletes the match's hands, faults and seats runs once the match is gone.
+    db.execute(
+        "CREATE TRIGGER IF NOT EXISTS bot_tallies_match_deleted BEFORE DELETE ON matches BEGIN "
+        "UPDATE bot_hand_points SET hands = hands - (SELECT COUNT(*) FROM hands h JOIN seats s "
+        f"ON s.match_id = h.match_id WHERE h.match_id = OLD.id AND s.bot_id = bot_hand_points.bot_id "
+        f"AND {_SEAT_POINTS.format(hand='h')} = bot_hand_points.points) "
+        "WHERE bot_id IN (SELECT bot_id FROM seats WHERE match_id = OLD.id); "
+        "UPDATE bot_fault_kinds SET faults = faults - (SELECT COUNT(*) FROM faults f JOIN seats s "
+        "ON s.match_id = f.match_id AND s.seat = f.seat WHERE f.match_id = OLD.id "
+        "AND s.bot_id = bot_fault_kinds.bot_id AND f.kind = bot_fault_kinds.kind) "
+        "WHERE bot_id IN (SELECT bot_id FROM seats WHERE match_id = OLD.id); END"
+    )
+    db.execute("DELETE FROM bot_hand_points")
+    db.execute(
+        f"INSERT INTO bot_hand_points (bot_id, points, hands) SELECT s.bot_id, {_SEAT_POINTS.format(hand='h')}, "
+        "COUNT(*) FROM hands h JOIN seats s ON s.match_id = h.match_id "
+        "WHERE s.seat < json_array_length(h.points_taken) GROUP BY 1, 2"
+    )
+    db.execute("DELETE FROM bot_fault_kinds")
+    db.execute(
+        "INSERT INTO bot_fault_kinds (bot_id, kind, faults) SELECT s.bot_id, f.kind, COUNT(*) FROM faults f "
+        "JOIN seats s ON s.match_id = f.match_id AND s.seat = f.seat GROUP BY 1, 2"
+    )
+
+
+# What the seat ``s`` took in a hand (``{hand}``: the hands row): its entry of ``points_taken``.
+_SEAT_POINTS = "CAST(json_extract({hand}.points_taken, '$[' || s.seat || ']') AS INTEGER)"
+
+
 # The plays a row each, as migration 15's view, with each hand's tricks as played (migration 21): where
 # ``tricks`` lists the play-order index of each trick's first card, a play's trick is the last one begun
 # at or before it, and its position its distance from that trick's first card.
@@ -675,6 +740,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m19_seat_clocks,
     _m20_sprt_steps,
     _m21_tricks_as_played,
+    _m22_bot_tallies,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -477,3 +477,80 @@ class LadderReads:
             args.extend(names)
         sql = f"SELECT b.name, {value} FROM {source}" + (f" WHERE {' AND '.join(where)}" if where else "") + group
         return {str(name): float(change) for name, change in self.db.execute(sql, args)}
+
+    def bot_tallies(
+        self, names: Sequence[str], leave_out: Collection[str] = ()
+    ) -> tuple[dict[int, int], dict[str, int]]:
+        """The hands of the bots ``names`` by the points one of their seats took in it, and their faults
+        by kind, over every match they played (kept summed as matches are saved), less the matches
+        ``leave_out``."""
+        if not names:
+            return {}, {}
+        bots = f"b.name IN ({', '.join('?' * len(names))})"
+        points = {
+            int(r["points"]): int(r["hands"])
+            for r in self.db.query(
+                "SELECT t.points AS points, SUM(t.hands) AS hands FROM bot_hand_points t "
+                f"JOIN bots b ON b.id = t.bot_id WHERE {bots} GROUP BY t.points",
+                list(names),
+            )
+        }
+        faults = {
+            str(r["kind"]): int(r["faults"])
+            for r in self.db.query(
+                "SELECT t.kind AS kind, SUM(t.faults) AS faults FROM bot_fault_kinds t "
+                f"JOIN bots b ON b.id = t.bot_id WHERE {bots} GROUP BY t.kind",
+                list(names),
+            )
+        }
+        if leave_out:
+            matches = f"IN ({', '.join('?' * len(leave_out))})"
+            args = [*names, *leave_out]
+            for r in self.db.query(
+                "SELECT CAST(json_extract(h.points_taken, '$[' || s.seat || ']') AS INTEGER) AS points, "
+                "COUNT(*) AS hands FROM hands h JOIN seats s ON s.match_id = h.match_id JOIN bots b ON b.id = s.bot_id "
+                f"WHERE {bots} AND h.match_id {matches} AND s.seat < json_array_length(h.points_taken) GROUP BY 1",
+                args,
+            ):
+                points[int(r["points"])] -= int(r["hands"])
+            for r in self.db.query(
+                "SELECT f.kind AS kind, COUNT(*) AS faults FROM faults f JOIN seats s ON s.match_id = f.match_id "
+                f"AND s.seat = f.seat JOIN bots b ON b.id = s.bot_id WHERE {bots} AND f.match_id {matches} GROUP BY 1",
+                args,
+            ):
+                faults[str(r["kind"])] -= int(r["faults"])
+        return {k: n for k, n in points.items() if n > 0}, {k: n for k, n in faults.items() if n > 0}
+
+    def live_elo_history(self, names: Sequence[str]) -> list[tuple[str, str, float]]:
+        """(match id, bot, its live Elo after the match) of each match of the bots ``names``, in the
+        order the matches were saved."""
+        if not names:
+            return []
+        return [
+            (str(r["match_id"]), str(r["bot"]), float(r["elo"]))
+            for r in self.db.query(
+                "SELECT l.match_id AS match_id, b.name AS bot, l.elo_before + l.elo_change AS elo FROM live_elo l "
+                f"JOIN bots b ON b.id = l.bot_id WHERE b.name IN ({', '.join('?' * len(names))}) ORDER BY l.rowid",
+                list(names),
+            )
+        ]
+
+    def in_play_among(self, names: Sequence[str]) -> set[str]:
+        """The recorded matches of the bots ``names`` whose deal other seatings of their tournament
+        still play (their records are withheld until then)."""
+        open_deals = {
+            (int(r["tid"]), int(r["seed"]))
+            for r in self.db.query(
+                "SELECT DISTINCT tournament_id AS tid, seed FROM tournament_matches WHERE match_id IS NULL"
+            )
+        }
+        if not open_deals or not names:
+            return set()
+        tids = sorted({t for t, _ in open_deals})
+        rows = self.db.query(
+            "SELECT m.id AS id, m.tournament_id AS tid, m.seed AS seed FROM seats s JOIN bots b ON b.id = s.bot_id "
+            f"JOIN matches m ON m.id = s.match_id WHERE b.name IN ({', '.join('?' * len(names))}) "
+            f"AND m.tournament_id IN ({', '.join('?' * len(tids))})",
+            [*names, *tids],
+        )
+        return {str(r["id"]) for r in rows if (r["tid"], r["seed"]) in open_deals}

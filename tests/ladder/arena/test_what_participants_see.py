@@ -17,7 +17,8 @@ from starlette.testclient import TestClient
 
 from clients.bots import make_bot
 from clients.sdk import ThreadedBotServer, start_in_thread
-from ladder.arena.accounts import add_user, new_alias
+from ladder.arena import views
+from ladder.arena.accounts import Account, add_user, new_alias
 from ladder.arena.app import build_app
 from ladder.arena.config import ArenaConfig, HouseBot
 from ladder.arena.store import ArenaStore, VersionStatus
@@ -136,11 +137,21 @@ def test_a_withheld_match_shows_participants_no_score_or_place_anywhere(played: 
         live = p.client.get("/live.json").json()["newest"]
         assert live[0]["withheld"] and all(s["score"] is None for s in live[0]["seats"])
         assert "result to come" in _site(p, who, "/matches")
+    # A bot's page tallies its whole history: a withheld match is not in it (its faults and points
+    # would tell), but for the organiser.
+    state = p.client.app.state.arena  # type: ignore[attr-defined]
+    organiser = next(Account(u.id, u.name, u.role, u.alias) for u in p.store.users() if u.role == "organiser")
+    hidden = asyncio.run(views.bot_page(state, views.VISITOR, "gone"))
+    assert hidden.faults == [] and hidden.points == {}
+    seen = asyncio.run(views.bot_page(state, organiser, "gone"))
+    assert seen.faults and sum(seen.points.values()) > 0
     # Once every seating of the deal is played (or dropped), the result is everyone's.
     p.store.ladder.tournaments.drop_pending(p.tournament)
     p.store.db.conn.commit()
     shown = _get(p, "bob", "/api/matches")["matches"][0]  # type: ignore[index]
     assert shown["withheld"] is False and {s["place"] for s in shown["seats"]} <= {1, 2, 3, 4}
+    after = asyncio.run(views.bot_page(state, views.VISITOR, "gone"))
+    assert (after.faults, after.points) == (seen.faults, seen.points)
 
 
 def test_participants_never_see_another_bot_s_address_the_organiser_does(played: Played) -> None:

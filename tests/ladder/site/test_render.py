@@ -141,7 +141,8 @@ def test_cards_read_in_text_and_plots_hold_numbers_only() -> None:
     assert card("10H").colour == "red" and card("TD").rank == "10"
     svg = rating_svg([(1, 1500.0), (2, 1520.0), (3, 1490.0)])
     assert svg.startswith("<svg") and "<path" in svg
-    assert "<rect" in points_svg([0, 0, 1, 13, 26])
+    assert "<rect" in points_svg({0: 2, 1: 1, 13: 1, 26: 1})
+    assert "<title>0 points: 3 hands</title>" in points_svg({-10: 1, 0: 2}) and points_svg({}) == ""
     assert rating_svg([(1, 1500.0)]) == ""
 
 
