@@ -391,11 +391,13 @@ class ArenaStore:
         """Recorded matches of the tournaments, newest first, keyset-paged by match id."""
         marks = ", ".join("?" * len(tournament_ids))
         cond, args = ("AND m.id < ?", [after]) if after is not None else ("", [])
+        # The page's matches first, down the primary key from ``after`` (``+``: not by the tournament
+        # index, which would sort every match of the ladder to find the newest), then their seats.
         q = (
             "SELECT m.id, m.tournament_id, m.started_at, m.finished_at, m.status, "
             "json_group_array(json_array(s.seat, b.name, s.final_score, s.place, s.faults, s.forfeit)) "
-            "FROM matches m JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id "
-            f"WHERE m.tournament_id IN ({marks}) {cond} GROUP BY m.id ORDER BY m.id DESC LIMIT ?"
+            f"FROM (SELECT * FROM matches m WHERE +m.tournament_id IN ({marks}) {cond} ORDER BY m.id DESC LIMIT ?) m "
+            "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id GROUP BY m.id ORDER BY m.id DESC"
         )
         return match_rows(self.db.execute(q, [*tournament_ids, *args, limit]))
 

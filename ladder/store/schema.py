@@ -698,6 +698,12 @@ def _m22_bot_tallies(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m23_matches_by_start(db: sqlite_utils.Database) -> None:
+    """Matches in the order of their start: the newest page of a big store's matches read from an
+    index, not by sorting every match."""
+    db.execute("CREATE INDEX IF NOT EXISTS matches_started ON matches (started_at, id)")
+
+
 # What the seat ``s`` took in a hand (``{hand}``: the hands row): its entry of ``points_taken``.
 _SEAT_POINTS = "CAST(json_extract({hand}.points_taken, '$[' || s.seat || ']') AS INTEGER)"
 
@@ -741,6 +747,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m20_sprt_steps,
     _m21_tricks_as_played,
     _m22_bot_tallies,
+    _m23_matches_by_start,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]
