@@ -698,10 +698,12 @@ def _m22_bot_tallies(db: sqlite_utils.Database) -> None:
     )
 
 
-def _m23_matches_by_start(db: sqlite_utils.Database) -> None:
-    """Matches in the order of their start: the newest page of a big store's matches read from an
-    index, not by sorting every match."""
+def _m23_page_indexes(db: sqlite_utils.Database) -> None:
+    """Matches in the order of their start, and a tournament's scheduled matches by deal: the newest
+    page of a big store's matches, and the recorded seatings of the deals still in play, read from an
+    index, not by reading every match."""
     db.execute("CREATE INDEX IF NOT EXISTS matches_started ON matches (started_at, id)")
+    db.execute("CREATE INDEX IF NOT EXISTS tournament_matches_deal ON tournament_matches (tournament_id, seed)")
 
 
 # What the seat ``s`` took in a hand (``{hand}``: the hands row): its entry of ``points_taken``.
@@ -747,7 +749,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m20_sprt_steps,
     _m21_tricks_as_played,
     _m22_bot_tallies,
-    _m23_matches_by_start,
+    _m23_page_indexes,
     # Append new migrations here (each runs once, in its own transaction, in order). One that
     # rewrites matches.rules calls rebuild_live_elo_totals.
 ]

@@ -538,19 +538,15 @@ class LadderReads:
     def in_play_among(self, names: Sequence[str]) -> set[str]:
         """The recorded matches of the bots ``names`` whose deal other seatings of their tournament
         still play (their records are withheld until then)."""
-        open_deals = {
-            (int(r["tid"]), int(r["seed"]))
-            for r in self.db.query(
-                "SELECT DISTINCT tournament_id AS tid, seed FROM tournament_matches WHERE match_id IS NULL"
-            )
-        }
-        if not open_deals or not names:
+        if not names:
             return set()
-        tids = sorted({t for t, _ in open_deals})
         rows = self.db.query(
-            "SELECT m.id AS id, m.tournament_id AS tid, m.seed AS seed FROM seats s JOIN bots b ON b.id = s.bot_id "
-            f"JOIN matches m ON m.id = s.match_id WHERE b.name IN ({', '.join('?' * len(names))}) "
-            f"AND m.tournament_id IN ({', '.join('?' * len(tids))})",
-            [*names, *tids],
+            # CROSS JOIN keeps this order: the few open deals, their recorded seatings (by the deal
+            # index), their seats; not every match of the bots, which at a big arena is thousands.
+            "SELECT DISTINCT tm.match_id AS id FROM (SELECT DISTINCT tournament_id, seed FROM tournament_matches "
+            "WHERE match_id IS NULL) open CROSS JOIN tournament_matches tm ON tm.tournament_id = open.tournament_id "
+            "AND tm.seed = open.seed AND tm.match_id IS NOT NULL CROSS JOIN seats s ON s.match_id = tm.match_id "
+            f"CROSS JOIN bots b ON b.id = s.bot_id WHERE b.name IN ({', '.join('?' * len(names))})",
+            list(names),
         )
-        return {str(r["id"]) for r in rows if (r["tid"], r["seed"]) in open_deals}
+        return {str(r["id"]) for r in rows}
