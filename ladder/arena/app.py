@@ -306,6 +306,7 @@ def build_app(
                 deadline_task.cancel()
                 assert state.worker is not None
                 await asyncio.to_thread(state.worker.stop)
+            state.ratings.close()
 
     app = Starlette(routes=routes(), lifespan=lifespan)
     app.state.arena = state

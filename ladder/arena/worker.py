@@ -21,6 +21,7 @@ import itertools
 import json
 import logging
 import math
+import multiprocessing
 import os
 import re
 import secrets
@@ -30,7 +31,9 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +47,7 @@ from ladder.bots.launcher import BotStartError, Launcher
 from ladder.bots.registry import BotEntry
 from ladder.conformance.session import Guise
 from ladder.conformance.validate import validate
-from ladder.ratings.leaderboard import Leaderboard, LeaderboardRow, load_leaderboard
+from ladder.ratings.leaderboard import Leaderboard, LeaderboardRow, load_leaderboard, load_stored_leaderboard
 from ladder.sandbox import (
     SOCKET_DIR,
     Limits,
@@ -265,6 +268,10 @@ class Fitted:
     at: float = field(default_factory=time.time)
 
 
+FIT_APART_FROM = 20_000
+"""A board of this many matches or more is fitted in a process of its own: its fit holds Python's lock
+for seconds, and the web's answers in this process would wait for it."""
+
 BOARD_KEY = "board:"
 """arena_meta's key prefix of each tournament's last fitted board (by tournament id)."""
 
@@ -314,10 +321,19 @@ class Ratings:
     withheld, and the board's games, scores and places would tell its result): a table counts on
     the board once all of it is played."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, apart_from: int = FIT_APART_FROM) -> None:
         self._cache: dict[int, Fitted] = {}
         self._lock = threading.Lock()
         self._fitting: dict[int, threading.Lock] = {}
+        self._apart_from = apart_from
+        self._pool: ProcessPoolExecutor | None = None
+
+    def close(self) -> None:
+        """Stop the process the big boards are fitted in, if one was started."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def get(self, store: ArenaStore, tournament_id: int, rules: str, *, max_age: float = 0.0) -> Leaderboard:
         """The fitted leaderboard; refit when matches came in since. A reader's ``max_age`` (seconds):
@@ -361,9 +377,7 @@ class Ratings:
             if hit is not None and (hit.matches, hit.in_play) == key:
                 return hit.board
             start = {r.bot: r.elo for r in hit.board.rows if math.isfinite(r.elo)} if hit is not None else None
-            board = load_leaderboard(
-                store.ladder, tournament_id=tournament_id, rules=rules, leave_out_seeds=key[1], start=start
-            )
+            board = self._load(store, key, tournament_id, rules, start)
             fitted = Fitted(key[0], key[1], board)
             with self._lock:
                 self._cache[tournament_id] = fitted
@@ -371,6 +385,41 @@ class Ratings:
             return board
         finally:
             fitting.release()
+
+    def _load(
+        self,
+        store: ArenaStore,
+        key: tuple[int, frozenset[int]],
+        tournament_id: int,
+        rules: str,
+        start: Mapping[str, float] | None,
+    ) -> Leaderboard:
+        """The board fitted here, or, from ``apart_from`` matches on, in a process of its own."""
+        if key[0] < self._apart_from:
+            return load_leaderboard(
+                store.ladder, tournament_id=tournament_id, rules=rules, leave_out_seeds=key[1], start=start
+            )
+        with self._lock:
+            if self._pool is None:  # spawned, not forked: this process runs threads (the server's, gRPC's)
+                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            pool = self._pool
+        try:
+            return pool.submit(
+                functools.partial(
+                    load_stored_leaderboard,
+                    store.ladder.path,
+                    tournament_id=tournament_id,
+                    rules=rules,
+                    leave_out_seeds=sorted(key[1]),
+                    start=start,
+                )
+            ).result()
+        except BrokenProcessPool:  # its process died (killed, out of memory): a new one next time, this one here
+            with self._lock:
+                if self._pool is pool:
+                    self._pool = None
+            return load_leaderboard(store.ladder, tournament_id=tournament_id, rules=rules,
+                                    leave_out_seeds=key[1], start=start)  # fmt: skip
 
     def _fit_behind(self, store: ArenaStore, tournament_id: int, rules: str) -> None:
         """Fit the board again in a thread of its own (its own connection), unless a fit is being made."""

@@ -451,6 +451,25 @@ def load_leaderboard(
     return lb
 
 
+def load_stored_leaderboard(
+    path: str,
+    *,
+    tournament_id: int | None = None,
+    rules: str | None = None,
+    leave_out_seeds: Collection[int] = (),
+    start: Mapping[str, float] | None = None,
+) -> Leaderboard:
+    """``load_leaderboard`` of the database at ``path``, read through a connection of its own (for a
+    process apart: a pool's worker fits a big board there)."""
+    store = Store(path, readonly=True)
+    try:
+        return load_leaderboard(
+            store, tournament_id=tournament_id, rules=rules, leave_out_seeds=leave_out_seeds, start=start
+        )
+    finally:
+        store.close()
+
+
 # -- output --------------------------------------------------------------------------------------
 
 

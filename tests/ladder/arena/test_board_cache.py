@@ -116,3 +116,19 @@ def test_a_reader_of_a_stale_board_is_answered_at_once_and_the_board_is_fitted_b
     monkeypatch.setattr(worker_module, "load_leaderboard", _no_fit)
     assert ratings.get(store, tid, rules, max_age=1e9).matches == 299
     assert Ratings().get(store, tid, rules).matches == 299, "and saved"
+
+
+def test_a_big_board_is_fitted_in_a_process_apart_and_is_the_same_board(arena: tuple[ArenaStore, int, str]) -> None:
+    store, tid, rules = arena
+    here = Ratings().get(store, tid, rules)
+    store.set_meta(f"{BOARD_KEY}{tid}", "{}")  # no saved board: the next one fits
+    apart = Ratings(apart_from=0)  # every board counts as big
+    try:
+        board = apart.get(store, tid, rules)
+        assert apart._pool is not None, "fitted in the pool's process"
+        assert [(r.bot, r.elo, r.ci95, r.games) for r in board.rows] == [
+            (r.bot, r.elo, r.ci95, r.games) for r in here.rows
+        ]
+    finally:
+        apart.close()
+    assert apart._pool is None
