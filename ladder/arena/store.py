@@ -382,10 +382,11 @@ class ArenaStore:
         q = "SELECT COALESCE(MAX(idx) + 1, 0) FROM tournament_matches WHERE tournament_id = ?"
         return int(self.db.execute(q, [tournament_id]).fetchone()[0])
 
-    def match_count(self, tournament_id: int) -> int:
-        """Recorded matches of a tournament: a cheap key for a cached fit."""
-        q = "SELECT COUNT(match_id) FROM tournament_matches WHERE tournament_id = ?"
-        return int(self.db.execute(q, [tournament_id]).fetchone()[0])
+    def newest_match(self, tournament_id: int) -> int:
+        """The row of the tournament's newest recorded match (0 for none): a key for a cached fit that
+        moves with every match saved, read from the end of an index (counting them read every one)."""
+        q = "SELECT MAX(rowid) FROM matches WHERE tournament_id = ?"
+        return int(self.db.execute(q, [tournament_id]).fetchone()[0] or 0)
 
     def match_page(self, tournament_ids: list[int], *, after: str | None, limit: int) -> list[dict[str, Any]]:
         """Recorded matches of the tournaments, newest first, keyset-paged by match id."""

@@ -259,10 +259,11 @@ def ladder_tournament(store: ArenaStore, cfg: ArenaConfig) -> int:
 
 @dataclass
 class Fitted:
-    """A leaderboard fitted over ``matches`` recorded matches, leaving out those dealt from the
-    seeds ``in_play`` (refit when either changes)."""
+    """A leaderboard fitted when the tournament's newest recorded match was ``newest`` (its row: a
+    key that moves with every match saved), leaving out those dealt from the seeds ``in_play`` (refit
+    when either changes)."""
 
-    matches: int
+    newest: int
     in_play: frozenset[int]
     board: Leaderboard
     at: float = field(default_factory=time.time)
@@ -289,7 +290,7 @@ def saved_board(store: ArenaStore, tournament_id: int) -> Fitted | None:
             matches=int(data["matches"]),
             rules=data["rules"],
         )
-        return Fitted(int(data["recorded"]), frozenset(int(x) for x in data["in_play"]), board)
+        return Fitted(int(data["newest"]), frozenset(int(x) for x in data["in_play"]), board)
     except (ValueError, KeyError, TypeError):
         return None  # written by another version of the arena: fitted again
 
@@ -298,7 +299,7 @@ def save_board(store: ArenaStore, tournament_id: int, fitted: Fitted) -> None:
     """Keep a fitted board in the arena's database, so that a restarted arena shows it at once."""
     b = fitted.board
     data = {
-        "recorded": fitted.matches,
+        "newest": fitted.newest,
         "in_play": sorted(fitted.in_play),
         "rows": [dataclasses.asdict(r) for r in b.rows],
         "warnings": b.warnings,
@@ -341,8 +342,8 @@ class Ratings:
         is shown as it is); without it (the worker), no board older than the matches."""
         key = self._key(store, tournament_id)
         hit = self._cached(store, tournament_id)
-        if hit is not None and ((hit.matches, hit.in_play) == key or max_age > 0):
-            if (hit.matches, hit.in_play) != key and time.time() - hit.at >= max_age:
+        if hit is not None and ((hit.newest, hit.in_play) == key or max_age > 0):
+            if (hit.newest, hit.in_play) != key and time.time() - hit.at >= max_age:
                 self._fit_behind(store, tournament_id, rules)
             return hit.board
         board = self._fit(store, tournament_id, rules, wait=True)
@@ -351,7 +352,7 @@ class Ratings:
 
     @staticmethod
     def _key(store: ArenaStore, tournament_id: int) -> tuple[int, frozenset[int]]:
-        return store.match_count(tournament_id), frozenset(store.ladder.seeds_in_play(tournament_id))
+        return store.newest_match(tournament_id), frozenset(store.ladder.seeds_in_play(tournament_id))
 
     def _cached(self, store: ArenaStore, tournament_id: int) -> Fitted | None:
         with self._lock:
@@ -374,7 +375,7 @@ class Ratings:
             key = self._key(store, tournament_id)
             with self._lock:
                 hit = self._cache.get(tournament_id)
-            if hit is not None and (hit.matches, hit.in_play) == key:
+            if hit is not None and (hit.newest, hit.in_play) == key:
                 return hit.board
             start = {r.bot: r.elo for r in hit.board.rows if math.isfinite(r.elo)} if hit is not None else None
             board = self._load(store, key, tournament_id, rules, start)
@@ -395,7 +396,7 @@ class Ratings:
         start: Mapping[str, float] | None,
     ) -> Leaderboard:
         """The board fitted here, or, from ``apart_from`` matches on, in a process of its own."""
-        if key[0] < self._apart_from:
+        if key[0] < self._apart_from:  # rows, nearly all of them the tournament's: its size, roughly
             return load_leaderboard(
                 store.ladder, tournament_id=tournament_id, rules=rules, leave_out_seeds=key[1], start=start
             )
