@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -388,10 +388,19 @@ class ArenaStore:
         q = "SELECT MAX(rowid) FROM matches WHERE tournament_id = ?"
         return int(self.db.execute(q, [tournament_id]).fetchone()[0] or 0)
 
-    def match_page(self, tournament_ids: list[int], *, after: str | None, limit: int) -> list[dict[str, Any]]:
-        """Recorded matches of the tournaments, newest first, keyset-paged by match id."""
+    def match_page(
+        self, tournament_ids: list[int], *, after: str | None, limit: int, bots: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Recorded matches of the tournaments (those of the bots ``bots`` played in, given), newest
+        first, keyset-paged by match id."""
         marks = ", ".join("?" * len(tournament_ids))
         cond, args = ("AND m.id < ?", [after]) if after is not None else ("", [])
+        if bots is not None:  # the bots' own matches, from their seats (an index), not every match's
+            cond += (
+                " AND m.id IN (SELECT s.match_id FROM seats s JOIN bots b ON b.id = s.bot_id "
+                f"WHERE b.name IN ({', '.join('?' * len(bots))}))"
+            )
+            args = [*args, *bots]
         # The page's matches first, down the primary key from ``after`` (``+``: not by the tournament
         # index, which would sort every match of the ladder to find the newest), then their seats.
         q = (

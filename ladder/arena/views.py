@@ -660,15 +660,24 @@ async def version_log(state: ArenaState, viewer: Account, name: str, number: int
 
 
 async def matches(
-    state: State, viewer: Account, *, limit: int = 50, after: str | None = None, tournament: int | None = None
+    state: State,
+    viewer: Account,
+    *,
+    limit: int = 50,
+    after: str | None = None,
+    tournament: int | None = None,
+    bot: str | None = None,
 ) -> dict[str, Any]:
-    """Recorded matches of the ladder and the final (or of one ``tournament`` of them), newest first,
-    ``limit`` at most (``MAX_PAGE``) from before match ``after``; ``next`` is where the next page
-    starts. A plain database's: every match (or one tournament's), newest first by their start."""
+    """Recorded matches of the ladder and the final (or of one ``tournament`` of them; of one ``bot``,
+    by the name ``viewer`` sees it by, its every version), newest first, ``limit`` at most
+    (``MAX_PAGE``) from before match ``after``; ``next`` is where the next page starts. A plain
+    database's: every match (or one tournament's, one bot's), newest first by their start."""
     limit = min(limit, MAX_PAGE)
     if isinstance(state, LocalState):
         page = await asyncio.to_thread(
-            lambda: state.store.recent_matches(tournament_id=tournament, after=after, limit=limit)
+            lambda: state.store.recent_matches(
+                tournament_id=tournament, after=after, limit=limit, bots=None if bot is None else [bot]
+            )
         )
         for m in page:
             m["withheld"] = False  # the owner's own file: nobody plays its deals while it is read
@@ -679,7 +688,15 @@ async def matches(
         tids.append(int(final))
     if tournament is not None:
         tids = [t for t in tids if t == tournament]
-    page = store.match_page(tids, after=after, limit=limit) if tids else []
+    names = None
+    if bot is not None:  # a version as the viewer sees it (BOT.vN), or a bot: its every version
+        sight = _Sight(state, viewer)
+        shown = {sight.ladder_name(n): n for n in sight.versions}
+        found = sight.shown_bot(bot)
+        names = [shown[bot]] if bot in shown else [] if found is None else [
+            v.ladder_name for v in sight.versions.values() if v.bot_id == found.id
+        ]  # fmt: skip
+    page = store.match_page(tids, after=after, limit=limit, bots=names) if tids else []
     sight = _Sight(state, viewer)
     # A match whose deal other seatings still play shows no result (its record is withheld): their
     # scores and places would tell how the deal plays.
@@ -875,8 +892,7 @@ async def bot_page(state: State, viewer: Account, name: str) -> BotPage:
     b = await bot(state, viewer, name)
     board = await leaderboard(state, viewer, all_versions=True)
     rows = [r for r in board["rows"] if r["bot"] == b["name"]]
-    listed = (await matches(state, viewer, limit=MAX_PAGE))["matches"]
-    mine = [m for m in listed if any(of_bot(state, s["bot"], b["name"]) for s in m["seats"])]
+    mine = (await matches(state, viewer, limit=40, bot=b["name"]))["matches"]
     recent = [m for m in mine if not m["withheld"]][:20]
     if isinstance(state, LocalState):
         names, organiser = [name], True  # a plain database withholds nothing

@@ -81,10 +81,10 @@ async def matches_page(state: State, viewer: Account, query: dict[str, str]) -> 
     bot = query.get("bot") or None
     tournament = query.get("tournament") or None
     after = query.get("after") or None
-    result = await views.matches(state, viewer, limit=views.MAX_PAGE, after=after, tournament=_tournament_q(query))
+    result = await views.matches(
+        state, viewer, limit=views.MAX_PAGE, after=after, tournament=_tournament_q(query), bot=bot
+    )
     page = result["matches"]
-    if bot is not None:
-        page = [m for m in page if any(s["bot"] == bot or views.of_bot(state, s["bot"], bot) for s in m["seats"])]
     if tournament is not None:
         page = [m for m in page if str(m["tournament"]) == tournament]
     listed = {str(m["tournament"]) for m in page if m["tournament"] is not None}  # a single match has none

@@ -143,15 +143,27 @@ class Store:
         return [{**r, "registered": bool(r["registered"])} for r in _by_name(self.db.execute(q))]
 
     def recent_matches(
-        self, *, tournament_id: int | None = None, after: str | None = None, limit: int = 50
+        self,
+        *,
+        tournament_id: int | None = None,
+        after: str | None = None,
+        limit: int = 50,
+        bots: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
-        """Recorded matches (of one tournament), newest first by their start, ``limit`` at most from
-        after match ``after`` in that order (keyset-paged): a single match's id (32 hex digits) and a
-        tournament's (``t1-000000``) do not sort by age, their start does. Each with its seats."""
+        """Recorded matches (of one tournament; those the bots ``bots`` played in), newest first by
+        their start, ``limit`` at most from after match ``after`` in that order (keyset-paged): a
+        single match's id (32 hex digits) and a tournament's (``t1-000000``) do not sort by age, their
+        start does. Each with its seats."""
         where, args = _match_filters(tournament_id, None)
         if after is not None:
             where.append("(m.started_at, m.id) < (SELECT started_at, id FROM matches WHERE id = ?)")
             args.append(after)
+        if bots is not None:
+            where.append(
+                "m.id IN (SELECT s.match_id FROM seats s JOIN bots b ON b.id = s.bot_id "
+                f"WHERE b.name IN ({', '.join('?' * len(bots))}))"
+            )
+            args.extend(bots)
         q = (
             "SELECT m.id, m.tournament_id, m.started_at, m.finished_at, m.status, "
             "json_group_array(json_array(s.seat, b.name, s.final_score, s.place, s.faults, s.forfeit)) "

@@ -249,3 +249,15 @@ def test_a_site_built_again_writes_only_what_changed_and_renders_no_replay_twice
     rendered.clear()
     assert static_site.build_local_site(db, out, replays=1, full=True).written == []
     assert len(rendered) == 1
+
+
+def test_a_plain_databases_matches_of_one_bot_page_by_key(plain: dict[str, Any]) -> None:
+    with Store(plain["db"], readonly=True) as store:
+        every = store.recent_matches(limit=500)
+        mine = [m["id"] for m in every if "random" in {s["bot"] for s in m["seats"]}]
+        seen: list[str] = []
+        after = None
+        while page := store.recent_matches(limit=3, after=after, bots=["random"]):
+            seen += [m["id"] for m in page]
+            after = page[-1]["id"]
+        assert seen == mine and 0 < len(mine) < len(every)
