@@ -395,12 +395,11 @@ class ArenaStore:
         first, keyset-paged by match id."""
         marks = ", ".join("?" * len(tournament_ids))
         cond, args = ("AND m.id < ?", [after]) if after is not None else ("", [])
-        if bots is not None:  # the bots' own matches, from their seats (an index), not every match's
-            cond += (
-                " AND m.id IN (SELECT s.match_id FROM seats s JOIN bots b ON b.id = s.bot_id "
-                f"WHERE b.name IN ({', '.join('?' * len(bots))}))"
-            )
-            args = [*args, *bots]
+        if bots is not None:
+            ids = self._bot_page_ids(tournament_ids, after=after, limit=limit, bots=bots)
+            if not ids:
+                return []
+            cond, args = f"AND m.id IN ({', '.join('?' * len(ids))})", ids
         # The page's matches first, down the primary key from ``after`` (``+``: not by the tournament
         # index, which would sort every match of the ladder to find the newest), then their seats.
         q = (
@@ -410,6 +409,25 @@ class ArenaStore:
             "JOIN seats s ON s.match_id = m.id JOIN bots b ON b.id = s.bot_id GROUP BY m.id ORDER BY m.id DESC"
         )
         return match_rows(self.db.execute(q, [*tournament_ids, *args, limit]))
+
+    def _bot_page_ids(
+        self, tournament_ids: list[int], *, after: str | None, limit: int, bots: Sequence[str]
+    ) -> list[str]:
+        """The ids of a page of the bots' matches: down each one's seats by match (an index) from
+        ``after``, ``limit`` of each, the newest ``limit`` of them all."""
+        marks = ", ".join("?" * len(tournament_ids))
+        ids: set[str] = set()
+        for bot_id in [r[0] for r in self.db.execute(
+            f"SELECT id FROM bots WHERE name IN ({', '.join('?' * len(bots))})", list(bots)
+        )]:  # fmt: skip
+            q = (
+                "SELECT s.match_id FROM seats s JOIN matches m ON m.id = s.match_id WHERE s.bot_id = ? "
+                f"AND +m.tournament_id IN ({marks})" + (" AND s.match_id < ?" if after is not None else "")
+                + " ORDER BY s.match_id DESC LIMIT ?"
+            )  # fmt: skip
+            args = [bot_id, *tournament_ids, *([after] if after is not None else []), limit]
+            ids.update(r[0] for r in self.db.execute(q, args))
+        return sorted(ids, reverse=True)[:limit]
 
     def match_tournament(self, match_id: str) -> int | None:
         r = self.db.execute("SELECT tournament_id FROM matches WHERE id = ?", [match_id]).fetchone()

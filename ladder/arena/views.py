@@ -907,11 +907,7 @@ async def bot_page(state: State, viewer: Account, name: str) -> BotPage:
         reads = state.store.ladder if isinstance(state, LocalState) else state.store.ladder.ladder
         withheld = set() if organiser else reads.in_play_among(names)
         points, faults = reads.bot_tallies(names, leave_out=withheld)
-        shown: list[float] = []
-        for match_id, _bot, elo in reads.live_elo_history(names):
-            if match_id in withheld:  # every later rating holds its change: the history stops before it
-                break
-            shown.append(elo)
+        shown = reads.live_elo_history(names, until=withheld)  # stops before the first withheld match
         return _thinned(shown), len(shown), points, faults
 
     history, covered, points, faults = await asyncio.to_thread(tallies)

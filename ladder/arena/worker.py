@@ -232,7 +232,7 @@ def ladder_tournament(store: ArenaStore, cfg: ArenaConfig) -> int:
     """The ladder tournament that holds the continuous ladder's matches (made on first use)."""
     key = f"ladder_tournament:{cfg.rules}"
     tid = store.get_meta(key)
-    if tid is not None and get_tournament(store.ladder, int(tid)).seed != 0:
+    if tid is not None and store.ladder.tournaments.seed(int(tid)) not in (0, None):
         return int(tid)
     with store.db.atomic():
         tid = store.get_meta(key)  # under the write lock: another process may have made it

@@ -170,6 +170,11 @@ class Tournaments:
         rows = _by_name(self.db.execute(_TOURNAMENT_SQL + "WHERE t.id = ? GROUP BY t.id", [tournament_id]))
         return next((TournamentRow(**r) for r in rows), None)
 
+    def seed(self, tournament_id: int) -> int | None:
+        """A tournament's seed alone (``get`` counts its matches: every one of them is read)."""
+        row = self.db.execute("SELECT seed FROM tournaments WHERE id = ?", [tournament_id]).fetchone()
+        return None if row is None else int(row[0])
+
     def all(self) -> list[TournamentRow]:
         return [TournamentRow(**r) for r in _by_name(self.db.execute(_TOURNAMENT_SQL + "GROUP BY t.id ORDER BY t.id"))]
 
@@ -521,19 +526,24 @@ class LadderReads:
                 faults[str(r["kind"])] -= int(r["faults"])
         return {k: n for k, n in points.items() if n > 0}, {k: n for k, n in faults.items() if n > 0}
 
-    def live_elo_history(self, names: Sequence[str]) -> list[tuple[str, str, float]]:
-        """(match id, bot, its live Elo after the match) of each match of the bots ``names``, in the
-        order the matches were saved."""
+    def live_elo_history(self, names: Sequence[str], *, until: Collection[str] = ()) -> list[float]:
+        """The live Elo of the bots ``names`` after each of their matches, in the order the matches were
+        saved; up to the first of the matches ``until``, if any (every later rating holds its change)."""
         if not names:
             return []
-        return [
-            (str(r["match_id"]), str(r["bot"]), float(r["elo"]))
-            for r in self.db.query(
-                "SELECT l.match_id AS match_id, b.name AS bot, l.elo_before + l.elo_change AS elo FROM live_elo l "
-                f"JOIN bots b ON b.id = l.bot_id WHERE b.name IN ({', '.join('?' * len(names))}) ORDER BY l.rowid",
-                list(names),
-            )
-        ]
+        bots = f"SELECT id FROM bots WHERE name IN ({', '.join('?' * len(names))})"
+        stop, args = "", list(names)
+        if until:
+            first = self.db.execute(
+                f"SELECT MIN(rowid) FROM live_elo WHERE match_id IN ({', '.join('?' * len(until))}) "
+                f"AND bot_id IN ({bots})",
+                [*until, *names],
+            ).fetchone()[0]
+            if first is not None:
+                stop, args = " AND rowid < ?", [*names, first]
+        # Tuples, not rows by name: a bot of a big arena has tens of thousands of them.
+        q = f"SELECT elo_before + elo_change FROM live_elo WHERE bot_id IN ({bots}){stop} ORDER BY rowid"
+        return [float(r[0]) for r in self.db.execute(q, args)]
 
     def in_play_among(self, names: Sequence[str]) -> set[str]:
         """The recorded matches of the bots ``names`` whose deal other seatings of their tournament

@@ -92,9 +92,16 @@ def test_a_bots_live_elo_history_is_in_the_order_saved_and_its_matches_in_play_a
     with Store(tmp_path / "t.db") as store:
         records = _played(store, 6)
         history = store.ladder.live_elo_history(["a"])
-        assert [mid for mid, _bot, _elo in history] == [r.match_id for r in records if "a" in {s.bot for s in r.seats}]
-        changes = store.ladder.live_elo_changes(bots=["a"])
-        assert history[-1][2] == 1500.0 + changes["a"]
+        mine = [r for r in records if "a" in {s.bot for s in r.seats}]
+        assert len(history) == len(mine) >= 3
+        after = {mid: before + change for mid, before, change in store.db.execute(
+            "SELECT l.match_id, l.elo_before, l.elo_change FROM live_elo l JOIN bots b ON b.id = l.bot_id "
+            "WHERE b.name = 'a'"
+        )}  # fmt: skip
+        assert history == [after[r.match_id] for r in mine], "in the order saved"
+        assert history[-1] == 1500.0 + store.ladder.live_elo_changes(bots=["a"])["a"]
+        # Until a match: the ratings before it.
+        assert store.ladder.live_elo_history(["a"], until={mine[2].match_id, "t9-000000"}) == history[:2]
         # Only the deals with a seating still to play: the last one's recorded seatings.
         tid = records[0].tournament_id
         assert tid is not None
