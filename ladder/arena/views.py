@@ -56,7 +56,6 @@ __all__ = [
     "deadline_passed",
     "final",
     "final_tournament",
-    "of_bot",
     "table_opponents",
     "leaderboard",
     "live",
@@ -852,18 +851,6 @@ async def live_board(state: ArenaState, viewer: Account) -> dict[str, Any]:
 
 
 # -- a bot's page ------------------------------------------------------------------------------------
-
-
-def _bot_of(ladder_name: str) -> str:
-    return ladder_name.rsplit(".v", 1)[0]
-
-
-def of_bot(state: State, ladder_name: str, name: str) -> bool:
-    """Whether a seat's name (``BOT.vN`` in an arena) is bot ``name``'s, or one version of it (a
-    plain database's names have no versions: ``x.v2`` is a bot of its own there)."""
-    if isinstance(state, LocalState):
-        return ladder_name == name
-    return _bot_of(ladder_name) == name
 
 
 @dataclass(frozen=True)

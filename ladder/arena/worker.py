@@ -364,11 +364,15 @@ class Ratings:
                     hit = self._cache.setdefault(tournament_id, hit)
         return hit
 
-    def _fit(self, store: ArenaStore, tournament_id: int, rules: str, *, wait: bool) -> Leaderboard | None:
-        """Fit the board now (one fit at a time per board: ``wait`` for one being made, or give up to
-        it, None), unless the board there is fits the matches as they are."""
+    def _board_lock(self, tournament_id: int) -> threading.Lock:
+        """Held while the board is fitted: one fit at a time per board."""
         with self._lock:
-            fitting = self._fitting.setdefault(tournament_id, threading.Lock())
+            return self._fitting.setdefault(tournament_id, threading.Lock())
+
+    def _fit(self, store: ArenaStore, tournament_id: int, rules: str, *, wait: bool) -> Leaderboard | None:
+        """Fit the board now (``wait`` for a fit being made, or give up to it: None), unless the board
+        there is fits the matches as they are."""
+        fitting = self._board_lock(tournament_id)
         if not fitting.acquire(blocking=wait):
             return None
         try:
@@ -396,37 +400,39 @@ class Ratings:
         start: Mapping[str, float] | None,
     ) -> Leaderboard:
         """The board fitted here, or, from ``apart_from`` matches on, in a process of its own."""
+        here = functools.partial(
+            load_leaderboard,
+            store.ladder,
+            tournament_id=tournament_id,
+            rules=rules,
+            leave_out_seeds=key[1],
+            start=start,
+        )
         if key[0] < self._apart_from:  # rows, nearly all of them the tournament's: its size, roughly
-            return load_leaderboard(
-                store.ladder, tournament_id=tournament_id, rules=rules, leave_out_seeds=key[1], start=start
-            )
+            return here()
         with self._lock:
             if self._pool is None:  # spawned, not forked: this process runs threads (the server's, gRPC's)
                 self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
             pool = self._pool
+        apart = functools.partial(
+            load_stored_leaderboard,
+            store.ladder.path,
+            tournament_id=tournament_id,
+            rules=rules,
+            leave_out_seeds=sorted(key[1]),
+            start=start,
+        )
         try:
-            return pool.submit(
-                functools.partial(
-                    load_stored_leaderboard,
-                    store.ladder.path,
-                    tournament_id=tournament_id,
-                    rules=rules,
-                    leave_out_seeds=sorted(key[1]),
-                    start=start,
-                )
-            ).result()
+            return pool.submit(apart).result()
         except BrokenProcessPool:  # its process died (killed, out of memory): a new one next time, this one here
             with self._lock:
                 if self._pool is pool:
                     self._pool = None
-            return load_leaderboard(store.ladder, tournament_id=tournament_id, rules=rules,
-                                    leave_out_seeds=key[1], start=start)  # fmt: skip
+            return here()
 
     def _fit_behind(self, store: ArenaStore, tournament_id: int, rules: str) -> None:
         """Fit the board again in a thread of its own (its own connection), unless a fit is being made."""
-        with self._lock:
-            fitting = self._fitting.setdefault(tournament_id, threading.Lock())
-        if fitting.locked():
+        if self._board_lock(tournament_id).locked():
             return
 
         def refit() -> None:
