@@ -314,19 +314,22 @@ class Ratings:
 
     Each fit is kept in the arena's database too (``save_board``): after a restart the first reader
     is answered from it at once, while a fit runs. A reader (``max_age`` above 0) never waits for a
-    fit when there is a board to show: it is shown the board before, and a board older than
-    ``max_age`` is fitted again behind it, in its own thread. Each fit searches from the board
-    before's ratings (a warm start: the same maximum, sooner).
+    fit another thread is making: it is shown the board before. A board older than ``max_age`` is
+    fitted again: by the reader, when it is small; behind it, in a thread of its own, from
+    ``behind_from`` matches on (a big board's fit takes seconds; fitted there, and from
+    ``apart_from`` on in a process of its own, it never holds up a page). Each fit searches from the
+    board before's ratings (a warm start: the same maximum, sooner).
 
     A match whose deal other seatings still play is left out until they are played (its record is
     withheld, and the board's games, scores and places would tell its result): a table counts on
     the board once all of it is played."""
 
-    def __init__(self, *, apart_from: int = FIT_APART_FROM) -> None:
+    def __init__(self, *, apart_from: int = FIT_APART_FROM, behind_from: int | None = None) -> None:
         self._cache: dict[int, Fitted] = {}
         self._lock = threading.Lock()
         self._fitting: dict[int, threading.Lock] = {}
         self._apart_from = apart_from
+        self._behind_from = apart_from if behind_from is None else behind_from
         self._pool: ProcessPoolExecutor | None = None
 
     def close(self) -> None:
@@ -344,7 +347,10 @@ class Ratings:
         hit = self._cached(store, tournament_id)
         if hit is not None and ((hit.newest, hit.in_play) == key or max_age > 0):
             if (hit.newest, hit.in_play) != key and time.time() - hit.at >= max_age:
-                self._fit_behind(store, tournament_id, rules)
+                if key[0] >= self._behind_from:
+                    self._fit_behind(store, tournament_id, rules)
+                elif (board := self._fit(store, tournament_id, rules, wait=False)) is not None:
+                    return board  # a small board is fitted at once (a second or so), unless it is being fitted
             return hit.board
         board = self._fit(store, tournament_id, rules, wait=True)
         assert board is not None  # a fit that waits for its turn always ends with a board

@@ -79,7 +79,7 @@ def test_a_reader_of_a_stale_board_is_answered_at_once_and_the_board_is_fitted_b
     arena: tuple[ArenaStore, int, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, tid, rules = arena
-    ratings = Ratings()
+    ratings = Ratings(behind_from=0)  # every board counts as big (fitted in this process all the same)
     before = ratings.get(store, tid, rules)
     gone = f"t{tid}-000299"  # the recorded matches change: the board no longer fits them
     store.db.execute("UPDATE matches SET tournament_id = NULL WHERE id = ?", [gone])
@@ -132,3 +132,14 @@ def test_a_big_board_is_fitted_in_a_process_apart_and_is_the_same_board(arena: t
     finally:
         apart.close()
     assert apart._pool is None
+
+
+def test_a_reader_of_a_small_stale_board_is_shown_it_fitted_again(arena: tuple[ArenaStore, int, str]) -> None:
+    store, tid, rules = arena
+    ratings = Ratings()
+    assert ratings.get(store, tid, rules).matches == 300
+    gone = f"t{tid}-000299"
+    store.db.execute("UPDATE matches SET tournament_id = NULL WHERE id = ?", [gone])
+    store.db.execute("UPDATE tournament_matches SET match_id = NULL WHERE match_id = ?", [gone])
+    store.db.conn.commit()
+    assert ratings.get(store, tid, rules, max_age=1e-9).matches == 299  # fitted for this reader
