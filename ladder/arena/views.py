@@ -87,8 +87,8 @@ State = ArenaState | LocalState
 """What the views read: an arena, or a plain tournament database."""
 
 MAX_PAGE = 200
-# A reader is shown the board there is at once; one fitted longer ago than this, with matches come in
-# since, is fitted again behind it (one fit at a time per board).
+# A board fitted longer ago than this, with matches come in since, is fitted again: for its reader
+# while the arena is small, behind it once big (``Ratings``); never while another fit is being made.
 STALE_S = 1.0
 HIDDEN = "(address hidden)"
 
@@ -114,6 +114,10 @@ class _Sight:
     def bot_name(self, bot: BotRow) -> str:
         return bot.alias if self.masked(bot) else bot.name
 
+    def versions_of(self, bot: BotRow) -> list[VersionRow]:
+        """The bot's versions this viewer may see."""
+        return [v for v in self.versions.values() if v.bot_id == bot.id]
+
     def ladder_name(self, name: str) -> str:
         """A ladder name (``BOT.vN``) as this viewer may see it."""
         v = self.versions.get(name)
@@ -128,7 +132,7 @@ class _Sight:
         return v is not None and self.bots[v.bot_id].owner_id == self.viewer.id
 
     def bot_dict(self, bot: BotRow) -> dict[str, Any]:
-        vs = [v for v in self.versions.values() if v.bot_id == bot.id]
+        vs = self.versions_of(bot)
         valid = [v for v in vs if v.status is VersionStatus.VALID]
         return {
             "name": self.bot_name(bot),
@@ -618,7 +622,7 @@ async def bot(state: State, viewer: Account, name: str) -> dict[str, Any]:
         return {**found, "version_list": []}
     sight = _Sight(state, viewer)
     b = sight.find_bot(name)
-    vs = [sight.version_dict(v) for v in sight.versions.values() if v.bot_id == b.id]
+    vs = [sight.version_dict(v) for v in sight.versions_of(b)]
     return {**sight.bot_dict(b), "version_list": vs}
 
 
@@ -631,7 +635,7 @@ async def versions(state: ArenaState, viewer: Account, name: str) -> dict[str, A
     """A bot's versions (their reports its owner's)."""
     sight = _Sight(state, viewer)
     b = sight.find_bot(name)
-    return {"versions": [sight.version_dict(v) for v in sight.versions.values() if v.bot_id == b.id]}
+    return {"versions": [sight.version_dict(v) for v in sight.versions_of(b)]}
 
 
 async def version(state: ArenaState, viewer: Account, name: str, number: int) -> dict[str, Any]:
@@ -693,7 +697,7 @@ async def matches(
         shown = {sight.ladder_name(n): n for n in sight.versions}
         found = sight.shown_bot(bot)
         names = [shown[bot]] if bot in shown else [] if found is None else [
-            v.ladder_name for v in sight.versions.values() if v.bot_id == found.id
+            v.ladder_name for v in sight.versions_of(found)
         ]  # fmt: skip
     page = store.match_page(tids, after=after, limit=limit, bots=names) if tids else []
     sight = _Sight(state, viewer)
@@ -886,7 +890,7 @@ async def bot_page(state: State, viewer: Account, name: str) -> BotPage:
     else:
         sight = _Sight(state, viewer)
         found = sight.find_bot(name)
-        names = [v.ladder_name for v in sight.versions.values() if v.bot_id == found.id]
+        names = [v.ladder_name for v in sight.versions_of(found)]
         organiser = viewer.organiser
 
     def tallies() -> tuple[list[tuple[int, float]], int, dict[int, int], dict[str, int]]:

@@ -9,7 +9,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ladder.store.schema import _JSON, _Database
+from ladder.store.schema import _JSON, _SEAT_POINTS, _Database
 from ladder.tournament.schedule import ScheduledMatch
 from referee.record import (
     utc_now,
@@ -512,7 +512,7 @@ class LadderReads:
             matches = f"IN ({', '.join('?' * len(leave_out))})"
             args = [*names, *leave_out]
             for r in self.db.query(
-                "SELECT CAST(json_extract(h.points_taken, '$[' || s.seat || ']') AS INTEGER) AS points, "
+                f"SELECT {_SEAT_POINTS.format(hand='h')} AS points, "
                 "COUNT(*) AS hands FROM hands h JOIN seats s ON s.match_id = h.match_id JOIN bots b ON b.id = s.bot_id "
                 f"WHERE {bots} AND h.match_id {matches} AND s.seat < json_array_length(h.points_taken) GROUP BY 1",
                 args,
