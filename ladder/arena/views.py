@@ -896,9 +896,11 @@ async def bot_page(state: State, viewer: Account, name: str) -> BotPage:
     def tallies() -> tuple[list[tuple[int, float]], int, dict[int, int], dict[str, int]]:
         # This thread's own connection (the store is one per thread).
         reads = state.store.ladder if isinstance(state, LocalState) else state.store.ladder.ladder
-        withheld = set() if organiser else reads.in_play_among(names)
+        withheld = set() if organiser else reads.in_play_among()
         points, faults = reads.bot_tallies(names, leave_out=withheld)
-        shown = reads.live_elo_history(names, until=withheld)  # stops before the first withheld match
+        # The history stops before the first withheld match of anyone's: a later rating holds that
+        # match's change, its own or (by the expected score) an opponent's.
+        shown = reads.live_elo_history(names, until=withheld)
         return _thinned(shown), len(shown), points, faults
 
     history, covered, points, faults = await asyncio.to_thread(tallies)

@@ -528,16 +528,14 @@ class LadderReads:
 
     def live_elo_history(self, names: Sequence[str], *, until: Collection[str] = ()) -> list[float]:
         """The live Elo of the bots ``names`` after each of their matches, in the order the matches were
-        saved; up to the first of the matches ``until``, if any (every later rating holds its change)."""
+        saved; up to the first of the matches ``until`` (saved before it), if any."""
         if not names:
             return []
         bots = f"SELECT id FROM bots WHERE name IN ({', '.join('?' * len(names))})"
         stop, args = "", list(names)
         if until:
             first = self.db.execute(
-                f"SELECT MIN(rowid) FROM live_elo WHERE match_id IN ({', '.join('?' * len(until))}) "
-                f"AND bot_id IN ({bots})",
-                [*until, *names],
+                f"SELECT MIN(rowid) FROM live_elo WHERE match_id IN ({', '.join('?' * len(until))})", list(until)
             ).fetchone()[0]
             if first is not None:
                 stop, args = " AND rowid < ?", [*names, first]
@@ -545,18 +543,23 @@ class LadderReads:
         q = f"SELECT elo_before + elo_change FROM live_elo WHERE bot_id IN ({bots}){stop} ORDER BY rowid"
         return [float(r[0]) for r in self.db.execute(q, args)]
 
-    def in_play_among(self, names: Sequence[str]) -> set[str]:
-        """The recorded matches of the bots ``names`` whose deal other seatings of their tournament
-        still play (their records are withheld until then)."""
-        if not names:
+    def in_play_among(self, names: Sequence[str] | None = None) -> set[str]:
+        """The recorded matches (of the bots ``names``; of everyone, without) whose deal other
+        seatings of their tournament still play (their records are withheld until then)."""
+        if names is not None and not names:
             return set()
+        bots = (
+            f" CROSS JOIN seats s ON s.match_id = tm.match_id CROSS JOIN bots b ON b.id = s.bot_id "
+            f"WHERE b.name IN ({', '.join('?' * len(names))})"
+            if names is not None
+            else ""
+        )
         rows = self.db.query(
             # CROSS JOIN keeps this order: the few open deals, their recorded seatings (by the deal
             # index), their seats; not every match of the bots, which at a big arena is thousands.
             "SELECT DISTINCT tm.match_id AS id FROM (SELECT DISTINCT tournament_id, seed FROM tournament_matches "
             "WHERE match_id IS NULL) open CROSS JOIN tournament_matches tm ON tm.tournament_id = open.tournament_id "
-            "AND tm.seed = open.seed AND tm.match_id IS NOT NULL CROSS JOIN seats s ON s.match_id = tm.match_id "
-            f"CROSS JOIN bots b ON b.id = s.bot_id WHERE b.name IN ({', '.join('?' * len(names))})",
-            list(names),
+            "AND tm.seed = open.seed AND tm.match_id IS NOT NULL" + bots,
+            list(names or []),
         )
         return {str(r["id"]) for r in rows}

@@ -108,3 +108,10 @@ def test_a_bots_live_elo_history_is_in_the_order_saved_and_its_matches_in_play_a
         open_seeds = store.seeds_in_play(tid)
         expected = {r.match_id for r in records if r.seed in open_seeds and "b" in {s.bot for s in r.seats}}
         assert open_seeds and store.ladder.in_play_among(["b"]) == expected
+        everyone = {r.match_id for r in records if r.seed in open_seeds}
+        assert store.ladder.in_play_among() == everyone and store.ladder.in_play_among([]) == set()
+        # Until another bot's match: a's ratings saved before it (a later one holds its change through
+        # the expected score).
+        other = next(i for i, r in enumerate(records) if "a" not in {s.bot for s in r.seats})
+        before = sum("a" in {s.bot for s in r.seats} for r in records[:other])
+        assert store.ladder.live_elo_history(["a"], until={records[other].match_id}) == history[:before]
